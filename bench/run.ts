@@ -1,0 +1,30 @@
+import { writeFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { benchFoundation } from './foundation.js';
+
+/**
+ * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
+ * Figures are ratios against baselines measured in the same run.
+ * BENCH=name,name runs a subset.
+ */
+const benches: Array<[string, () => Promise<string>]> = [['foundation', benchFoundation]];
+
+const only = process.env.BENCH?.split(',');
+const sections: string[] = [];
+for (const [name, run] of benches) {
+  if (only && !only.includes(name)) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  const t0 = Date.now();
+  sections.push(await run());
+  process.stderr.write(`bench: ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+}
+const header = [
+  '# Benchmark results',
+  '',
+  `Run on ${new Date().toISOString()}, Node ${process.version}, ${(await import('node:os')).cpus().length} cores. Written by \`npm run bench\`.`,
+  'Client and server share the machine; compare the ratios, not the absolute figures.',
+  '',
+].join('\n');
+const out = resolve(import.meta.dirname, '../../bench/RESULTS.md');
+writeFileSync(out, header + '\n' + sections.join('\n'));
+process.stdout.write(header + '\n' + sections.join('\n'));

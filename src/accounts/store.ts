@@ -1,0 +1,132 @@
+import { CompiledQuery, sql, type Selectable } from 'kysely';
+import type { Executor } from '../db/engine.js';
+import { affected } from '../db/engine.js';
+import type { AccountsTable } from '../db/schema.js';
+import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
+
+export type Account = Selectable<AccountsTable>;
+
+export async function findAccountByEmail(db: Executor, email: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
+}
+
+export async function findAccountById(db: Executor, id: number): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+const KEY_PLACEHOLDER = '\u0000key-hash';
+const compiledKeyLookups = new WeakMap<Executor, { sql: string; parameters: readonly unknown[]; slot: number }>();
+
+/**
+ * The active account behind an API key, or undefined (unknown, revoked or
+ * archived). Every API request runs it, so the query is compiled once per
+ * database and only its parameter changes: building it each time cost more
+ * than running it.
+ */
+export async function findAccountByKey(db: Executor, key: string): Promise<Account | undefined> {
+  let compiled = compiledKeyLookups.get(db);
+  if (!compiled) {
+    const query = db
+      .selectFrom('api_keys')
+      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+      .selectAll('accounts')
+      .where('api_keys.key_hash', '=', KEY_PLACEHOLDER)
+      .where('api_keys.revoked_at', 'is', null)
+      .where('accounts.status', '=', 'active')
+      .limit(1)
+      .compile();
+    compiled = { sql: query.sql, parameters: query.parameters, slot: query.parameters.indexOf(KEY_PLACEHOLDER) };
+    compiledKeyLookups.set(db, compiled);
+  }
+  const parameters = [...compiled.parameters];
+  parameters[compiled.slot] = apiKeyHash(key);
+  const result = await db.executeQuery<Account>(CompiledQuery.raw(compiled.sql, parameters));
+  return result.rows[0];
+}
+
+export interface NewAccount {
+  email: string;
+  passwordHash: string;
+  credits?: number;
+  parentId?: number | null;
+}
+
+/** Creates an account and its first API key; returns the account and the key in clear (shown once to the caller). */
+export async function insertAccount(db: Executor, encryptionKey: Buffer, input: NewAccount): Promise<{ account: Account; apikey: string }> {
+  const now = Date.now();
+  const account = await db
+    .insertInto('accounts')
+    .values({
+      email: input.email.toLowerCase(),
+      password_hash: input.passwordHash,
+      credits: input.credits ?? 0,
+      parent_id: input.parentId ?? null,
+      allow_ips: null,
+      rate_limit_per_sec: null,
+      created_at: now,
+      archived_at: null,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+  const apikey = await issueKey(db, encryptionKey, account.id);
+  return { account, apikey };
+}
+
+/** Revokes every key of the account and issues a new one. */
+export async function rotateKey(db: Executor, encryptionKey: Buffer, accountId: number): Promise<string> {
+  await db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+  return issueKey(db, encryptionKey, accountId);
+}
+
+async function issueKey(db: Executor, encryptionKey: Buffer, accountId: number): Promise<string> {
+  const apikey = generateApiKey();
+  await db
+    .insertInto('api_keys')
+    .values({ account_id: accountId, key_hash: apiKeyHash(apikey), key_enc: sealApiKey(encryptionKey, apikey), created_at: Date.now(), revoked_at: null })
+    .execute();
+  return apikey;
+}
+
+/** The account's current key in clear, decrypted with the server secret. */
+export async function currentKey(db: Executor, encryptionKey: Buffer, accountId: number): Promise<string | undefined> {
+  const row = await db
+    .selectFrom('api_keys')
+    .select('key_enc')
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .orderBy('id', 'desc')
+    .executeTakeFirst();
+  return row ? openApiKey(encryptionKey, row.key_enc) : undefined;
+}
+
+/**
+ * Adds (or, negative, withdraws) credit units. The update is conditional, so
+ * a balance never goes below zero: returns false when it would.
+ */
+export async function adjustCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
+  const result = await db
+    .updateTable('accounts')
+    .set({ credits: sql`credits + ${units}` })
+    .where('id', '=', accountId)
+    .where(sql<boolean>`credits + ${units} >= 0`)
+    .executeTakeFirst();
+  return affected(result) === 1;
+}
+
+/** Debits `units` only when the balance covers them. The one way money leaves an account. */
+export async function debitCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
+  if (units === 0) return true;
+  const result = await db
+    .updateTable('accounts')
+    .set({ credits: sql`credits - ${units}` })
+    .where('id', '=', accountId)
+    .where('credits', '>=', units)
+    .executeTakeFirst();
+  return affected(result) === 1;
+}
+
+export async function archiveAccount(db: Executor, accountId: number): Promise<void> {
+  const now = Date.now();
+  await db.updateTable('accounts').set({ status: 'archived', archived_at: now }).where('id', '=', accountId).execute();
+  await db.updateTable('api_keys').set({ revoked_at: now }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+}

@@ -1,0 +1,34 @@
+import ipaddr from 'ipaddr.js';
+
+/** Parses CIDRs (IPv4 and IPv6; a bare address is a /32 or /128). Throws on a malformed entry. */
+export function parseAllowList(entries: string[]): Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> {
+  return entries.map((entry) => {
+    const text = entry.trim();
+    if (text.includes('/')) return ipaddr.parseCIDR(text);
+    const addr = ipaddr.parse(text);
+    return [addr, addr.kind() === 'ipv4' ? 32 : 128];
+  });
+}
+
+/** Validates and normalises CIDR text for storage; throws with the offending entry. */
+export function normaliseAllowList(entries: string[]): string[] {
+  return entries.map((e) => {
+    try {
+      const [addr, bits] = parseAllowList([e])[0];
+      return `${addr.toString()}/${bits}`;
+    } catch {
+      throw new Error(`not an IP address or CIDR: ${e}`);
+    }
+  });
+}
+
+/** True when `ip` falls in one of the ranges; IPv4-mapped IPv6 addresses match IPv4 ranges. */
+export function ipAllowed(ip: string, ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>): boolean {
+  let addr: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    addr = ipaddr.process(ip);
+  } catch {
+    return false;
+  }
+  return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match([range, bits] as any));
+}

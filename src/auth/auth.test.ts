@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { archiveAccount, rotateKey } from '../accounts/store.js';
+import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
+import { ipAllowed, normaliseAllowList, parseAllowList } from './allow-list.js';
+
+describe('allow-list matching', () => {
+  const ranges = parseAllowList(['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
+  it.each([
+    ['10.1.2.3', true],
+    ['11.0.0.1', false],
+    ['::ffff:10.9.9.9', true],
+    ['2001:db8::1', true],
+    ['2001:db9::1', false],
+    ['192.0.2.7', true],
+    ['192.0.2.8', false],
+    ['not-an-ip', false],
+  ])('%s → %s', (ip, expected) => expect(ipAllowed(ip, ranges)).toBe(expected));
+
+  it('refuses malformed entries', () => expect(() => normaliseAllowList(['10.0.0.0/33'])).toThrow());
+});
+
+describeEngines('API key authentication', (engine) => {
+  let h: Harness;
+  let acct: TestAccount;
+  beforeAll(async () => {
+    h = await startHarness(engine);
+    acct = await h.createAccount(10);
+  });
+  afterAll(() => h.close());
+
+  it('refuses a missing key with 401 auth_05', async () => {
+    const r = await h.post('/credits/consult', {});
+    expect(r.status).toBe(401);
+    expect(r.body).toMatchObject({ success: false, status: 401, code: 'auth_05' });
+  });
+
+  it('refuses an unknown key with 401 auth_05', async () => {
+    expect((await h.post('/credits/consult', {}, 'mns_nope')).body.code).toBe('auth_05');
+  });
+
+  it('refuses a key in the query string and says to use the header', async () => {
+    const r = await h.get(`/credits/consult?apikey=${acct.apikey}`);
+    expect(r.status).toBe(401);
+    expect(r.body.message).toMatch(/apikey header/);
+  });
+
+  it('accepts the deprecated token header and marks the answer deprecated', async () => {
+    const r = await h.request('POST', '/credits/consult', { headers: { token: acct.apikey } });
+    expect(r.status).toBe(200);
+    expect(r.headers.deprecation).toBe('true');
+  });
+
+  it('stops a rotated key at once', async () => {
+    const a = await h.createAccount(1);
+    const fresh = await rotateKey(h.ctx.db.kysely, h.ctx.secrets.keyEncryption, a.id);
+    expect((await h.post('/credits/consult', {}, a.apikey)).status).toBe(401);
+    expect((await h.post('/credits/consult', {}, fresh)).status).toBe(200);
+  });
+
+  it('stops the key of an archived account at once', async () => {
+    const a = await h.createAccount(1);
+    expect((await h.post('/credits/consult', {}, a.apikey)).status).toBe(200);
+    await archiveAccount(h.ctx.db.kysely, a.id);
+    expect((await h.post('/credits/consult', {}, a.apikey)).status).toBe(401);
+  });
+
+  it('applies the IP allow-list with 403 auth_04 and ignores X-Forwarded-For without TRUST_PROXY', async () => {
+    const a = await h.createAccount(1);
+    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', a.id).execute();
+    const r = await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1' } });
+    expect(r.status).toBe(403);
+    expect(r.body).toMatchObject({ success: false, status: 403, code: 'auth_04' });
+    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['127.0.0.1/32']) }).where('id', '=', a.id).execute();
+    expect((await h.post('/credits/consult', {}, a.apikey)).status).toBe(200);
+  });
+});
+
+describeEngines('API key authentication behind a proxy', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { env: { TRUST_PROXY: '127.0.0.1/8' } });
+  });
+  afterAll(() => h.close());
+
+  it('takes the client address from X-Forwarded-For when TRUST_PROXY is set', async () => {
+    const a = await h.createAccount(1);
+    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8', '2001:db8::/32']) }).where('id', '=', a.id).execute();
+    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1' } })).status).toBe(200);
+    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '2001:db8::5' } })).status).toBe(200);
+    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '8.8.8.8' } })).status).toBe(403);
+  });
+});

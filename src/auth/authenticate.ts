@@ -1,0 +1,56 @@
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { findAccountByKey, type Account } from '../accounts/store.js';
+import { ApiError } from '../http/errors.js';
+import { ipAllowed, parseAllowList } from './allow-list.js';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated account (set by the apikey hook on every API route). */
+    account: Account;
+  }
+  interface FastifyContextConfig {
+    /** Counts against the per-account message-sending rate limit. */
+    sendLimited?: boolean;
+  }
+}
+
+const KEY_IN_URL = /[?&](apikey|token)=/i;
+
+/**
+ * The apikey hook. No cache: each request reads the key and account with one
+ * indexed query, so a rotated key or an archived account stops working at
+ * once in every process.
+ */
+export function authenticate(ctx: AppContext) {
+  const allowListCache = new Map<string, ReturnType<typeof parseAllowList>>();
+  return async function (request: FastifyRequest, reply: FastifyReply): Promise<void> {
+    if (KEY_IN_URL.test(request.url)) {
+      throw new ApiError(401, 'auth_05', 'API keys are refused in the URL: send the key in the apikey header');
+    }
+    let key = header(request, 'apikey');
+    if (!key) {
+      key = header(request, 'token');
+      if (key) reply.header('Deprecation', 'true').header('Link', '<apikey>; rel="successor-version"');
+    }
+    if (!key) throw new ApiError(401, 'auth_05', 'Missing API key: send it in the apikey header');
+    const account = key.length <= 200 ? await findAccountByKey(ctx.db.kysely, key) : undefined;
+    if (!account) throw new ApiError(401, 'auth_05', 'Invalid or disabled API key');
+    if (account.allow_ips) {
+      let ranges = allowListCache.get(account.allow_ips);
+      if (!ranges) {
+        ranges = parseAllowList(JSON.parse(account.allow_ips) as string[]);
+        allowListCache.set(account.allow_ips, ranges);
+      }
+      if (!ipAllowed(request.ip, ranges)) throw new ApiError(403, 'auth_04');
+    }
+    request.account = account;
+    if (request.routeOptions.config.sendLimited) await ctx.rateLimiter.consume(account.id, account.rate_limit_per_sec);
+  };
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const v = request.headers[name];
+  const s = Array.isArray(v) ? v[0] : v;
+  return s && s.trim() !== '' ? s.trim() : undefined;
+}

@@ -1,0 +1,115 @@
+import type { Command } from 'commander';
+import { toCredits, toUnits } from '../accounts/credits.js';
+import { adjustCredits, findAccountByEmail, insertAccount, rotateKey, type Account } from '../accounts/store.js';
+import { normaliseAllowList } from '../auth/allow-list.js';
+import { hashPassword } from '../lib/passwords.js';
+import type { AppContext } from '../context.js';
+import { CliError, type CliRunner } from './run.js';
+
+export async function requireAccount(ctx: AppContext, email: string): Promise<Account> {
+  const account = await findAccountByEmail(ctx.db.kysely, email);
+  if (!account) throw new CliError(`no account with email ${email}`);
+  return account;
+}
+
+const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+
+export function settingsOf(a: Account) {
+  return {
+    email: a.email,
+    status: a.status,
+    credits: toCredits(a.credits),
+    webhook_method: a.webhook_method,
+    allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
+    rate_limit_per_sec: a.rate_limit_per_sec,
+    parent_id: a.parent_id,
+  };
+}
+
+const number = (v: string) => {
+  const n = Number(v);
+  if (!Number.isFinite(n)) throw new CliError(`not a number: ${v}`);
+  return n;
+};
+
+export function accountCommands(program: Command, run: CliRunner): void {
+  const accounts = program.command('accounts').description('create and administer accounts');
+
+  accounts
+    .command('create')
+    .requiredOption('--email <email>')
+    .requiredOption('--password <password>')
+    .option('--credits <n>', 'starting balance', number, 0)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        if (!EMAIL.test(o.email)) throw new CliError(`not a valid email: ${o.email}`);
+        if (o.credits < 0) throw new CliError('--credits cannot be negative');
+        if (await findAccountByEmail(ctx.db.kysely, o.email)) throw new CliError(`an account with email ${o.email} exists`);
+        const passwordHash = await hashPassword(o.password);
+        const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: o.email, passwordHash, credits: toUnits(o.credits) });
+        return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
+      }, (r) => `created account ${r.id} (${r.email}) with ${r.credits} credits\napikey: ${r.apikey}`),
+    );
+
+  accounts
+    .command('credits')
+    .requiredOption('--email <email>')
+    .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email);
+        if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add)))) throw new CliError('the balance cannot go below zero');
+        const after = await requireAccount(ctx, o.email);
+        return { email: after.email, credits: toCredits(after.credits) };
+      }, (r) => `${r.email}: ${r.credits} credits`),
+    );
+
+  accounts
+    .command('set')
+    .requiredOption('--email <email>')
+    .option('--webhook-method <method>', 'GET or POST')
+    .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
+    .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email);
+        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec'>> = {};
+        if (o.webhookMethod !== undefined) {
+          const m = String(o.webhookMethod).toUpperCase();
+          if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
+          changes.webhook_method = m;
+        }
+        if (o.allowIp !== undefined) {
+          if (o.allowIp === 'none' || o.allowIp === '') changes.allow_ips = null;
+          else {
+            try {
+              changes.allow_ips = JSON.stringify(normaliseAllowList(String(o.allowIp).split(',').filter((s) => s.trim() !== '')));
+            } catch (err) {
+              throw new CliError((err as Error).message);
+            }
+          }
+        }
+        if (o.rateLimit !== undefined) {
+          if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
+          changes.rate_limit_per_sec = o.rateLimit;
+        }
+        if (Object.keys(changes).length > 0) await ctx.db.kysely.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
+        return settingsOf(await requireAccount(ctx, o.email));
+      }),
+    );
+
+  accounts
+    .command('rotate-key')
+    .requiredOption('--email <email>')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email);
+        const apikey = await ctx.db.kysely.transaction().execute((trx) => rotateKey(trx, ctx.secrets.keyEncryption, account.id));
+        return { email: account.email, apikey };
+      }, (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`),
+    );
+}

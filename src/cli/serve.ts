@@ -1,0 +1,51 @@
+import type { FastifyInstance } from 'fastify';
+import type { Config } from '../config.js';
+import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.js';
+import { features } from '../features/index.js';
+import { buildServer, type BuildOptions } from '../server.js';
+
+export interface RunningService {
+  ctx: AppContext;
+  app: FastifyInstance;
+  /** Graceful stop: no new requests, no new jobs, in-flight work finished, database closed. */
+  stop(): Promise<void>;
+}
+
+/** Registers every feature's jobs on the context's worker. */
+export function registerJobs(ctx: AppContext): void {
+  for (const f of features) f.jobs?.(ctx.worker, ctx);
+}
+
+/** The service of `mensajero serve`: HTTP API, workers and simulators in one process. */
+export async function startService(config: Config, opts: ContextOptions & BuildOptions & { listen?: boolean; worker?: boolean } = {}): Promise<RunningService> {
+  const ctx = await createContext(config, opts);
+  registerJobs(ctx);
+  const app = await buildServer(ctx, opts);
+  if (opts.listen !== false) await app.listen({ port: config.PORT, host: config.HOST });
+  else await app.ready();
+  if (opts.worker !== false) ctx.worker.start();
+  let stopping: Promise<void> | null = null;
+  const stop = () =>
+    (stopping ??= (async () => {
+      await app.close();
+      await closeContext(ctx);
+    })());
+  return { ctx, app, stop };
+}
+
+export async function serve(config: Config): Promise<void> {
+  const service = await startService(config);
+  service.ctx.log.info({ port: config.PORT, database: service.ctx.db.describe }, 'mensajero is serving');
+  const shutdown = (signal: string) => {
+    service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
+    service.stop().then(
+      () => process.exit(0),
+      (err) => {
+        service.ctx.log.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}

@@ -1,0 +1,63 @@
+import pino, { type Logger } from 'pino';
+import type { Config } from './config.js';
+import { openDatabase, type Db } from './db/engine.js';
+import { migrateToLatest } from './db/migrate.js';
+import { Worker } from './jobs/worker.js';
+import { loadServerSecret, Secrets } from './lib/secrets.js';
+import { SendRateLimiter } from './http/rate-limit.js';
+import { Metrics } from './metrics/metrics.js';
+import { CarrierRegistry } from './carriers/registry.js';
+
+/**
+ * Everything a feature needs, built once per process and passed down
+ * explicitly (no globals): routes, jobs and CLI commands all take it.
+ */
+export interface AppContext {
+  config: Config;
+  db: Db;
+  secrets: Secrets;
+  worker: Worker;
+  log: Logger;
+  rateLimiter: SendRateLimiter;
+  metrics: Metrics;
+  carriers: CarrierRegistry;
+}
+
+export const logRedactPaths = [
+  'req.headers.apikey',
+  'req.headers.token',
+  'req.headers.authorization',
+  '*.password',
+  '*.apikey',
+  '*.code',
+];
+
+export function createLogger(level: Config['LOG_LEVEL']): Logger {
+  return pino({ level, redact: { paths: logRedactPaths, censor: '[redacted]' } });
+}
+
+export interface ContextOptions {
+  log?: Logger;
+  pgSchema?: string;
+  migrate?: boolean;
+}
+
+export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const db = await openDatabase(config.DATABASE_URL, { pgSchema: opts.pgSchema });
+  if (opts.migrate !== false) await migrateToLatest(db);
+  const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
+  const worker = new Worker(db, { concurrency: config.WORKER_CONCURRENCY, pollMs: config.WORKER_POLL_MS, leaseMs: config.JOB_LEASE_MS }, log);
+  const rateLimiter = new SendRateLimiter(config);
+  await rateLimiter.connect();
+  const metrics = new Metrics(db);
+  const ctx = { config, db, secrets, worker, log, rateLimiter, metrics } as AppContext;
+  ctx.carriers = new CarrierRegistry(ctx);
+  return ctx;
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.worker.stop();
+  await ctx.rateLimiter.close();
+  await ctx.db.close();
+}

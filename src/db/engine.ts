@@ -1,0 +1,100 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import SQLite from 'better-sqlite3';
+import pg from 'pg';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import type { Database } from './schema.js';
+
+export type Engine = 'sqlite' | 'postgres';
+
+export interface Db {
+  kysely: Kysely<Database>;
+  engine: Engine;
+  /** A name for logs: the SQLite path or the PostgreSQL host/database, never the password. */
+  describe: string;
+  close(): Promise<void>;
+}
+
+export type Executor = Kysely<Database> | Transaction<Database>;
+
+// BIGINT columns hold epoch milliseconds and credit units, both far below 2^53.
+pg.types.setTypeParser(20, (v) => Number(v));
+
+export interface OpenOptions {
+  /** PostgreSQL schema to use (created if missing); tests give each suite its own. */
+  pgSchema?: string;
+  poolSize?: number;
+}
+
+export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Db> {
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, opts);
+  throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${url.split(':')[0]}:)`);
+}
+
+function openSqlite(path: string): Db {
+  const file = path === '' ? ':memory:' : path;
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new SQLite(file);
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('synchronous = NORMAL');
+  sqlite.pragma('foreign_keys = ON');
+  sqlite.pragma('busy_timeout = 5000');
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  return { kysely, engine: 'sqlite', describe: `sqlite:${file}`, close: () => kysely.destroy() };
+}
+
+/**
+ * Kysely prepares every statement anew, which costs more than running it.
+ * Statements are reused by SQL text instead (bounded). Kysely holds the one
+ * connection for a whole query or stream, so a cached statement is never
+ * used by two queries at once.
+ */
+function withStatementCache(sqlite: SQLite.Database, max = 500) {
+  const cache = new Map<string, SQLite.Statement>();
+  return {
+    close: () => sqlite.close(),
+    prepare(sqlText: string) {
+      let stmt = cache.get(sqlText);
+      if (!stmt) {
+        stmt = sqlite.prepare(sqlText);
+        if (cache.size >= max) cache.delete(cache.keys().next().value!);
+        cache.set(sqlText, stmt);
+      }
+      return stmt;
+    },
+  };
+}
+
+async function openPostgres(url: string, opts: OpenOptions): Promise<Db> {
+  const schema = opts.pgSchema;
+  if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+  if (schema) {
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+    } finally {
+      await admin.end();
+    }
+  }
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: opts.poolSize ?? 10,
+    ...(schema ? { options: `-c search_path=${schema}` } : {}),
+  });
+  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const u = new URL(url);
+  return { kysely, engine: 'postgres', describe: `postgres://${u.host}${u.pathname}`, close: () => kysely.destroy() };
+}
+
+/** For migrations, which receive a bare Kysely instance. */
+export function isPostgres(db: Kysely<any>): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
+}
+
+/** Rows touched by an UPDATE/DELETE, as a number. */
+export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint } | Array<{ numUpdatedRows?: bigint; numDeletedRows?: bigint }>): number {
+  const r = Array.isArray(result) ? result[0] : result;
+  return Number(r?.numUpdatedRows ?? r?.numDeletedRows ?? 0n);
+}

@@ -1,0 +1,56 @@
+import type { Generated } from 'kysely';
+import type { MessagingTables } from '../messaging/tables.js';
+import type { EventTables } from '../events/tables.js';
+
+/**
+ * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
+ * flags are 0/1 integers, money is integer units: the same on both engines.
+ * Each feature declares its tables in its own folder and adds them here.
+ */
+export interface AccountsTable {
+  id: Generated<number>;
+  email: string;
+  password_hash: string;
+  /** Credit units: 1 credit = CREDIT_UNITS (see src/accounts/credits.ts). */
+  credits: Generated<number>;
+  parent_id: number | null;
+  status: Generated<'active' | 'archived'>;
+  /** JSON array of CIDRs, or null for no restriction. */
+  allow_ips: string | null;
+  webhook_method: Generated<'GET' | 'POST'>;
+  rate_limit_per_sec: number | null;
+  created_at: number;
+  archived_at: number | null;
+}
+
+export interface ApiKeysTable {
+  id: Generated<number>;
+  account_id: number;
+  key_hash: string;
+  key_enc: string;
+  created_at: number;
+  revoked_at: number | null;
+}
+
+export interface JobsTable {
+  id: Generated<number>;
+  kind: string;
+  payload: string;
+  state: Generated<'pending' | 'failed'>;
+  run_at: number;
+  attempts: Generated<number>;
+  max_attempts: number;
+  locked_until: number | null;
+  locked_by: string | null;
+  last_error: string | null;
+  unique_key: string | null;
+  created_at: number;
+}
+
+export interface FoundationTables {
+  accounts: AccountsTable;
+  api_keys: ApiKeysTable;
+  jobs: JobsTable;
+}
+
+export interface Database extends FoundationTables, MessagingTables, EventTables {}

@@ -1,0 +1,40 @@
+import { z } from 'zod';
+import { ApiError, ok } from '../../http/errors.js';
+import { jsonSchema, text } from '../../http/fields.js';
+import { defineMessages } from '../../http/codes.js';
+import { parse } from '../../http/validate.js';
+import { recordReply } from '../../messaging/delivery.js';
+import type { Feature } from '../feature.js';
+
+defineMessages({
+  simulator_01: 'reply_recorded',
+  simulator_02: 'number is required: 10 digits, or the full number with its country code',
+  simulator_03: 'response is required (1 to 1000 characters)',
+  simulator_04: 'This account never sent a message to that number',
+});
+
+const Body = z.object({
+  number: text('simulator_02').pipe(z.string().regex(/^\d{10,15}$/, { error: 'simulator_02' })),
+  response: text('simulator_03').pipe(z.string().min(1, { error: 'simulator_03' }).max(1000, { error: 'simulator_03' })),
+  country_code: text().optional(),
+});
+
+/**
+ * POST /simulator/replies (CONTRACT.md): makes a number reply to the latest
+ * message the account sent it. A 10-digit number gets the country code
+ * (default 52). Exists only while the simulators are on.
+ */
+export const simulator: Feature = {
+  name: 'simulator',
+  routes(api, ctx) {
+    if (!ctx.config.SIMULATORS) return;
+    api.post('/simulator/replies', { schema: { tags: ['simulator'], summary: 'Simulate a customer reply', body: jsonSchema(Body) } }, async (request) => {
+      const body = parse(Body, request.body, 'simulator_02');
+      const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
+      const reference = await recordReply(ctx, { accountId: request.account.id, number, text: body.response, at: Date.now() });
+      if (!reference) throw new ApiError(404, 'simulator_04');
+      ctx.worker.nudge();
+      return ok('simulator_01', 'reply_recorded', { reference });
+    });
+  },
+};

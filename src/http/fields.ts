@@ -1,0 +1,54 @@
+import { z } from 'zod';
+
+/**
+ * Field types for request schemas. Form bodies and query strings carry
+ * strings while JSON clients send numbers and booleans: each helper accepts
+ * both and yields one type. The `missing`/`invalid` arguments are the spec's
+ * codes for an absent and a malformed value.
+ */
+const toText = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v);
+
+const codeFor = (missing: string | undefined, invalid: string | undefined) => (iss: { input?: unknown }) =>
+  iss.input === undefined || iss.input === null ? missing : invalid;
+
+/** A string; numbers and booleans are turned into text. */
+export const text = (missing?: string, invalid?: string) =>
+  z.preprocess(toText, z.string({ error: codeFor(missing, invalid ?? missing) })).meta({ type: 'string' });
+
+/** An optional string: absent, null and '' become undefined. */
+export const optionalText = (invalid?: string) =>
+  z.preprocess((v) => (v === null || v === '' ? undefined : toText(v)), z.string({ error: invalid }).optional()).meta({ type: 'string' });
+
+/** An integer given as a number or a numeric string. */
+export const integer = (missing?: string, invalid?: string) =>
+  z
+    .preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number({ error: codeFor(missing, invalid ?? missing) }).int({ error: invalid ?? missing }))
+    .meta({ type: 'integer' });
+
+/** A number given as a number or a numeric string. */
+export const numeric = (missing?: string, invalid?: string) =>
+  z
+    .preprocess((v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v), z.number({ error: codeFor(missing, invalid ?? missing) }))
+    .meta({ type: 'number' });
+
+/** A '0'/'1' flag: accepts 0, 1, '0', '1', true, false. Absent means `fallback`. */
+export const flag = (invalid?: string, fallback: 0 | 1 = 0) =>
+  z
+    .preprocess(
+      (v) => (v === undefined || v === null || v === '' ? fallback : v === true || v === '1' || v === 1 ? 1 : v === false || v === '0' || v === 0 ? 0 : v),
+      z.union([z.literal(0), z.literal(1)], { error: invalid }),
+    )
+    .meta({ type: 'string', enum: ['0', '1'] });
+
+/** A boolean: true/false, 1/0, 'true'/'false', '1'/'0'. */
+export const bool = (invalid?: string) =>
+  z
+    .preprocess((v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v), z.boolean({ error: invalid }))
+    .meta({ type: 'boolean' });
+
+/** JSON Schema for OpenAPI from a zod schema (the input side: what clients send). */
+export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const out = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete out.$schema;
+  return out;
+}

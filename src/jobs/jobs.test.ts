@@ -1,0 +1,153 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import pino from 'pino';
+import { openDatabase, type Db } from '../db/engine.js';
+import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { claimJobs, enqueue, enqueueMany } from './queue.js';
+import { Worker, RetryLater } from './worker.js';
+
+const silent = pino({ level: 'silent' });
+
+describeEngines('job queue', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { worker: false });
+  });
+  afterAll(() => h.close());
+
+  const worker = (db: Db = h.ctx.db, concurrency = 4) => new Worker(db, { concurrency, pollMs: 10, leaseMs: 60_000 }, silent);
+
+  it('never runs a job enqueued in a rolled-back transaction', async () => {
+    const ran: string[] = [];
+    const w = worker();
+    w.register('test', { kind: 'rb.job', handler: async (p) => void ran.push(p.tag) });
+    await expect(
+      h.ctx.db.kysely.transaction().execute(async (trx) => {
+        await enqueue(trx, 'rb.job', { tag: 'rolled-back' });
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    await h.ctx.db.kysely.transaction().execute((trx) => enqueue(trx, 'rb.job', { tag: 'committed' }));
+    w.start();
+    await eventually(async () => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await w.stop();
+    expect(ran).toEqual(['committed']);
+  });
+
+  it('runs a scheduled job at its time, not before', async () => {
+    const ranAt: number[] = [];
+    const w = worker();
+    w.register('test', { kind: 'sched.job', handler: async () => void ranAt.push(Date.now()) });
+    const runAt = Date.now() + 400;
+    await enqueue(h.ctx.db.kysely, 'sched.job', {}, { runAt });
+    w.start();
+    await eventually(async () => ranAt.length === 1, 5000);
+    await w.stop();
+    expect(ranAt[0]).toBeGreaterThanOrEqual(runAt);
+  });
+
+  it('runs again after its lease a job whose worker died mid-run', async () => {
+    await enqueue(h.ctx.db.kysely, 'lease.job', { n: 1 });
+    // A worker claims it with a short lease and dies (never completes it).
+    const [claimed] = await claimJobs(h.ctx.db, 'dead-worker', ['lease.job'], 1, 200);
+    expect(claimed).toBeDefined();
+    expect(await claimJobs(h.ctx.db, 'other', ['lease.job'], 1, 200)).toHaveLength(0);
+    const ran: number[] = [];
+    const w = worker();
+    w.register('test', { kind: 'lease.job', handler: async (p) => void ran.push(p.n) });
+    w.start();
+    await eventually(async () => ran.length === 1, 5000);
+    await w.stop();
+    const left = await h.ctx.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'lease.job').execute();
+    expect(left).toHaveLength(0);
+  });
+
+  it('retries a failing job with backoff and marks it failed when attempts run out', async () => {
+    let calls = 0;
+    const w = worker();
+    w.register('test', {
+      kind: 'flaky.job',
+      handler: async () => {
+        calls++;
+        throw new Error(`boom ${calls}`);
+      },
+      backoffMs: () => 30,
+    });
+    await enqueue(h.ctx.db.kysely, 'flaky.job', {}, { maxAttempts: 3 });
+    w.start();
+    const failed = await eventually(async () => h.ctx.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'flaky.job').where('state', '=', 'failed').executeTakeFirst());
+    await w.stop();
+    expect(calls).toBe(3);
+    expect(failed.attempts).toBe(3);
+    expect(failed.last_error).toBe('boom 3');
+  });
+
+  it('honours RetryLater and succeeds on a later attempt', async () => {
+    let calls = 0;
+    const w = worker();
+    w.register('test', {
+      kind: 'later.job',
+      handler: async () => {
+        if (++calls < 2) throw new RetryLater(50);
+      },
+    });
+    await enqueue(h.ctx.db.kysely, 'later.job', {});
+    w.start();
+    await eventually(async () => (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'later.job').execute()).length === 0 && calls === 2);
+    await w.stop();
+  });
+
+  it('ignores a second job with the same unique key', async () => {
+    await enqueue(h.ctx.db.kysely, 'uniq.job', { a: 1 }, { uniqueKey: 'once', runAt: Date.now() + 60_000 });
+    await enqueue(h.ctx.db.kysely, 'uniq.job', { a: 2 }, { uniqueKey: 'once', runAt: Date.now() + 60_000 });
+    const rows = await h.ctx.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'uniq.job').execute();
+    expect(rows).toHaveLength(1);
+  });
+
+  it('finishes in-flight jobs on stop and claims nothing after', async () => {
+    let finished = 0;
+    const w = worker();
+    w.register('test', {
+      kind: 'slow.job',
+      handler: async () => {
+        await new Promise((r) => setTimeout(r, 150));
+        finished++;
+      },
+    });
+    await enqueue(h.ctx.db.kysely, 'slow.job', {});
+    w.start();
+    await eventually(async () => (await h.ctx.db.kysely.selectFrom('jobs').select('locked_by').where('kind', '=', 'slow.job').executeTakeFirst())?.locked_by);
+    await enqueue(h.ctx.db.kysely, 'slow.job', {}, { runAt: Date.now() + 50 });
+    await w.stop();
+    expect(finished).toBe(1);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(finished).toBe(1);
+  });
+
+  it('never runs a job twice with two workers on separate connections', async () => {
+    const second = engine === 'postgres' ? await openDatabase(process.env.TEST_DATABASE_URL!, { pgSchema: (await currentSchema(h)) }) : h.ctx.db;
+    const counts = new Map<number, number>();
+    const handler = async (p: { n: number }) => {
+      counts.set(p.n, (counts.get(p.n) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 1));
+    };
+    const total = 300;
+    await enqueueMany(h.ctx.db.kysely, Array.from({ length: total }, (_, n) => ({ kind: 'race.job', payload: { n } })));
+    const a = worker(h.ctx.db, 8);
+    const b = worker(second, 8);
+    a.register('test', { kind: 'race.job', handler });
+    b.register('test', { kind: 'race.job', handler });
+    a.start();
+    b.start();
+    await eventually(async () => counts.size === total, 20_000);
+    await Promise.all([a.stop(), b.stop()]);
+    if (second !== h.ctx.db) await second.close();
+    expect([...counts.values()].every((c) => c === 1)).toBe(true);
+  });
+});
+
+async function currentSchema(h: Harness): Promise<string> {
+  const { sql } = await import('kysely');
+  const r = await sql<{ s: string }>`select current_schema() as s`.execute(h.ctx.db.kysely);
+  return r.rows[0].s;
+}

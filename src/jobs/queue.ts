@@ -1,0 +1,99 @@
+import { sql } from 'kysely';
+import type { Db, Executor } from '../db/engine.js';
+import type { JobsTable } from '../db/schema.js';
+import type { Selectable } from 'kysely';
+
+export type JobRow = Selectable<JobsTable>;
+
+export interface EnqueueOptions {
+  /** When the job becomes due (epoch ms); default now. */
+  runAt?: number;
+  maxAttempts?: number;
+  /** At most one job with this key ever exists: a second enqueue is ignored. */
+  uniqueKey?: string;
+}
+
+/**
+ * Adds a job inside the caller's transaction: it exists only if that
+ * transaction commits. `payload` is stored as JSON.
+ */
+export async function enqueue(db: Executor, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
+  await enqueueMany(db, [{ kind, payload, ...opts }]);
+}
+
+export async function enqueueMany(db: Executor, jobs: Array<{ kind: string; payload: unknown } & EnqueueOptions>): Promise<void> {
+  if (jobs.length === 0) return;
+  const now = Date.now();
+  const rows = jobs.map((j) => ({
+    kind: j.kind,
+    payload: JSON.stringify(j.payload ?? null),
+    run_at: j.runAt ?? now,
+    max_attempts: j.maxAttempts ?? 10,
+    locked_until: null,
+    locked_by: null,
+    last_error: null,
+    unique_key: j.uniqueKey ?? null,
+    created_at: now,
+  }));
+  // Chunks keep each statement under SQLite's bound-parameter limit.
+  for (let i = 0; i < rows.length; i += 500) {
+    await db
+      .insertInto('jobs')
+      .values(rows.slice(i, i + 500))
+      .onConflict((oc) => oc.column('unique_key').doNothing())
+      .execute();
+  }
+}
+
+/**
+ * Claims up to `limit` due jobs of the given kinds for `workerId` with a lease
+ * of `leaseMs`. A job whose lease ran out (its worker died) is due again.
+ * PostgreSQL: FOR UPDATE SKIP LOCKED lets many processes share the queue.
+ * SQLite: the single UPDATE … RETURNING is atomic under the one writer.
+ */
+export async function claimJobs(db: Db, workerId: string, kinds: string[], limit: number, leaseMs: number): Promise<JobRow[]> {
+  const now = Date.now();
+  const due = db.kysely
+    .selectFrom('jobs')
+    .select('id')
+    .where('state', '=', 'pending')
+    .where('kind', 'in', kinds)
+    .where('run_at', '<=', now)
+    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
+    .orderBy('run_at')
+    .limit(limit);
+  const subquery = db.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
+  return db.kysely
+    .updateTable('jobs')
+    .set({ locked_until: now + leaseMs, locked_by: workerId, attempts: sql`attempts + 1` })
+    .where('id', 'in', subquery)
+    .returningAll()
+    .execute();
+}
+
+/** Removes a finished job; only its current lease holder may. */
+export async function completeJob(db: Executor, job: JobRow): Promise<void> {
+  await db.deleteFrom('jobs').where('id', '=', job.id).where('locked_by', '=', job.locked_by).execute();
+}
+
+/** Schedules a retry at `retryAt`, or marks the job failed when it has no attempts left. */
+export async function failJob(db: Executor, job: JobRow, error: string, retryAt: number | null): Promise<void> {
+  const last_error = error.slice(0, 2000);
+  const exhausted = retryAt === null || job.attempts >= job.max_attempts;
+  await db
+    .updateTable('jobs')
+    .set(exhausted ? { state: 'failed', locked_until: null, locked_by: null, last_error } : { run_at: retryAt, locked_until: null, locked_by: null, last_error })
+    .where('id', '=', job.id)
+    .where('locked_by', '=', job.locked_by)
+    .execute();
+}
+
+/** Queue depth and the age of the oldest due job, for metrics. */
+export async function queueStats(db: Db): Promise<Array<{ kind: string; state: string; count: number; oldest_run_at: number | null }>> {
+  const rows = await db.kysely
+    .selectFrom('jobs')
+    .select(['kind', 'state', (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.min('run_at').as('oldest_run_at')])
+    .groupBy(['kind', 'state'])
+    .execute();
+  return rows.map((r) => ({ kind: r.kind, state: r.state, count: Number(r.count), oldest_run_at: r.oldest_run_at === null ? null : Number(r.oldest_run_at) }));
+}

@@ -1,0 +1,174 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { Db } from '../db/engine.js';
+import { claimJobs, completeJob, failJob, type JobRow } from './queue.js';
+
+export interface JobContext {
+  db: Db;
+  job: JobRow;
+  log: Logger;
+}
+
+export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>;
+
+export interface JobDefinition {
+  kind: string;
+  handler: JobHandler;
+  /** Delay before retry number `attempt` (1-based); default exponential from 1 s, capped at 10 min, with jitter. */
+  backoffMs?: (attempt: number) => number;
+}
+
+/** Throw from a handler to retry at a chosen time without counting it as an error in logs. */
+export class RetryLater extends Error {
+  constructor(readonly delayMs: number, reason = 'retry later') {
+    super(reason);
+  }
+}
+
+export const defaultBackoff = (attempt: number): number => {
+  const base = Math.min(1000 * 2 ** (attempt - 1), 600_000);
+  return Math.round(base * (0.75 + Math.random() * 0.5));
+};
+
+export interface LaneOptions {
+  /** Jobs run at once in this lane. */
+  concurrency: number;
+  pollMs: number;
+  leaseMs: number;
+}
+
+/**
+ * One claim loop over a set of job kinds. Lanes are independent, so slow work
+ * in one (a dead webhook receiver) never delays another (SMS dispatch).
+ */
+class Lane {
+  private running = 0;
+  private stopped = false;
+  private timer: NodeJS.Timeout | null = null;
+  private wake: (() => void) | null = null;
+  private readonly inFlight = new Set<Promise<void>>();
+  private loopDone: Promise<void> | null = null;
+
+  constructor(
+    readonly name: string,
+    private readonly db: Db,
+    private readonly workerId: string,
+    private readonly defs: Map<string, JobDefinition>,
+    private readonly opts: LaneOptions,
+    private readonly log: Logger,
+  ) {}
+
+  start(): void {
+    this.loopDone = this.loop();
+  }
+
+  nudge(): void {
+    this.wake?.();
+  }
+
+  private async loop(): Promise<void> {
+    const kinds = [...this.defs.keys()];
+    while (!this.stopped) {
+      const free = this.opts.concurrency - this.running;
+      let claimed: JobRow[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimJobs(this.db, this.workerId, kinds, free, this.opts.leaseMs);
+        } catch (err) {
+          if (!this.stopped) this.log.error({ err, lane: this.name }, 'claiming jobs failed');
+        }
+      }
+      for (const job of claimed) this.run(job);
+      if (claimed.length === 0 || claimed.length < free) await this.sleep(this.opts.pollMs);
+      else if (this.running >= this.opts.concurrency) await this.sleep(this.opts.pollMs);
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      this.wake = () => {
+        if (this.timer) clearTimeout(this.timer);
+        this.wake = null;
+        resolve();
+      };
+      this.timer = setTimeout(() => this.wake?.(), ms);
+    });
+  }
+
+  private run(job: JobRow): void {
+    this.running++;
+    const p = this.execute(job).finally(() => {
+      this.running--;
+      this.inFlight.delete(p);
+      this.nudge();
+    });
+    this.inFlight.add(p);
+  }
+
+  private async execute(job: JobRow): Promise<void> {
+    const def = this.defs.get(job.kind)!;
+    try {
+      await def.handler(JSON.parse(job.payload), { db: this.db, job, log: this.log });
+      await completeJob(this.db.kysely, job);
+    } catch (err) {
+      const retryIn = err instanceof RetryLater ? err.delayMs : (def.backoffMs ?? defaultBackoff)(job.attempts);
+      if (!(err instanceof RetryLater)) this.log.warn({ err, job: { id: job.id, kind: job.kind, attempts: job.attempts } }, 'job failed');
+      try {
+        await failJob(this.db.kysely, job, (err as Error)?.message ?? String(err), Date.now() + retryIn);
+      } catch (e) {
+        this.log.error({ err: e, jobId: job.id }, 'recording a job failure failed; its lease will expire and it runs again');
+      }
+    }
+  }
+
+  /** Stops claiming, then waits for the jobs in flight. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.nudge();
+    await this.loopDone;
+    await Promise.allSettled([...this.inFlight]);
+  }
+}
+
+/**
+ * The worker of `mensajero serve`: lanes of job kinds, each with its own
+ * concurrency. Features register their jobs before start().
+ */
+export class Worker {
+  readonly id = `${process.pid}-${randomUUID().slice(0, 8)}`;
+  private readonly lanes = new Map<string, { defs: Map<string, JobDefinition>; concurrency?: number }>();
+  private readonly started: Lane[] = [];
+  private readonly kindToLane = new Map<string, string>();
+
+  constructor(
+    private readonly db: Db,
+    private readonly defaults: LaneOptions,
+    private readonly log: Logger,
+  ) {}
+
+  register(lane: string, def: JobDefinition, laneConcurrency?: number): void {
+    const entry = this.lanes.get(lane) ?? { defs: new Map(), concurrency: laneConcurrency };
+    if (laneConcurrency !== undefined) entry.concurrency = laneConcurrency;
+    entry.defs.set(def.kind, def);
+    this.lanes.set(lane, entry);
+    this.kindToLane.set(def.kind, lane);
+  }
+
+  start(): void {
+    for (const [name, { defs, concurrency }] of this.lanes) {
+      const lane = new Lane(name, this.db, this.id, defs, { ...this.defaults, concurrency: concurrency ?? this.defaults.concurrency }, this.log);
+      lane.start();
+      this.started.push(lane);
+    }
+  }
+
+  /** Wakes the lanes now (call after committing a transaction that enqueued due work). */
+  nudge(): void {
+    for (const lane of this.started) lane.nudge();
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.started.map((l) => l.stop()));
+    this.started.length = 0;
+  }
+}

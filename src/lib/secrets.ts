@@ -1,0 +1,63 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/**
+ * The server secret: MENSAJERO_SECRET (64 hex characters or base64 of 32 bytes),
+ * or generated once into DATA_DIR/secret.key (mode 0600). Several processes
+ * on one database must share it: set MENSAJERO_SECRET for them all.
+ */
+export function loadServerSecret(envSecret: string | undefined, dataDir: string): Buffer {
+  if (envSecret) {
+    const buf = /^[0-9a-f]{64}$/i.test(envSecret) ? Buffer.from(envSecret, 'hex') : Buffer.from(envSecret, 'base64');
+    if (buf.length !== 32) throw new Error('MENSAJERO_SECRET must be 32 bytes (64 hex characters or base64)');
+    return buf;
+  }
+  const file = join(dataDir, 'secret.key');
+  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  mkdirSync(dataDir, { recursive: true });
+  const secret = randomBytes(32);
+  writeFileSync(file, secret.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  chmodSync(file, 0o600);
+  return secret;
+}
+
+/** Independent keys derived from the server secret, one per purpose. */
+export class Secrets {
+  readonly keyEncryption: Buffer;
+  readonly otpHmac: Buffer;
+  readonly webhookEncryption: Buffer;
+
+  constructor(master: Buffer) {
+    const derive = (label: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), label, 32));
+    this.keyEncryption = derive('mensajero/api-key-encryption');
+    this.otpHmac = derive('mensajero/otp-hmac');
+    this.webhookEncryption = derive('mensajero/webhook-secret-encryption');
+  }
+}
+
+/** AES-256-GCM: iv(12) | tag(16) | ciphertext, base64. */
+export function encrypt(key: Buffer, plain: string): string {
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  const data = Buffer.concat([cipher.update(plain, 'utf8'), cipher.final()]);
+  return Buffer.concat([iv, cipher.getAuthTag(), data]).toString('base64');
+}
+
+export function decrypt(key: Buffer, sealed: string): string {
+  const raw = Buffer.from(sealed, 'base64');
+  const decipher = createDecipheriv('aes-256-gcm', key, raw.subarray(0, 12));
+  decipher.setAuthTag(raw.subarray(12, 28));
+  return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
+}
+
+export const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
+
+export const hmacHex = (key: Buffer, value: string) => createHmac('sha256', key).update(value).digest('hex');
+
+/** Constant-time comparison of two hex digests. */
+export function sameDigest(a: string, b: string): boolean {
+  const x = Buffer.from(a, 'hex');
+  const y = Buffer.from(b, 'hex');
+  return x.length === y.length && timingSafeEqual(x, y);
+}

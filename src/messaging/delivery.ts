@@ -1,0 +1,91 @@
+import type { AppContext } from '../context.js';
+import { recordEvents, type NewEvent } from '../events/record.js';
+import { formatCompact } from '../lib/time.js';
+
+export interface DeliveryReport {
+  messageId: number;
+  /** Delivery status code 0–12 (spec, Events). */
+  code: number;
+  at: number;
+}
+
+export function confirmationPayload(m: { account_id: number; reference: string; number: string; extra_params: string | null }, code: number, at: number): NewEvent {
+  return {
+    accountId: m.account_id,
+    type: 'confirmation',
+    reference: m.reference,
+    payload: { type: 'confirmation', reference: m.reference, status: String(code), number: m.number, date: formatCompact(at), extra_params: m.extra_params ?? '' },
+  };
+}
+
+/**
+ * Applies carrier delivery reports: each message takes its first final
+ * status only (stage < 2), so a report that arrives twice or after another
+ * changes nothing twice. The confirmation event is written in the same
+ * transaction. Sandbox messages never get here (they never reach a carrier).
+ */
+export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryReport[]): Promise<number> {
+  if (reports.length === 0) return 0;
+  const byCode = new Map<number, DeliveryReport[]>();
+  for (const r of reports) byCode.set(r.code, [...(byCode.get(r.code) ?? []), r]);
+  let applied = 0;
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const events: NewEvent[] = [];
+    for (const [code, group] of byCode) {
+      const at = group[0].at;
+      for (let i = 0; i < group.length; i += 1000) {
+        const updated = await trx
+          .updateTable('messages')
+          .set({ stage: 2, status: code === 0 ? 'delivered' : 'undelivered', dlr_code: code, dlr_at: at })
+          .where('id', 'in', group.slice(i, i + 1000).map((r) => r.messageId))
+          .where('stage', '<', 2)
+          .where('sandbox', '=', 0)
+          .returning(['account_id', 'reference', 'number', 'extra_params'])
+          .execute();
+        applied += updated.length;
+        for (const m of updated) events.push(confirmationPayload(m, code, at));
+      }
+    }
+    await recordEvents(trx, ctx, events);
+  });
+  return applied;
+}
+
+/**
+ * A customer's reply to the latest message the account sent that number:
+ * stored, with its `response` event, in one transaction. Returns the
+ * original message's reference, or null when the account never messaged
+ * that number.
+ */
+export async function recordReply(ctx: AppContext, input: { accountId: number; number: string; text: string; at: number }): Promise<string | null> {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const original = await trx
+      .selectFrom('messages')
+      .select(['id', 'reference', 'number', 'text', 'sent_at', 'created_at'])
+      .where('account_id', '=', input.accountId)
+      .where('number', '=', input.number)
+      .where('sandbox', '=', 0)
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!original) return null;
+    await trx.insertInto('replies').values({ account_id: input.accountId, message_id: original.id, number: input.number, text: input.text, received_at: input.at }).execute();
+    await recordEvents(trx, ctx, [
+      {
+        accountId: input.accountId,
+        type: 'response',
+        reference: original.reference,
+        payload: {
+          type: 'response',
+          reference: original.reference,
+          number: original.number,
+          message: original.text,
+          response: input.text,
+          send_date: formatCompact(original.sent_at ?? original.created_at),
+          response_date: formatCompact(input.at),
+        },
+      },
+    ]);
+    return original.reference;
+  });
+}

@@ -1,0 +1,117 @@
+import type { AppContext } from '../context.js';
+import type { OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import { adjustCredits } from '../accounts/store.js';
+import { RetryLater } from '../jobs/worker.js';
+import { recordEvents } from '../events/record.js';
+import { confirmationPayload } from './delivery.js';
+
+export const DISPATCH_JOB = 'messaging.dispatch';
+
+/** Delivery status code recorded for a message the carrier refused at submission: 4, rejected. */
+export const REFUSED_STATUS = 4;
+
+export interface DispatchOutcome {
+  messageId: number;
+  outcome: SubmitOutcome;
+}
+
+/**
+ * Hands a campaign's accepted messages to their carrier. Idempotent: only
+ * messages still at stage 0 are sent, and each is moved to stage 1 (or,
+ * refused, to stage 2 with its price refunded) by a conditional update, so a
+ * job that runs again after a crash re-sends nothing already sent.
+ */
+export async function dispatchCampaign(ctx: AppContext, campaignId: number): Promise<void> {
+  const rows = await ctx.db.kysely
+    .selectFrom('messages')
+    .select(['id'])
+    .where('campaign_id', '=', campaignId)
+    .where('stage', '=', 0)
+    .orderBy('id')
+    .execute();
+  if (rows.length === 0) return;
+  const outcomes = await dispatchMessages(ctx, rows.map((r) => r.id));
+  const transient = outcomes.find((o) => !o.outcome.ok && !o.outcome.permanent);
+  if (transient && !transient.outcome.ok) throw new RetryLater(5_000, transient.outcome.error);
+}
+
+/**
+ * Submits the given messages (those still at stage 0) now and records the
+ * outcome of each. Used by the dispatch job and, inline, by senders that must
+ * know at once whether the carrier took the message (OTP).
+ */
+export async function dispatchMessages(ctx: AppContext, messageIds: number[]): Promise<DispatchOutcome[]> {
+  const results: DispatchOutcome[] = [];
+  for (let i = 0; i < messageIds.length; i += 1000) {
+    const rows = await ctx.db.kysely
+      .selectFrom('messages')
+      .select(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
+      .where('id', 'in', messageIds.slice(i, i + 1000))
+      .where('stage', '=', 0)
+      .orderBy('id')
+      .execute();
+    if (rows.length === 0) continue;
+    const route = ctx.carriers.route(rows[0].channel);
+    if (!route) {
+      for (const r of rows) results.push({ messageId: r.id, outcome: { ok: false, permanent: false, error: `no carrier for channel ${r.channel}` } });
+      continue;
+    }
+    for (let j = 0; j < rows.length; j += route.driver.maxBatch) {
+      const batch = rows.slice(j, j + route.driver.maxBatch);
+      await route.pacer.take(batch.length);
+      const outbound: OutboundMessage[] = batch.map((r) => ({
+        id: r.id,
+        reference: r.reference,
+        channel: r.channel,
+        countryCode: r.country_code,
+        number: r.number,
+        text: r.text,
+        sender: r.sender,
+        flash: r.flash === 1,
+        meta: r.meta ? JSON.parse(r.meta) : null,
+      }));
+      let outcomes: SubmitOutcome[];
+      try {
+        outcomes = await route.driver.submit(outbound);
+      } catch (err) {
+        outcomes = batch.map(() => ({ ok: false as const, permanent: false, error: (err as Error).message }));
+      }
+      await recordOutcomes(ctx, route.driver.name, batch, outcomes);
+      batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
+    }
+  }
+  return results;
+}
+
+type Row = { id: number; account_id: number; reference: string; number: string; price_units: number; extra_params: string | null };
+
+async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
+  const now = Date.now();
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const plain: number[] = [];
+    for (let k = 0; k < batch.length; k++) {
+      const o = outcomes[k];
+      if (o.ok && !o.carrierId) plain.push(batch[k].id);
+      else if (o.ok) {
+        await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('stage', '=', 0).execute();
+      }
+    }
+    if (plain.length > 0) {
+      await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier, sent_at: now }).where('id', 'in', plain).where('stage', '=', 0).execute();
+    }
+    const refused = batch.filter((_, k) => !outcomes[k].ok && (outcomes[k] as { permanent: boolean }).permanent);
+    if (refused.length === 0) return;
+    const updated = await trx
+      .updateTable('messages')
+      .set({ stage: 2, status: 'refused', dlr_code: REFUSED_STATUS, dlr_at: now, carrier, error: 'refused by the carrier' })
+      .where('id', 'in', refused.map((r) => r.id))
+      .where('stage', '=', 0)
+      .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params'])
+      .execute();
+    // A message the carrier refused was never sent: its price goes back to the account.
+    const refunds = new Map<number, number>();
+    for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
+    for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
+    await recordEvents(trx, ctx, updated.map((r) => confirmationPayload(r, REFUSED_STATUS, now)));
+  });
+}

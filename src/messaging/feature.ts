@@ -1,0 +1,19 @@
+import type { Feature } from '../features/feature.js';
+import { SIMULATOR_DLR_JOB } from '../carriers/simulator/driver.js';
+import { applyDeliveryReports } from './delivery.js';
+import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
+
+/** The pipeline's jobs: dispatch to carriers, and the simulated carrier's delivery reports. */
+export const messaging: Feature = {
+  name: 'messaging',
+  jobs(worker, ctx) {
+    worker.register('dispatch', { kind: DISPATCH_JOB, handler: (p: { campaignId: number }) => dispatchCampaign(ctx, p.campaignId) });
+    worker.register('carrier', {
+      kind: SIMULATOR_DLR_JOB,
+      handler: async (p: { reports: Array<[number, number]> }) => {
+        const at = Date.now();
+        await applyDeliveryReports(ctx, p.reports.map(([messageId, code]) => ({ messageId, code, at })));
+      },
+    });
+  },
+};

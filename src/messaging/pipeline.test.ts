@@ -1,0 +1,141 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { toUnits } from '../accounts/credits.js';
+import { simulatedRefusal, simulatedStatus } from '../carriers/simulator/driver.js';
+import { applyDeliveryReports } from './delivery.js';
+import { dispatchMessages } from './dispatch.js';
+import { submitMessages } from './submit.js';
+import type { SubmitRequest } from './types.js';
+
+describe('simulated carrier rules', () => {
+  it.each([
+    ['525550000006', 6],
+    ['525550000000', 0],
+    ['525550000012', 12],
+    ['525550000013', 0],
+    ['525512345678', 0],
+  ])('%s reports %i', (n, code) => expect(simulatedStatus(n)).toBe(code));
+  it('refuses numbers starting 5559999', () => {
+    expect(simulatedRefusal('525559999001')).toBe(true);
+    expect(simulatedRefusal('525512345678')).toBe(false);
+  });
+});
+
+describeEngines('messaging pipeline', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine);
+  });
+  afterAll(() => h.close());
+
+  const request = (accountId: number, numbers: string[], extra: Partial<SubmitRequest> = {}): SubmitRequest => ({
+    accountId,
+    channel: 'sms',
+    source: 'sms',
+    recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
+    text: 'Hola',
+    ...extra,
+  });
+  const submit = (req: SubmitRequest) => h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, req));
+  const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
+  const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+
+  it('charges, dispatches and records each delivery status with its confirmation event', async () => {
+    const a = await h.createAccount(10);
+    const res = await submit(request(a.id, ['5550000006', '5512345678'], { extraParams: '{"order":"7"}' }));
+    expect(res.creditUnits).toBe(toUnits(2));
+    expect(await credit(a.apikey)).toBe(8);
+    expect(new Set(res.references.map((r) => r.reference)).size).toBe(2);
+    h.ctx.worker.nudge();
+    const failed = await eventually(async () => {
+      const m = await message(res.references[0].reference);
+      return m.stage === 2 ? m : null;
+    });
+    expect(failed).toMatchObject({ dlr_code: 6, status: 'undelivered', number: '525550000006' });
+    const delivered = await eventually(async () => {
+      const m = await message(res.references[1].reference);
+      return m.stage === 2 ? m : null;
+    });
+    expect(delivered).toMatchObject({ dlr_code: 0, status: 'delivered' });
+    const events = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).orderBy('id').execute();
+    expect(events).toHaveLength(2);
+    const payload = JSON.parse(events.find((e) => e.reference === res.references[0].reference)!.payload);
+    expect(payload).toMatchObject({ type: 'confirmation', reference: res.references[0].reference, status: '6', number: '525550000006', extra_params: '{"order":"7"}' });
+    expect(payload.date).toMatch(/^\d{14}$/);
+  });
+
+  it('changes nothing twice when a report repeats or arrives late, and never re-sends', async () => {
+    const a = await h.createAccount(5);
+    const res = await submit(request(a.id, ['5511111111']));
+    await dispatchMessages(h.ctx, res.messageIds);
+    const again = await dispatchMessages(h.ctx, res.messageIds);
+    expect(again).toHaveLength(0);
+    const at = Date.now();
+    expect(await applyDeliveryReports(h.ctx, [{ messageId: res.messageIds[0], code: 0, at }])).toBe(1);
+    expect(await applyDeliveryReports(h.ctx, [{ messageId: res.messageIds[0], code: 0, at }])).toBe(0);
+    expect(await applyDeliveryReports(h.ctx, [{ messageId: res.messageIds[0], code: 5, at }])).toBe(0);
+    expect((await message(res.references[0].reference)).dlr_code).toBe(0);
+    const events = await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).execute();
+    await new Promise((r) => setTimeout(r, 100));
+    expect((await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).execute()).length).toBe(events.length);
+  });
+
+  it('refunds a message the carrier refuses and reports it as rejected', async () => {
+    const a = await h.createAccount(3);
+    const res = await submit(request(a.id, ['5559999001']));
+    expect(await credit(a.apikey)).toBe(2);
+    const [outcome] = await dispatchMessages(h.ctx, res.messageIds);
+    expect(outcome.outcome.ok).toBe(false);
+    expect(await message(res.references[0].reference)).toMatchObject({ status: 'refused', dlr_code: 4, stage: 2 });
+    expect(await credit(a.apikey)).toBe(3);
+  });
+
+  it('refuses a request the balance does not cover and writes nothing', async () => {
+    const a = await h.createAccount(1);
+    await expect(submit(request(a.id, ['5511111111', '5522222222']))).rejects.toMatchObject({ code: 'sms_07' });
+    expect(await credit(a.apikey)).toBe(1);
+    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toHaveLength(0);
+    expect(await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute()).toHaveLength(0);
+  });
+
+  it('accepts exactly what the credits cover under 20 parallel requests', async () => {
+    const a = await h.createAccount(10);
+    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => submit(request(a.id, [`55${String(10000000 + i)}`]))));
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
+    expect(await credit(a.apikey)).toBe(0);
+  });
+
+  it('records sandbox messages as final, uncharged and undispatched', async () => {
+    const a = await h.createAccount(0);
+    const res = await submit(request(a.id, ['5511111111'], { sandbox: true }));
+    expect(res.creditUnits).toBe(0);
+    expect(await message(res.references[0].reference)).toMatchObject({ status: 'sandbox', stage: 2, sandbox: 1 });
+    expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('payload', '=', JSON.stringify({ campaignId: res.campaignId })).execute()).toHaveLength(0);
+  });
+
+  it('holds a scheduled message until its time', async () => {
+    const a = await h.createAccount(1);
+    const at = Date.now() + 600;
+    const res = await submit(request(a.id, ['5511111111'], { scheduledAt: at }));
+    h.ctx.worker.nudge();
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await message(res.references[0].reference)).status).toBe('scheduled');
+    const sent = await eventually(async () => {
+      const m = await message(res.references[0].reference);
+      return m.sent_at ? m : null;
+    });
+    expect(sent.sent_at!).toBeGreaterThanOrEqual(at);
+  });
+
+  it('turns a simulated reply into a response event with the original reference', async () => {
+    const a = await h.createAccount(2);
+    const res = await submit(request(a.id, ['5512345678']));
+    const r = await h.post('/simulator/replies', { number: '5512345678', response: 'SI' }, a.apikey);
+    expect(r.status).toBe(200);
+    expect(r.body.reference).toBe(res.references[0].reference);
+    const event = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).where('type', '=', 'response').executeTakeFirstOrThrow();
+    expect(JSON.parse(event.payload)).toMatchObject({ type: 'response', reference: res.references[0].reference, number: '525512345678', message: 'Hola', response: 'SI' });
+    expect((await h.post('/simulator/replies', { number: '5599999999', response: 'x' }, a.apikey)).status).toBe(404);
+    expect((await h.post('/simulator/replies', { number: 'abc' }, a.apikey)).body.code).toBe('simulator_02');
+  });
+});

@@ -1,0 +1,85 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/schema.js';
+import { debitCredits } from '../accounts/store.js';
+import { ApiError } from '../http/errors.js';
+import { enqueue } from '../jobs/queue.js';
+import { timeOrderedId } from '../lib/ids.js';
+import { formatLocal } from '../lib/time.js';
+import { priceUnits } from './pricing.js';
+import type { SubmitRequest, SubmitResult } from './types.js';
+import { DISPATCH_JOB } from './dispatch.js';
+
+/** Rows per INSERT: under SQLite's bound-parameter limit with every column. */
+const CHUNK = 500;
+
+/**
+ * The one entry point of every outbound message (SMS, RCS, chat-app, voice,
+ * OTP codes, payment links). Inside the caller's transaction it debits the
+ * whole request, writes the campaign and one message per recipient, and
+ * enqueues their dispatch: the request is accepted whole or not at all.
+ * Throws ApiError sms_07 when the balance does not cover it (nothing written).
+ * After the transaction commits, call ctx.worker.nudge() for prompt dispatch.
+ */
+export async function submitMessages(trx: Transaction<Database>, ctx: AppContext, req: SubmitRequest): Promise<SubmitResult> {
+  const now = Date.now();
+  const sandbox = req.sandbox === true;
+  const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
+  const total = sandbox ? 0 : unit * req.recipients.length;
+  if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
+
+  const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
+  const campaign = await trx
+    .insertInto('campaigns')
+    .values({
+      account_id: req.accountId,
+      name: req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`,
+      channel: req.channel,
+      source: req.source,
+      sandbox: sandbox ? 1 : 0,
+      total: req.recipients.length,
+      scheduled_at: scheduledAt,
+      created_at: now,
+    })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+
+  const meta = req.meta ? JSON.stringify(req.meta) : null;
+  const rows = req.recipients.map((r) => ({
+    account_id: req.accountId,
+    campaign_id: campaign.id,
+    reference: timeOrderedId(),
+    channel: req.channel,
+    country_code: r.countryCode,
+    number: r.number,
+    text: r.text ?? req.text,
+    sender: req.sender ?? null,
+    flash: req.flash ? 1 : 0,
+    sandbox: sandbox ? 1 : 0,
+    extra_params: req.extraParams ?? null,
+    meta,
+    price_units: sandbox ? 0 : unit,
+    stage: sandbox ? 2 : 0,
+    status: sandbox ? ('sandbox' as const) : scheduledAt ? ('scheduled' as const) : ('queued' as const),
+    dlr_code: null,
+    carrier: null,
+    carrier_id: null,
+    error: null,
+    scheduled_at: scheduledAt,
+    created_at: now,
+    sent_at: null,
+    dlr_at: null,
+  }));
+  const messageIds: number[] = [];
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const ids = await trx.insertInto('messages').values(rows.slice(i, i + CHUNK)).returning('id').execute();
+    for (const { id } of ids) messageIds.push(id);
+  }
+  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: scheduledAt ?? now, maxAttempts: 20 });
+  return {
+    campaignId: campaign.id,
+    references: rows.map((r) => ({ reference: r.reference, number: r.number })),
+    messageIds,
+    creditUnits: total,
+  };
+}

@@ -1,0 +1,74 @@
+import type { Generated } from 'kysely';
+import type { Channel, MessageSource } from './types.js';
+
+export interface CampaignsTable {
+  id: Generated<number>;
+  account_id: number;
+  name: string;
+  channel: Channel;
+  source: MessageSource;
+  sandbox: number;
+  total: number;
+  scheduled_at: number | null;
+  created_at: number;
+}
+
+/**
+ * One row per recipient. `stage` only moves forward: 0 accepted (queued or
+ * scheduled), 1 handed to the carrier, 2 final (delivery report, refusal or
+ * sandbox). Conditional updates on it make every step idempotent.
+ */
+export interface MessagesTable {
+  id: Generated<number>;
+  account_id: number;
+  campaign_id: number;
+  reference: string;
+  channel: Channel;
+  country_code: string;
+  /** Full number with country code, digits only. */
+  number: string;
+  text: string;
+  sender: string | null;
+  flash: number;
+  sandbox: number;
+  /** The extra_params JSON string exactly as the client sent it. */
+  extra_params: string | null;
+  /** Channel-specific JSON (chat-app media type and caption, voice template…). */
+  meta: string | null;
+  price_units: number;
+  stage: Generated<number>;
+  status: MessageStatus;
+  /** Delivery status code 0–12 from the carrier's report. */
+  dlr_code: number | null;
+  carrier: string | null;
+  carrier_id: string | null;
+  error: string | null;
+  scheduled_at: number | null;
+  created_at: number;
+  sent_at: number | null;
+  dlr_at: number | null;
+}
+
+export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'undelivered' | 'refused' | 'sandbox';
+
+export interface AccountPricesTable {
+  account_id: number;
+  channel: Channel;
+  units: number;
+}
+
+export interface RepliesTable {
+  id: Generated<number>;
+  account_id: number;
+  message_id: number;
+  number: string;
+  text: string;
+  received_at: number;
+}
+
+export interface MessagingTables {
+  campaigns: CampaignsTable;
+  messages: MessagesTable;
+  account_prices: AccountPricesTable;
+  replies: RepliesTable;
+}

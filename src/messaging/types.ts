@@ -1,0 +1,46 @@
+/** The channels of the pipeline. RCS is SMS's richer sibling with its own price. */
+export type Channel = 'sms' | 'rcs' | 'chatapp' | 'voice';
+
+/** What produced a message: the report's `type` column and the campaign's origin. */
+export type MessageSource = 'sms' | 'chatapp' | 'voice' | 'otp' | 'payment';
+
+export interface Recipient {
+  /** Country code digits, e.g. '52'. */
+  countryCode: string;
+  /** Full number with the country code, digits only, e.g. '525512345678'. */
+  number: string;
+  /** Per-recipient text; defaults to SubmitRequest.text. */
+  text?: string;
+}
+
+export interface SubmitRequest {
+  accountId: number;
+  channel: Channel;
+  source: MessageSource;
+  recipients: Recipient[];
+  /** The final text (already validated and, for SMS, transliterated to GSM-7). */
+  text: string;
+  /** Campaign name; generated when absent. */
+  campaignName?: string | null;
+  sender?: string | null;
+  flash?: boolean;
+  /** Validates and records, delivers nothing, charges nothing. */
+  sandbox?: boolean;
+  /** Epoch ms; dispatch waits until then. Not with sandbox. */
+  scheduledAt?: number | null;
+  /** extra_params exactly as the client sent it (a JSON string), echoed in events. */
+  extraParams?: string | null;
+  /** Channel-specific data stored with each message (JSON-serialisable). */
+  meta?: Record<string, unknown> | null;
+  /** Overrides the account's channel price per message, in credit units. */
+  priceUnits?: number;
+}
+
+export interface SubmitResult {
+  campaignId: number;
+  /** In recipient order. */
+  references: Array<{ reference: string; number: string }>;
+  messageIds: number[];
+  /** Credit units charged for the whole request (0 in sandbox). */
+  creditUnits: number;
+}

@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import formbody from '@fastify/formbody';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import sjson from 'secure-json-parse';
+import { sql } from 'kysely';
+import { trustProxyOption } from './config.js';
+import type { AppContext } from './context.js';
+import { authenticate } from './auth/authenticate.js';
+import { ApiError } from './http/errors.js';
+import { messageFor } from './http/codes.js';
+import { features } from './features/index.js';
+
+/**
+ * Builds the HTTP server: body parsing, envelopes, request ids, metrics,
+ * OpenAPI, and every feature's routes (the API ones behind the apikey hook).
+ */
+export interface BuildOptions {
+  /** Extra authenticated routes (tests use it to exercise the common layer). */
+  extraApiRoutes?: (api: FastifyInstance) => void;
+}
+
+export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    loggerInstance: ctx.log as unknown as FastifyBaseLogger,
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    bodyLimit: ctx.config.BODY_LIMIT_BYTES,
+    // A hop count is accepted at run time although the type omits it.
+    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY) as boolean | string,
+    // One log line per request costs more than the request itself; metrics count them instead.
+    logController: new LogController({ disableRequestLogging: true }),
+    routerOptions: { ignoreTrailingSlash: true },
+  });
+
+  // Route schemas document the API (OpenAPI); the rules, with the spec's
+  // codes, are applied by each handler's zod schema (src/http/validate.ts).
+  app.setValidatorCompiler(() => (data) => ({ value: data }));
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
+    const text = (body as string).trim();
+    if (text === '') return done(null, {});
+    try {
+      done(null, sjson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
+    } catch {
+      done(new ApiError(400, 'invalid_json'), undefined);
+    }
+  });
+  await app.register(formbody, { bodyLimit: ctx.config.BODY_LIMIT_BYTES });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  app.addHook('onResponse', async (request, reply) => {
+    const route = request.routeOptions.url ?? 'unmatched';
+    ctx.metrics.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+    ctx.metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
+  });
+
+  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+    if (error instanceof ApiError) {
+      return reply.code(error.status).headers(error.headers).send(error.body(request.id));
+    }
+    const status = error.statusCode ?? 500;
+    if (status >= 400 && status < 500) {
+      const code = status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'invalid_json' : 'invalid_request';
+      return reply.code(status).send({ success: false, message: messageFor(code), status, code });
+    }
+    request.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unexpected error');
+    return reply.code(500).send({ success: false, message: messageFor('server_01'), status: 500, code: 'server_01', request_id: request.id });
+  });
+  app.setNotFoundHandler((_request, reply) => {
+    reply.code(404).send({ success: false, message: messageFor('not_found'), status: 404, code: 'not_found' });
+  });
+
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: { title: 'Mensajero', version: '0.1.0', description: 'Messaging service API: SMS, RCS, chat-app, voice, OTP, contacts, wallets, loyalty, webhooks.' },
+      components: { securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey' } } },
+      security: [{ apikey: [] }],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  app.get('/healthz', { schema: { tags: ['operations'], security: [] } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { tags: ['operations'], security: [] } }, async (_req, reply) => {
+    try {
+      await sql`select 1`.execute(ctx.db.kysely);
+      return { status: 'ready' };
+    } catch {
+      return reply.code(503).send({ status: 'unavailable' });
+    }
+  });
+  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+    reply.header('content-type', ctx.metrics.registry.contentType);
+    return ctx.metrics.render();
+  });
+
+  for (const feature of features) if (feature.publicRoutes) await app.register(async (scope) => feature.publicRoutes!(scope, ctx));
+  await app.register(async (api) => {
+    api.addHook('onRequest', authenticate(ctx));
+    for (const feature of features) if (feature.routes) await feature.routes(api, ctx);
+    opts.extraApiRoutes?.(api);
+  });
+  return app;
+}

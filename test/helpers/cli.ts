@@ -1,0 +1,86 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { EngineName } from './harness.js';
+
+export const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
+
+export interface CliEnv {
+  env: Record<string, string>;
+  cleanup(): Promise<void>;
+}
+
+/** Environment for running the built `mensajero` command against a fresh database of the engine. */
+export async function cliEnv(engine: EngineName, extra: Record<string, string> = {}): Promise<CliEnv> {
+  const dir = mkdtempSync(join(tmpdir(), 'mensajero-cli-'));
+  let url = `sqlite:${join(dir, 'cli.db')}`;
+  let schema: string | undefined;
+  if (engine === 'postgres') {
+    schema = `c_${randomBytes(6).toString('hex')}`;
+    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+    await client.connect();
+    await client.query(`CREATE SCHEMA ${schema}`);
+    await client.end();
+    const u = new URL(process.env.TEST_DATABASE_URL!);
+    u.searchParams.set('options', `-c search_path=${schema}`);
+    url = u.toString();
+  }
+  return {
+    env: { ...(process.env as Record<string, string>), DATABASE_URL: url, DATA_DIR: dir, LOG_LEVEL: 'warn', ...extra },
+    async cleanup() {
+      if (!schema) return;
+      const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+  json: any;
+}
+
+/** Runs `mensajero <args>` and parses stdout as JSON when it is. */
+export function runMensajero(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((resolvePromise) => {
+    execFile(process.execPath, [MAIN, ...args], { env, timeout: 30_000 }, (error, stdout, stderr) => {
+      let json: any;
+      try {
+        json = JSON.parse(stdout);
+      } catch {
+        json = undefined;
+      }
+      resolvePromise({ code: error ? ((error as any).code ?? 1) : 0, stdout, stderr, json });
+    });
+  });
+}
+
+/** Starts `mensajero serve` on a free port and waits until /readyz answers. */
+export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+  const port = 20000 + Math.floor(Math.random() * 30000);
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  let log = '';
+  child.stdout!.on('data', (d) => (log += d));
+  child.stderr!.on('data', (d) => (log += d));
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    try {
+      const r = await fetch(`${base}/readyz`);
+      if (r.ok) break;
+    } catch {
+      /* not up yet */
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`mensajero serve did not start:\n${log}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { child, base, exited };
+}
