@@ -31,6 +31,14 @@ const schema = z.object({
   WORKER_CONCURRENCY: intFrom(4, 0),
   WORKER_POLL_MS: intFrom(250, 5),
   JOB_LEASE_MS: intFrom(60_000, 100),
+  // Feature settings: each feature adds its variables under its own marker.
+  // sms
+  // chatapp, voice
+  // reports
+  // otp
+  // webhooks
+  // subaccounts, payments
+  // staff, wallet, loyalty
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

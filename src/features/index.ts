@@ -2,6 +2,19 @@ import type { Feature } from './feature.js';
 import { credits } from './credits/routes.js';
 import { messaging } from '../messaging/feature.js';
 import { simulator } from './simulator/routes.js';
+import { lists } from './lists/routes.js';
+import { contacts } from './contacts/routes.js';
+import { sms } from './sms/routes.js';
+import { chatapp } from './chatapp/routes.js';
+import { voice } from './voice/routes.js';
+import { reports } from './reports/routes.js';
+import { otp } from './otp/routes.js';
+import { webhooks } from './webhooks/routes.js';
+import { subaccounts } from './subaccounts/routes.js';
+import { payments } from './payments/routes.js';
+import { staff } from './staff/routes.js';
+import { wallet } from './wallet/routes.js';
+import { loyalty } from './loyalty/routes.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, messaging, simulator];
+export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, otp, webhooks, subaccounts, payments, staff, wallet, loyalty];

@@ -2,10 +2,12 @@ import type { Feature } from '../features/feature.js';
 import { SIMULATOR_DLR_JOB } from '../carriers/simulator/driver.js';
 import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
+import { readTrackingRoutes } from './tracking.js';
 
 /** The pipeline's jobs: dispatch to carriers, and the simulated carrier's delivery reports. */
 export const messaging: Feature = {
   name: 'messaging',
+  publicRoutes: readTrackingRoutes,
   jobs(worker, ctx) {
     worker.register('dispatch', { kind: DISPATCH_JOB, handler: (p: { campaignId: number }) => dispatchCampaign(ctx, p.campaignId) });
     worker.register('carrier', {

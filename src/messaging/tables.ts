@@ -66,7 +66,23 @@ export interface RepliesTable {
   received_at: number;
 }
 
+/** A read-confirmation link of one message (src/messaging/tracking.ts). */
+export interface ReadTrackingsTable {
+  id: Generated<number>;
+  token: string;
+  account_id: number;
+  message_id: number;
+  url: string;
+  /** The contact given in read_confirmation.contact, if any. */
+  contact_id: number | null;
+  reads: Generated<number>;
+  created_at: number;
+  first_read_at: number | null;
+  last_read_at: number | null;
+}
+
 export interface MessagingTables {
+  read_trackings: ReadTrackingsTable;
   campaigns: CampaignsTable;
   messages: MessagesTable;
   account_prices: AccountPricesTable;

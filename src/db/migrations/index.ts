@@ -2,10 +2,26 @@ import type { Migration } from 'kysely';
 import * as m0001 from './0001_foundation.js';
 import * as m0003 from './0003_messaging.js';
 import * as m0004 from './0004_events.js';
+import * as m0005 from './0005_contacts.js';
+import * as m0006 from './0006_read_tracking.js';
+import * as m0007 from './0007_sms.js';
+import * as m0008 from './0008_chatapp.js';
+import * as m0009 from './0009_otp.js';
+import * as m0010 from './0010_webhooks.js';
+import * as m0011 from './0011_payments.js';
+import * as m0012 from './0012_staff_wallet_loyalty.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
   '0001_foundation': m0001,
   '0003_messaging': m0003,
   '0004_events': m0004,
+  '0005_contacts': m0005,
+  '0006_read_tracking': m0006,
+  '0007_sms': m0007,
+  '0008_chatapp': m0008,
+  '0009_otp': m0009,
+  '0010_webhooks': m0010,
+  '0011_payments': m0011,
+  '0012_staff_wallet_loyalty': m0012,
 };

@@ -1,0 +1,103 @@
+import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../context.js';
+import type { Executor } from '../db/engine.js';
+import { ApiError } from '../http/errors.js';
+import { defineMessages } from '../http/codes.js';
+import { integer } from '../http/fields.js';
+import { randomToken } from '../lib/ids.js';
+
+defineMessages({
+  read_confirmation_01: 'read_confirmation must be an object with url (http or https, at most 2048 characters) and an optional integer contact',
+  tracking_01: 'No such link',
+});
+
+/**
+ * The read_confirmation parameter of SMS and chat-app sends: `url` (where the
+ * reader lands) and an optional `contact` id. Form bodies and query strings
+ * carry it as a JSON string; JSON bodies as an object.
+ */
+export const ReadConfirmation = z
+  .preprocess(
+    (v) => {
+      if (typeof v !== 'string') return v;
+      try {
+        return JSON.parse(v);
+      } catch {
+        return v;
+      }
+    },
+    z.object(
+      {
+        url: z.string({ error: 'read_confirmation_01' }).max(2048, { error: 'read_confirmation_01' }).refine(isHttpUrl, { error: 'read_confirmation_01' }),
+        contact: integer(undefined, 'read_confirmation_01').optional(),
+      },
+      { error: 'read_confirmation_01' },
+    ),
+  )
+  .optional();
+
+export type ReadConfirmationInput = { url: string; contact?: number };
+
+function isHttpUrl(value: string): boolean {
+  try {
+    const u = new URL(value);
+    return u.protocol === 'http:' || u.protocol === 'https:';
+  } catch {
+    return false;
+  }
+}
+
+/** A fresh tracking token per recipient (72 bits: unguessable, short enough for an SMS). */
+export const newReadTokens = (count: number): string[] => Array.from({ length: count }, () => randomToken(9));
+
+/** The link appended to a message: opening it records the read. */
+export const readLink = (ctx: AppContext, token: string): string => `${ctx.config.publicBaseUrl}/r/${token}`;
+
+/** Stores the tokens of sent messages, inside the transaction that created them. */
+export async function recordReadTrackings(
+  trx: Executor,
+  accountId: number,
+  rc: ReadConfirmationInput,
+  entries: Array<{ token: string; messageId: number }>,
+): Promise<void> {
+  const now = Date.now();
+  for (let i = 0; i < entries.length; i += 500) {
+    await trx
+      .insertInto('read_trackings')
+      .values(
+        entries.slice(i, i + 500).map((e) => ({
+          token: e.token,
+          account_id: accountId,
+          message_id: e.messageId,
+          url: rc.url,
+          contact_id: rc.contact ?? null,
+          created_at: now,
+          first_read_at: null,
+          last_read_at: null,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** GET /r/{token}: records the read (first and latest time, count) and redirects to the url. */
+export function readTrackingRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: { token: string } }>(
+    '/r/:token',
+    { schema: { tags: ['messages'], summary: 'Read-confirmation link: records the read and redirects', security: [], params: { type: 'object', properties: { token: { type: 'string' } } } } },
+    async (request, reply) => {
+      const token = request.params.token;
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) throw new ApiError(404, 'tracking_01');
+      const now = Date.now();
+      const row = await ctx.db.kysely
+        .updateTable('read_trackings')
+        .set((eb) => ({ reads: eb('reads', '+', 1), last_read_at: now, first_read_at: eb.fn.coalesce('first_read_at', eb.val(now)) }))
+        .where('token', '=', token)
+        .returning('url')
+        .executeTakeFirst();
+      if (!row) throw new ApiError(404, 'tracking_01');
+      return reply.code(302).header('location', row.url).header('cache-control', 'no-store').send();
+    },
+  );
+}
