@@ -1,5 +1,5 @@
 import { CompiledQuery, sql, type Selectable } from 'kysely';
-import type { Executor } from '../db/engine.js';
+import type { Db, Executor } from '../db/engine.js';
 import { affected } from '../db/engine.js';
 import type { AccountsTable } from '../db/schema.js';
 import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
@@ -15,18 +15,18 @@ export async function findAccountById(db: Executor, id: number): Promise<Account
 }
 
 const KEY_PLACEHOLDER = '\u0000key-hash';
-const compiledKeyLookups = new WeakMap<Executor, { sql: string; parameters: readonly unknown[]; slot: number }>();
+const compiledKeyLookups = new WeakMap<Db, { sql: string; parameters: readonly unknown[]; slot: number }>();
 
 /**
  * The active account behind an API key, or undefined (unknown, revoked or
  * archived). Every API request runs it, so the query is compiled once per
  * database and only its parameter changes: building it each time cost more
- * than running it.
+ * than running it. On a SQLite file it runs on the read connection (Db.readRow).
  */
-export async function findAccountByKey(db: Executor, key: string): Promise<Account | undefined> {
+export async function findAccountByKey(db: Db, key: string): Promise<Account | undefined> {
   let compiled = compiledKeyLookups.get(db);
   if (!compiled) {
-    const query = db
+    const query = db.kysely
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
       .selectAll('accounts')
@@ -40,7 +40,8 @@ export async function findAccountByKey(db: Executor, key: string): Promise<Accou
   }
   const parameters = [...compiled.parameters];
   parameters[compiled.slot] = apiKeyHash(key);
-  const result = await db.executeQuery<Account>(CompiledQuery.raw(compiled.sql, parameters));
+  if (db.readRow) return db.readRow<Account>(compiled.sql, parameters);
+  const result = await db.kysely.executeQuery<Account>(CompiledQuery.raw(compiled.sql, parameters));
   return result.rows[0];
 }
 

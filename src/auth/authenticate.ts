@@ -34,7 +34,7 @@ export function authenticate(ctx: AppContext) {
       if (key) reply.header('Deprecation', 'true').header('Link', '<apikey>; rel="successor-version"');
     }
     if (!key) throw new ApiError(401, 'auth_05', 'Missing API key: send it in the apikey header');
-    const account = key.length <= 200 ? await findAccountByKey(ctx.db.kysely, key) : undefined;
+    const account = key.length <= 200 ? await findAccountByKey(ctx.db, key) : undefined;
     if (!account) throw new ApiError(401, 'auth_05', 'Invalid or disabled API key');
     if (account.allow_ips) {
       let ranges = allowListCache.get(account.allow_ips);

@@ -12,6 +12,12 @@ export interface Db {
   engine: Engine;
   /** A name for logs: the SQLite path or the PostgreSQL host/database, never the password. */
   describe: string;
+  /**
+   * SQLite files only: reads one row synchronously on a second, read-only
+   * connection, which sees committed data only and skips Kysely's connection
+   * mutex. For lookups on every request (the API key); see bench/RESULTS.md.
+   */
+  readRow?: <T>(sqlText: string, parameters: readonly unknown[]) => T | undefined;
   close(): Promise<void>;
 }
 
@@ -41,7 +47,18 @@ function openSqlite(path: string): Db {
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
   const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
-  return { kysely, engine: 'sqlite', describe: `sqlite:${file}`, close: () => kysely.destroy() };
+  if (file === ':memory:') return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
+  const reader = withStatementCache(new SQLite(file, { readonly: true, fileMustExist: true }));
+  return {
+    kysely,
+    engine: 'sqlite',
+    describe: `sqlite:${file}`,
+    readRow: <T>(sqlText: string, parameters: readonly unknown[]) => reader.prepare(sqlText).get(...parameters) as T | undefined,
+    close: async () => {
+      reader.close();
+      await kysely.destroy();
+    },
+  };
 }
 
 /**

@@ -50,7 +50,8 @@ describeEngines('mensajero CLI and serve', (engine) => {
       serve.child.kill('SIGTERM');
       expect(await serve.exited).toBe(0);
     }
-  });
+    // Seven CLI processes, each starting Node and opening the database: slow on a loaded machine.
+  }, 120_000);
 
   it('refuses a duplicate email and an unknown account with an error object', async () => {
     const dup = await runMensajero(['accounts', 'create', '--email', 'dup@example.com', '--password', 'x', '--json'], e.env);
