@@ -1,10 +1,12 @@
-import type { Insertable, Selectable } from 'kysely';
-import type { Executor } from '../../db/engine.js';
+import { sql, type Insertable, type Selectable } from 'kysely';
+import { isPostgres, type Executor } from '../../db/engine.js';
 import { randomToken } from '../../lib/ids.js';
-import type { ContactListsTable, ContactsTable } from './tables.js';
+import type { ContactChangesTable, ContactListsTable, ContactsTable } from './tables.js';
 
 export type ContactList = Selectable<ContactListsTable>;
 export type Contact = Selectable<ContactsTable>;
+export type ContactChange = Selectable<ContactChangesTable>;
+export type ChangeAction = ContactChangesTable['action'];
 
 export interface NewList {
   accountId: number;
@@ -15,7 +17,14 @@ export interface NewList {
   linkedTool?: string | null;
 }
 
-/** Creates a list with a fresh unguessable list_key. The caller checks name uniqueness (a UNIQUE index backs it). */
+/** The key that makes list names unique regardless of case, and orders and searches them. */
+export const listNameKey = (name: string): string => name.trim().toLowerCase();
+
+/**
+ * Creates a list with a fresh unguessable list_key. A UNIQUE index makes the
+ * name unique among the account's lists without linked_tool: a clash throws
+ * (isUniqueViolation). Lists a program owns may share a name.
+ */
 export async function createList(db: Executor, input: NewList): Promise<ContactList> {
   const [l1, l2, l3, l4] = input.labels ?? [null, null, null, null];
   return db
@@ -24,6 +33,7 @@ export async function createList(db: Executor, input: NewList): Promise<ContactL
       account_id: input.accountId,
       list_key: randomToken(16),
       name: input.name,
+      name_key: listNameKey(input.name),
       description: input.description ?? null,
       custom_field_1: l1,
       custom_field_2: l2,
@@ -36,11 +46,31 @@ export async function createList(db: Executor, input: NewList): Promise<ContactL
     .executeTakeFirstOrThrow();
 }
 
+/** True for a UNIQUE constraint failure on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+/** List keys are base64url tokens; anything else cannot name a list (and never reaches a query). */
+const LIST_KEY = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** The account's list with that key; another account's list is absent. */
+export async function findList(db: Executor, accountId: number, listKey: string): Promise<ContactList | undefined> {
+  if (!LIST_KEY.test(listKey)) return undefined;
+  return db.selectFrom('contact_lists').selectAll().where('list_key', '=', listKey).where('account_id', '=', accountId).executeTakeFirst();
+}
+
 /** Contact fields a caller may set; number is the full number with country code. */
 export type ContactFields = Partial<Omit<Insertable<ContactsTable>, 'id' | 'account_id' | 'list_id' | 'created_at' | 'updated_at'>> & {
   country_code: string;
   number: string;
 };
+
+/** Contact fields without the key (list and number): what an update may change. */
+export type ContactChanges = Partial<Omit<ContactFields, 'number' | 'country_code'>>;
+
+const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /**
  * Creates the contact, or updates the one with the same number in the list,
@@ -61,10 +91,9 @@ export async function upsertContact(trx: Executor, accountId: number, listId: nu
     contact = inserted;
     created = true;
   } else {
-    const changes = Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined));
     contact = await trx
       .updateTable('contacts')
-      .set({ ...changes, updated_at: now })
+      .set({ ...defined(fields), updated_at: now })
       .where('list_id', '=', listId)
       .where('number', '=', fields.number)
       .returningAll()
@@ -75,9 +104,80 @@ export async function upsertContact(trx: Executor, accountId: number, listId: nu
   return { contact, created };
 }
 
-export async function logContactChange(trx: Executor, contact: Contact, action: 'created' | 'updated' | 'deleted', at = Date.now()): Promise<void> {
+/** Updates the contact with that number in the list (one conditional UPDATE) and logs it; undefined when absent. Call inside a transaction. */
+export async function updateContact(trx: Executor, listId: number, number: string, changes: ContactChanges): Promise<Contact | undefined> {
+  const now = Date.now();
+  const contact = await trx
+    .updateTable('contacts')
+    .set({ ...defined(changes), updated_at: now })
+    .where('list_id', '=', listId)
+    .where('number', '=', number)
+    .returningAll()
+    .executeTakeFirst();
+  if (contact) await logContactChange(trx, contact, 'updated', now);
+  return contact;
+}
+
+/** Deletes the contact with that number (and that email, when given) and logs it; undefined when nothing matched. Call inside a transaction. */
+export async function deleteContact(trx: Executor, listId: number, number: string, email?: string): Promise<Contact | undefined> {
+  let query = trx.deleteFrom('contacts').where('list_id', '=', listId).where('number', '=', number);
+  if (email !== undefined) query = query.where('email', '=', email);
+  const contact = await query.returningAll().executeTakeFirst();
+  if (contact) await logContactChange(trx, contact, 'deleted');
+  return contact;
+}
+
+export async function findContactById(db: Executor, listId: number, contactId: number): Promise<Contact | undefined> {
+  return db.selectFrom('contacts').selectAll().where('id', '=', contactId).where('list_id', '=', listId).executeTakeFirst();
+}
+
+/** Copies a contact into another list; undefined when that list already has its number. Call inside a transaction. */
+export async function copyContact(trx: Executor, source: Contact, targetListId: number): Promise<Contact | undefined> {
+  const { id: _id, list_id: _list, created_at: _c, updated_at: _u, ...fields } = source;
+  const now = Date.now();
+  const copy = await trx
+    .insertInto('contacts')
+    .values({ ...fields, list_id: targetListId, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['list_id', 'number']).doNothing())
+    .returningAll()
+    .executeTakeFirst();
+  if (copy) await logContactChange(trx, copy, 'created', now);
+  return copy;
+}
+
+export async function logContactChange(trx: Executor, contact: Contact, action: ChangeAction, at = Date.now()): Promise<void> {
   await trx
     .insertInto('contact_changes')
     .values({ account_id: contact.account_id, list_id: contact.list_id, contact_id: contact.id, action, snapshot: JSON.stringify(contact), created_at: at })
     .execute();
+}
+
+const CONTACT_COLUMNS = [
+  'id', 'account_id', 'list_id', 'country_code', 'number', 'name', 'email',
+  'custom_field_1', 'custom_field_2', 'custom_field_3', 'custom_field_4',
+  'birthday_date', 'facebook', 'twitter', 'linkedin', 'instagram', 'street', 'zip', 'created_at', 'updated_at',
+] as const satisfies ReadonlyArray<keyof Contact>;
+
+/**
+ * Logs a 'deleted' change for every contact of a list, in one INSERT … SELECT
+ * (a list of 100,000 contacts is not read into memory). The snapshot is the
+ * same JSON object logContactChange writes, built by the database.
+ */
+export async function logListDeletion(trx: Executor, listId: number, at = Date.now()): Promise<void> {
+  const pairs = sql.join(CONTACT_COLUMNS.map((c) => sql`${sql.lit(c)}, ${sql.ref(c)}`));
+  const snapshot = isPostgres(trx) ? sql`json_build_object(${pairs})::text` : sql`json_object(${pairs})`;
+  await sql`insert into contact_changes (account_id, list_id, contact_id, action, snapshot, created_at)
+    select account_id, list_id, id, 'deleted', ${snapshot}, ${at} from contacts where list_id = ${listId}`.execute(trx);
+}
+
+/** The newest changes of one kind, newest first, optionally of one list. */
+export async function recentChanges(db: Executor, accountId: number, action: ChangeAction, limit: number, listId?: number) {
+  let query = db
+    .selectFrom('contact_changes as ch')
+    .leftJoin('contact_lists as l', 'l.id', 'ch.list_id')
+    .select(['ch.id', 'ch.action', 'ch.snapshot', 'ch.created_at', 'l.list_key'])
+    .where('ch.account_id', '=', accountId)
+    .where('ch.action', '=', action);
+  if (listId !== undefined) query = query.where('ch.list_id', '=', listId);
+  return query.orderBy('ch.id', 'desc').limit(limit).execute();
 }

@@ -7,6 +7,8 @@ export interface ContactListsTable {
   /** Unguessable public identifier. */
   list_key: string;
   name: string;
+  /** The name lower-cased: unique per account among lists without linked_tool, and the sort and search key. */
+  name_key: string;
   description: string | null;
   custom_field_1: string | null;
   custom_field_2: string | null;
