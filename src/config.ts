@@ -33,11 +33,21 @@ const schema = z.object({
   JOB_LEASE_MS: intFrom(60_000, 100),
   // Feature settings: each feature adds its variables under its own marker.
   // sms
+  SMS_COUNTRY_CODES: z.string().regex(/^\d{1,3}(,\d{1,3})*$/).default('52,1,57'),
+  SANDBOX_DAILY_LIMIT: intFrom(1000, 0),
+  DISPATCH_RETRY_MS: intFrom(5000, 10),
   // chatapp, voice
   // reports
+  REPORTS_PER_MINUTE: intFrom(10, 1),
+  REPORTS_PAGE_ROWS: intFrom(5_000, 1),
   // otp
   // webhooks
+  WEBHOOK_RETRY_BASE_MS: intFrom(10_000, 1),
+  WEBHOOK_CONCURRENCY: intFrom(32, 1),
+  WEBHOOK_HOST_CONCURRENCY: intFrom(8, 1),
   // subaccounts, payments
+  PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
+  PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
   // staff, wallet, loyalty
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -17,10 +17,14 @@ export class CarrierRegistry {
 
   constructor(ctx: AppContext) {
     if (ctx.config.SIMULATORS) {
-      const driver = new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
-      const route = { driver, pacer: new Pacer(driver.messagesPerSecond) };
-      for (const channel of driver.channels) this.routes.set(channel, route);
+      this.use(new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND));
     }
+  }
+
+  /** Puts a driver in front of its channels (a real carrier, or a test's driver), with its own pace. */
+  use(driver: CarrierDriver): void {
+    const route = { driver, pacer: new Pacer(driver.messagesPerSecond) };
+    for (const channel of driver.channels) this.routes.set(channel, route);
   }
 
   route(channel: Channel): Route | undefined {

@@ -5,6 +5,8 @@ import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { AppContext } from '../context.js';
 import { CliError, type CliRunner } from './run.js';
+import { DEFAULT_PRICES, setPrice } from '../messaging/pricing.js';
+import type { Channel } from '../messaging/types.js';
 
 export async function requireAccount(ctx: AppContext, email: string): Promise<Account> {
   const account = await findAccountByEmail(ctx.db.kysely, email);
@@ -31,6 +33,35 @@ const number = (v: string) => {
   if (!Number.isFinite(n)) throw new CliError(`not a number: ${v}`);
   return n;
 };
+
+const PRICE_OPTIONS: Array<[Channel, string]> = [
+  ['sms', 'priceSms'],
+  ['rcs', 'priceRcs'],
+  ['chatapp', 'priceChatapp'],
+  ['voice', 'priceVoice'],
+];
+
+/** The --price-<channel> options given, validated: a price is zero or more credits, at most 4 decimals (one unit). */
+function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
+  const prices: Array<[Channel, number]> = [];
+  for (const [channel, key] of PRICE_OPTIONS) {
+    const value = o[key];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || value < 0 || value > 1_000_000 || toCredits(toUnits(value)) !== value) {
+      throw new CliError(`--price-${channel} is a number of credits from 0 to 1000000 with at most 4 decimals`);
+    }
+    prices.push([channel, value]);
+  }
+  return prices;
+}
+
+/** The account's price per channel in credits: its own where set, the default otherwise. */
+async function pricesOf(ctx: AppContext, accountId: number): Promise<Record<Channel, number>> {
+  const rows = await ctx.db.kysely.selectFrom('account_prices').select(['channel', 'units']).where('account_id', '=', accountId).execute();
+  const prices = { ...DEFAULT_PRICES };
+  for (const r of rows) prices[r.channel] = toCredits(r.units);
+  return prices;
+}
 
 export function accountCommands(program: Command, run: CliRunner): void {
   const accounts = program.command('accounts').description('create and administer accounts');
@@ -72,6 +103,10 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
+    .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
+    .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
+    .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
+    .option('--price-voice <n>', `credits per voice call (default ${DEFAULT_PRICES.voice})`, number)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
@@ -96,8 +131,12 @@ export function accountCommands(program: Command, run: CliRunner): void {
           if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
           changes.rate_limit_per_sec = o.rateLimit;
         }
-        if (Object.keys(changes).length > 0) await ctx.db.kysely.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
-        return settingsOf(await requireAccount(ctx, o.email));
+        const prices = priceOptions(o);
+        await ctx.db.kysely.transaction().execute(async (trx) => {
+          if (Object.keys(changes).length > 0) await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
+          for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
+        });
+        return { ...settingsOf(await requireAccount(ctx, o.email)), prices: await pricesOf(ctx, account.id) };
       }),
     );
 

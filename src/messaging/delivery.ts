@@ -9,14 +9,22 @@ export interface DeliveryReport {
   at: number;
 }
 
+// Reports come in batches sharing one time: format it once (time-zone formatting is costly).
+let lastAt = NaN;
+let lastCompact = '';
+const compactTime = (at: number) => (at === lastAt ? lastCompact : ((lastAt = at), (lastCompact = formatCompact(at))));
+
 export function confirmationPayload(m: { account_id: number; reference: string; number: string; extra_params: string | null }, code: number, at: number): NewEvent {
   return {
     accountId: m.account_id,
     type: 'confirmation',
     reference: m.reference,
-    payload: { type: 'confirmation', reference: m.reference, status: String(code), number: m.number, date: formatCompact(at), extra_params: m.extra_params ?? '' },
+    payload: { type: 'confirmation', reference: m.reference, status: String(code), number: m.number, date: compactTime(at), extra_params: m.extra_params ?? '' },
   };
 }
+
+/** A carrier's status outside the spec's 0–12 is recorded as 5, unknown. */
+const validStatus = (code: number) => (Number.isInteger(code) && code >= 0 && code <= 12 ? code : 5);
 
 /**
  * Applies carrier delivery reports: each message takes its first final
@@ -27,7 +35,12 @@ export function confirmationPayload(m: { account_id: number; reference: string; 
 export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryReport[]): Promise<number> {
   if (reports.length === 0) return 0;
   const byCode = new Map<number, DeliveryReport[]>();
-  for (const r of reports) byCode.set(r.code, [...(byCode.get(r.code) ?? []), r]);
+  for (const r of reports) {
+    const code = validStatus(r.code);
+    let group = byCode.get(code);
+    if (!group) byCode.set(code, (group = []));
+    group.push(r);
+  }
   let applied = 0;
   await ctx.db.kysely.transaction().execute(async (trx) => {
     const events: NewEvent[] = [];
@@ -36,7 +49,8 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
       for (let i = 0; i < group.length; i += 1000) {
         const updated = await trx
           .updateTable('messages')
-          .set({ stage: 2, status: code === 0 ? 'delivered' : 'undelivered', dlr_code: code, dlr_at: at })
+          // A report may overtake the record of the submission: the message was sent by then.
+          .set((eb) => ({ stage: 2, status: code === 0 ? 'delivered' : 'undelivered', dlr_code: code, dlr_at: at, sent_at: eb.fn.coalesce('sent_at', eb.val(at)) }))
           .where('id', 'in', group.slice(i, i + 1000).map((r) => r.messageId))
           .where('stage', '<', 2)
           .where('sandbox', '=', 0)

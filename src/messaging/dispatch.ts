@@ -1,4 +1,6 @@
+import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Database } from '../db/schema.js';
 import type { OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
@@ -15,13 +17,26 @@ export interface DispatchOutcome {
   outcome: SubmitOutcome;
 }
 
+/** Delivery status code recorded for a message no carrier took after every retry: 8, error. */
+export const GAVE_UP_STATUS = 8;
+
+export interface DispatchAttempt {
+  /** 1 for the first run of the job. */
+  attempt: number;
+  /** True on the job's last attempt: messages still not taken are then closed. */
+  last: boolean;
+}
+
 /**
  * Hands a campaign's accepted messages to their carrier. Idempotent: only
  * messages still at stage 0 are sent, and each is moved to stage 1 (or,
  * refused, to stage 2 with its price refunded) by a conditional update, so a
  * job that runs again after a crash re-sends nothing already sent.
+ * Transient carrier errors retry with exponential backoff from
+ * DISPATCH_RETRY_MS (capped at 10 minutes); after the last attempt the
+ * messages left are closed with status 8 (error) and refunded.
  */
-export async function dispatchCampaign(ctx: AppContext, campaignId: number): Promise<void> {
+export async function dispatchCampaign(ctx: AppContext, campaignId: number, attempt: DispatchAttempt = { attempt: 1, last: false }): Promise<void> {
   const rows = await ctx.db.kysely
     .selectFrom('messages')
     .select(['id'])
@@ -31,8 +46,14 @@ export async function dispatchCampaign(ctx: AppContext, campaignId: number): Pro
     .execute();
   if (rows.length === 0) return;
   const outcomes = await dispatchMessages(ctx, rows.map((r) => r.id));
-  const transient = outcomes.find((o) => !o.outcome.ok && !o.outcome.permanent);
-  if (transient && !transient.outcome.ok) throw new RetryLater(5_000, transient.outcome.error);
+  const transient = outcomes.filter((o) => !o.outcome.ok && !o.outcome.permanent);
+  if (transient.length === 0) return;
+  const error = transient[0].outcome.ok ? '' : transient[0].outcome.error;
+  if (attempt.last) {
+    await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, transient.map((o) => o.messageId), GAVE_UP_STATUS, `not dispatched: ${error}`.slice(0, 500), null, Date.now()));
+    return;
+  }
+  throw new RetryLater(Math.min(ctx.config.DISPATCH_RETRY_MS * 2 ** (attempt.attempt - 1), 600_000), error);
 }
 
 /**
@@ -100,18 +121,26 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
       await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier, sent_at: now }).where('id', 'in', plain).where('stage', '=', 0).execute();
     }
     const refused = batch.filter((_, k) => !outcomes[k].ok && (outcomes[k] as { permanent: boolean }).permanent);
-    if (refused.length === 0) return;
-    const updated = await trx
-      .updateTable('messages')
-      .set({ stage: 2, status: 'refused', dlr_code: REFUSED_STATUS, dlr_at: now, carrier, error: 'refused by the carrier' })
-      .where('id', 'in', refused.map((r) => r.id))
-      .where('stage', '=', 0)
-      .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params'])
-      .execute();
-    // A message the carrier refused was never sent: its price goes back to the account.
-    const refunds = new Map<number, number>();
-    for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
-    for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
-    await recordEvents(trx, ctx, updated.map((r) => confirmationPayload(r, REFUSED_STATUS, now)));
+    await closeUnsent(trx, ctx, refused.map((r) => r.id), REFUSED_STATUS, 'refused by the carrier', carrier, now);
   });
+}
+
+/**
+ * Closes messages that were never sent (stage 0 → 2) with a delivery status,
+ * refunds their price (they were never sent) and writes their confirmation
+ * events, in the caller's transaction.
+ */
+async function closeUnsent(trx: Transaction<Database>, ctx: AppContext, ids: number[], code: number, error: string, carrier: string | null, now: number): Promise<void> {
+  if (ids.length === 0) return;
+  const updated = await trx
+    .updateTable('messages')
+    .set({ stage: 2, status: code === REFUSED_STATUS ? 'refused' : 'undelivered', dlr_code: code, dlr_at: now, carrier, error })
+    .where('id', 'in', ids)
+    .where('stage', '=', 0)
+    .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params'])
+    .execute();
+  const refunds = new Map<number, number>();
+  for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
+  for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
+  await recordEvents(trx, ctx, updated.map((r) => confirmationPayload(r, code, now)));
 }

@@ -9,7 +9,10 @@ export const messaging: Feature = {
   name: 'messaging',
   publicRoutes: readTrackingRoutes,
   jobs(worker, ctx) {
-    worker.register('dispatch', { kind: DISPATCH_JOB, handler: (p: { campaignId: number }) => dispatchCampaign(ctx, p.campaignId) });
+    worker.register('dispatch', {
+      kind: DISPATCH_JOB,
+      handler: (p: { campaignId: number }, { job }) => dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }),
+    });
     worker.register('carrier', {
       kind: SIMULATOR_DLR_JOB,
       handler: async (p: { reports: Array<[number, number]> }) => {

@@ -3,12 +3,16 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { debitCredits } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
+import { defineMessages } from '../http/codes.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { priceUnits } from './pricing.js';
 import type { SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB } from './dispatch.js';
+import { reserveSandboxQuota } from './sandbox.js';
+
+defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
 /** Rows per INSERT: under SQLite's bound-parameter limit with every column. */
 const CHUNK = 500;
@@ -18,12 +22,15 @@ const CHUNK = 500;
  * OTP codes, payment links). Inside the caller's transaction it debits the
  * whole request, writes the campaign and one message per recipient, and
  * enqueues their dispatch: the request is accepted whole or not at all.
- * Throws ApiError sms_07 when the balance does not cover it (nothing written).
+ * Throws ApiError sms_07 when the balance does not cover it (nothing written),
+ * and 429 sms_17 when a sandbox request would pass the account's daily
+ * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
  * After the transaction commits, call ctx.worker.nudge() for prompt dispatch.
  */
 export async function submitMessages(trx: Transaction<Database>, ctx: AppContext, req: SubmitRequest): Promise<SubmitResult> {
   const now = Date.now();
   const sandbox = req.sandbox === true;
+  if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, ctx.config.SANDBOX_DAILY_LIMIT, now);
   const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
   const total = sandbox ? 0 : unit * req.recipients.length;
   if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');

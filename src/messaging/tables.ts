@@ -81,7 +81,16 @@ export interface ReadTrackingsTable {
   last_read_at: number | null;
 }
 
+/** Sandbox messages per account per Mexico City day (the daily sandbox limit, sms_17). */
+export interface SandboxUsageTable {
+  account_id: number;
+  /** YYYY-MM-DD in Mexico City. */
+  day: string;
+  messages: Generated<number>;
+}
+
 export interface MessagingTables {
+  sandbox_usage: SandboxUsageTable;
   read_trackings: ReadTrackingsTable;
   campaigns: CampaignsTable;
   messages: MessagesTable;

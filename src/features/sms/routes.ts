@@ -1,3 +1,91 @@
+import { z } from 'zod';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { ApiError, ok } from '../../http/errors.js';
+import { defineMessages } from '../../http/codes.js';
+import { bool, flag, jsonSchema, optionalText, text } from '../../http/fields.js';
+import { parse } from '../../http/validate.js';
+import { ReadConfirmation } from '../../messaging/tracking.js';
 import type { Feature } from '../feature.js';
+import { smsCommands } from './cli.js';
+import { sendSms } from './service.js';
+import { clickShortLink } from './store.js';
 
-export const sms: Feature = { name: 'sms' };
+defineMessages({ short_link_01: 'No such link' });
+
+/** channel: 1 SMS (default), 2 RCS; anything else sms_36. */
+const channel = z
+  .preprocess((v) => (v === undefined || v === null || v === '' ? 1 : v === '1' || v === 1 ? 1 : v === '2' || v === 2 ? 2 : v), z.union([z.literal(1), z.literal(2)], { error: 'sms_36' }))
+  .meta({ type: 'string', enum: ['1', '2'] });
+
+/** country_code: absent means 52; present but empty is sms_05 (checked with the numbers). */
+const countryCode = z.preprocess((v) => (v === undefined ? '52' : v === null ? '' : v), text('sms_05', 'sms_18'));
+
+const SendBody = z.object({
+  numbers: text('sms_03', 'sms_04').describe('comma-separated, at most 500, 10 digits each (country code + 10 digits with find_country_code 1)'),
+  message: text('sms_01', 'sms_01').describe('at most 160 GSM-7 characters after transliteration'),
+  country_code: countryCode.describe('default 52'),
+  find_country_code: flag('sms_42'),
+  sender: optionalText('sms_38').describe('registered alphanumeric sender; unregistered means the default sender'),
+  name: optionalText('sms_06').pipe(z.string().max(100, { error: 'sms_06' }).optional()).describe('campaign name, at most 100'),
+  date: optionalText('sms_21').describe('YYYY-MM-DD HH:MM:SS, America/Mexico_City, future'),
+  sandbox: flag('sms_42'),
+  channel,
+  flash: flag('sms_39'),
+  shorten_url: flag('sms_42'),
+  extra_params: z.unknown().optional().meta({ type: 'string' }).describe('JSON object string: at most 3 pairs, keys and values 1 to 255 characters'),
+  read_confirmation: ReadConfirmation.meta({ type: 'object', properties: { url: { type: 'string' }, contact: { type: 'integer' } } }),
+  showCampaignId: bool('sms_42').optional(),
+});
+
+const ShowCampaignId = z.object({ showCampaignId: bool('sms_42').optional() });
+
+const Reply = z.object({
+  success: z.boolean(),
+  message: z.literal('sent_messages'),
+  status: z.number(),
+  code: z.enum(['sms_11', 'sms_19']),
+  total_messages: z.number(),
+  references: z.array(z.object({ reference: z.string(), number: z.string() })),
+  credit: z.number(),
+  campaignId: z.number().optional(),
+});
+
+function routes(api: FastifyInstance, ctx: AppContext): void {
+  const handle = async (accountId: number, input: unknown, query: unknown) => {
+    const body = parse(SendBody, input, 'sms_04');
+    const show = body.showCampaignId ?? parse(ShowCampaignId, query ?? {}).showCampaignId ?? false;
+    const { code, campaignId, ...result } = await sendSms(ctx, accountId, body);
+    return ok(code, 'sent_messages', show ? { ...result, campaignId } : result);
+  };
+  const response = { 200: jsonSchema(Reply) };
+  api.post(
+    '/sms/send',
+    {
+      config: { sendLimited: true },
+      schema: { tags: ['sms'], summary: 'Send an SMS or RCS message to up to 500 numbers', body: jsonSchema(SendBody), querystring: jsonSchema(ShowCampaignId), response },
+    },
+    async (request) => handle(request.account.id, request.body, request.query),
+  );
+  api.get(
+    '/sms/send',
+    { config: { sendLimited: true }, schema: { tags: ['sms'], summary: 'Send an SMS (query-string form; POST is preferred)', querystring: jsonSchema(SendBody), response } },
+    async (request) => handle(request.account.id, request.query, {}),
+  );
+}
+
+/** GET /s/{code}: the short link of a shorten_url send; counts the click and redirects. */
+function publicRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.get<{ Params: { code: string } }>(
+    '/s/:code',
+    { schema: { tags: ['sms'], summary: 'Short link: counts the click and redirects (302)', security: [], params: { type: 'object', properties: { code: { type: 'string' } } } } },
+    async (request, reply) => {
+      const code = request.params.code;
+      const url = /^[A-Za-z0-9_-]{1,32}$/.test(code) ? await clickShortLink(ctx.db.kysely, code) : undefined;
+      if (!url) throw new ApiError(404, 'short_link_01');
+      return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
+    },
+  );
+}
+
+export const sms: Feature = { name: 'sms', routes, publicRoutes, cli: smsCommands };

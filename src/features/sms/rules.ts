@@ -1,0 +1,173 @@
+import { ApiError } from '../../http/errors.js';
+import { defineMessages } from '../../http/codes.js';
+import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
+import { findUrls } from '../../text/urls.js';
+import { isMexicanAreaCode, splitCountryCode } from '../../phone/numbers.js';
+import type { Recipient } from '../../messaging/types.js';
+import { parseLocal } from '../../lib/time.js';
+
+defineMessages({
+  sms_01: 'The message is empty',
+  sms_02: 'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link)',
+  sms_03: 'numbers is required: comma-separated 10-digit numbers',
+  sms_04: 'A number is malformed: 10 digits without country code, or the country code and 10 digits with find_country_code 1',
+  sms_05: 'country_code is missing',
+  sms_06: 'The campaign name is longer than 100 characters',
+  sms_11: 'sent_messages',
+  sms_15: 'More than 500 numbers',
+  sms_16: 'A number is repeated',
+  sms_18: 'Unsupported country code',
+  sms_19: 'sent_messages',
+  sms_20: 'The scheduled date is in the past',
+  sms_21: 'The scheduled date is not YYYY-MM-DD HH:MM:SS',
+  sms_24: 'Unsupported area code',
+  sms_29: 'shorten_url is 1 but the message has no URL',
+  sms_31: 'shorten_url is 1 but the message has more than one URL',
+  sms_36: 'channel must be 1 (SMS) or 2 (RCS)',
+  sms_37: 'RCS (channel 2) needs a sender',
+  sms_38: 'The sender is not linked for RCS',
+  sms_39: 'flash must be 0 or 1',
+  sms_40: 'flash cannot be combined with RCS',
+  sms_41: 'extra_params must be a JSON object of at most 3 pairs, each key and value 1 to 255 characters',
+  sms_42: 'sandbox, find_country_code, shorten_url and showCampaignId take 0 or 1',
+});
+
+export const MAX_RECIPIENTS = 500;
+export const MAX_SMS_LENGTH = 160;
+
+export interface NumberRules {
+  findCountryCode: boolean;
+  /** The request's country_code (used when findCountryCode is false). */
+  countryCode: string;
+  supported: ReadonlySet<string>;
+}
+
+/**
+ * The numbers parameter → recipients, or the spec's code: sms_03 none,
+ * sms_15 over 500, sms_04 malformed, sms_05/sms_18 country code missing or
+ * unsupported, sms_24 a Mexican number outside the numbering plan, sms_16 a
+ * repeat. A number is 10 national digits; with find_country_code 1 it starts
+ * with its country code, which libphonenumber's metadata splits off
+ * (`15512345678` → 1 + 5512345678, `525512345678` → 52 + 5512345678).
+ */
+export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
+  if (raw.trim() === '') throw new ApiError(400, 'sms_03');
+  const parts = raw.split(',');
+  if (parts.length > MAX_RECIPIENTS) throw new ApiError(400, 'sms_15');
+  if (!rules.findCountryCode) {
+    if (rules.countryCode.trim() === '') throw new ApiError(400, 'sms_05');
+    if (!rules.supported.has(rules.countryCode.trim())) throw new ApiError(400, 'sms_18');
+  }
+  const seen = new Set<string>();
+  const recipients: Recipient[] = [];
+  for (const part of parts) {
+    const digits = part.trim();
+    if (!/^\d{10,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
+    let countryCode: string;
+    let national: string;
+    if (rules.findCountryCode) {
+      // A country code and 10 national digits: at least 11 digits.
+      const split = digits.length > 10 ? splitCountryCode(digits) : null;
+      if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
+      if (!rules.supported.has(split.countryCode)) throw new ApiError(400, 'sms_18', undefined, { number: digits });
+      if (split.national.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
+      ({ countryCode, national } = split);
+    } else {
+      if (digits.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
+      countryCode = rules.countryCode.trim();
+      national = digits;
+    }
+    if (countryCode === '52' && !isMexicanAreaCode(national)) throw new ApiError(400, 'sms_24', undefined, { number: digits });
+    const full = countryCode + national;
+    if (seen.has(full)) throw new ApiError(400, 'sms_16', undefined, { number: digits });
+    seen.add(full);
+    recipients.push({ countryCode, number: full });
+  }
+  return recipients;
+}
+
+/** The text to send, with the URL to shorten when shorten_url is 1. */
+export interface ComposedText {
+  /** GSM-7 text, with the short link in place of the URL. */
+  text: string;
+  /** The URL the short link redirects to. */
+  shortenedUrl: string | null;
+}
+
+/** Longer input cannot fit 160 characters whatever transliteration does to it; refused before any work. */
+const MAX_INPUT = 2000;
+
+/**
+ * The message → GSM-7 text (sms_01 empty). With shorten_url the one URL
+ * (sms_29 none, sms_31 several) is replaced by `shortLink` and kept as
+ * written (not transliterated), so the redirect reaches it unchanged.
+ * The 160 check is separate (checkLength) because a read-confirmation link
+ * is appended after.
+ */
+export function composeText(message: string, shortLink: string | null): ComposedText {
+  if (message.trim() === '') throw new ApiError(400, 'sms_01');
+  if (message.length > MAX_INPUT) throw new ApiError(400, 'sms_02');
+  if (shortLink === null) {
+    const text = toGsm7(message);
+    if (text.trim() === '') throw new ApiError(400, 'sms_01');
+    return { text, shortenedUrl: null };
+  }
+  const urls = findUrls(message);
+  if (urls.length === 0) throw new ApiError(400, 'sms_29');
+  if (urls.length > 1) throw new ApiError(400, 'sms_31');
+  const [url] = urls;
+  const text = toGsm7(message.slice(0, url.start)) + shortLink + toGsm7(message.slice(url.end));
+  return { text, shortenedUrl: url.href };
+}
+
+/** sms_02 when the final text (links included: they are sent) passes 160 GSM-7 characters. */
+export function checkLength(finalText: string): void {
+  if (gsm7Length(finalText) > MAX_SMS_LENGTH) throw new ApiError(400, 'sms_02');
+}
+
+const MAX_EXTRA_PARAMS = 4096;
+
+/**
+ * extra_params → the JSON string stored and echoed in events, or null.
+ * A JSON string (form bodies, query strings) or an object (JSON bodies) of
+ * at most 3 pairs, keys and values 1 to 255 characters; values may be
+ * strings, numbers or booleans. Anything else: sms_41.
+ */
+export function parseExtraParams(value: unknown): string | null {
+  if (value === undefined || value === null || value === '') return null;
+  let raw: string;
+  let parsed: unknown;
+  if (typeof value === 'string') {
+    if (value.length > MAX_EXTRA_PARAMS) throw new ApiError(400, 'sms_41');
+    raw = value;
+    try {
+      parsed = JSON.parse(value);
+    } catch {
+      throw new ApiError(400, 'sms_41');
+    }
+  } else {
+    parsed = value;
+    raw = JSON.stringify(value) ?? '';
+    if (raw.length > MAX_EXTRA_PARAMS) throw new ApiError(400, 'sms_41');
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError(400, 'sms_41');
+  const entries = Object.entries(parsed);
+  if (entries.length > 3) throw new ApiError(400, 'sms_41');
+  for (const [k, v] of entries) {
+    if (typeof v !== 'string' && typeof v !== 'number' && typeof v !== 'boolean') throw new ApiError(400, 'sms_41');
+    const text = String(v);
+    if (k.length < 1 || k.length > 255 || text.length < 1 || text.length > 255) throw new ApiError(400, 'sms_41');
+  }
+  return raw;
+}
+
+const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
+
+/** The `date` parameter (Mexico City wall time) → epoch ms: sms_21 malformed, sms_20 not in the future. */
+export function parseSchedule(date: string | undefined, now: number): number | null {
+  if (date === undefined) return null;
+  const at = DATE_TIME.test(date.trim()) ? parseLocal(date) : null;
+  if (at === null) throw new ApiError(400, 'sms_21');
+  if (at <= now) throw new ApiError(400, 'sms_20');
+  return at;
+}

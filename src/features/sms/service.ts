@@ -1,0 +1,106 @@
+import type { AppContext } from '../../context.js';
+import { toCredits } from '../../accounts/credits.js';
+import { ApiError } from '../../http/errors.js';
+import { randomToken } from '../../lib/ids.js';
+import { submitMessages } from '../../messaging/submit.js';
+import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
+import type { Recipient } from '../../messaging/types.js';
+import { checkLength, composeText, parseExtraParams, parseRecipients, parseSchedule } from './rules.js';
+import { findSender, insertShortLink, isLandline } from './store.js';
+
+/** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
+export interface SmsSendInput {
+  numbers: string;
+  message: string;
+  country_code: string;
+  find_country_code: 0 | 1;
+  sender?: string;
+  name?: string;
+  date?: string;
+  sandbox: 0 | 1;
+  channel: 1 | 2;
+  flash: 0 | 1;
+  shorten_url: 0 | 1;
+  extra_params?: unknown;
+  read_confirmation?: ReadConfirmationInput;
+}
+
+export interface SmsSendResult {
+  code: 'sms_11' | 'sms_19';
+  total_messages: number;
+  references: Array<{ reference: string; number: string }>;
+  credit: number;
+  campaignId: number;
+}
+
+/** Public address of a short link. */
+export const shortLinkUrl = (ctx: AppContext, code: string) => `${ctx.config.publicBaseUrl}/s/${code}`;
+
+/**
+ * POST/GET /sms/send: every rule, then one transaction (submitMessages:
+ * campaign, messages, debit, dispatch job; plus the short link and the
+ * read-confirmation links). Accepted whole or not at all.
+ */
+export async function sendSms(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
+  const now = Date.now();
+  const supported = new Set(ctx.config.SMS_COUNTRY_CODES.split(','));
+  const recipients = parseRecipients(input.numbers, { findCountryCode: input.find_country_code === 1, countryCode: input.country_code, supported });
+  const shortCode = input.shorten_url === 1 ? randomToken(6) : null;
+  const composed = composeText(input.message, shortCode ? shortLinkUrl(ctx, shortCode) : null);
+  // Every read-confirmation link has the same length: one sample checks them all.
+  const withReadLink = (text: string, token: string) => `${text} ${readLink(ctx, token)}`;
+  checkLength(input.read_confirmation ? withReadLink(composed.text, newReadTokens(1)[0]) : composed.text);
+  const extraParams = parseExtraParams(input.extra_params);
+  const scheduledAt = parseSchedule(input.date, now);
+  if (input.flash === 1 && input.channel === 2) throw new ApiError(400, 'sms_40');
+  const sender = await resolveSender(ctx, accountId, input);
+  const landline = recipients.length === 1 && (await isLandline(ctx.db.kysely, recipients[0].countryCode, recipients[0].number.slice(recipients[0].countryCode.length)));
+
+  const tokens = input.read_confirmation ? newReadTokens(recipients.length) : null;
+  const perRecipient: Recipient[] = tokens ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) })) : recipients;
+  const sandbox = input.sandbox === 1;
+  const result = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const r = await submitMessages(trx, ctx, {
+      accountId,
+      channel: input.channel === 2 ? 'rcs' : 'sms',
+      source: 'sms',
+      recipients: perRecipient,
+      text: composed.text,
+      campaignName: input.name ?? null,
+      sender,
+      flash: input.flash === 1,
+      sandbox,
+      scheduledAt,
+      extraParams,
+    });
+    if (shortCode && composed.shortenedUrl) await insertShortLink(trx, { code: shortCode, accountId, campaignId: r.campaignId, url: composed.shortenedUrl });
+    if (tokens && input.read_confirmation) {
+      await recordReadTrackings(trx, accountId, input.read_confirmation, tokens.map((token, i) => ({ token, messageId: r.messageIds[i] })));
+    }
+    return r;
+  });
+  if (!sandbox && !scheduledAt) ctx.worker.nudge();
+  return {
+    code: landline ? 'sms_19' : 'sms_11',
+    total_messages: result.references.length,
+    references: result.references,
+    credit: toCredits(result.creditUnits),
+    campaignId: result.campaignId,
+  };
+}
+
+/**
+ * The sender to use: a registered one, or null (the default sender) when the
+ * name is not registered. RCS needs a sender (sms_37) linked for RCS (sms_38).
+ */
+async function resolveSender(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<string | null> {
+  const name = input.sender?.trim();
+  if (input.channel === 2) {
+    if (!name) throw new ApiError(400, 'sms_37');
+    const row = await findSender(ctx.db.kysely, accountId, name);
+    if (!row || row.rcs !== 1) throw new ApiError(400, 'sms_38');
+    return row.name;
+  }
+  if (!name || name.length > 11) return null;
+  return (await findSender(ctx.db.kysely, accountId, name))?.name ?? null;
+}

@@ -1,0 +1,33 @@
+import { sql, type Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+import { affected } from '../db/engine.js';
+import { ApiError } from '../http/errors.js';
+import { defineMessages } from '../http/codes.js';
+import { formatLocalDate } from '../lib/time.js';
+
+defineMessages({
+  sms_17: 'Daily sandbox limit exceeded: an account may send 1000 sandbox messages per day (Mexico City time)',
+});
+
+/**
+ * Counts `count` sandbox messages against the account's daily limit (a
+ * Mexico City day), inside the send's transaction: one conditional UPDATE,
+ * so parallel requests never pass the limit together, and a rolled-back
+ * send gives its share back. Throws 429 sms_17 when the request would pass it.
+ */
+export async function reserveSandboxQuota(trx: Transaction<Database>, accountId: number, count: number, limit: number, now: number): Promise<void> {
+  const day = formatLocalDate(now);
+  await trx
+    .insertInto('sandbox_usage')
+    .values({ account_id: accountId, day, messages: 0 })
+    .onConflict((oc) => oc.columns(['account_id', 'day']).doNothing())
+    .execute();
+  const result = await trx
+    .updateTable('sandbox_usage')
+    .set({ messages: sql`messages + ${count}` })
+    .where('account_id', '=', accountId)
+    .where('day', '=', day)
+    .where(sql<boolean>`messages + ${count} <= ${limit}`)
+    .executeTakeFirst();
+  if (affected(result) !== 1) throw new ApiError(429, 'sms_17');
+}
