@@ -1,3 +1,38 @@
+import { z } from 'zod';
+import type { FastifyRequest } from 'fastify';
+import { ok } from '../../http/errors.js';
+import { jsonSchema } from '../../http/fields.js';
+import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
+import { chatappCli } from './cli.js';
+import { ChatappSend, sendChatapp } from './service.js';
 
-export const chatapp: Feature = { name: 'chatapp' };
+const Reply = z.object({
+  success: z.boolean(),
+  message: z.literal('message sent'),
+  status: z.number(),
+  code: z.literal('whatsapp_21'),
+  credit: z.number().describe('credits consumed'),
+  reference: z.string(),
+  id: z.number().int().optional().describe('the message id, only with show_id 1'),
+});
+
+const fields = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+
+/** POST takes its parameters from the body; show_id may also come in the query. GET takes all from the query. */
+const inputOf = (request: FastifyRequest) =>
+  request.method === 'GET' ? fields(request.query) : { show_id: fields(request.query).show_id, ...fields(request.body) };
+
+export const chatapp: Feature = {
+  name: 'chatapp',
+  routes(api, ctx) {
+    const handler = async (request: FastifyRequest) => {
+      const input = parse(ChatappSend, inputOf(request));
+      return ok('whatsapp_21', 'message sent', await sendChatapp(ctx, request.account.id, input));
+    };
+    const response = { 200: jsonSchema(Reply) };
+    api.post('/chatapp/send', { config: { sendLimited: true }, schema: { tags: ['chatapp'], summary: 'Send a chat-app message (text or media) from an instance', body: jsonSchema(ChatappSend), response } }, handler);
+    api.get('/chatapp/send', { config: { sendLimited: true }, schema: { tags: ['chatapp'], summary: 'Send a chat-app message (query form; POST is preferred)', querystring: jsonSchema(ChatappSend), response } }, handler);
+  },
+  cli: chatappCli,
+};

@@ -1,2 +1,15 @@
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface ChatappTables {}
+import type { Generated } from 'kysely';
+
+/** A chat-app instance (a linked chat-app number) of an account. Sends name it by `instance_id`. */
+export interface ChatappInstancesTable {
+  id: Generated<number>;
+  /** The public identifier clients send as `instance_id`. */
+  instance_id: string;
+  account_id: number;
+  status: 'active' | 'inactive';
+  created_at: number;
+}
+
+export interface ChatappTables {
+  chatapp_instances: ChatappInstancesTable;
+}
