@@ -1,3 +1,70 @@
+import { z } from 'zod';
+import { toCredits, toUnits } from '../../accounts/credits.js';
+import { ok } from '../../http/errors.js';
+import { integer, jsonSchema, text } from '../../http/fields.js';
+import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
+import { addSubaccount, archive, subaccountKey, transfer } from './service.js';
 
-export const subaccounts: Feature = { name: 'subaccounts' };
+const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
+const MAX_TRANSFER = 100_000_000;
+const codePoints = (s: string) => [...s].length;
+
+const Email = text('subaccount_02').pipe(
+  z
+    .string()
+    .min(1, { error: 'subaccount_02' })
+    .refine((s) => codePoints(s) <= 70, { error: 'subaccount_03' })
+    .regex(EMAIL_FORMAT, { error: 'subaccount_04' }),
+);
+
+const AddBody = z.object({
+  email: Email,
+  password: text('subaccount_05').pipe(
+    z
+      .string()
+      .min(1, { error: 'subaccount_05' })
+      .refine((s) => codePoints(s) >= 6 && codePoints(s) <= 36, { error: 'subaccount_06' }),
+  ),
+});
+const EmailBody = z.object({ email: Email });
+const ManageBody = z.object({
+  email: Email,
+  type: integer('subaccount_10').pipe(z.union([z.literal(1), z.literal(2)], { error: 'subaccount_10' })),
+  credits: integer('subaccount_11').pipe(z.number().min(1, { error: 'subaccount_11' }).max(MAX_TRANSFER, { error: 'subaccount_11' })),
+});
+
+const envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
+const KeyReply = z.object({ ...envelope, apikey: z.string(), email: z.string() });
+const ArchiveReply = z.object({ ...envelope, credits_returned: z.number().describe('the balance moved back to the parent') });
+const ManageReply = z.object({ ...envelope, credit: z.number().describe("the caller's balance after the transfer"), subaccount_credit: z.number() });
+
+const schema = (summary: string, body: z.ZodType, reply: z.ZodType) => ({ tags: ['subaccounts'], summary, body: jsonSchema(body), response: { 200: jsonSchema(reply) } });
+
+export const subaccounts: Feature = {
+  name: 'subaccounts',
+  routes(api, ctx) {
+    api.post('/manager/subaccount/add', { schema: schema('Create a sub-account with its own key and a zero balance', AddBody, KeyReply) }, async (request) => {
+      const { email, password } = parse(AddBody, request.body);
+      const created = await addSubaccount(ctx, request.account, email, password);
+      return ok('subaccount_01', 'user_created', created);
+    });
+
+    api.post('/manager/subaccount/archive', { schema: schema('Archive a sub-account (one-way): its key stops working, its balance returns to the parent', EmailBody, ArchiveReply) }, async (request) => {
+      const { email } = parse(EmailBody, request.body);
+      const { returnedUnits } = await archive(ctx, request.account, email);
+      return ok('subaccount_01', 'subaccount_archived', { credits_returned: toCredits(returnedUnits) });
+    });
+
+    api.post('/manager/subaccount/get_apikey', { schema: schema("A sub-account's current API key", EmailBody, KeyReply) }, async (request) => {
+      const { email } = parse(EmailBody, request.body);
+      return ok('subaccount_01', 'subaccount_apikey', await subaccountKey(ctx, request.account, email));
+    });
+
+    api.post('/manager/subaccount/credits/manage', { schema: schema('Move credits to (type 1) or from (type 2) a sub-account', ManageBody, ManageReply) }, async (request) => {
+      const { email, type, credits } = parse(ManageBody, request.body);
+      const { parentUnits, subUnits } = await transfer(ctx, request.account, email, type, toUnits(credits));
+      return ok('subaccount_01', type === 1 ? 'credits_added' : 'credits_withdrawn', { credit: toCredits(parentUnits), subaccount_credit: toCredits(subUnits) });
+    });
+  },
+};

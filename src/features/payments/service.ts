@@ -1,0 +1,136 @@
+import { isPossiblePhoneNumber } from 'libphonenumber-js/max';
+import { v7 as uuidv7 } from 'uuid';
+import type { AppContext } from '../../context.js';
+import type { Account } from '../../accounts/store.js';
+import { badRequest } from '../../http/errors.js';
+import { defineMessages } from '../../http/codes.js';
+import { randomToken } from '../../lib/ids.js';
+import { submitMessages } from '../../messaging/submit.js';
+import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
+import { paymentProvider } from '../../payments/registry.js';
+import { findByToken, insertPaymentRequest, markPaid, type PaymentRequest } from './store.js';
+
+defineMessages({
+  payment_01: 'number is required',
+  payment_02: 'number must be digits only, at most 10, and a possible number of the country',
+  payment_03: 'country_code is required',
+  payment_04: 'country_code is not a covered country',
+  payment_05: 'template is required',
+  payment_06: 'template is longer than 40 characters',
+  payment_07: 'message is required',
+  payment_08: 'message is longer than 123 characters',
+  payment_09: 'amount must be a number from 15 to 110000 with at most two decimals',
+  payment_10: 'name is longer than 150 characters',
+  payment_11: 'email is not a valid address (at most 100 characters)',
+  payment_12: 'message plus the payment link is longer than 160 GSM-7 characters',
+  payment_13: 'you have no payment request with this request_id',
+  payment_get_01: 'payment_request',
+  sms_07: 'Insufficient credits',
+});
+
+export const MIN_AMOUNT = 15;
+export const MAX_AMOUNT = 110_000;
+const SMS_LIMIT = 160;
+
+/** Integer cents of an amount within the limits, or undefined (out of range, or finer than a cent). */
+export function amountToCents(amount: number): number | undefined {
+  if (!Number.isFinite(amount) || amount < MIN_AMOUNT || amount > MAX_AMOUNT) return undefined;
+  const cents = Math.round(amount * 100);
+  return Math.abs(cents - amount * 100) < 1e-6 ? cents : undefined;
+}
+
+export const coveredCountries = (ctx: AppContext): string[] => ctx.config.PAYMENT_COUNTRY_CODES.split(',').map((c) => c.trim());
+
+export const payLink = (ctx: AppContext, token: string): string => `${ctx.config.publicBaseUrl}/pay/${token}`;
+
+export interface SendInput {
+  number: string;
+  countryCode: string;
+  template: string;
+  message: string;
+  amount?: number;
+  name?: string;
+  email?: string;
+}
+
+/**
+ * Creates the request and, in the same transaction, sends its link by SMS
+ * through the messaging pipeline, charged like any SMS (sms_07 when the
+ * balance does not cover it: then nothing is created).
+ */
+export async function sendPaymentRequest(ctx: AppContext, account: Account, input: SendInput) {
+  const countryCode = input.countryCode.replace(/^\+/, '');
+  if (!coveredCountries(ctx).includes(countryCode)) throw badRequest('payment_04');
+  if (!isPossiblePhoneNumber(`+${countryCode}${input.number}`)) throw badRequest('payment_02');
+  const amountCents = input.amount === undefined ? null : amountToCents(input.amount);
+  if (amountCents === undefined) throw badRequest('payment_09');
+
+  const token = randomToken(9);
+  const url = payLink(ctx, token);
+  const text = `${toGsm7(input.message)} ${url}`;
+  if (gsm7Length(text) > SMS_LIMIT) throw badRequest('payment_12', undefined, { max_message_length: SMS_LIMIT - gsm7Length(url) - 1 });
+
+  const requestId = uuidv7();
+  const provider = paymentProvider(ctx);
+  const { checkoutId } = await provider.createCheckout({ requestId, amountCents, currency: ctx.config.PAYMENT_CURRENCY, concept: input.template });
+  const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const result = await submitMessages(trx, ctx, {
+      accountId: account.id,
+      channel: 'sms',
+      source: 'payment',
+      recipients: [{ countryCode, number: `${countryCode}${input.number}` }],
+      text,
+      campaignName: `Payment ${input.template}`,
+      meta: { payment_request_id: requestId },
+    });
+    await insertPaymentRequest(trx, {
+      request_id: requestId,
+      token,
+      account_id: account.id,
+      message_id: result.messageIds[0],
+      reference: result.references[0].reference,
+      country_code: countryCode,
+      number: `${countryCode}${input.number}`,
+      template: input.template,
+      message: input.message,
+      amount_cents: amountCents,
+      currency: ctx.config.PAYMENT_CURRENCY,
+      name: input.name ?? null,
+      email: input.email ?? null,
+      provider: provider.name,
+      checkout_id: checkoutId,
+      provider_ref: null,
+      paid_amount_cents: null,
+      created_at: Date.now(),
+      paid_at: null,
+    });
+    return result;
+  });
+  ctx.worker.nudge();
+  return { requestId, url, reference: sent.references[0].reference, creditUnits: sent.creditUnits };
+}
+
+export type CompletionResult =
+  | { kind: 'not_found' }
+  | { kind: 'already_paid'; request: PaymentRequest }
+  | { kind: 'invalid_amount'; request: PaymentRequest }
+  | { kind: 'declined'; request: PaymentRequest; reason: string }
+  | { kind: 'paid'; request: PaymentRequest };
+
+/**
+ * The payer completes a request on its page. The provider's confirmation is
+ * idempotent per checkout, and pending → paid is one conditional update, so
+ * parallel completions pay once: one answer is `paid`, the others `already_paid`.
+ */
+export async function completePayment(ctx: AppContext, token: string, enteredAmount: number | undefined): Promise<CompletionResult> {
+  const request = await findByToken(ctx.db.kysely, token);
+  if (!request) return { kind: 'not_found' };
+  if (request.status === 'paid') return { kind: 'already_paid', request };
+  const cents = request.amount_cents ?? (enteredAmount === undefined ? undefined : amountToCents(enteredAmount));
+  if (cents === undefined) return { kind: 'invalid_amount', request };
+  const outcome = await paymentProvider(ctx).confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
+  if (!outcome.ok) return { kind: 'declined', request, reason: outcome.reason };
+  const paid = await markPaid(ctx.db.kysely, request.id, cents, outcome.providerRef);
+  if (!paid) return { kind: 'already_paid', request: (await findByToken(ctx.db.kysely, token)) ?? request };
+  return { kind: 'paid', request: paid };
+}

@@ -1,0 +1,33 @@
+import type { Insertable, Selectable } from 'kysely';
+import type { Executor } from '../../db/engine.js';
+import type { PaymentRequestsTable } from './tables.js';
+
+export type PaymentRequest = Selectable<PaymentRequestsTable>;
+
+export async function insertPaymentRequest(trx: Executor, row: Insertable<PaymentRequestsTable>): Promise<void> {
+  await trx.insertInto('payment_requests').values(row).execute();
+}
+
+/** Link tokens are 12 base64url characters; anything else names no request (and never reaches a query). */
+const TOKEN = /^[A-Za-z0-9_-]{12}$/;
+
+export async function findByToken(db: Executor, token: string): Promise<PaymentRequest | undefined> {
+  if (!TOKEN.test(token)) return undefined;
+  return db.selectFrom('payment_requests').selectAll().where('token', '=', token).executeTakeFirst();
+}
+
+/** The account's request with that request_id; another account's is absent. */
+export async function findByRequestId(db: Executor, accountId: number, requestId: string): Promise<PaymentRequest | undefined> {
+  return db.selectFrom('payment_requests').selectAll().where('request_id', '=', requestId.toLowerCase()).where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** pending → paid, once: the one conditional update of a payment. Undefined when it was already paid. */
+export async function markPaid(db: Executor, id: number, paidAmountCents: number, providerRef: string): Promise<PaymentRequest | undefined> {
+  return db
+    .updateTable('payment_requests')
+    .set({ status: 'paid', paid_at: Date.now(), paid_amount_cents: paidAmountCents, provider_ref: providerRef })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .returningAll()
+    .executeTakeFirst();
+}

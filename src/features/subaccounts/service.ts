@@ -1,0 +1,107 @@
+import type { AppContext } from '../../context.js';
+import { currentKey, findAccountByEmail, insertAccount, type Account } from '../../accounts/store.js';
+import { ApiError, badRequest } from '../../http/errors.js';
+import { defineMessages } from '../../http/codes.js';
+import { hashPassword } from '../../lib/passwords.js';
+import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, isUniqueViolation, lockAccount } from './store.js';
+
+defineMessages({
+  subaccount_01: 'Done',
+  subaccount_02: 'email is required',
+  subaccount_03: 'email is longer than 70 characters',
+  subaccount_04: 'email is not a valid address',
+  subaccount_05: 'password is required',
+  subaccount_06: 'password must have 6 to 36 characters',
+  subaccount_07: 'an account with this email already exists',
+  subaccount_08: 'you have no sub-account with this email',
+  subaccount_09: 'this sub-account is archived',
+  subaccount_10: 'type must be 1 (add credits to the sub-account) or 2 (withdraw them)',
+  subaccount_11: 'credits must be a whole number greater than 0 (at most 100000000)',
+  subaccount_12: 'the paying side does not have enough credits',
+  subaccount_13: 'a sub-account cannot manage sub-accounts',
+});
+
+/** Only top-level accounts manage sub-accounts: one level, no grandchildren. */
+function requireManager(caller: Account): void {
+  if (caller.parent_id !== null) throw new ApiError(403, 'subaccount_13');
+}
+
+/** The caller's active sub-account with that email (subaccount_08 when it is not theirs, subaccount_09 when archived). */
+async function activeSubaccount(ctx: AppContext, caller: Account, email: string): Promise<Account> {
+  requireManager(caller);
+  const sub = await findSubaccount(ctx.db.kysely, caller.id, email);
+  if (!sub) throw badRequest('subaccount_08');
+  if (sub.status !== 'active') throw badRequest('subaccount_09');
+  return sub;
+}
+
+export async function addSubaccount(ctx: AppContext, caller: Account, email: string, password: string): Promise<{ email: string; apikey: string }> {
+  requireManager(caller);
+  if (await findAccountByEmail(ctx.db.kysely, email)) throw badRequest('subaccount_07');
+  const passwordHash = await hashPassword(password);
+  try {
+    const { account, apikey } = await ctx.db.kysely
+      .transaction()
+      .execute((trx) => insertAccount(trx, ctx.secrets.keyEncryption, { email, passwordHash, credits: 0, parentId: caller.id }));
+    return { email: account.email, apikey };
+  } catch (error) {
+    // Two requests for the same email at once: the unique index decides.
+    if (isUniqueViolation(error)) throw badRequest('subaccount_07');
+    throw error;
+  }
+}
+
+/**
+ * One-way. In one transaction: the sub-account is archived, its keys are
+ * revoked (the apikey hook reads the key on every request, so it stops working
+ * at once) and its remaining balance goes back to the parent.
+ */
+export async function archive(ctx: AppContext, caller: Account, email: string): Promise<{ returnedUnits: number }> {
+  const sub = await activeSubaccount(ctx, caller, email);
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    await lockAccount(trx, caller.id);
+    if (!(await archiveSubaccount(trx, caller.id, sub.id))) throw badRequest('subaccount_09');
+    const returnedUnits = await balanceOf(trx, sub.id);
+    if (returnedUnits > 0) {
+      await addUnits(trx, sub.id, -returnedUnits);
+      await addUnits(trx, caller.id, returnedUnits);
+    }
+    return { returnedUnits };
+  });
+}
+
+export async function subaccountKey(ctx: AppContext, caller: Account, email: string): Promise<{ email: string; apikey: string }> {
+  const sub = await activeSubaccount(ctx, caller, email);
+  const apikey = await currentKey(ctx.db.kysely, ctx.secrets.keyEncryption, sub.id);
+  if (!apikey) throw badRequest('subaccount_09');
+  return { email: sub.email, apikey };
+}
+
+export type TransferType = 1 | 2;
+
+/**
+ * Type 1 moves credits from the parent to the sub-account, type 2 back. Both
+ * balances change in one transaction through conditional updates, so the sum
+ * never changes and the paying side never goes below zero. The parent's row is
+ * always updated first (see lockAccount).
+ */
+export async function transfer(ctx: AppContext, caller: Account, email: string, type: TransferType, units: number): Promise<{ parentUnits: number; subUnits: number }> {
+  const sub = await activeSubaccount(ctx, caller, email);
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    if (type === 1) {
+      const parentUnits = await addUnits(trx, caller.id, -units);
+      if (parentUnits === undefined) throw badRequest('subaccount_12');
+      const subUnits = await addUnitsToSubaccount(trx, caller.id, sub.id, units);
+      if (subUnits === undefined) throw badRequest('subaccount_09');
+      return { parentUnits, subUnits };
+    }
+    const parentUnits = await addUnits(trx, caller.id, units);
+    if (parentUnits === undefined) throw new Error('crediting the parent failed');
+    const subUnits = await addUnitsToSubaccount(trx, caller.id, sub.id, -units);
+    if (subUnits === undefined) {
+      const now = await findSubaccount(trx, caller.id, email);
+      throw badRequest(now?.status === 'active' ? 'subaccount_12' : 'subaccount_09');
+    }
+    return { parentUnits, subUnits };
+  });
+}

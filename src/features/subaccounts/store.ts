@@ -1,0 +1,71 @@
+import { sql } from 'kysely';
+import type { Executor } from '../../db/engine.js';
+import type { Account } from '../../accounts/store.js';
+
+/** The parent's sub-account with that email, archived or not; another account's is absent. */
+export async function findSubaccount(db: Executor, parentId: number, email: string): Promise<Account | undefined> {
+  return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).where('parent_id', '=', parentId).executeTakeFirst();
+}
+
+/**
+ * Takes the parent's row lock first (a no-op update). Every transaction that
+ * touches a parent and a sub-account locks the parent before the sub-account,
+ * so on PostgreSQL transfers in both directions and archives never deadlock.
+ */
+export async function lockAccount(trx: Executor, accountId: number): Promise<void> {
+  await trx.updateTable('accounts').set({ credits: sql`credits` }).where('id', '=', accountId).execute();
+}
+
+/** active → archived, once; revokes its keys. False when it was not an active sub-account of the parent. */
+export async function archiveSubaccount(trx: Executor, parentId: number, subId: number): Promise<boolean> {
+  const now = Date.now();
+  const claimed = await trx
+    .updateTable('accounts')
+    .set({ status: 'archived', archived_at: now })
+    .where('id', '=', subId)
+    .where('parent_id', '=', parentId)
+    .where('status', '=', 'active')
+    .returning('id')
+    .executeTakeFirst();
+  if (!claimed) return false;
+  await trx.updateTable('api_keys').set({ revoked_at: now }).where('account_id', '=', subId).where('revoked_at', 'is', null).execute();
+  return true;
+}
+
+/** The balance of an account, in units (read inside the transaction that holds its lock). */
+export async function balanceOf(trx: Executor, accountId: number): Promise<number> {
+  const row = await trx.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow();
+  return row.credits;
+}
+
+/** Adds `units` (negative withdraws) to an account when the result stays ≥ 0; the new balance, or undefined. */
+export async function addUnits(trx: Executor, accountId: number, units: number): Promise<number | undefined> {
+  const row = await trx
+    .updateTable('accounts')
+    .set({ credits: sql`credits + ${units}` })
+    .where('id', '=', accountId)
+    .where(sql<boolean>`credits + ${units} >= 0`)
+    .returning('credits')
+    .executeTakeFirst();
+  return row?.credits;
+}
+
+/** Like addUnits, but only on an active sub-account of `parentId`. */
+export async function addUnitsToSubaccount(trx: Executor, parentId: number, subId: number, units: number): Promise<number | undefined> {
+  const row = await trx
+    .updateTable('accounts')
+    .set({ credits: sql`credits + ${units}` })
+    .where('id', '=', subId)
+    .where('parent_id', '=', parentId)
+    .where('status', '=', 'active')
+    .where(sql<boolean>`credits + ${units} >= 0`)
+    .returning(['credits'])
+    .executeTakeFirst();
+  return row?.credits;
+}
+
+/** True for a UNIQUE constraint failure on either engine. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

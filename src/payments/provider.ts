@@ -1,0 +1,40 @@
+/**
+ * A payment provider: where the payer of a payment request actually pays.
+ * The core keeps the request's state (pending → paid, once); a provider only
+ * holds the checkout and moves the money. The simulator is the default; a
+ * real provider (a card processor's API) is another implementation.
+ */
+export interface CheckoutRequest {
+  /** Our request_id: providers use it as the idempotency key and for reconciliation. */
+  requestId: string;
+  /** Integer cents; null when the payer chooses the amount on the page. */
+  amountCents: number | null;
+  currency: string;
+  concept: string;
+}
+
+export interface ConfirmRequest {
+  checkoutId: string;
+  requestId: string;
+  amountCents: number;
+  currency: string;
+}
+
+/** A refusal (card declined, …) leaves the request pending: the payer may try again. */
+export type ConfirmOutcome = { ok: true; providerRef: string } | { ok: false; reason: string };
+
+export type CheckoutStatus = 'pending' | 'paid' | 'unknown';
+
+export interface PaymentProvider {
+  readonly name: string;
+  /** Opens a checkout for a new request; returns the provider's id for it. */
+  createCheckout(req: CheckoutRequest): Promise<{ checkoutId: string }>;
+  /**
+   * Charges the payer. Must be idempotent per checkout: two confirmations of
+   * one checkout (two tabs, a double click) charge once and return the same
+   * providerRef, because the core may call it again before it records the result.
+   */
+  confirm(req: ConfirmRequest): Promise<ConfirmOutcome>;
+  /** The provider's view of a checkout, for reconciliation. */
+  status(checkoutId: string): Promise<CheckoutStatus>;
+}

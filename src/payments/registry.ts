@@ -1,0 +1,15 @@
+import type { AppContext } from '../context.js';
+import type { PaymentProvider } from './provider.js';
+import { SimulatedPaymentProvider } from './simulator/provider.js';
+
+const providers = new WeakMap<AppContext, PaymentProvider>();
+
+/** The payment provider of this process. The simulator is the default; real providers plug in here. */
+export function paymentProvider(ctx: AppContext): PaymentProvider {
+  let provider = providers.get(ctx);
+  if (!provider) {
+    provider = new SimulatedPaymentProvider(ctx.db.kysely);
+    providers.set(ctx, provider);
+  }
+  return provider;
+}
