@@ -1,2 +1,58 @@
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface OtpTables {}
+import type { Generated } from 'kysely';
+
+/**
+ * One verification per account, country code and phone number (UNIQUE), reused
+ * across cycles. `state` is what was last written; `expired` is never stored:
+ * a pending or locked row whose `expires_at` has passed reads as expired.
+ * `version` grows with every write, so a transition decided on a read applies
+ * only if nothing changed since (one conditional UPDATE).
+ */
+export interface OtpVerificationsTable {
+  id: Generated<number>;
+  account_id: number;
+  country_code: string;
+  phone_number: string;
+  state: 'none' | 'pending' | 'verified' | 'locked';
+  version: number;
+  /** Code rounds started so far (created, restarted, rotated). */
+  round: number;
+  /** HMAC-SHA256 of the code under the OTP secret: what verify compares. */
+  code_hash: string | null;
+  /** AES-256-GCM copy of the code, only so a resend can send the same code; erased when the round ends. */
+  code_enc: string | null;
+  code_format: 'numeric' | 'alphanumeric' | 'letters' | null;
+  code_length: number | null;
+  attempts_remaining: number;
+  expires_at: number | null;
+  /** When the current code was last sent: the resend cooldown starts here. */
+  last_sent_at: number | null;
+  channel: 'sms' | 'chatapp' | 'voice' | null;
+  created_at: number;
+  updated_at: number;
+  verified_at: number | null;
+}
+
+/** One row per new code sent for a number: the per-number hourly limit counts them. */
+export interface OtpStartsTable {
+  id: Generated<number>;
+  account_id: number;
+  country_code: string;
+  phone_number: string;
+  started_at: number;
+}
+
+/** Per-account abuse protection; absent or null means off. */
+export interface OtpSettingsTable {
+  account_id: number;
+  /** Comma-separated country codes allowed, or null for any. */
+  allowed_countries: string | null;
+  /** New codes per phone number per hour, or null for no limit. */
+  max_per_number_hour: number | null;
+  updated_at: number;
+}
+
+export interface OtpTables {
+  otp_verifications: OtpVerificationsTable;
+  otp_starts: OtpStartsTable;
+  otp_settings: OtpSettingsTable;
+}

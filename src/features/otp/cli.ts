@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { requireAccount } from '../../cli/accounts.js';
+import { CliError, type CliRunner } from '../../cli/run.js';
+import { findSettings, saveSettings, type OtpSettings } from './store.js';
+
+const shown = (email: string, s: OtpSettings | undefined) => ({
+  email,
+  allowed_countries: s?.allowed_countries ? s.allowed_countries.split(',') : 'any',
+  max_per_number_hour: s?.max_per_number_hour ?? null,
+});
+
+/** `mensajero otp settings`: the per-account abuse protection (off by default). */
+export function otpCommands(program: Command, run: CliRunner): void {
+  const otp = program.command('otp').description('OTP verification settings');
+  otp
+    .command('settings')
+    .description('show or change an account\'s OTP abuse protection')
+    .requiredOption('--email <email>')
+    .option('--countries <codes>', 'comma-separated country codes codes may be sent to, or any')
+    .option('--max-per-number-hour <n>', 'new codes per phone number per hour, or none')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email);
+        const changes: { allowed_countries?: string | null; max_per_number_hour?: number | null } = {};
+        if (o.countries !== undefined) {
+          const value = String(o.countries).trim();
+          if (value === 'any' || value === '') changes.allowed_countries = null;
+          else {
+            const codes = value.split(',').map((c) => c.trim().replace(/^\+/, ''));
+            if (!codes.every((c) => /^[1-9]\d{0,2}$/.test(c))) throw new CliError('--countries is a comma-separated list of country codes (e.g. 52,1) or any');
+            changes.allowed_countries = [...new Set(codes)].join(',');
+          }
+        }
+        if (o.maxPerNumberHour !== undefined) {
+          const value = String(o.maxPerNumberHour).trim();
+          if (value === 'none') changes.max_per_number_hour = null;
+          else if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 1_000_000) changes.max_per_number_hour = Number(value);
+          else throw new CliError('--max-per-number-hour is a positive integer or none');
+        }
+        if (Object.keys(changes).length > 0) await saveSettings(ctx.db.kysely, account.id, changes, Date.now());
+        return shown(account.email, await findSettings(ctx.db.kysely, account.id));
+      }),
+    );
+}

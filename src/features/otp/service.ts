@@ -1,0 +1,253 @@
+import type { AppContext } from '../../context.js';
+import { ApiError } from '../../http/errors.js';
+import { formatLocal } from '../../lib/time.js';
+import { dispatchMessages } from '../../messaging/dispatch.js';
+import { submitMessages } from '../../messaging/submit.js';
+import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
+import { OtpError } from './errors.js';
+import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
+import type { CreateParams } from './params.js';
+import { applyIfUnchanged, deferDispatchJob, dropDispatchJob, ensureVerification, findSettings, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
+
+export interface OtpReply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+/** Transitions decided on a read retry when another request changed the row first; this bounds the retries. */
+const MAX_TRIES = 8;
+/** When the dispatch job of an OTP message runs if the inline submission did not settle it (store.ts, deferDispatchJob). */
+const SAFETY_NET_MS = 30_000;
+const HOUR = 3600_000;
+
+const localOrNull = (ms: number | null) => (ms === null ? null : formatLocal(ms));
+
+/** The fields every answer about a verification carries. */
+function view(row: Verification | undefined, now: number, cooldown: number) {
+  const state = effectiveState(row, now);
+  const open = state === 'pending' || state === 'locked' || state === 'expired';
+  return {
+    state,
+    expires_at: open ? localOrNull(row!.expires_at) : null,
+    attempts_remaining: open ? row!.attempts_remaining : null,
+    resend_available_in: resendAvailableIn(row, now, cooldown),
+  };
+}
+
+const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
+  created: 'A verification code was sent',
+  resent: 'The pending code was sent again',
+  restarted: 'A new verification code was sent',
+};
+
+/** POST /v2/otp: create, resend or restart, then send the code through the messaging pipeline. */
+export async function sendCode(ctx: AppContext, accountId: number, p: CreateParams): Promise<OtpReply> {
+  const path = PATHS.send;
+  const now = Date.now();
+  const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
+  const settings = await findSettings(ctx.db.kysely, accountId);
+  if (settings?.allowed_countries && !settings.allowed_countries.split(',').includes(p.country_code)) {
+    throw new OtpError(403, 'otp_country_blocked', { hint: `This account sends codes only to country codes ${settings.allowed_countries}; the operator changes it with mensajero otp settings.`, next: [] });
+  }
+
+  const { company, template, warnings } = channelText(p, path);
+  const expiry = expiryFor(p.expiration_date, now, path);
+  if (expiry.reduced) warnings.push('expiration_date is more than 3 days ahead: it was reduced to 3 days.');
+
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const attempt = await ctx.db.kysely.transaction().execute(async (trx) => {
+      await ensureVerification(trx, key, now);
+      const before = (await findVerification(trx, key))!;
+      const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
+      const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
+      const code = decision.newCode ? generateCode(p.code_format, p.code_length) : unsealCode(ctx.secrets.otpHmac, before.code_enc!);
+      if (p.channel !== 'chatapp' && p.message !== undefined) checkMessage(p.channel, p.message, company, code.length, path);
+      const changes = decision.newCode
+        ? {
+            state: 'pending' as const,
+            round: before.round + 1,
+            code_hash: codeDigest(ctx.secrets.otpHmac, before.id, code),
+            code_enc: sealCode(ctx.secrets.otpHmac, code),
+            code_format: p.code_format,
+            code_length: p.code_length,
+            attempts_remaining: ATTEMPTS,
+            expires_at: expiry.expiresAt,
+            last_sent_at: now,
+            channel: p.channel,
+            verified_at: null,
+            updated_at: now,
+          }
+        : { last_sent_at: now, channel: p.channel, updated_at: now };
+      if (!(await applyIfUnchanged(trx, before.id, before.version, changes))) return undefined;
+      // The row is now written (and, on PostgreSQL, locked) by this transaction: counting here sees every committed start.
+      const hourlyLimit = settings?.max_per_number_hour ?? null;
+      const startId = decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
+      try {
+        const submittedAt = Date.now();
+        const sent = await submitMessages(trx, ctx, {
+          accountId,
+          channel: p.channel,
+          source: 'otp',
+          recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
+          text: renderText(p.channel, template, company, code),
+        });
+        const safetyNetAt = submittedAt + SAFETY_NET_MS;
+        await deferDispatchJob(trx, sent.campaignId, submittedAt, safetyNetAt);
+        return { before, decision, code, startId, campaignId: sent.campaignId, safetyNetAt, messageIds: sent.messageIds, expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at! };
+      } catch (err) {
+        if (err instanceof ApiError && err.code === 'sms_07') {
+          throw new OtpError(402, 'otp_insufficient_credits', { state: current.state, hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`, next: ['POST /credits/consult', path], code: 'sms_07' });
+        }
+        throw err;
+      }
+    });
+    if (!attempt) continue;
+
+    const [outcome] = await dispatchMessages(ctx, attempt.messageIds);
+    const final = outcome?.outcome.ok || (outcome && !outcome.outcome.ok && outcome.outcome.permanent);
+    if (final) {
+      await ctx.db.kysely.transaction().execute(async (trx) => {
+        await dropDispatchJob(trx, attempt.campaignId, attempt.safetyNetAt);
+        await maskSentText(trx, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
+      });
+    }
+    if (outcome && !outcome.outcome.ok) {
+      if (outcome.outcome.permanent) {
+        // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
+        await restore(ctx, attempt.before);
+        if (attempt.startId !== null) await forgetStart(ctx.db.kysely, attempt.startId);
+        const state = effectiveState(attempt.before, now);
+        throw new OtpError(502, 'otp_send_failed', {
+          state,
+          hint: `The carrier refused the ${p.channel} message to this number; it was not charged and the verification is as before. Check the number or try another channel.`,
+          next: [path],
+        });
+      }
+      warnings.push('The carrier did not take the code at once: it is queued and will be retried.');
+    }
+    const resendIn = ctx.config.OTP_RESEND_COOLDOWN_SECONDS;
+    return {
+      status: attempt.decision.status,
+      body: {
+        success: true,
+        state: 'pending' as OtpState,
+        action: attempt.decision.action,
+        message: `${ACTION_MESSAGES[attempt.decision.action]} by ${p.channel}`,
+        hint:
+          `Ask the user for the code and check it with POST /v2/otp/verify before expires_at. ${ATTEMPTS} wrong codes lock it` +
+          (attempt.decision.newCode ? '' : ` (${attempt.before.attempts_remaining} left)`) +
+          (resendIn > 0 ? `; a resend is possible in ${resendIn} s.` : '.'),
+        next: nextFor('pending', resendIn),
+        expires_at: formatLocal(attempt.expiresAt),
+        attempts_remaining: attempt.decision.newCode ? ATTEMPTS : attempt.before.attempts_remaining,
+        resend_available_in: resendIn,
+        ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}),
+        ...(p.code_show === 1 ? { code: attempt.code } : {}),
+      },
+    };
+  }
+  throw new Error('OTP transition kept conflicting');
+}
+
+/** The template and company for the channel (chat-app: the fixed template), with warnings for what was ignored. */
+function channelText(p: CreateParams, path: string): { company: string; template: string; warnings: string[] } {
+  if (p.channel === 'chatapp') {
+    const ignored = [p.message !== undefined && 'message', p.company !== undefined && 'company'].filter(Boolean);
+    const warnings = ignored.length > 0 ? [`The chat-app channel uses a fixed official template: ${ignored.join(' and ')} ignored.`] : [];
+    return { company: '', template: CHATAPP_TEMPLATE, warnings };
+  }
+  if (p.company === undefined) {
+    throw new OtpError(400, 'otp_missing_param', { hint: `company is required with the ${p.channel} channel: it names the sender in the text.`, next: [path], field: 'company' }, 'A required parameter is missing: company');
+  }
+  return { company: companyText(p.company, path), template: p.message ?? DEFAULT_MESSAGE, warnings: [] };
+}
+
+/** The per-number hourly limit: counts new codes of the last hour, refuses or records this one. */
+async function checkAndRecordStart(trx: Parameters<typeof startsSince>[0], key: NumberKey, max: number, now: number): Promise<number> {
+  const { count, oldest } = await startsSince(trx, key, now - HOUR);
+  if (count >= max) {
+    const wait = Math.max(1, Math.ceil(((oldest ?? now) + HOUR - now) / 1000));
+    throw new OtpError(
+      429,
+      'otp_rate_limited',
+      { hint: `This account allows ${max} new codes per phone number per hour; the next is possible in ${wait} s. A code already sent can still be verified.`, next: [PATHS.verify, PATHS.status], resend_available_in: wait },
+      undefined,
+      { 'Retry-After': String(wait) },
+    );
+  }
+  return recordStart(trx, key, now);
+}
+
+/** Writes back the verification as it was before a send the carrier refused. */
+async function restore(ctx: AppContext, before: Verification): Promise<void> {
+  const { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at } = before;
+  await applyIfUnchanged(ctx.db.kysely, before.id, before.version + 1, { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at, updated_at: Date.now() });
+}
+
+/** POST /v2/otp/verify. */
+export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string): Promise<OtpReply> {
+  const cooldown = ctx.config.OTP_RESEND_COOLDOWN_SECONDS;
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const now = Date.now();
+    const row = await findVerification(ctx.db.kysely, key);
+    const current = view(row, now, cooldown);
+    if (current.state !== 'pending') throw verifyRefusal(current.state, current.expires_at);
+    const { id, code_hash } = row!;
+    if (codeMatches(ctx.secrets.otpHmac, id, typed, code_hash)) {
+      if (!(await markVerified(ctx.db.kysely, id, code_hash!, now))) continue;
+      return {
+        status: 200,
+        body: { success: true, state: 'verified', action: 'verified', message: 'The code is correct: the number is verified', hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.', next: [] },
+      };
+    }
+    const taken = await takeAttempt(ctx.db.kysely, id, code_hash!, now);
+    if (!taken) continue;
+    if (taken.state === 'locked') throw maxAttempts(current.expires_at);
+    const left = taken.attempts_remaining;
+    throw new OtpError(401, 'otp_incorrect_code', {
+      state: 'pending',
+      hint: `The code does not match. ${left} attempt${left === 1 ? '' : 's'} left: ask the user to check the latest code received and try again.`,
+      next: nextFor('pending', current.resend_available_in),
+      expires_at: current.expires_at,
+      attempts_remaining: left,
+      resend_available_in: current.resend_available_in,
+    });
+  }
+  throw new Error('OTP verify kept conflicting');
+}
+
+const STATE_MESSAGES: Record<OtpState, string> = {
+  none: 'No active verification for this number',
+  pending: 'A code was sent and waits for verification',
+  verified: 'The number is verified',
+  expired: 'The code expired',
+  locked: 'The verification is locked after too many wrong codes',
+};
+
+/** GET /v2/otp/status: reads only. */
+export async function readStatus(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+  const current = view(await findVerification(ctx.db.kysely, key), Date.now(), ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
+  return {
+    status: 200,
+    body: {
+      success: true,
+      state: current.state,
+      message: STATE_MESSAGES[current.state],
+      hint: hintFor(current.state, current.resend_available_in),
+      next: nextFor(current.state, current.resend_available_in),
+      expires_at: current.expires_at,
+      attempts_remaining: current.attempts_remaining,
+      resend_available_in: current.resend_available_in,
+    },
+  };
+}
+
+/** DELETE /v2/otp: any state → none, nothing sent. */
+export async function deleteVerification(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+  await resetToNone(ctx.db.kysely, key, Date.now());
+  return {
+    status: 200,
+    body: { success: true, state: 'none', action: 'deleted', message: 'The verification was deleted; nothing was sent', hint: 'Any code sent before no longer works. POST /v2/otp sends a new one when needed.', next: [PATHS.send] },
+  };
+}

@@ -1,0 +1,169 @@
+import { sql, type Selectable, type Updateable, type UpdateQueryBuilder } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { DISPATCH_JOB } from '../../messaging/dispatch.js';
+import { affected, type Executor } from '../../db/engine.js';
+import type { OtpSettingsTable, OtpVerificationsTable } from './tables.js';
+
+export type Verification = Selectable<OtpVerificationsTable>;
+export type OtpSettings = Selectable<OtpSettingsTable>;
+
+export interface NumberKey {
+  accountId: number;
+  countryCode: string;
+  phoneNumber: string;
+}
+
+export async function findVerification(db: Executor, k: NumberKey): Promise<Verification | undefined> {
+  return db
+    .selectFrom('otp_verifications')
+    .selectAll()
+    .where('account_id', '=', k.accountId)
+    .where('country_code', '=', k.countryCode)
+    .where('phone_number', '=', k.phoneNumber)
+    .executeTakeFirst();
+}
+
+/** The number's one row (state none when new); parallel callers all get the same row. */
+export async function ensureVerification(db: Executor, k: NumberKey, now: number): Promise<void> {
+  await db
+    .insertInto('otp_verifications')
+    .values({ account_id: k.accountId, country_code: k.countryCode, phone_number: k.phoneNumber, state: 'none', version: 0, round: 0, attempts_remaining: 0, created_at: now, updated_at: now })
+    .onConflict((oc) => oc.columns(['account_id', 'country_code', 'phone_number']).doNothing())
+    .execute();
+}
+
+/** Applies a transition decided on the row at `version`; false when the row changed meanwhile. */
+export async function applyIfUnchanged(db: Executor, id: number, version: number, changes: Updateable<OtpVerificationsTable>): Promise<boolean> {
+  const result = await db
+    .updateTable('otp_verifications')
+    .set({ ...changes, version: version + 1 })
+    .where('id', '=', id)
+    .where('version', '=', version)
+    .executeTakeFirst();
+  return affected(result) === 1;
+}
+
+/** The round of this code, still open: pending, attempts left, not expired. */
+const openRound =
+  (id: number, codeHash: string, now: number) =>
+  <O>(qb: UpdateQueryBuilder<Database, 'otp_verifications', 'otp_verifications', O>) =>
+    qb.where('id', '=', id).where('code_hash', '=', codeHash).where('state', '=', 'pending').where('attempts_remaining', '>', 0).where('expires_at', '>', now);
+
+/** pending → verified for the right code; false when another request got there first. */
+export async function markVerified(db: Executor, id: number, codeHash: string, now: number): Promise<boolean> {
+  const result = await openRound(id, codeHash, now)(
+    db
+      .updateTable('otp_verifications')
+      .set({ state: 'verified', verified_at: now, updated_at: now, code_hash: null, code_enc: null, version: sql`version + 1` }),
+  ).executeTakeFirst();
+  return affected(result) === 1;
+}
+
+/**
+ * One wrong code: takes an attempt, and the last one locks. Undefined when
+ * the round is no longer open (used up, verified, rotated or expired).
+ */
+export async function takeAttempt(db: Executor, id: number, codeHash: string, now: number): Promise<{ attempts_remaining: number; state: string } | undefined> {
+  return openRound(id, codeHash, now)(
+    db.updateTable('otp_verifications').set({
+      attempts_remaining: sql`attempts_remaining - 1`,
+      state: sql`CASE WHEN attempts_remaining <= 1 THEN 'locked' ELSE 'pending' END`,
+      updated_at: now,
+      version: sql`version + 1`,
+    }),
+  )
+    .returning(['attempts_remaining', 'state'])
+    .executeTakeFirst();
+}
+
+/**
+ * Once the carrier has the message (or refused it), its stored text keeps the
+ * code masked: reports show it, and the code lives only as its HMAC.
+ */
+export async function maskSentText(db: Executor, messageIds: number[], masked: string): Promise<void> {
+  if (messageIds.length === 0) return;
+  await db.updateTable('messages').set({ text: masked }).where('id', 'in', messageIds).where('stage', '>', 0).execute();
+}
+
+/*
+ * An OTP message is submitted inline, after its transaction commits, so the
+ * answer knows whether the carrier took it. The dispatch job submitMessages
+ * enqueues (due at once) could be claimed by a worker in the same instant and
+ * submit the message a second time; so, in the same transaction, it is
+ * deferred to become only a safety net (a crash before the inline submission,
+ * a transient carrier failure), and dropped once the outcome is final.
+ */
+const dispatchJob = (db: Executor, campaignId: number) =>
+  db.updateTable('jobs').where('kind', '=', DISPATCH_JOB).where('payload', '=', JSON.stringify({ campaignId })).where('state', '=', 'pending');
+
+export async function deferDispatchJob(db: Executor, campaignId: number, enqueuedSince: number, runAt: number): Promise<void> {
+  await dispatchJob(db, campaignId).set({ run_at: runAt }).where('run_at', '>=', enqueuedSince).execute();
+}
+
+export async function dropDispatchJob(db: Executor, campaignId: number, runAt: number): Promise<void> {
+  await db
+    .deleteFrom('jobs')
+    .where('kind', '=', DISPATCH_JOB)
+    .where('payload', '=', JSON.stringify({ campaignId }))
+    .where('state', '=', 'pending')
+    .where('run_at', '=', runAt)
+    .where('locked_by', 'is', null)
+    .execute();
+}
+
+/** Any state → none: the code is erased. */
+export async function resetToNone(db: Executor, k: NumberKey, now: number): Promise<void> {
+  await db
+    .updateTable('otp_verifications')
+    .set({ state: 'none', code_hash: null, code_enc: null, attempts_remaining: 0, expires_at: null, last_sent_at: null, updated_at: now, version: sql`version + 1` })
+    .where('account_id', '=', k.accountId)
+    .where('country_code', '=', k.countryCode)
+    .where('phone_number', '=', k.phoneNumber)
+    .execute();
+}
+
+/** New codes sent to a number since `since`, and the oldest of them. */
+export async function startsSince(db: Executor, k: NumberKey, since: number): Promise<{ count: number; oldest: number | null }> {
+  const row = await db
+    .selectFrom('otp_starts')
+    .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<number>('started_at').as('oldest')])
+    .where('account_id', '=', k.accountId)
+    .where('country_code', '=', k.countryCode)
+    .where('phone_number', '=', k.phoneNumber)
+    .where('started_at', '>', since)
+    .executeTakeFirstOrThrow();
+  return { count: Number(row.count), oldest: row.oldest === null ? null : Number(row.oldest) };
+}
+
+export async function recordStart(db: Executor, k: NumberKey, now: number): Promise<number> {
+  // Rows older than the hour counted are of no further use.
+  await db
+    .deleteFrom('otp_starts')
+    .where('account_id', '=', k.accountId)
+    .where('country_code', '=', k.countryCode)
+    .where('phone_number', '=', k.phoneNumber)
+    .where('started_at', '<=', now - 3600_000)
+    .execute();
+  const row = await db
+    .insertInto('otp_starts')
+    .values({ account_id: k.accountId, country_code: k.countryCode, phone_number: k.phoneNumber, started_at: now })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  return row.id;
+}
+
+export async function forgetStart(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('otp_starts').where('id', '=', id).execute();
+}
+
+export async function findSettings(db: Executor, accountId: number): Promise<OtpSettings | undefined> {
+  return db.selectFrom('otp_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+}
+
+export async function saveSettings(db: Executor, accountId: number, changes: Partial<Pick<OtpSettings, 'allowed_countries' | 'max_per_number_hour'>>, now: number): Promise<void> {
+  await db
+    .insertInto('otp_settings')
+    .values({ account_id: accountId, allowed_countries: null, max_per_number_hour: null, ...changes, updated_at: now })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ ...changes, updated_at: now }))
+    .execute();
+}

@@ -1,0 +1,49 @@
+import { gsm7Length, isGsm7, toGsm7 } from '../../text/gsm7.js';
+import { spokenCode } from './codes.js';
+import { OtpError } from './errors.js';
+
+export type OtpChannel = 'sms' | 'chatapp' | 'voice';
+
+/** The spec's default text for sms and voice. */
+export const DEFAULT_MESSAGE = '{{code}} is your verification code from {{company}}. Do not share it.';
+
+/** The fixed chat-app template, sent from the service's own official sender: no company, no custom text. */
+export const CHATAPP_TEMPLATE = '{{code}} is your verification code. For your security, do not share it with anyone.';
+
+export const MAX_TEXT = 160;
+
+/**
+ * The company as it will appear in a GSM-7 text: accents a GSM-7 text lacks
+ * are dropped (á → a); characters with no GSM-7 form are refused.
+ */
+export function companyText(company: string, path: string): string {
+  const converted = toGsm7(company);
+  const question = (s: string) => [...s].filter((c) => c === '?').length;
+  if (question(converted) > question(company)) {
+    throw new OtpError(400, 'otp_invalid_param', { hint: 'company may use letters, digits and common punctuation (GSM-7); emoji and other scripts cannot be sent.', next: [path], field: 'company' });
+  }
+  return converted;
+}
+
+/**
+ * Checks a custom message for sms or voice, for a code of `codeLength`
+ * characters, and throws 400 otp_message_invalid with what to fix.
+ */
+export function checkMessage(channel: OtpChannel, message: string, company: string, codeLength: number, path: string): void {
+  const fail = (hint: string) => new OtpError(400, 'otp_message_invalid', { hint, next: [path], field: 'message' });
+  const missing = ['{{code}}', '{{company}}'].filter((p) => !message.includes(p));
+  if (missing.length > 0) throw fail(`message must contain ${missing.join(' and ')}; for example: ${DEFAULT_MESSAGE}`);
+  if (!isGsm7(message)) {
+    const bad = [...new Set([...message].filter((c) => !isGsm7(c)))].slice(0, 5).join(' ');
+    throw fail(`message may use only GSM-7 characters; replace: ${bad}`);
+  }
+  const length = gsm7Length(renderText(channel, message, company, 'X'.repeat(codeLength)));
+  if (length > MAX_TEXT) throw fail(`message is ${length} characters once {{code}} and {{company}} are filled in; the limit is ${MAX_TEXT}.`);
+}
+
+/** The text sent: the template with the code (spelled out for voice) and the company filled in. */
+export function renderText(channel: OtpChannel, template: string, company: string, code: string): string {
+  const shown = channel === 'voice' ? spokenCode(code) : code;
+  // Replacer functions: a `$` in the company must stay literal.
+  return template.replaceAll('{{code}}', () => shown).replaceAll('{{company}}', () => company);
+}
