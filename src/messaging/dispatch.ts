@@ -37,44 +37,49 @@ export interface DispatchAttempt {
  * messages left are closed with status 8 (error) and refunded.
  */
 export async function dispatchCampaign(ctx: AppContext, campaignId: number, attempt: DispatchAttempt = { attempt: 1, last: false }): Promise<void> {
-  const rows = await ctx.db.kysely
-    .selectFrom('messages')
-    .select(['id'])
-    .where('campaign_id', '=', campaignId)
-    .where('stage', '=', 0)
-    .orderBy('id')
-    .execute();
+  const pending = () => ctx.db.kysely.selectFrom('messages').select(['id']).where('campaign_id', '=', campaignId).where('stage', '=', 0).orderBy('id').execute();
+  const rows = await pending();
   if (rows.length === 0) return;
   const outcomes = await dispatchMessages(ctx, rows.map((r) => r.id));
   const transient = outcomes.filter((o) => !o.outcome.ok && !o.outcome.permanent);
-  if (transient.length === 0) return;
-  const error = transient[0].outcome.ok ? '' : transient[0].outcome.error;
-  if (attempt.last) {
+  const error = transient.length > 0 && !transient[0].outcome.ok ? transient[0].outcome.error : 'claimed by another dispatcher';
+  if (transient.length > 0 && attempt.last) {
     await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, transient.map((o) => o.messageId), GAVE_UP_STATUS, `not dispatched: ${error}`.slice(0, 500), null, Date.now()));
     return;
   }
+  // Messages another dispatcher holds (an inline OTP send) are checked again
+  // later: if it dies or the carrier fails it, this job sends them.
+  if (transient.length === 0 && (await pending()).length === 0) return;
   throw new RetryLater(Math.min(ctx.config.DISPATCH_RETRY_MS * 2 ** (attempt.attempt - 1), 600_000), error);
 }
 
 /**
  * Submits the given messages (those still at stage 0) now and records the
  * outcome of each. Used by the dispatch job and, inline, by senders that must
- * know at once whether the carrier took the message (OTP).
+ * know at once whether the carrier took the message (OTP). Each message is
+ * claimed first (claimed_until, one conditional UPDATE), so two dispatchers
+ * never submit it both; a claim left by a crashed process expires after
+ * JOB_LEASE_MS and the dispatch job takes the message again.
  */
 export async function dispatchMessages(ctx: AppContext, messageIds: number[]): Promise<DispatchOutcome[]> {
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
-    const rows = await ctx.db.kysely
-      .selectFrom('messages')
-      .select(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
-      .where('id', 'in', messageIds.slice(i, i + 1000))
-      .where('stage', '=', 0)
-      .orderBy('id')
-      .execute();
+    const now = Date.now();
+    const rows = (
+      await ctx.db.kysely
+        .updateTable('messages')
+        .set({ claimed_until: now + ctx.config.JOB_LEASE_MS })
+        .where('id', 'in', messageIds.slice(i, i + 1000))
+        .where('stage', '=', 0)
+        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+        .returning(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
+        .execute()
+    ).sort((a, b) => a.id - b.id);
     if (rows.length === 0) continue;
     const route = ctx.carriers.route(rows[0].channel);
     if (!route) {
       for (const r of rows) results.push({ messageId: r.id, outcome: { ok: false, permanent: false, error: `no carrier for channel ${r.channel}` } });
+      await ctx.db.kysely.updateTable('messages').set({ claimed_until: null }).where('id', 'in', rows.map((r) => r.id)).where('stage', '=', 0).execute();
       continue;
     }
     for (let j = 0; j < rows.length; j += route.driver.maxBatch) {
@@ -122,6 +127,9 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
     }
     const refused = batch.filter((_, k) => !outcomes[k].ok && (outcomes[k] as { permanent: boolean }).permanent);
     await closeUnsent(trx, ctx, refused.map((r) => r.id), REFUSED_STATUS, 'refused by the carrier', carrier, now);
+    // A transient failure releases the claim: the dispatch job retries at once on its next run.
+    const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
+    if (retry.length > 0) await trx.updateTable('messages').set({ claimed_until: null }).where('id', 'in', retry.map((r) => r.id)).where('stage', '=', 0).execute();
   });
 }
 

@@ -3,7 +3,9 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../t
 import { toUnits } from '../accounts/credits.js';
 import { simulatedRefusal, simulatedStatus } from '../carriers/simulator/driver.js';
 import { applyDeliveryReports } from './delivery.js';
-import { dispatchMessages } from './dispatch.js';
+import { dispatchCampaign, dispatchMessages } from './dispatch.js';
+import { RetryLater } from '../jobs/worker.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { submitMessages } from './submit.js';
 import type { SubmitRequest } from './types.js';
 
@@ -138,5 +140,60 @@ describeEngines('messaging pipeline', (engine) => {
     expect(JSON.parse(event.payload)).toMatchObject({ type: 'response', reference: res.references[0].reference, number: '525512345678', message: 'Hola', response: 'SI' });
     expect((await h.post('/simulator/replies', { number: '5599999999', response: 'x' }, a.apikey)).status).toBe(404);
     expect((await h.post('/simulator/replies', { number: 'abc' }, a.apikey)).body.code).toBe('simulator_02');
+  });
+});
+
+/** A carrier that counts how often it was handed each message, slowly enough for dispatchers to overlap. */
+class CountingDriver implements CarrierDriver {
+  readonly name = 'counting';
+  readonly channels = ['voice'] as const;
+  readonly messagesPerSecond = 100_000;
+  readonly maxBatch = 50;
+  readonly seen = new Map<number, number>();
+  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
+    await new Promise((r) => setTimeout(r, 20));
+    for (const m of batch) this.seen.set(m.id, (this.seen.get(m.id) ?? 0) + 1);
+    return batch.map(() => ({ ok: true }));
+  }
+}
+
+describeEngines('dispatch claims', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { worker: false });
+  });
+  afterAll(() => h.close());
+
+  it('never hands a message to the carrier twice when dispatchers overlap', async () => {
+    const driver = new CountingDriver();
+    h.ctx.carriers.use(driver);
+    const a = await h.createAccount(1000);
+    const recipients = Array.from({ length: 120 }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    // An inline sender and the campaign's dispatch job, three times over, at once.
+    await Promise.all([
+      dispatchMessages(h.ctx, res.messageIds),
+      dispatchCampaign(h.ctx, res.campaignId).catch((e) => e),
+      dispatchMessages(h.ctx, [...res.messageIds].reverse()),
+      dispatchCampaign(h.ctx, res.campaignId).catch((e) => e),
+    ]);
+    expect(driver.seen.size).toBe(120);
+    expect([...driver.seen.values()].every((n) => n === 1)).toBe(true);
+    const sent = await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 1).execute();
+    expect(sent).toHaveLength(120);
+  });
+
+  it('lets the dispatch job retry a message whose claim was left by a dead dispatcher', async () => {
+    const driver = new CountingDriver();
+    h.ctx.carriers.use(driver);
+    const a = await h.createAccount(10);
+    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, { accountId: a.id, channel: 'voice', source: 'voice', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola' }));
+    // A dispatcher claimed it and died: until the claim expires the job leaves it alone and asks to run again.
+    await h.ctx.db.kysely.updateTable('messages').set({ claimed_until: Date.now() + 60_000 }).where('id', '=', res.messageIds[0]).execute();
+    await expect(dispatchCampaign(h.ctx, res.campaignId)).rejects.toBeInstanceOf(RetryLater);
+    expect(driver.seen.size).toBe(0);
+    await h.ctx.db.kysely.updateTable('messages').set({ claimed_until: Date.now() - 1 }).where('id', '=', res.messageIds[0]).execute();
+    await dispatchCampaign(h.ctx, res.campaignId);
+    expect(driver.seen.get(res.messageIds[0])).toBe(1);
   });
 });

@@ -14,6 +14,9 @@ import { reserveSandboxQuota } from './sandbox.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
+/** How long the dispatch job of an inline-dispatched request waits before it checks the messages itself. */
+export const INLINE_SAFETY_NET_MS = 30_000;
+
 /** Rows per INSERT: under SQLite's bound-parameter limit with every column. */
 const CHUNK = 500;
 
@@ -82,7 +85,8 @@ export async function submitMessages(trx: Transaction<Database>, ctx: AppContext
     const ids = await trx.insertInto('messages').values(rows.slice(i, i + CHUNK)).returning('id').execute();
     for (const { id } of ids) messageIds.push(id);
   }
-  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: scheduledAt ?? now, maxAttempts: 20 });
+  const dispatchAt = scheduledAt ?? (req.inlineDispatch ? now + INLINE_SAFETY_NET_MS : now);
+  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: dispatchAt, maxAttempts: 20 });
   return {
     campaignId: campaign.id,
     references: rows.map((r) => ({ reference: r.reference, number: r.number })),

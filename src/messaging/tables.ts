@@ -47,6 +47,8 @@ export interface MessagesTable {
   created_at: number;
   sent_at: number | null;
   dlr_at: number | null;
+  /** While a dispatcher submits the message (stage 0): others leave it alone until then (src/messaging/dispatch.ts). */
+  claimed_until?: number | null;
 }
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'undelivered' | 'refused' | 'sandbox';

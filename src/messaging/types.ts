@@ -34,6 +34,12 @@ export interface SubmitRequest {
   meta?: Record<string, unknown> | null;
   /** Overrides the account's channel price per message, in credit units. */
   priceUnits?: number;
+  /**
+   * The sender submits the messages itself right after commit (dispatchMessages)
+   * to learn the carrier's answer (OTP). The dispatch job then only runs
+   * INLINE_SAFETY_NET_MS later, for a crash or a transient carrier failure.
+   */
+  inlineDispatch?: boolean;
 }
 
 export interface SubmitResult {

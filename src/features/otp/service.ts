@@ -7,7 +7,7 @@ import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './c
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, deferDispatchJob, dropDispatchJob, ensureVerification, findSettings, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, ensureVerification, findSettings, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -17,8 +17,6 @@ export interface OtpReply {
 
 /** Transitions decided on a read retry when another request changed the row first; this bounds the retries. */
 const MAX_TRIES = 8;
-/** When the dispatch job of an OTP message runs if the inline submission did not settle it (store.ts, deferDispatchJob). */
-const SAFETY_NET_MS = 30_000;
 const HOUR = 3600_000;
 
 const localOrNull = (ms: number | null) => (ms === null ? null : formatLocal(ms));
@@ -84,17 +82,15 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       const hourlyLimit = settings?.max_per_number_hour ?? null;
       const startId = decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
-        const submittedAt = Date.now();
         const sent = await submitMessages(trx, ctx, {
           accountId,
           channel: p.channel,
           source: 'otp',
           recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
           text: renderText(p.channel, template, company, code),
+          inlineDispatch: true,
         });
-        const safetyNetAt = submittedAt + SAFETY_NET_MS;
-        await deferDispatchJob(trx, sent.campaignId, submittedAt, safetyNetAt);
-        return { before, decision, code, startId, campaignId: sent.campaignId, safetyNetAt, messageIds: sent.messageIds, expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at! };
+        return { before, decision, code, startId, campaignId: sent.campaignId, messageIds: sent.messageIds, expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at! };
       } catch (err) {
         if (err instanceof ApiError && err.code === 'sms_07') {
           throw new OtpError(402, 'otp_insufficient_credits', { state: current.state, hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`, next: ['POST /credits/consult', path], code: 'sms_07' });
@@ -106,12 +102,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
 
     const [outcome] = await dispatchMessages(ctx, attempt.messageIds);
     const final = outcome?.outcome.ok || (outcome && !outcome.outcome.ok && outcome.outcome.permanent);
-    if (final) {
-      await ctx.db.kysely.transaction().execute(async (trx) => {
-        await dropDispatchJob(trx, attempt.campaignId, attempt.safetyNetAt);
-        await maskSentText(trx, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
-      });
-    }
+    if (final) await maskSentText(ctx.db.kysely, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
     if (outcome && !outcome.outcome.ok) {
       if (outcome.outcome.permanent) {
         // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.

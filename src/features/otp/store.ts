@@ -1,6 +1,5 @@
 import { sql, type Selectable, type Updateable, type UpdateQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { DISPATCH_JOB } from '../../messaging/dispatch.js';
 import { affected, type Executor } from '../../db/engine.js';
 import type { OtpSettingsTable, OtpVerificationsTable } from './tables.js';
 
@@ -83,32 +82,6 @@ export async function takeAttempt(db: Executor, id: number, codeHash: string, no
 export async function maskSentText(db: Executor, messageIds: number[], masked: string): Promise<void> {
   if (messageIds.length === 0) return;
   await db.updateTable('messages').set({ text: masked }).where('id', 'in', messageIds).where('stage', '>', 0).execute();
-}
-
-/*
- * An OTP message is submitted inline, after its transaction commits, so the
- * answer knows whether the carrier took it. The dispatch job submitMessages
- * enqueues (due at once) could be claimed by a worker in the same instant and
- * submit the message a second time; so, in the same transaction, it is
- * deferred to become only a safety net (a crash before the inline submission,
- * a transient carrier failure), and dropped once the outcome is final.
- */
-const dispatchJob = (db: Executor, campaignId: number) =>
-  db.updateTable('jobs').where('kind', '=', DISPATCH_JOB).where('payload', '=', JSON.stringify({ campaignId })).where('state', '=', 'pending');
-
-export async function deferDispatchJob(db: Executor, campaignId: number, enqueuedSince: number, runAt: number): Promise<void> {
-  await dispatchJob(db, campaignId).set({ run_at: runAt }).where('run_at', '>=', enqueuedSince).execute();
-}
-
-export async function dropDispatchJob(db: Executor, campaignId: number, runAt: number): Promise<void> {
-  await db
-    .deleteFrom('jobs')
-    .where('kind', '=', DISPATCH_JOB)
-    .where('payload', '=', JSON.stringify({ campaignId }))
-    .where('state', '=', 'pending')
-    .where('run_at', '=', runAt)
-    .where('locked_by', 'is', null)
-    .execute();
 }
 
 /** Any state → none: the code is erased. */
