@@ -4,6 +4,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
+import { InlineLimitPlugin } from './inline-limit.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -46,7 +47,7 @@ function openSqlite(path: string): Db {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new InlineLimitPlugin()] });
   if (file === ':memory:') return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
   const reader = withStatementCache(new SQLite(file, { readonly: true, fileMustExist: true }));
   return {
