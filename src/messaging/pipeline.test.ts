@@ -85,7 +85,7 @@ describeEngines('messaging pipeline', (engine) => {
 
   it('refunds a message the carrier refuses and reports it as rejected', async () => {
     const a = await h.createAccount(3);
-    const res = await submit(request(a.id, ['5559999001']));
+    const res = await submit(request(a.id, ['5559999001'], { inlineDispatch: true }));
     expect(await credit(a.apikey)).toBe(2);
     const [outcome] = await dispatchMessages(h.ctx, res.messageIds);
     expect(outcome.outcome.ok).toBe(false);
