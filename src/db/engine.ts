@@ -116,3 +116,9 @@ export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: big
   const r = Array.isArray(result) ? result[0] : result;
   return Number(r?.numUpdatedRows ?? r?.numDeletedRows ?? 0n);
 }
+
+/** A UNIQUE constraint refused the write (PostgreSQL 23505, SQLite SQLITE_CONSTRAINT_UNIQUE). */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
+}

@@ -7,7 +7,7 @@ import { flag, optionalText, text } from '../../http/fields.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from '../../messaging/tracking.js';
 import { MESSAGE_TYPES, mediaUrlProblem, type MessageType } from './media.js';
-import { scheduledTime } from './schedule.js';
+import { parseSendDate } from '../../messaging/schedule.js';
 import { findInstance } from './store.js';
 
 defineMessages({
@@ -92,7 +92,7 @@ export async function sendChatapp(ctx: AppContext, accountId: number, input: Cha
     const problem = mediaUrlProblem(type, message);
     if (problem) throw badRequest(problem);
   }
-  const scheduledAt = scheduledTime(input.date);
+  const scheduledAt = parseSendDate(input.date);
   const sandbox = input.sandbox === 1;
 
   // The tracking link goes where the recipient reads: after the text, or in the caption of a media message.

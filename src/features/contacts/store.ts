@@ -23,7 +23,7 @@ export const listNameKey = (name: string): string => name.trim().toLowerCase();
 /**
  * Creates a list with a fresh unguessable list_key. A UNIQUE index makes the
  * name unique among the account's lists without linked_tool: a clash throws
- * (isUniqueViolation). Lists a program owns may share a name.
+ * (isUniqueViolation in src/db/engine.ts). Lists a program owns may share a name.
  */
 export async function createList(db: Executor, input: NewList): Promise<ContactList> {
   const [l1, l2, l3, l4] = input.labels ?? [null, null, null, null];
@@ -44,12 +44,6 @@ export async function createList(db: Executor, input: NewList): Promise<ContactL
     })
     .returningAll()
     .executeTakeFirstOrThrow();
-}
-
-/** True for a UNIQUE constraint failure on either engine. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
 }
 
 /** List keys are base64url tokens; anything else cannot name a list (and never reaches a query). */

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { checkLength, composeText, parseExtraParams, parseRecipients, parseSchedule } from './rules.js';
+import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
+import { parseSendDate } from '../../messaging/schedule.js';
 import { formatLocal } from '../../lib/time.js';
 
 const rules = { findCountryCode: false, countryCode: '52', supported: new Set(['52', '1', '57']) };
@@ -99,7 +100,7 @@ describe('parseExtraParams', () => {
   ])('refuses %j with sms_41', (input) => expect(code(() => parseExtraParams(input))).toBe('sms_41'));
 });
 
-describe('parseSchedule', () => {
+describe('parseSendDate', () => {
   const now = Date.now();
   it.each([
     [formatLocal(now + 120_000), 'ok'],
@@ -107,6 +108,6 @@ describe('parseSchedule', () => {
     ['2030-02-30 10:00:00', 'sms_21'],
     ['2030-01-01T10:00:00', 'sms_21'],
     ['2030-01-01 25:00:00', 'sms_21'],
-  ])('%s → %s', (date, expected) => expect(code(() => parseSchedule(date, now))).toBe(expected));
-  it('absent means now', () => expect(parseSchedule(undefined, now)).toBeNull());
+  ])('%s → %s', (date, expected) => expect(code(() => parseSendDate(date, now))).toBe(expected));
+  it('absent means now', () => expect(parseSendDate(undefined, now)).toBeNull());
 });

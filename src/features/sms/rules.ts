@@ -161,13 +161,3 @@ export function parseExtraParams(value: unknown): string | null {
   return raw;
 }
 
-const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
-
-/** The `date` parameter (Mexico City wall time) → epoch ms: sms_21 malformed, sms_20 not in the future. */
-export function parseSchedule(date: string | undefined, now: number): number | null {
-  if (date === undefined) return null;
-  const at = DATE_TIME.test(date.trim()) ? parseLocal(date) : null;
-  if (at === null) throw new ApiError(400, 'sms_21');
-  if (at <= now) throw new ApiError(400, 'sms_20');
-  return at;
-}

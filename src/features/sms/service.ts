@@ -5,7 +5,8 @@ import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient } from '../../messaging/types.js';
-import { checkLength, composeText, parseExtraParams, parseRecipients, parseSchedule } from './rules.js';
+import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
+import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
@@ -51,7 +52,7 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   const withReadLink = (text: string, token: string) => `${text} ${readLink(ctx, token)}`;
   checkLength(input.read_confirmation ? withReadLink(composed.text, newReadTokens(1)[0]) : composed.text);
   const extraParams = parseExtraParams(input.extra_params);
-  const scheduledAt = parseSchedule(input.date, now);
+  const scheduledAt = parseSendDate(input.date, now);
   if (input.flash === 1 && input.channel === 2) throw new ApiError(400, 'sms_40');
   const sender = await resolveSender(ctx, accountId, input);
   const landline = recipients.length === 1 && (await isLandline(ctx.db.kysely, recipients[0].countryCode, recipients[0].number.slice(recipients[0].countryCode.length)));

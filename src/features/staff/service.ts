@@ -3,9 +3,8 @@ import type { AppContext } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { isUniqueViolation } from '../contacts/store.js';
 import { disableStaffByNumber, findActiveClashes, insertStaff, isActiveStaff, type StaffUser } from './store.js';
-import type { Executor } from '../../db/engine.js';
+import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 defineMessages({
   tool_users_01: 'tool_users',

@@ -3,7 +3,8 @@ import { currentKey, findAccountByEmail, insertAccount, type Account } from '../
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, isUniqueViolation, lockAccount } from './store.js';
+import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, lockAccount } from './store.js';
+import { isUniqueViolation } from '../../db/engine.js';
 
 defineMessages({
   subaccount_01: 'Done',

@@ -63,9 +63,3 @@ export async function addUnitsToSubaccount(trx: Executor, parentId: number, subI
     .executeTakeFirst();
   return row?.credits;
 }
-
-/** True for a UNIQUE constraint failure on either engine. */
-export function isUniqueViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}

@@ -5,7 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, flag, optionalText, text } from '../../http/fields.js';
 import { submitMessages } from '../../messaging/submit.js';
-import { scheduledTime } from '../chatapp/schedule.js';
+import { parseSendDate } from '../../messaging/schedule.js';
 import { renderScript, SCRIPTS, speakable, TEMPLATES, type Template } from './scripts.js';
 
 defineMessages({
@@ -82,7 +82,7 @@ export async function sendVoice(ctx: AppContext, accountId: number, input: Voice
   const country = input.country_code.replace(/^\+/, '');
   if (country !== '52') throw badRequest('sms_18');
   const text = script(input);
-  const scheduledAt = scheduledTime(input.date);
+  const scheduledAt = parseSendDate(input.date);
   const sandbox = input.sandbox === 1;
   const result = await ctx.db.kysely.transaction().execute((trx) =>
     submitMessages(trx, ctx, {

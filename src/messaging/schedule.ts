@@ -1,14 +1,14 @@
-import { badRequest } from '../../http/errors.js';
-import { parseLocal } from '../../lib/time.js';
+import { badRequest } from '../http/errors.js';
+import { parseLocal } from '../lib/time.js';
 
 const DATE_TIME = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/;
 
 /**
  * The `date` of a send (YYYY-MM-DD HH:MM:SS, America/Mexico_City) as epoch ms,
- * or null when absent. Malformed: sms_21; not in the future: sms_20 (the SMS
- * codes, as the rule is the same). Shared by chat-app and voice.
+ * or null when absent: sms_21 when malformed or not a real time, sms_20 when
+ * not in the future. SMS, chat-app and voice share the rule and its codes.
  */
-export function scheduledTime(date: string | undefined, now = Date.now()): number | null {
+export function parseSendDate(date: string | undefined, now = Date.now()): number | null {
   if (date === undefined) return null;
   const at = DATE_TIME.test(date.trim()) ? parseLocal(date) : null;
   if (at === null) throw badRequest('sms_21');
