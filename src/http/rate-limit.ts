@@ -7,9 +7,11 @@ import { ApiError } from './errors.js';
  * Message-sending requests per account per second (RATE_LIMIT_PER_SECOND,
  * overridable per account). Memory store for one process; Redis
  * (RATE_LIMIT_STORE=redis) when several processes share the limit.
+ * named() gives other per-account limits (reports) in the same store.
  */
 export class SendRateLimiter {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
+  private readonly namedLimiters = new Map<string, RateLimiterAbstract>();
   private readonly redis: Redis | null;
 
   constructor(private readonly config: Config) {
@@ -24,26 +26,55 @@ export class SendRateLimiter {
   private limiter(points: number): RateLimiterAbstract {
     let l = this.limiters.get(points);
     if (!l) {
-      const opts = { points, duration: 1, keyPrefix: `${this.config.RATE_LIMIT_KEY_PREFIX}-send-${points}` };
-      l = this.redis ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) }) : new RateLimiterMemory(opts);
+      l = this.store(`send-${points}`, points, 1);
       this.limiters.set(points, l);
     }
     return l;
   }
 
+  /** A limiter of `points` per `duration` seconds in the configured store (Redis, with a memory fallback while it is down). */
+  private store(name: string, points: number, duration: number): RateLimiterAbstract {
+    const opts = { points, duration, keyPrefix: `${this.config.RATE_LIMIT_KEY_PREFIX}-${name}` };
+    return this.redis ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) }) : new RateLimiterMemory(opts);
+  }
+
   /** Counts one request; throws 429 rate_01 with Retry-After when over the limit. */
   async consume(accountId: number, perSecond: number | null): Promise<void> {
     const points = perSecond ?? this.config.RATE_LIMIT_PER_SECOND;
-    try {
-      await this.limiter(points).consume(String(accountId));
-    } catch (res) {
-      if (!(res instanceof RateLimiterRes)) throw res;
-      const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
-      throw new ApiError(429, 'rate_01', undefined, {}, { 'Retry-After': String(retryAfter) });
+    await consumeOrThrow(this.limiter(points), accountId, 'rate_01');
+  }
+
+  /**
+   * Another per-account limit with its own name and error code (e.g. the
+   * reports limit, report_05), counted in the same store as the send limit.
+   */
+  named(name: string, limit: { points: number; durationSec: number; code: string }): AccountLimit {
+    const key = `${name}-${limit.points}-${limit.durationSec}`;
+    let l = this.namedLimiters.get(key);
+    if (!l) {
+      l = this.store(key, limit.points, limit.durationSec);
+      this.namedLimiters.set(key, l);
     }
+    const limiter = l;
+    return { consume: (accountId) => consumeOrThrow(limiter, accountId, limit.code) };
   }
 
   async close(): Promise<void> {
     if (this.redis) await this.redis.quit().catch(() => undefined);
+  }
+}
+
+/** A per-account request limit: consume() counts one request or throws 429 with Retry-After. */
+export interface AccountLimit {
+  consume(accountId: number): Promise<void>;
+}
+
+async function consumeOrThrow(limiter: RateLimiterAbstract, accountId: number, code: string): Promise<void> {
+  try {
+    await limiter.consume(String(accountId));
+  } catch (res) {
+    if (!(res instanceof RateLimiterRes)) throw res;
+    const retryAfter = Math.max(1, Math.ceil(res.msBeforeNext / 1000));
+    throw new ApiError(429, code, undefined, {}, { 'Retry-After': String(retryAfter) });
   }
 }
