@@ -31,14 +31,14 @@ export const numeric = (missing?: string, invalid?: string) =>
     .preprocess((v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v), z.number({ error: codeFor(missing, invalid ?? missing) }))
     .meta({ type: 'number' });
 
-/** A '0'/'1' flag: accepts 0, 1, '0', '1', true, false. Absent means `fallback`. */
+/** A '0'/'1' flag: accepts 0, 1, '0', '1', true, false. Absent (or null, '') means `fallback`. */
 export const flag = (invalid?: string, fallback: 0 | 1 = 0) =>
   z
     .preprocess(
-      (v) => (v === undefined || v === null || v === '' ? fallback : v === true || v === '1' || v === 1 ? 1 : v === false || v === '0' || v === 0 ? 0 : v),
-      z.union([z.literal(0), z.literal(1)], { error: invalid }),
+      (v) => (v === undefined || v === null || v === '' ? undefined : v === true || v === '1' || v === 1 ? 1 : v === false || v === '0' || v === 0 ? 0 : v),
+      z.union([z.literal(0), z.literal(1)], { error: invalid }).default(fallback),
     )
-    .meta({ type: 'string', enum: ['0', '1'] });
+    .meta({ anyOf: [{ type: 'string', enum: ['0', '1'] }, { type: 'integer', enum: [0, 1] }] });
 
 /** A boolean: true/false, 1/0, 'true'/'false', '1'/'0'. */
 export const bool = (invalid?: string) =>

@@ -49,7 +49,7 @@ export function parseLocal(text: string): number | null {
   if (!m) return null;
   const [y, mo, d, h = '0', mi = '0', s = '0'] = m.slice(1);
   const fields = [+y, +mo, +d, +h, +mi, +s];
-  const asUtc = Date.UTC(fields[0], fields[1] - 1, fields[2], fields[3], fields[4], fields[5]);
+  const asUtc = utc(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]);
   const check = new Date(asUtc);
   if (check.getUTCMonth() !== fields[1] - 1 || check.getUTCDate() !== fields[2] || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) {
     return null;
@@ -60,9 +60,16 @@ export function parseLocal(text: string): number | null {
   return guess;
 }
 
+/** Epoch ms of a UTC calendar time (month 1–12). Date.UTC reads years 0–99 as 1900–1999, so the year is set on its own. */
+function utc(year: number, month: number, day: number, hour: number, minute: number, second: number): number {
+  const d = new Date(Date.UTC(2000, month - 1, day, hour, minute, second));
+  d.setUTCFullYear(year, month - 1, day);
+  return d.getTime();
+}
+
 /** Zone offset (local - UTC) at an instant, in ms. */
 function offsetMs(ms: number): number {
   const p = zonedParts(ms);
-  const local = Date.UTC(+p.year, +p.month - 1, +p.day, +p.hour, +p.minute, +p.second);
+  const local = utc(+p.year, +p.month, +p.day, +p.hour, +p.minute, +p.second);
   return local - Math.floor(ms / 1000) * 1000;
 }
