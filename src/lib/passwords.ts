@@ -5,6 +5,9 @@ const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
 
 const N = 16384, R = 8, P = 1, LEN = 32;
 
+/** scrypt with the parameters of stored passwords, for a salt the caller chooses. */
+export const scryptKey = (password: string, salt: Buffer): Promise<Buffer> => scrypt(password, salt, LEN, { N, r: R, p: P });
+
 /** scrypt$N$r$p$salt$hash, all parameters stored so they can be raised later. */
 export async function hashPassword(password: string): Promise<string> {
   const salt = randomBytes(16);

@@ -27,12 +27,14 @@ export class Secrets {
   readonly keyEncryption: Buffer;
   readonly otpHmac: Buffer;
   readonly webhookEncryption: Buffer;
+  readonly staffPasswordFingerprint: Buffer;
 
   constructor(master: Buffer) {
     const derive = (label: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), label, 32));
     this.keyEncryption = derive('mensajero/api-key-encryption');
     this.otpHmac = derive('mensajero/otp-hmac');
     this.webhookEncryption = derive('mensajero/webhook-secret-encryption');
+    this.staffPasswordFingerprint = derive('mensajero/staff-password-fingerprint');
   }
 }
 

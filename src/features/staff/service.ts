@@ -1,8 +1,8 @@
-import { createHmac, hkdfSync, scrypt } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
-import { hashPassword } from '../../lib/passwords.js';
+import { hashPassword, scryptKey } from '../../lib/passwords.js';
 import { disableStaffByNumber, findActiveClashes, insertStaff, isActiveStaff, type StaffUser } from './store.js';
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
@@ -37,12 +37,8 @@ export const nameKey = (name: string) => name.trim().toLowerCase();
  * equal passwords of one account give equal fingerprints and nothing else does.
  */
 async function passwordFingerprint(ctx: AppContext, accountId: number, password: string): Promise<string> {
-  const key = Buffer.from(hkdfSync('sha256', ctx.secrets.keyEncryption, Buffer.alloc(0), 'mensajero/staff-password-fingerprint', 32));
-  const salt = createHmac('sha256', key).update(`account:${accountId}`).digest();
-  const derived = await new Promise<Buffer>((resolve, reject) =>
-    scrypt(password, salt, 32, { N: 16384, r: 8, p: 1 }, (err, k) => (err ? reject(err) : resolve(k))),
-  );
-  return derived.toString('hex');
+  const salt = createHmac('sha256', ctx.secrets.staffPasswordFingerprint).update(`account:${accountId}`).digest();
+  return (await scryptKey(password, salt)).toString('hex');
 }
 
 /** The rule a clash breaks, checked in the order number, name, password. */
