@@ -1,3 +1,81 @@
+import { z } from 'zod';
+import { defineMessages } from '../../http/codes.js';
+import { ok } from '../../http/errors.js';
+import { jsonSchema, text } from '../../http/fields.js';
+import { parse } from '../../http/validate.js';
+import { DELIVER_JOB } from '../../events/record.js';
+import { deliverEvent } from '../../events/deliver.js';
+import { HostSlots } from '../../events/host-slots.js';
+import { webhookMetrics } from '../../events/metrics.js';
 import type { Feature } from '../feature.js';
+import { findWebhook } from './store.js';
+import { addWebhook, changeStatus, removeWebhook, urlIsWellFormed } from './service.js';
+import { webhookCommands } from './cli.js';
 
-export const webhooks: Feature = { name: 'webhooks' };
+defineMessages({
+  webhook_01: 'webhook_data',
+  add_webhook_01: 'url_added_success',
+  add_webhook_02: 'url is required',
+  add_webhook_03: 'url must be a well-formed http or https URL of a public host (at most 2048 characters, no user:password)',
+  add_webhook_04: 'status is required',
+  add_webhook_05: "status must be '0' or '1'",
+  add_webhook_06: 'The URL failed the registration check: it must answer a GET within 5 seconds with anything but 404',
+  add_webhook_07: 'Saving failed: the account was closed during the registration check',
+  add_webhook_08: 'Saving failed: the webhook was changed by another request during the registration check; retry',
+  status_webhook_01: 'webhook_status_updated',
+  status_webhook_02: 'status is required',
+  status_webhook_03: "status must be '0' or '1'",
+  status_webhook_04: 'Update failed: no webhook is registered',
+  delete_webhook_01: 'webhook_deleted',
+});
+
+/** '0' or '1' as text or number; '' counts as missing. */
+const status = (missing: string, invalid: string) =>
+  z.preprocess((v) => (v === '' ? undefined : v), text(missing, invalid)).pipe(z.enum(['0', '1'], { error: invalid }));
+
+const AddBody = z.object({
+  url: z.preprocess((v) => (typeof v === 'string' ? v.trim() || undefined : v), text('add_webhook_02', 'add_webhook_03')).pipe(z.string().refine(urlIsWellFormed, { error: 'add_webhook_03' })),
+  status: status('add_webhook_04', 'add_webhook_05'),
+});
+const StatusBody = z.object({ status: status('status_webhook_02', 'status_webhook_03') });
+const Empty = z.object({});
+
+const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
+const GetReply = z.object({ ...Envelope, result: z.object({ url: z.string().nullable(), status: z.enum(['0', '1']).nullable() }) });
+const PlainReply = z.object(Envelope);
+
+/** Lane of the delivery jobs: its own slots, so a dead receiver never slows SMS dispatch. */
+const LANE = 'webhooks';
+
+export const webhooks: Feature = {
+  name: 'webhooks',
+  routes(api, ctx) {
+    const tags = ['webhooks'];
+    api.post('/webhook/get', { schema: { tags, summary: 'The registered webhook (url and status; null when none)', body: jsonSchema(Empty), response: { 200: jsonSchema(GetReply) } } }, async (request) => {
+      const hook = await findWebhook(ctx.db.kysely, request.account.id);
+      return ok('webhook_01', hook ? 'webhook_data' : 'no_webhook', { result: { url: hook?.url ?? null, status: hook ? (String(hook.status) as '0' | '1') : null } });
+    });
+
+    api.post('/webhook/add', { schema: { tags, summary: 'Register or replace the webhook after a registration check', body: jsonSchema(AddBody), response: { 200: jsonSchema(PlainReply) } } }, async (request) => {
+      const body = parse(AddBody, request.body, 'add_webhook_03');
+      await addWebhook(ctx, request.account.id, body.url, body.status === '1' ? 1 : 0);
+      return ok('add_webhook_01', 'url_added_success');
+    });
+
+    api.post('/webhook/status', { schema: { tags, summary: "Enable ('1') or disable ('0') the webhook", body: jsonSchema(StatusBody), response: { 200: jsonSchema(PlainReply) } } }, async (request) => {
+      const body = parse(StatusBody, request.body, 'status_webhook_03');
+      await changeStatus(ctx, request.account.id, body.status === '1' ? 1 : 0);
+      return ok('status_webhook_01', 'webhook_status_updated');
+    });
+
+    api.post('/webhook/delete', { schema: { tags, summary: 'Remove the webhook and cancel its pending events', body: jsonSchema(Empty), response: { 200: jsonSchema(PlainReply) } } }, async (request) => {
+      await removeWebhook(ctx, request.account.id);
+      return ok('delete_webhook_01', 'webhook_deleted');
+    });
+  },
+  jobs(worker, ctx) {
+    const delivery = { ctx, slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY), metrics: webhookMetrics(ctx) };
+    worker.register(LANE, { kind: DELIVER_JOB, handler: (p: { eventId: number }) => deliverEvent(delivery, p.eventId) }, ctx.config.WEBHOOK_CONCURRENCY);
+  },
+  cli: webhookCommands,
+};

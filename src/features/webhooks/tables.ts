@@ -1,2 +1,23 @@
-// eslint-disable-next-line @typescript-eslint/no-empty-object-type
-export interface WebhookTables {}
+/** The account's webhook (at most one): URL, status '0'/'1'. */
+export interface WebhooksTable {
+  account_id: number;
+  url: string;
+  /** 1 enabled, 0 disabled. */
+  status: number;
+  /** Incremented by every change, so a save made after a slow registration check cannot overwrite a newer change. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** The account's Standard Webhooks signing secret (`whsec_…`), AES-GCM under the server secret. Kept when the webhook is deleted. */
+export interface WebhookSecretsTable {
+  account_id: number;
+  secret_enc: string;
+  created_at: number;
+}
+
+export interface WebhookTables {
+  webhooks: WebhooksTable;
+  webhook_secrets: WebhookSecretsTable;
+}

@@ -1,0 +1,58 @@
+import { lookup } from 'node:dns/promises';
+import ipaddr from 'ipaddr.js';
+
+/**
+ * Where a webhook may point. Only global unicast addresses are allowed:
+ * ipaddr.js classifies every special range (loopback, private, link-local
+ * with the 169.254.169.254 metadata service, CGNAT, multicast, unspecified,
+ * broadcast, reserved, unique-local fc00::/7 with AWS's fd00:ec2::254,
+ * NAT64, 6to4, Teredo…) as something other than 'unicast'. IPv4-mapped
+ * IPv6 (::ffff:a.b.c.d) is judged as the IPv4 address it carries, and the
+ * deprecated IPv4-compatible form ::a.b.c.d is refused outright.
+ */
+export function isForbiddenAddress(address: string): boolean {
+  let parsed: ipaddr.IPv4 | ipaddr.IPv6;
+  try {
+    parsed = ipaddr.parse(address.replace(/^\[|\]$/g, '').replace(/%.*$/, ''));
+  } catch {
+    return true;
+  }
+  if (parsed.kind() === 'ipv6') {
+    const v6 = parsed as ipaddr.IPv6;
+    if (v6.isIPv4MappedAddress()) return isForbiddenAddress(v6.toIPv4Address().toString());
+    if (v6.match(IPV4_COMPATIBLE)) return true;
+  }
+  return parsed.range() !== 'unicast';
+}
+
+const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
+
+export class ForbiddenDestination extends Error {
+  constructor(readonly host: string, readonly address: string) {
+    super(`${host} resolves to ${address}, a private, local or reserved address`);
+    this.name = 'ForbiddenDestination';
+  }
+}
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/**
+ * Resolves a host name (or takes an IP literal) and refuses it when ANY of
+ * its addresses is forbidden, unless `allowPrivate`. Returns the addresses,
+ * the first one being the one to connect to.
+ */
+export async function resolveDestination(host: string, allowPrivate: boolean): Promise<ResolvedAddress[]> {
+  const bare = host.replace(/^\[|\]$/g, '');
+  let addresses: ResolvedAddress[];
+  if (ipaddr.isValid(bare)) addresses = [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }];
+  else addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+  if (addresses.length === 0) throw new Error(`${host} has no address`);
+  if (!allowPrivate) {
+    const bad = addresses.find((a) => isForbiddenAddress(a.address));
+    if (bad) throw new ForbiddenDestination(host, bad.address);
+  }
+  return addresses;
+}

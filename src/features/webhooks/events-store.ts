@@ -1,0 +1,43 @@
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { affected } from '../../db/engine.js';
+import { enqueue } from '../../jobs/queue.js';
+import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, deliveryJobKey } from '../../events/record.js';
+import type { EventAttemptsTable, EventsTable } from '../../events/tables.js';
+
+export interface LoggedEvent {
+  event: Selectable<EventsTable>;
+  attempts: Array<Selectable<EventAttemptsTable>>;
+}
+
+/** The account's newest events (optionally only failed ones), each with its delivery log. */
+export async function listEvents(db: Kysely<Database>, accountId: number, opts: { failedOnly: boolean; limit: number }): Promise<LoggedEvent[]> {
+  let query = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
+  if (opts.failedOnly) query = query.where('state', '=', 'failed');
+  const events = await query.orderBy('id', 'desc').limit(opts.limit).execute();
+  if (events.length === 0) return [];
+  const log = await db.selectFrom('event_attempts').selectAll().where('event_id', 'in', events.map((e) => e.id)).orderBy('id').execute();
+  return events.map((event) => ({ event, attempts: log.filter((a) => Number(a.event_id) === Number(event.id)) }));
+}
+
+/**
+ * Puts an event back to pending with a fresh round of retries and enqueues
+ * its delivery, in one transaction. Refused (false) while it is pending, and
+ * the job's unique key keeps one job per event.
+ */
+export async function redeliverEvent(db: Kysely<Database>, eventId: number): Promise<boolean> {
+  return db.transaction().execute(async (trx) => {
+    const now = Date.now();
+    const updated = await trx
+      .updateTable('events')
+      .set({ state: 'pending', attempts: 0, next_attempt_at: now, delivered_at: null })
+      .where('id', '=', eventId)
+      .where('state', '!=', 'pending')
+      .executeTakeFirst();
+    if (affected(updated) !== 1) return false;
+    // A cancelled event's job may still sleep until its next retry: replace it, so the event has one job.
+    await trx.deleteFrom('jobs').where('unique_key', '=', deliveryJobKey(eventId)).execute();
+    await enqueue(trx, DELIVER_JOB, { eventId }, { maxAttempts: DELIVER_JOB_MAX_ATTEMPTS, uniqueKey: deliveryJobKey(eventId) });
+    return true;
+  });
+}

@@ -1,0 +1,71 @@
+import type { AppContext } from '../../context.js';
+import { badRequest } from '../../http/errors.js';
+import { ForbiddenDestination, resolveDestination } from '../../events/addresses.js';
+import { safeAgent, send } from '../../events/http.js';
+import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './store.js';
+
+/** The registration check's time limit (spec, Limits). */
+export const REGISTRATION_TIMEOUT_MS = 5_000;
+export const MAX_URL_LENGTH = 2048;
+
+/** http(s), a host, no credentials, at most 2048 characters; the address rules come later. */
+export function urlIsWellFormed(value: string): boolean {
+  if (value.length > MAX_URL_LENGTH) return false;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+}
+
+/**
+ * The spec's registration check: the host must resolve to public addresses
+ * only (add_webhook_03 otherwise, unless WEBHOOK_ALLOW_PRIVATE), then a GET
+ * within 5 s, redirects not followed, must get any answer but 404
+ * (add_webhook_06 for 404, a timeout, an unknown host or a refused connection).
+ */
+export async function checkRegistration(ctx: AppContext, url: string): Promise<void> {
+  const allowPrivate = ctx.config.WEBHOOK_ALLOW_PRIVATE;
+  const { hostname } = new URL(url);
+  try {
+    await resolveDestination(hostname, allowPrivate);
+  } catch (err) {
+    if (err instanceof ForbiddenDestination) throw badRequest('add_webhook_03', 'The URL points to a local, private or reserved address');
+    throw badRequest('add_webhook_06', `The URL failed the registration check: ${hostname} does not resolve`);
+  }
+  const agent = safeAgent(allowPrivate, REGISTRATION_TIMEOUT_MS);
+  try {
+    const answer = await send(agent, url, { method: 'GET', timeoutMs: REGISTRATION_TIMEOUT_MS });
+    // The name may resolve differently a moment later (DNS rebinding): the connection re-checks.
+    if (answer.forbidden) throw badRequest('add_webhook_03', 'The URL points to a local, private or reserved address');
+    if (answer.status === null) throw badRequest('add_webhook_06', `The URL failed the registration check: ${answer.error}`);
+    if (answer.status === 404) throw badRequest('add_webhook_06', 'The URL failed the registration check: it answered 404');
+  } finally {
+    agent.close().catch(() => undefined);
+  }
+}
+
+/**
+ * Registers (or replaces) the account's webhook after the check. The save is
+ * conditional on nothing having changed during the check, so a slow check
+ * never overwrites a newer setting: add_webhook_08. An account archived
+ * meanwhile gets nothing saved: add_webhook_07.
+ */
+export async function addWebhook(ctx: AppContext, accountId: number, url: string, status: 0 | 1): Promise<void> {
+  const before = await findWebhook(ctx.db.kysely, accountId);
+  await checkRegistration(ctx, url);
+  const outcome = await ctx.db.kysely.transaction().execute((trx) => saveWebhook(trx, accountId, url, status, before?.version ?? null, ctx.db.engine === 'postgres'));
+  if (outcome === 'account_closed') throw badRequest('add_webhook_07');
+  if (outcome === 'changed_meanwhile') throw badRequest('add_webhook_08');
+}
+
+export async function changeStatus(ctx: AppContext, accountId: number, status: 0 | 1): Promise<void> {
+  if (!(await setWebhookStatus(ctx.db.kysely, accountId, status))) throw badRequest('status_webhook_04');
+}
+
+/** Deleting also cancels the events still waiting for delivery, in the same transaction. */
+export async function removeWebhook(ctx: AppContext, accountId: number): Promise<{ deleted: boolean; cancelled: number }> {
+  return ctx.db.kysely.transaction().execute((trx) => deleteWebhook(trx, accountId));
+}
