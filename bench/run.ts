@@ -1,13 +1,25 @@
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { benchFoundation } from './foundation.js';
+import { benchOtp } from './otp.js';
+import { benchContacts } from './contacts.js';
+import { benchReports } from './reports.js';
+import { benchSms } from './sms.js';
+import { benchWebhooks } from './webhooks.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
  * Figures are ratios against baselines measured in the same run.
  * BENCH=name,name runs a subset.
  */
-const benches: Array<[string, () => Promise<string>]> = [['foundation', benchFoundation]];
+const benches: Array<[string, () => Promise<string>]> = [
+  ['foundation', benchFoundation],
+  ['otp', benchOtp],
+  ['sms', benchSms],
+  ['reports', benchReports],
+  ['contacts', benchContacts],
+  ['webhooks', benchWebhooks],
+];
 
 const only = process.env.BENCH?.split(',');
 const sections: string[] = [];
