@@ -62,6 +62,8 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
     }
     await recordEvents(trx, ctx, events);
   });
+  // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
+  if (applied > 0) ctx.worker.nudge();
   return applied;
 }
 

@@ -103,6 +103,7 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[]): P
         outcomes = batch.map(() => ({ ok: false as const, permanent: false, error: (err as Error).message }));
       }
       await recordOutcomes(ctx, route.driver.name, batch, outcomes);
+      if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
       batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
     }
   }
