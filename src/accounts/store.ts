@@ -6,6 +6,10 @@ import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
 
 export type Account = Selectable<AccountsTable>;
 
+/** What a request knows of its caller: the columns the apikey hook reads, nothing secret. */
+export type AuthenticatedAccount = Pick<Account, 'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'>;
+const AUTH_COLUMNS = ['accounts.id', 'accounts.email', 'accounts.credits', 'accounts.parent_id', 'accounts.allow_ips', 'accounts.rate_limit_per_sec'] as const;
+
 export async function findAccountByEmail(db: Executor, email: string): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
 }
@@ -23,13 +27,13 @@ const compiledKeyLookups = new WeakMap<Db, { sql: string; parameters: readonly u
  * database and only its parameter changes: building it each time cost more
  * than running it. On a SQLite file it runs on the read connection (Db.readRow).
  */
-export async function findAccountByKey(db: Db, key: string): Promise<Account | undefined> {
+export async function findAccountByKey(db: Db, key: string): Promise<AuthenticatedAccount | undefined> {
   let compiled = compiledKeyLookups.get(db);
   if (!compiled) {
     const query = db.kysely
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .selectAll('accounts')
+      .select(AUTH_COLUMNS)
       .where('api_keys.key_hash', '=', KEY_PLACEHOLDER)
       .where('api_keys.revoked_at', 'is', null)
       .where('accounts.status', '=', 'active')
@@ -40,8 +44,8 @@ export async function findAccountByKey(db: Db, key: string): Promise<Account | u
   }
   const parameters = [...compiled.parameters];
   parameters[compiled.slot] = apiKeyHash(key);
-  if (db.readRow) return db.readRow<Account>(compiled.sql, parameters);
-  const result = await db.kysely.executeQuery<Account>(CompiledQuery.raw(compiled.sql, parameters));
+  if (db.readRow) return db.readRow<AuthenticatedAccount>(compiled.sql, parameters);
+  const result = await db.kysely.executeQuery<AuthenticatedAccount>(CompiledQuery.raw(compiled.sql, parameters));
   return result.rows[0];
 }
 

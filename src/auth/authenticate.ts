@@ -1,13 +1,13 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { findAccountByKey, type Account } from '../accounts/store.js';
+import { findAccountByKey, type AuthenticatedAccount } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
 import { ipAllowed, parseAllowList } from './allow-list.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The authenticated account (set by the apikey hook on every API route). */
-    account: Account;
+    account: AuthenticatedAccount;
   }
   interface FastifyContextConfig {
     /** Counts against the per-account message-sending rate limit. */

@@ -1,7 +1,7 @@
 import { isPossiblePhoneNumber } from 'libphonenumber-js/max';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.js';
-import type { Account } from '../../accounts/store.js';
+import type { AuthenticatedAccount } from '../../accounts/store.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
@@ -58,7 +58,7 @@ export interface SendInput {
  * through the messaging pipeline, charged like any SMS (sms_07 when the
  * balance does not cover it: then nothing is created).
  */
-export async function sendPaymentRequest(ctx: AppContext, account: Account, input: SendInput) {
+export async function sendPaymentRequest(ctx: AppContext, account: AuthenticatedAccount, input: SendInput) {
   const countryCode = input.countryCode.replace(/^\+/, '');
   if (!coveredCountries(ctx).includes(countryCode)) throw badRequest('payment_04');
   if (!isPossiblePhoneNumber(`+${countryCode}${input.number}`)) throw badRequest('payment_02');

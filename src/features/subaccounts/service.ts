@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { currentKey, findAccountByEmail, insertAccount, type Account } from '../../accounts/store.js';
+import { currentKey, findAccountByEmail, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -23,12 +23,12 @@ defineMessages({
 });
 
 /** Only top-level accounts manage sub-accounts: one level, no grandchildren. */
-function requireManager(caller: Account): void {
+function requireManager(caller: AuthenticatedAccount): void {
   if (caller.parent_id !== null) throw new ApiError(403, 'subaccount_13');
 }
 
 /** The caller's active sub-account with that email (subaccount_08 when it is not theirs, subaccount_09 when archived). */
-async function activeSubaccount(ctx: AppContext, caller: Account, email: string): Promise<Account> {
+async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string): Promise<Account> {
   requireManager(caller);
   const sub = await findSubaccount(ctx.db.kysely, caller.id, email);
   if (!sub) throw badRequest('subaccount_08');
@@ -36,7 +36,7 @@ async function activeSubaccount(ctx: AppContext, caller: Account, email: string)
   return sub;
 }
 
-export async function addSubaccount(ctx: AppContext, caller: Account, email: string, password: string): Promise<{ email: string; apikey: string }> {
+export async function addSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string, password: string): Promise<{ email: string; apikey: string }> {
   requireManager(caller);
   if (await findAccountByEmail(ctx.db.kysely, email)) throw badRequest('subaccount_07');
   const passwordHash = await hashPassword(password);
@@ -57,7 +57,7 @@ export async function addSubaccount(ctx: AppContext, caller: Account, email: str
  * revoked (the apikey hook reads the key on every request, so it stops working
  * at once) and its remaining balance goes back to the parent.
  */
-export async function archive(ctx: AppContext, caller: Account, email: string): Promise<{ returnedUnits: number }> {
+export async function archive(ctx: AppContext, caller: AuthenticatedAccount, email: string): Promise<{ returnedUnits: number }> {
   const sub = await activeSubaccount(ctx, caller, email);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     await lockAccount(trx, caller.id);
@@ -71,7 +71,7 @@ export async function archive(ctx: AppContext, caller: Account, email: string): 
   });
 }
 
-export async function subaccountKey(ctx: AppContext, caller: Account, email: string): Promise<{ email: string; apikey: string }> {
+export async function subaccountKey(ctx: AppContext, caller: AuthenticatedAccount, email: string): Promise<{ email: string; apikey: string }> {
   const sub = await activeSubaccount(ctx, caller, email);
   const apikey = await currentKey(ctx.db.kysely, ctx.secrets.keyEncryption, sub.id);
   if (!apikey) throw badRequest('subaccount_09');
@@ -86,7 +86,7 @@ export type TransferType = 1 | 2;
  * never changes and the paying side never goes below zero. The parent's row is
  * always updated first (see lockAccount).
  */
-export async function transfer(ctx: AppContext, caller: Account, email: string, type: TransferType, units: number): Promise<{ parentUnits: number; subUnits: number }> {
+export async function transfer(ctx: AppContext, caller: AuthenticatedAccount, email: string, type: TransferType, units: number): Promise<{ parentUnits: number; subUnits: number }> {
   const sub = await activeSubaccount(ctx, caller, email);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     if (type === 1) {
