@@ -5,16 +5,17 @@ import { loadConfig } from '../config.js';
 import { startService, type RunningService } from '../cli/serve.js';
 import { insertAccount } from '../accounts/store.js';
 import { logRedactPaths } from '../context.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 let lines = '';
 let service: RunningService;
 let apikey: string;
+let dir: string;
 
 beforeAll(async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'mensajero-log-'));
+  dir = mkdtempSync(join(tmpdir(), 'mensajero-log-'));
   const sink = new Writable({
     write(chunk, _enc, cb) {
       lines += chunk.toString();
@@ -34,7 +35,10 @@ beforeAll(async () => {
   });
   ({ apikey } = await insertAccount(service.ctx.db.kysely, service.ctx.secrets.keyEncryption, { email: 'log@example.com', passwordHash: 'x' }));
 });
-afterAll(() => service.stop());
+afterAll(async () => {
+  await service.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
 
 it('never writes an API key, a password or a code to the log', async () => {
   await service.app.inject({ method: 'POST', url: '/credits/consult', headers: { apikey } });

@@ -1,5 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -31,6 +31,7 @@ export async function cliEnv(engine: EngineName, extra: Record<string, string> =
   return {
     env: { ...(process.env as Record<string, string>), DATABASE_URL: url, DATA_DIR: dir, LOG_LEVEL: 'warn', ...extra },
     async cleanup() {
+      rmSync(dir, { recursive: true, force: true });
       if (!schema) return;
       const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
       await client.connect();

@@ -1,4 +1,4 @@
-import { writeFileSync, mkdtempSync } from 'node:fs';
+import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command } from 'commander';
@@ -56,11 +56,13 @@ describeEngines('sms operator commands', (engine) => {
 
   it('landlines import loads the plan that sms_19 uses', async () => {
     const a = await h.createAccount(10);
-    const file = join(mkdtempSync(join(tmpdir(), 'landlines-')), 'plan.csv');
+    const dir = mkdtempSync(join(tmpdir(), 'landlines-'));
+    const file = join(dir, 'plan.csv');
     writeFileSync(file, 'country_code,prefix,description\n52,812345,Monterrey fijo\n');
     expect(await mensajero(['landlines', 'import', '--file', file, '--replace'])).toEqual({ imported: 1, total: 1 });
     expect((await h.post('/sms/send', { numbers: '8123456789', message: 'x' }, a.apikey)).body.code).toBe('sms_19');
     expect((await mensajero(['landlines', 'import', '--file', join(file, 'missing')])).error).toMatch(/cannot read/);
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('accounts set --price-<channel> sets the account prices and prints them', async () => {
