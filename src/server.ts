@@ -39,7 +39,8 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   app.setValidatorCompiler(() => (data) => ({ value: data }));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
-  app.removeContentTypeParser('application/json');
+  // JSON and form bodies only: Fastify would otherwise hand text/plain bodies to the handlers as strings.
+  app.removeContentTypeParser(['application/json', 'text/plain']);
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (_req, body, done) => {
     const text = (body as string).trim();
     if (text === '') return done(null, {});

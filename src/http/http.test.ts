@@ -34,8 +34,8 @@ describeEngines('HTTP common layer', (engine) => {
     expect(r.status).toBe(200);
   });
 
-  it('answers an unsupported content type with 415', async () => {
-    const r = await h.request('POST', '/credits/consult', { apikey: acct.apikey, body: '<a/>', headers: { 'content-type': 'application/xml' } });
+  it.each(['application/xml', 'text/plain', 'multipart/form-data; boundary=x'])('answers a %s body with 415', async (type) => {
+    const r = await h.request('POST', '/test/echo', { apikey: acct.apikey, body: 'numbers=5512345678', headers: { 'content-type': type } });
     expect(r.status).toBe(415);
     expect(r.body).toMatchObject({ success: false, code: 'unsupported_media_type' });
   });
