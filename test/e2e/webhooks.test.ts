@@ -5,12 +5,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { Command } from 'commander';
-import pg from 'pg';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type EngineName, type Harness } from '../helpers/harness.js';
-import { loadConfig } from '../../src/config.js';
+import { describeEngines, dropSchema, eventually, startHarness, testConfig, type EngineName, type Harness } from '../helpers/harness.js';
 import { startService, type RunningService } from '../../src/cli/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
@@ -396,25 +394,10 @@ async function persistentStore(engine: EngineName) {
   const schema = engine === 'postgres' ? `w_${randomBytes(6).toString('hex')}` : undefined;
   return {
     start(env: Record<string, string>) {
-      const config = loadConfig({
-        DATABASE_URL: engine === 'postgres' ? process.env.TEST_DATABASE_URL! : `sqlite:${join(dir, 'w.db')}`,
-        DATA_DIR: dir,
-        PORT: '0',
-        HOST: '127.0.0.1',
-        LOG_LEVEL: 'silent',
-        WORKER_POLL_MS: '20',
-        SIMULATOR_DLR_DELAY_MS: '20',
-        ...env,
-      } as NodeJS.ProcessEnv);
-      return startService(config, { pgSchema: schema, log: pino({ level: 'silent' }), listen: false });
+      return startService(testConfig(engine, dir, env), { pgSchema: schema, log: pino({ level: 'silent' }), listen: false });
     },
     async drop() {
-      if (schema) {
-        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-        await client.end();
-      }
+      if (schema) await dropSchema(schema);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -47,11 +47,9 @@ export interface HarnessOptions extends BuildOptions {
   listen?: boolean;
 }
 
-/** A service on a fresh database of the given engine: its own SQLite file, or its own PostgreSQL schema. */
-export async function startHarness(engine: EngineName, opts: HarnessOptions = {}): Promise<Harness> {
-  const dir = mkdtempSync(join(tmpdir(), 'mensajero-test-'));
-  const pgSchema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
-  const config = loadConfig({
+/** The configuration of a test service: its database in `dir` (SQLite) or TEST_DATABASE_URL, fast polling, silent logs. */
+export function testConfig(engine: EngineName, dir: string, env: Record<string, string> = {}): Config {
+  return loadConfig({
     DATABASE_URL: engine === 'postgres' ? process.env.TEST_DATABASE_URL! : `sqlite:${join(dir, 'test.db')}`,
     DATA_DIR: dir,
     PORT: '0',
@@ -59,8 +57,23 @@ export async function startHarness(engine: EngineName, opts: HarnessOptions = {}
     LOG_LEVEL: 'silent',
     WORKER_POLL_MS: '20',
     SIMULATOR_DLR_DELAY_MS: '20',
-    ...opts.env,
+    ...env,
   } as NodeJS.ProcessEnv);
+}
+
+/** Drops a test's PostgreSQL schema. */
+export async function dropSchema(schema: string): Promise<void> {
+  const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+  await client.connect();
+  await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}
+
+/** A service on a fresh database of the given engine: its own SQLite file, or its own PostgreSQL schema. */
+export async function startHarness(engine: EngineName, opts: HarnessOptions = {}): Promise<Harness> {
+  const dir = mkdtempSync(join(tmpdir(), 'mensajero-test-'));
+  const pgSchema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  const config = testConfig(engine, dir, opts.env);
   const service = await startService(config, { pgSchema, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), listen: opts.listen ?? false, worker: opts.worker ?? true, extraApiRoutes: opts.extraApiRoutes });
   if (opts.listen) {
     const address = service.app.server.address();
@@ -101,12 +114,7 @@ export async function startHarness(engine: EngineName, opts: HarnessOptions = {}
     },
     async close() {
       await service.stop();
-      if (pgSchema) {
-        const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-        await client.connect();
-        await client.query(`DROP SCHEMA IF EXISTS ${pgSchema} CASCADE`);
-        await client.end();
-      }
+      if (pgSchema) await dropSchema(pgSchema);
       rmSync(dir, { recursive: true, force: true });
     },
   };
