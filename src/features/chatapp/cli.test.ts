@@ -51,7 +51,7 @@ describeEngines('mensajero chatapp-instances', (engine) => {
   it('add prints exactly {"instance_id": "…", "status": "active"}, and the instance sends at once', async () => {
     const account = await mensajero(['accounts', 'create', '--email', 'chat@example.com', '--password', 'secret123', '--credits', '5', '--json']);
     const added = await mensajero(['chatapp-instances', 'add', '--email', 'chat@example.com', '--json']);
-    expect(added.exitCode).toBe(0);
+    expect(added.exitCode, added.stdout).toBe(0);
     expect(added.stdout.trim().split('\n')).toHaveLength(1);
     expect(Object.keys(added.json)).toEqual(['instance_id', 'status']);
     expect(added.json).toEqual({ instance_id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), status: 'active' });
