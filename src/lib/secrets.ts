@@ -1,5 +1,5 @@
 import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, createHash, createHmac, timingSafeEqual } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
@@ -14,11 +14,28 @@ export function loadServerSecret(envSecret: string | undefined, dataDir: string)
     return buf;
   }
   const file = join(dataDir, 'secret.key');
-  if (existsSync(file)) return Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  const existing = readSecretFile(file);
+  if (existing) return existing;
+  // Processes starting together on a fresh data directory must agree on one
+  // secret: each writes its candidate aside and links it into place, which
+  // only the first can do; the others then read the winner's.
   mkdirSync(dataDir, { recursive: true });
-  const secret = randomBytes(32);
-  writeFileSync(file, secret.toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
-  chmodSync(file, 0o600);
+  const candidate = `${file}.${process.pid}.${randomBytes(6).toString('hex')}`;
+  writeFileSync(candidate, randomBytes(32).toString('hex') + '\n', { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(candidate, file);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  } finally {
+    unlinkSync(candidate);
+  }
+  return readSecretFile(file)!;
+}
+
+function readSecretFile(file: string): Buffer | undefined {
+  if (!existsSync(file)) return undefined;
+  const secret = Buffer.from(readFileSync(file, 'utf8').trim(), 'hex');
+  if (secret.length !== 32) throw new Error(`${file} does not hold a 32-byte secret (64 hex characters)`);
   return secret;
 }
 
