@@ -49,7 +49,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
   const worker = new Worker(db, { concurrency: config.WORKER_CONCURRENCY, pollMs: config.WORKER_POLL_MS, leaseMs: config.JOB_LEASE_MS }, log);
   const rateLimiter = new SendRateLimiter(config);
-  await rateLimiter.connect();
+  await rateLimiter.connect((err) => log.warn({ err: err.message }, 'Redis is unreachable: rate limits count per process until it answers'));
   const metrics = new Metrics(db);
   const ctx = { config, db, secrets, worker, log, rateLimiter, metrics } as AppContext;
   ctx.carriers = new CarrierRegistry(ctx);

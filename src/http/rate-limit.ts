@@ -18,9 +18,22 @@ export class SendRateLimiter {
     this.redis = config.RATE_LIMIT_STORE === 'redis' ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: true }) : null;
   }
 
-  /** Connects to Redis when configured; until then (or while it is down) each process limits on its own. */
-  async connect(): Promise<void> {
-    if (this.redis) await this.redis.connect();
+  /**
+   * Connects to Redis when configured. Redis being down never stops the
+   * service: until it answers (ioredis keeps reconnecting) each process limits
+   * on its own with the in-memory insurance limiter. `onError` hears of each
+   * outage once.
+   */
+  async connect(onError: (err: Error) => void): Promise<void> {
+    if (!this.redis) return;
+    let reported = false;
+    // One report per outage, not one per reconnection attempt.
+    this.redis.on('error', (err) => {
+      if (!reported) onError(err);
+      reported = true;
+    });
+    this.redis.on('ready', () => (reported = false));
+    await this.redis.connect().catch(() => undefined);
   }
 
   private limiter(points: number): RateLimiterAbstract {

@@ -85,3 +85,24 @@ describeEngines('rate limit shared through Redis', (engine) => {
     expect(replies.filter((r) => r.status === 429)).toHaveLength(2);
   });
 });
+
+describeEngines('rate limit while Redis is unreachable', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    // Nothing listens on port 1: the service must start and limit per process.
+    h = await startHarness(engine, {
+      env: { RATE_LIMIT_STORE: 'redis', REDIS_URL: 'redis://127.0.0.1:1', RATE_LIMIT_PER_SECOND: '3' },
+      extraApiRoutes(api) {
+        api.post('/test/send', { config: { sendLimited: true } }, async () => ({ ok: true }));
+      },
+    });
+  });
+  afterAll(() => h.close());
+
+  it('starts and keeps limiting with the in-memory fallback', async () => {
+    const a = await h.createAccount(1);
+    const replies = await Promise.all(Array.from({ length: 5 }, () => h.post('/test/send', {}, a.apikey)));
+    expect(replies.filter((r) => r.status === 200)).toHaveLength(3);
+    expect(replies.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual(['rate_01', 'rate_01']);
+  });
+});
