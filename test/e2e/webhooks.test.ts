@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { Command } from 'commander';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
@@ -14,8 +13,8 @@ import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
 import { submitMessages } from '../../src/messaging/submit.js';
 import { webhooks } from '../../src/features/webhooks/routes.js';
-import type { CliRunner } from '../../src/cli/run.js';
 import type { AppContext } from '../../src/context.js';
+import { runCommands } from '../helpers/cli.js';
 
 /** A real webhook receiver on 127.0.0.1. `answer` picks the status of each GET or POST; HEAD always gets 200. */
 interface Received {
@@ -83,20 +82,7 @@ const eventsOf = (s: Service, accountId: number) => s.ctx.db.kysely.selectFrom('
 const attemptsOf = (s: Service, eventId: number) => s.ctx.db.kysely.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
 
 /** Runs a `mensajero` command of the webhooks feature in this process, against `ctx`. */
-async function cli(ctx: AppContext, args: string[]): Promise<any> {
-  let out: any;
-  const run: CliRunner = async (_opts, action) => {
-    try {
-      out = await action(ctx);
-    } catch (err) {
-      out = { error: (err as Error).message };
-    }
-  };
-  const program = new Command().exitOverride();
-  webhooks.cli!(program, run);
-  await program.parseAsync(['node', 'mensajero', ...args, '--json']);
-  return out;
-}
+const cli = (ctx: AppContext, args: string[]) => runCommands(ctx, [webhooks.cli!], [...args, '--json']);
 
 const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms));
 

@@ -4,7 +4,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { Command } from 'commander';
 import type { EngineName } from './harness.js';
+import type { AppContext } from '../../src/context.js';
+import type { CliRunner } from '../../src/cli/run.js';
 
 export const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
 
@@ -84,4 +87,24 @@ export async function startServe(env: Record<string, string>): Promise<{ child: 
     await new Promise((r) => setTimeout(r, 100));
   }
   return { child, base, exited };
+}
+
+/**
+ * Runs `mensajero <args>` in this process against `ctx`, with the commands the
+ * given registrars add, as the real runner would, and returns what --json
+ * prints: the result, or `{ error }` when the command fails.
+ */
+export async function runCommands(ctx: AppContext, registrars: Array<(program: Command, run: CliRunner) => void>, args: string[]): Promise<any> {
+  let printed: unknown = null;
+  const run: CliRunner = async (_opts, action) => {
+    try {
+      printed = await action(ctx);
+    } catch (err) {
+      printed = { error: (err as Error).message };
+    }
+  };
+  const program = new Command('mensajero').exitOverride();
+  for (const register of registrars) register(program, run);
+  await program.parseAsync(['node', 'mensajero', ...args]);
+  return JSON.parse(JSON.stringify(printed));
 }

@@ -1,10 +1,9 @@
-import { Command } from 'commander';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
-import type { CliRunner } from '../../cli/run.js';
 import { loyaltyCommands } from './cli.js';
 import { createLoyalty } from './service.js';
 import { listMovements } from './store.js';
+import { runCommands } from '../../../test/helpers/cli.js';
 
 let staffCounter = 0;
 
@@ -233,18 +232,5 @@ describeEngines('loyalty programs', (engine) => {
     expect((await h.post('/loyalty/get', {}, a.apikey)).body.result).toHaveLength(2);
   });
 
-  async function runCli(args: string[]): Promise<any> {
-    let printed: unknown;
-    const run: CliRunner = async (_opts, action) => {
-      try {
-        printed = await action(h.ctx);
-      } catch (err) {
-        printed = { error: (err as Error).message };
-      }
-    };
-    const program = new Command('mensajero').exitOverride();
-    loyaltyCommands(program, run);
-    await program.parseAsync(['node', 'mensajero', ...args]);
-    return JSON.parse(JSON.stringify(printed));
-  }
+  const runCli = (args: string[]) => runCommands(h.ctx, [loyaltyCommands], args);
 });

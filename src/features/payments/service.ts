@@ -25,7 +25,6 @@ defineMessages({
   payment_12: 'message plus the payment link is longer than 160 GSM-7 characters',
   payment_13: 'you have no payment request with this request_id',
   payment_get_01: 'payment_request',
-  sms_07: 'Insufficient credits',
 });
 
 export const MIN_AMOUNT = 15;

@@ -1,12 +1,12 @@
 import { writeFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { accountCommands } from '../../cli/accounts.js';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError } from '../../cli/run.js';
 import { parseLandlineFile, smsCommands } from './cli.js';
+import { runCommands } from '../../../test/helpers/cli.js';
 
 describe('landline file format', () => {
   it('reads country_code,prefix[,description] lines, skipping a header, blanks and comments', () => {
@@ -27,22 +27,7 @@ describeEngines('sms operator commands', (engine) => {
   afterAll(() => h.close());
 
   /** Runs `mensajero <args> --json` in process against the harness database; returns what it prints. */
-  async function mensajero(args: string[]): Promise<any> {
-    let printed: unknown;
-    const run: CliRunner = async (opts, action) => {
-      try {
-        printed = await action(h.ctx);
-      } catch (err) {
-        printed = { error: (err as Error).message };
-      }
-      void opts;
-    };
-    const program = new Command('mensajero').exitOverride();
-    accountCommands(program, run);
-    smsCommands(program, run);
-    await program.parseAsync(['node', 'mensajero', ...args, '--json']);
-    return printed;
-  }
+  const mensajero = (args: string[]) => runCommands(h.ctx, [accountCommands, smsCommands], [...args, '--json']);
 
   it('senders add prints {"sender": NAME, "rcs": false} and the sender works for SMS, --rcs for RCS', async () => {
     const a = await h.createAccount(10);

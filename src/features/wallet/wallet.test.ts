@@ -1,10 +1,9 @@
-import { Command } from 'commander';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
-import type { CliRunner } from '../../cli/run.js';
 import { createWallet } from './service.js';
 import { walletCommands } from './cli.js';
 import { listMovements, MAX_BALANCE_CENTS } from './store.js';
+import { runCommands } from '../../../test/helpers/cli.js';
 
 let staffCounter = 0;
 
@@ -288,19 +287,5 @@ describeEngines('wallet programs', (engine) => {
     expect(await runCli(['wallets', 'add', '--email', a.email, '--name', '  ', '--json'])).toEqual({ error: expect.stringMatching(/--name/) });
   });
 
-  /** Runs a CLI command of this feature against the harness database, as runCli would, and returns what --json prints. */
-  async function runCli(args: string[]): Promise<any> {
-    let printed: unknown;
-    const run: CliRunner = async (_opts, action) => {
-      try {
-        printed = await action(h.ctx);
-      } catch (err) {
-        printed = { error: (err as Error).message };
-      }
-    };
-    const program = new Command('mensajero').exitOverride();
-    walletCommands(program, run);
-    await program.parseAsync(['node', 'mensajero', ...args]);
-    return JSON.parse(JSON.stringify(printed));
-  }
+  const runCli = (args: string[]) => runCommands(h.ctx, [walletCommands], args);
 });
