@@ -8,6 +8,7 @@ import { sms } from './sms/routes.js';
 import { chatapp } from './chatapp/routes.js';
 import { voice } from './voice/routes.js';
 import { reports } from './reports/routes.js';
+import { campaigns } from './campaigns/routes.js';
 import { otp } from './otp/routes.js';
 import { webhooks } from './webhooks/routes.js';
 import { subaccounts } from './subaccounts/routes.js';
@@ -17,4 +18,4 @@ import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, otp, webhooks, subaccounts, payments, staff, wallet, loyalty];
+export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, webhooks, subaccounts, payments, staff, wallet, loyalty];
