@@ -34,3 +34,27 @@ export function isMexicanAreaCode(national: string): boolean {
   }
   return valid;
 }
+
+/**
+ * country_code as clients write it: `52`, `+52`, `052`, `0052` (spaces
+ * allowed) all mean `52`, and the same forms of every code. Anything else
+ * comes back trimmed, for the caller's own validation to refuse.
+ */
+export function cleanCountryCode(raw: string): string {
+  const m = /^\+?0{0,2}([1-9]\d{0,3})$/.exec(raw.replace(/\s+/g, ''));
+  return m ? m[1] : raw.trim();
+}
+
+/**
+ * A phone number as clients write it: spaces, dashes, dots and parentheses
+ * are dropped (`55 1234-5678` → `5512345678`). A leading `+` is kept: it
+ * says the number is written with its country code (see splitWritten).
+ */
+export function cleanNumber(raw: string): string {
+  return raw.trim().replace(/[\s\-.()]/g, '');
+}
+
+/** A cleaned number → its digits, and whether it was written internationally (`+52…`). */
+export function splitWritten(cleaned: string): { digits: string; international: boolean } {
+  return cleaned.startsWith('+') ? { digits: cleaned.slice(1), international: true } : { digits: cleaned, international: false };
+}

@@ -5,6 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, optionalText, text } from '../../http/fields.js';
 import { submitMessages } from '../../messaging/submit.js';
+import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from '../../messaging/tracking.js';
 import { MESSAGE_TYPES, mediaUrlProblem, type MessageType } from './media.js';
 import { parseSendDate } from '../../messaging/schedule.js';
@@ -63,13 +64,14 @@ export type ChatappSent = {
 
 /** The recipient's full number (52 + 10 digits) by the rules of number, country_code and find_country_code. */
 function recipientNumber(input: ChatappSendInput): string {
-  const digits = input.number;
-  if (input.find_country_code === 1) {
+  // As clients write it: '55 1234-5678', or '+52 55 1234 5678' with its country code.
+  const { digits, international } = splitWritten(cleanNumber(input.number));
+  if (input.find_country_code === 1 || international) {
     if (!/^\d{12}$/.test(digits)) throw badRequest('whatsapp_05');
     if (!digits.startsWith('52')) throw badRequest('whatsapp_06');
     return digits;
   }
-  const country = (input.country_code ?? '52').trim().replace(/^\+/, '');
+  const country = cleanCountryCode(input.country_code ?? '52');
   if (country !== '52') throw badRequest('whatsapp_06');
   if (!/^\d{10}$/.test(digits)) throw badRequest('whatsapp_05');
   return `52${digits}`;

@@ -4,7 +4,7 @@ import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { formatLocal, parseLocal } from '../../lib/time.js';
-import { splitCountryCode } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten } from '../../phone/numbers.js';
 import {
   copyContact,
   deleteContact,
@@ -52,11 +52,12 @@ const COUNTRY_CODE = /^\+?(\d{1,3})$/;
  * Null when malformed.
  */
 export function normalizeNumber(raw: string, countryCodeInput: string, findCountryCode: boolean): { countryCode: string; number: string } | null {
-  const digits = raw.trim();
-  const cc = COUNTRY_CODE.exec(countryCodeInput.trim())?.[1];
+  // As clients write them: '55 1234-5678', '+52 55 1234 5678' (with its country code), country code '+52' or '052'.
+  const { digits, international } = splitWritten(cleanNumber(raw));
+  const cc = COUNTRY_CODE.exec(cleanCountryCode(countryCodeInput))?.[1];
   if (!/^\d{10,15}$/.test(digits) || !cc) return null;
-  if (digits.length === NATIONAL_DIGITS) return { countryCode: cc, number: cc + digits };
-  if (findCountryCode) {
+  if (digits.length === NATIONAL_DIGITS && !international) return { countryCode: cc, number: cc + digits };
+  if (findCountryCode || international) {
     const split = splitCountryCode(digits);
     return split ? { countryCode: split.countryCode, number: split.countryCode + split.national } : null;
   }

@@ -60,7 +60,7 @@ describeEngines('OTP errors', (engine) => {
       [{ code_format: 'hex' }, 'code_format'],
       [{ code_rotate: 'maybe' }, 'code_rotate'],
       [{ code_show: 2 }, 'code_show'],
-      [{ phone_number: '55-1234-5678' }, 'phone_number'],
+      [{ phone_number: '55/1234/5678' }, 'phone_number'],
       [{ phone_number: '551234567890' }, 'phone_number'],
       [{ country_code: 'MX' }, 'country_code'],
       [{ company: 'x'.repeat(51) }, 'company'],

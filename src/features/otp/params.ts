@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, flag, integer } from '../../http/fields.js';
 import { parseLocal } from '../../lib/time.js';
+import { cleanCountryCode, cleanNumber } from '../../phone/numbers.js';
 import { OtpError, type OtpErrorSlug } from './errors.js';
 
 /**
@@ -26,9 +27,12 @@ const optional = <S extends z.ZodType>(schema: S) => z.preprocess(blankToUndefin
 export const PHONE = /^\d{4,10}$/;
 const COUNTRY = /^\+?[1-9]\d{0,2}$/;
 
+/** Applies `clean` to strings before the field's rules: numbers and country codes as clients write them ('55 1234-5678', '+52', '052'). */
+const cleaned = <S extends z.ZodType>(clean: (s: string) => string, schema: S) => z.preprocess((v) => (typeof v === 'string' ? clean(v) : v), schema);
+
 const Number_ = {
-  phone_number: requiredText(PHONE).describe('national number, 4 to 10 digits, without the country code'),
-  country_code: requiredText(COUNTRY)
+  phone_number: cleaned(cleanNumber, requiredText(PHONE)).describe('national number, 4 to 10 digits, without the country code'),
+  country_code: cleaned(cleanCountryCode, requiredText(COUNTRY))
     .transform((c) => c.replace(/^\+/, ''))
     .describe('numeric calling code, e.g. 52'),
 };

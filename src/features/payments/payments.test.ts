@@ -69,7 +69,7 @@ describeEngines('payment requests', (engine) => {
     [{ number: undefined }, 'payment_01'],
     [{ number: '' }, 'payment_01'],
     [{ number: '55123456789' }, 'payment_02'],
-    [{ number: '55-1234-5678' }, 'payment_02'],
+    [{ number: '55/1234/5678' }, 'payment_02'],
     [{ number: '123' }, 'payment_02'],
     [{ number: ['5512345678'] }, 'payment_01'],
     [{ country_code: undefined }, 'payment_03'],

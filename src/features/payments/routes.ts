@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cleanCountryCode, cleanNumber } from '../../phone/numbers.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError, ok } from '../../http/errors.js';
 import { jsonSchema, numeric, optionalText, text } from '../../http/fields.js';
@@ -18,8 +19,8 @@ const blankIsAbsent = (v: unknown) => (v === '' || v === null ? undefined : v);
 const Amount = (code: string) => z.preprocess(blankIsAbsent, numeric(code, code).optional());
 
 const SendBody = z.object({
-  number: text('payment_01').pipe(z.string().min(1, { error: 'payment_01' }).regex(/^\d{1,10}$/, { error: 'payment_02' })),
-  country_code: text('payment_03').pipe(z.string().min(1, { error: 'payment_03' }).regex(/^\+?\d{1,4}$/, { error: 'payment_04' })),
+  number: text('payment_01').transform(cleanNumber).pipe(z.string().min(1, { error: 'payment_01' }).regex(/^\d{1,10}$/, { error: 'payment_02' })),
+  country_code: text('payment_03').transform(cleanCountryCode).pipe(z.string().min(1, { error: 'payment_03' }).regex(/^\+?\d{1,4}$/, { error: 'payment_04' })),
   template: text('payment_05').pipe(z.string().transform(withoutNul).pipe(z.string().trim().min(1, { error: 'payment_05' }).refine(upTo(40), { error: 'payment_06' }))),
   message: text('payment_07').pipe(z.string().transform(withoutNul).refine((s) => s.trim() !== '', { error: 'payment_07' }).refine(upTo(123), { error: 'payment_08' })),
   amount: Amount('payment_09'),

@@ -30,7 +30,7 @@ describeEngines('POST /sms/send error codes', (engine) => {
     ['sms_03', { ...base, numbers: '' }],
     ['sms_04', { ...base, numbers: '55123' }],
     ['sms_04', { ...base, numbers: '55123456789' }],
-    ['sms_04', { ...base, numbers: '55-1234-5678' }],
+    ['sms_04', { ...base, numbers: '55/1234/5678' }],
     ['sms_04', { ...base, numbers: '5512345678,' }],
     ['sms_04', { ...base, numbers: ['5512345678'] }],
     ['sms_04', { ...base, numbers: '5512345678', find_country_code: 1 }],

@@ -2,7 +2,7 @@ import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { findUrls } from '../../text/urls.js';
-import { isMexicanAreaCode, splitCountryCode } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNumber, isMexicanAreaCode, splitCountryCode, splitWritten } from '../../phone/numbers.js';
 import type { Recipient } from '../../messaging/types.js';
 import { parseLocal } from '../../lib/time.js';
 
@@ -49,23 +49,27 @@ export interface NumberRules {
  * repeat. A number is 10 national digits; with find_country_code 1 it starts
  * with its country code, which libphonenumber's metadata splits off
  * (`15512345678` → 1 + 5512345678, `525512345678` → 52 + 5512345678).
+ * Numbers are taken as clients write them: spaces, dashes and dots are
+ * dropped, and one written with a leading `+` carries its country code
+ * whatever find_country_code says (`+52 55 1234 5678`).
  */
 export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
   if (raw.trim() === '') throw new ApiError(400, 'sms_03');
   const parts = raw.split(',');
   if (parts.length > MAX_RECIPIENTS) throw new ApiError(400, 'sms_15');
+  const requestCountryCode = cleanCountryCode(rules.countryCode);
   if (!rules.findCountryCode) {
-    if (rules.countryCode.trim() === '') throw new ApiError(400, 'sms_05');
-    if (!rules.supported.has(rules.countryCode.trim())) throw new ApiError(400, 'sms_18');
+    if (requestCountryCode === '') throw new ApiError(400, 'sms_05');
+    if (!rules.supported.has(requestCountryCode)) throw new ApiError(400, 'sms_18');
   }
   const seen = new Set<string>();
   const recipients: Recipient[] = [];
   for (const part of parts) {
-    const digits = part.trim();
+    const { digits, international } = splitWritten(cleanNumber(part));
     if (!/^\d{10,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
     let countryCode: string;
     let national: string;
-    if (rules.findCountryCode) {
+    if (rules.findCountryCode || international) {
       // A country code and 10 national digits: at least 11 digits.
       const split = digits.length > 10 ? splitCountryCode(digits) : null;
       if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
@@ -74,7 +78,7 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
       ({ countryCode, national } = split);
     } else {
       if (digits.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      countryCode = rules.countryCode.trim();
+      countryCode = requestCountryCode;
       national = digits;
     }
     if (countryCode === '52' && !isMexicanAreaCode(national)) throw new ApiError(400, 'sms_24', undefined, { number: digits });

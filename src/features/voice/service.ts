@@ -5,6 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, flag, optionalText, text } from '../../http/fields.js';
 import { submitMessages } from '../../messaging/submit.js';
+import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { renderScript, SCRIPTS, speakable, TEMPLATES, type Template } from './scripts.js';
 
@@ -49,7 +50,13 @@ export type VoiceSent = {
 
 /** Comma-separated 10-digit numbers → full numbers with 52: sms_04 malformed, sms_15 over 500, sms_16 repeated. */
 export function parseNumbers(raw: string): string[] {
-  const numbers = raw.split(',').map((n) => n.trim());
+  // As clients write them: '55 1234-5678', or '+52 55 1234 5678' with the (only) country code.
+  const numbers = raw.split(',').map((n) => {
+    const { digits, international } = splitWritten(cleanNumber(n));
+    if (!international) return digits;
+    if (!digits.startsWith('52')) throw badRequest('sms_18');
+    return digits.slice(2);
+  });
   if (numbers.length > MAX_RECIPIENTS) throw badRequest('sms_15');
   const seen = new Set<string>();
   for (const n of numbers) {
@@ -79,7 +86,7 @@ function script(input: VoiceSendInput): string {
 /** One call per number; validation, debit, messages and dispatch commit in one transaction. */
 export async function sendVoice(ctx: AppContext, accountId: number, input: VoiceSendInput): Promise<VoiceSent> {
   const numbers = parseNumbers(input.numbers);
-  const country = input.country_code.replace(/^\+/, '');
+  const country = cleanCountryCode(input.country_code);
   if (country !== '52') throw badRequest('sms_18');
   const text = script(input);
   const scheduledAt = parseSendDate(input.date);
