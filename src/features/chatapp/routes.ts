@@ -23,6 +23,9 @@ const fields = (v: unknown): Record<string, unknown> => (v && typeof v === 'obje
 const inputOf = (request: FastifyRequest) =>
   request.method === 'GET' ? fields(request.query) : { show_id: fields(request.query).show_id, ...fields(request.body) };
 
+/** The spec's path and the one integrations written before the rename call. */
+export const SEND_PATHS = ['/chatapp/send', '/whatsapp/send'] as const;
+
 export const chatapp: Feature = {
   name: 'chatapp',
   routes(api, ctx) {
@@ -31,8 +34,13 @@ export const chatapp: Feature = {
       return ok('whatsapp_21', 'message sent', await sendChatapp(ctx, request.account.id, input));
     };
     const response = { 200: jsonSchema(Reply) };
-    api.post('/chatapp/send', { config: { sendLimited: true }, schema: { tags: ['chatapp'], summary: 'Send a chat-app message (text or media) from an instance', body: jsonSchema(ChatappSend), response } }, handler);
-    api.get('/chatapp/send', { config: { sendLimited: true }, schema: { tags: ['chatapp'], summary: 'Send a chat-app message (query form; POST is preferred)', querystring: jsonSchema(ChatappSend), response } }, handler);
+    const post = { config: { sendLimited: true }, schema: { tags: ['chatapp'], summary: 'Send a chat-app message (text or media) from an instance', body: jsonSchema(ChatappSend), response } };
+    const get = { config: { sendLimited: true }, schema: { tags: ['chatapp'], summary: 'Send a chat-app message (query form; POST is preferred)', querystring: jsonSchema(ChatappSend), response } };
+    // One definition, two paths: /whatsapp/send is the path every existing integration calls (see README, Compatibility).
+    for (const path of SEND_PATHS) {
+      api.post(path, post, handler);
+      api.get(path, get, handler);
+    }
   },
   cli: chatappCli,
 };

@@ -78,7 +78,7 @@ describeEngines('OTP errors', (engine) => {
   });
 
   it('400 otp_invalid_channel', async () => {
-    for (const channel of ['whatsapp', 'email', 3]) {
+    for (const channel of ['telegram', 'email', 3]) {
       const r = await client().send({ channel });
       otpError(r, 400, 'otp_invalid_channel');
       expect(r.body.hint).toContain('sms');

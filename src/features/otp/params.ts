@@ -41,7 +41,10 @@ export const NumberQuery = z.object(Number_);
 
 export const CreateBody = z.object({
   ...Number_,
-  channel: optional(z.enum(['sms', 'chatapp', 'voice'], { error: 'otp_invalid_channel' })).default('sms'),
+  // 'whatsapp' is the chat-app channel's name in integrations written before the rename (README, Compatibility).
+  channel: optional(z.preprocess((v) => (v === 'whatsapp' ? 'chatapp' : v), z.enum(['sms', 'chatapp', 'voice'], { error: 'otp_invalid_channel' })))
+    .default('sms')
+    .meta({ type: 'string', enum: ['sms', 'chatapp', 'voice', 'whatsapp'], default: 'sms' }),
   company: optional(z.preprocess(asText, z.string({ error: INVALID }).max(50, { error: INVALID }))).describe('required with sms and voice; ignored with chatapp'),
   message: optional(z.preprocess(asText, z.string({ error: INVALID }))).describe('sms and voice: must contain {{code}} and {{company}}; GSM-7; at most 160 characters after substitution'),
   code_format: optional(z.enum(['numeric', 'alphanumeric', 'letters'], { error: INVALID })).default('numeric'),
