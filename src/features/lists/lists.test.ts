@@ -240,6 +240,15 @@ describeEngines('contact lists', (engine) => {
       expect(r.body.result[0].list_key).toMatch(/^[A-Za-z0-9_-]{22}$/);
     });
 
+    it('answers id as the list_key, which the contact endpoints take as list_key', async () => {
+      const [first] = (await find('?query=Zona%2001')).body.result;
+      expect(first.id).toBe(first.list_key);
+      const added = await h.request('POST', '/contacts/add', { apikey: f.apikey, form: { list_key: first.id, number: '5512345678', name: 'Ana' } });
+      expect(added.body.code).toBe('contact_13');
+      const contacts = await h.post('/agendas/get_contacts', { list_key: first.id }, f.apikey);
+      expect(contacts.body.result).toMatchObject([{ contact_name: 'Ana', contact_number: '525512345678' }]);
+    });
+
     it('answers the last page with next_page null, and a page past the end empty', async () => {
       const last = await find('?query=ZONA&page=2');
       expect(last.body).toMatchObject({ total_count: 25, page: 2, total_pages: 2, limit: 20, has_more: false, next_page: null });

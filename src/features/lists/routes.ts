@@ -45,7 +45,7 @@ const ListRecord = z.object({
 const ContactEntry = z.object({ contact_id: z.number(), contact_name: z.string(), contact_number: z.string(), contact_email: z.string(), contact_creation_date: z.string() });
 const FindReply = z.object({
   ...envelope,
-  result: z.array(z.object({ id: z.string(), name: z.string(), list_key: z.string() })),
+  result: z.array(z.object({ id: z.string().describe('the list_key'), name: z.string(), list_key: z.string() })),
   total_count: z.number(),
   page: z.number(),
   total_pages: z.number(),

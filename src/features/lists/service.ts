@@ -86,7 +86,8 @@ export async function findLists(db: Kysely<Database>, accountId: number, query: 
   const totalPages = Math.ceil(total / limit);
   const hasMore = page < totalPages;
   return {
-    result: rows.map((r) => ({ id: String(r.id), name: r.name, list_key: r.list_key })),
+    // id is the list_key: integrations pass result[].id straight to list_key (README, Compatibility).
+    result: rows.map((r) => ({ id: r.list_key, name: r.name, list_key: r.list_key })),
     total_count: total,
     page,
     total_pages: totalPages,
