@@ -10,6 +10,7 @@ import { voice } from './voice/routes.js';
 import { reports } from './reports/routes.js';
 import { campaigns } from './campaigns/routes.js';
 import { otp } from './otp/routes.js';
+import { legacyOtp } from './legacy-otp/routes.js';
 import { webhooks } from './webhooks/routes.js';
 import { subaccounts } from './subaccounts/routes.js';
 import { payments } from './payments/routes.js';
@@ -18,4 +19,4 @@ import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, webhooks, subaccounts, payments, staff, wallet, loyalty];
+export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty];

@@ -13,6 +13,8 @@ import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderTex
 export interface OtpReply {
   status: number;
   body: Record<string, unknown>;
+  /** The messages that carried the code (sendCode only): the previous OTP API answers their reference and price. */
+  messageIds?: number[];
 }
 
 /** Transitions decided on a read retry when another request changed the row first; this bounds the retries. */
@@ -136,13 +138,14 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
         ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}),
         ...(p.code_show === 1 ? { code: attempt.code } : {}),
       },
+      messageIds: attempt.messageIds,
     };
   }
   throw new Error('OTP transition kept conflicting');
 }
 
 /** The template and company for the channel (chat-app: the fixed template), with warnings for what was ignored. */
-function channelText(p: CreateParams, path: string): { company: string; template: string; warnings: string[] } {
+export function channelText(p: CreateParams, path: string): { company: string; template: string; warnings: string[] } {
   if (p.channel === 'chatapp') {
     const ignored = [p.message !== undefined && 'message', p.company !== undefined && 'company'].filter(Boolean);
     const warnings = ignored.length > 0 ? [`The chat-app channel uses a fixed official template: ${ignored.join(' and ')} ignored.`] : [];
@@ -241,4 +244,24 @@ export async function deleteVerification(ctx: AppContext, key: NumberKey): Promi
     status: 200,
     body: { success: true, state: 'none', action: 'deleted', message: 'The verification was deleted; nothing was sent', hint: 'Any code sent before no longer works. POST /v2/otp sends a new one when needed.', next: [PATHS.send] },
   };
+}
+
+/**
+ * The previous OTP API's reset without a new code: a pending or locked code
+ * gets its 7 attempts back and stays valid until its expiry. Other states
+ * answer like verify (404 none, 409 verified, 410 expired).
+ */
+export async function restoreAttempts(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+  for (let tries = 0; tries < MAX_TRIES; tries++) {
+    const now = Date.now();
+    const row = await findVerification(ctx.db.kysely, key);
+    const current = view(row, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
+    if (current.state !== 'pending' && current.state !== 'locked') throw verifyRefusal(current.state, current.expires_at);
+    if (!(await applyIfUnchanged(ctx.db.kysely, row!.id, row!.version, { state: 'pending', attempts_remaining: ATTEMPTS, updated_at: now }))) continue;
+    return {
+      status: 200,
+      body: { success: true, state: 'pending', message: `The code has ${ATTEMPTS} attempts again`, hint: hintFor('pending', current.resend_available_in), next: nextFor('pending', current.resend_available_in), expires_at: current.expires_at, attempts_remaining: ATTEMPTS },
+    };
+  }
+  throw new Error('OTP reset kept conflicting');
 }
