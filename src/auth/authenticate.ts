@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { findAccountByKey, type AuthenticatedAccount } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
 import { ipAllowed, parseAllowList } from './allow-list.js';
+import { accountForKeyId, checkToken, isLoginToken } from './token.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -29,12 +30,23 @@ export function authenticate(ctx: AppContext) {
       throw new ApiError(401, 'auth_05', 'API keys are refused in the URL: send the key in the apikey header');
     }
     let key = header(request, 'apikey');
+    let account: AuthenticatedAccount | undefined;
+    let viaToken = false;
     if (!key) {
       key = header(request, 'token');
+      viaToken = key !== undefined;
       if (key) reply.header('Deprecation', 'true').header('Link', '<apikey>; rel="successor-version"');
     }
     if (!key) throw new ApiError(401, 'auth_05', 'Missing API key: send it in the apikey header');
-    const account = key.length <= 200 ? await findAccountByKey(ctx.db, key) : undefined;
+    if (viaToken && isLoginToken(key)) {
+      // A token of POST /auth in the token header (src/auth/token.ts).
+      const check = checkToken(ctx.secrets.authToken, key, Date.now());
+      if (!check.ok && check.reason === 'expired') throw new ApiError(401, 'auth_06', 'The token expired: get a new one with POST /auth');
+      account = check.ok ? await accountForKeyId(ctx.db.kysely, check.keyId) : undefined;
+      if (!account) throw new ApiError(401, 'auth_05', 'Invalid token, or its API key was rotated or its account archived: log in again with POST /auth');
+    } else {
+      account = key.length <= 200 ? await findAccountByKey(ctx.db, key) : undefined;
+    }
     if (!account) throw new ApiError(401, 'auth_05', 'Invalid or disabled API key');
     if (account.allow_ips) {
       let ranges = allowListCache.get(account.allow_ips);

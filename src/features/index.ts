@@ -1,5 +1,6 @@
 import type { Feature } from './feature.js';
 import { credits } from './credits/routes.js';
+import { authLogin } from './auth/routes.js';
 import { messaging } from '../messaging/feature.js';
 import { simulator } from './simulator/routes.js';
 import { lists } from './lists/routes.js';
@@ -19,4 +20,4 @@ import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty];
+export const features: Feature[] = [credits, authLogin, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty];
