@@ -11,6 +11,7 @@ import { authenticate } from './auth/authenticate.js';
 import { ApiError } from './http/errors.js';
 import { messageFor } from './http/codes.js';
 import { features } from './features/index.js';
+import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from './http/openapi.js';
 
 /**
  * Builds the HTTP server: body parsing, envelopes, request ids, metrics,
@@ -77,19 +78,14 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     reply.code(404).send({ success: false, message: messageFor('not_found'), status: 404, code: 'not_found' });
   });
 
-  await app.register(swagger, {
-    openapi: {
-      openapi: '3.1.0',
-      info: { title: 'Mensajero', version: '0.1.0', description: 'Messaging service API: SMS, RCS, chat-app, voice, OTP, contacts, wallets, loyalty, webhooks.' },
-      components: { securitySchemes: { apikey: { type: 'apiKey', in: 'header', name: 'apikey' } } },
-      security: [{ apikey: [] }],
-    },
-  });
+  app.addHook('onRoute', documentRoute);
+  await app.register(swagger, swaggerOptions());
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get('/openapi.json', { schema: { hide: true } }, async () => openapiDocument(app, ctx));
 
-  app.get('/healthz', { schema: { tags: ['operations'], security: [] } }, async () => ({ status: 'ok' }));
-  app.get('/readyz', { schema: { tags: ['operations'], security: [] } }, async (_req, reply) => {
+  // Operations endpoints, not part of the API document (README, Configuration).
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     try {
       await sql`select 1`.execute(ctx.db.kysely);
       return { status: 'ready' };
@@ -105,6 +101,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   for (const feature of features) if (feature.publicRoutes) await app.register(async (scope) => feature.publicRoutes!(scope, ctx));
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
+    api.addHook('onRoute', documentApiRoute);
     for (const feature of features) if (feature.routes) await feature.routes(api, ctx);
     opts.extraApiRoutes?.(api);
   });

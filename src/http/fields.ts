@@ -46,9 +46,44 @@ export const bool = (invalid?: string) =>
     .preprocess((v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v), z.boolean({ error: invalid }))
     .meta({ type: 'boolean' });
 
-/** JSON Schema for OpenAPI from a zod schema (the input side: what clients send). */
+/** Keywords that say what a value is: a `.meta()` giving `type` or `anyOf` replaces those zod generated. */
+const SHAPE_KEYWORDS = ['type', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'items', 'properties', 'required', 'additionalProperties', 'format', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength'];
+
+/** Whether a field may be left out: its schema accepts an absent value (a default, or a preprocess that fills one in). */
+function mayBeAbsent(schema: z.ZodType | undefined): boolean {
+  try {
+    return schema !== undefined && schema.safeParse(undefined).success;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * JSON Schema for OpenAPI from a zod schema (the input side: what clients
+ * send). A field's `.meta()` describes what it accepts when zod cannot (a
+ * preprocess turning '1' into 1): it replaces the generated shape instead
+ * of being merged into it, which could describe a value no request can be
+ * (`type: string` with `anyOf` numbers). `required` lists only the fields
+ * whose absence is refused, so defaulted ones are optional.
+ */
 export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const out = z.toJSONSchema(schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  const out = z.toJSONSchema(schema, {
+    io: 'input',
+    unrepresentable: 'any',
+    override(ctx) {
+      const json = ctx.jsonSchema as Record<string, unknown>;
+      const meta = ctx.zodSchema instanceof z.ZodType ? ctx.zodSchema.meta() : undefined;
+      if (meta && ('type' in meta || 'anyOf' in meta)) {
+        for (const k of SHAPE_KEYWORDS) if (!(k in meta) && !(k === 'required' && meta.type === 'object')) delete json[k];
+      }
+      if (ctx.zodSchema instanceof z.ZodObject) {
+        const shape = ctx.zodSchema.shape as Record<string, z.ZodType>;
+        const required = Object.keys(shape).filter((k) => !mayBeAbsent(shape[k]));
+        if (required.length > 0) json.required = required;
+        else delete json.required;
+      }
+    },
+  }) as Record<string, unknown>;
   delete out.$schema;
   return out;
 }

@@ -85,7 +85,7 @@ export async function recordReadTrackings(
 export function readTrackingRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { token: string } }>(
     '/r/:token',
-    { schema: { tags: ['messages'], summary: 'Read-confirmation link: records the read and redirects', security: [], params: { type: 'object', properties: { token: { type: 'string' } } } } },
+    { schema: { hide: true, tags: ['messages'], summary: 'Read-confirmation link: records the read and redirects', security: [], params: { type: 'object', properties: { token: { type: 'string' } } } } },
     async (request, reply) => {
       const token = request.params.token;
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) throw new ApiError(404, 'tracking_01');

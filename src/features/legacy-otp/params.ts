@@ -23,8 +23,12 @@ export const LegacyChannel = z.object({
     .describe('voice script letter a to j (default a: verification code); only with voice 1'),
 });
 
+/** Present: not absent, null or blank (the value itself is checked by /v2/otp's rules). */
+const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
+const required = (description: string) => z.unknown().refine(present, { error: 'otp_missing_param' }).meta({ type: 'string', description });
+
 const common = {
-  phone_number: z.unknown().optional().meta({ type: 'string', description: '10 digits without the country code' }),
+  phone_number: required('10 digits without the country code'),
   country_code: z.unknown().optional().meta({ type: 'string', description: 'default 52; +52, 052 and 0052 mean 52' }),
 };
 
@@ -44,7 +48,7 @@ export const StartParams = LegacyChannel.extend({
 
 export const CheckParams = z.object({
   ...common,
-  verification_code: z.unknown().optional().meta({ type: 'string', description: 'the code the user received' }),
+  verification_code: required('the code the user received'),
 });
 
 export const ResendParams = LegacyChannel.extend({

@@ -25,7 +25,9 @@ const DEFAULT_COUNTRY = '52';
 function parseLegacy<S extends z.ZodType>(schema: S, input: unknown, path: string): z.output<S> {
   const result = schema.safeParse(input && typeof input === 'object' && !Array.isArray(input) ? input : {});
   if (result.success) return result.data;
-  const field = result.error.issues[0].path.map(String).join('.');
+  const issue = result.error.issues[0];
+  const field = issue.path.map(String).join('.');
+  if (issue.message === 'otp_missing_param') throw new OtpError(400, 'otp_missing_param', { hint: `${field} is required.`, next: [path], field }, `A required parameter is missing: ${field}`);
   throw new OtpError(400, 'otp_invalid_param', { hint: `Check ${field}.`, next: [path], field }, `A parameter is invalid: ${field}`);
 }
 

@@ -78,7 +78,7 @@ function routes(api: FastifyInstance, ctx: AppContext): void {
 function publicRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { code: string } }>(
     '/s/:code',
-    { schema: { tags: ['sms'], summary: 'Short link: counts the click and redirects (302)', security: [], params: { type: 'object', properties: { code: { type: 'string' } } } } },
+    { schema: { hide: true, tags: ['sms'], summary: 'Short link: counts the click and redirects (302)', security: [], params: { type: 'object', properties: { code: { type: 'string' } } } } },
     async (request, reply) => {
       const code = request.params.code;
       const url = /^[A-Za-z0-9_-]{1,32}$/.test(code) ? await clickShortLink(ctx.db.kysely, code) : undefined;
