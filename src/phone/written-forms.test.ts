@@ -59,6 +59,19 @@ describeEngines('country codes and numbers as clients write them, through HTTP',
     expect((await h.post('/sms/send', { numbers: '55 1234 567x', message: 'Hola' }, a.apikey)).body.code).toBe('sms_04');
   });
 
+  it('ignores extra fields in bodies and query strings ("source": "mcp") and takes flags as "1", 1 or true', async () => {
+    const a = await h.createAccount(10);
+    for (const sandbox of ['1', 1, true]) {
+      const r = await h.post('/sms/send?source=mcp', { numbers: '5512345678', message: 'Hola', sandbox, source: 'mcp' }, a.apikey);
+      expect(r.body, String(sandbox)).toMatchObject({ code: 'sms_11', credit: 0 });
+    }
+    expect((await h.post('/campaigns?source=mcp', { source: 'mcp', sandbox: true }, a.apikey)).body.campaigns).toHaveLength(3);
+    const otp = await h.post('/v2/otp?source=mcp', { phone_number: 5512345678, country_code: 52, company: 'Acme', code_length: 6, code_rotate: true, code_show: true, source: 'mcp' }, a.apikey);
+    expect(otp.status).toBe(201);
+    expect((await h.get('/v2/otp/status?phone_number=5512345678&country_code=52&source=mcp', a.apikey)).body.state).toBe('pending');
+    expect((await h.post('/reports/details', { campaign_id: String((await h.post('/campaigns', { sandbox: 1 }, a.apikey)).body.campaigns[0].id), sandbox: '1', source: 'mcp' }, a.apikey)).body.code).toBe('details_01');
+  });
+
   it('the apikey header with a leading space authenticates', async () => {
     const a = await h.createAccount(1);
     const r = await h.request('POST', '/credits/consult', { headers: { apikey: ` ${a.apikey}` }, body: {} });
