@@ -57,10 +57,10 @@ describe('/openapi.json with real OpenAPI tools', () => {
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
   });
 
-  it('describes /sms/send as requests can be: channel one type, defaulted fields not required', () => {
+  it('describes /sms/send as requests can be: channel as text or integer (not both at once), defaulted fields not required', () => {
     const body = doc.paths['/sms/send'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['numbers', 'message']);
-    expect(body.properties.channel).toEqual({ type: 'string', enum: ['1', '2'] });
+    expect(body.properties.channel).toEqual({ anyOf: [{ type: 'string', enum: ['1', '2'] }, { type: 'integer', enum: [1, 2] }], description: 'default 1' });
     expect(body.properties.country_code.type).toBe('string');
     const otp = doc.paths['/v2/otp'].post.requestBody.content['application/json'].schema;
     expect(otp.required).toEqual(['phone_number', 'country_code']);

@@ -49,8 +49,7 @@ export const CampaignsParams = z
       .pipe(z.number().min(1, { error: 'campaigns_05' }).max(MAX_LIMIT, { error: 'campaigns_05' }))
       .meta({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
   })
-  .refine((p) => p.start_date === null || p.end_date === null || p.start_date < p.end_date, { error: 'campaigns_04' })
-  .meta({ required: [] });
+  .refine((p) => p.start_date === null || p.end_date === null || p.start_date < p.end_date, { error: 'campaigns_04' });
 
 const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
 const Reply = z.object({

@@ -16,7 +16,7 @@ defineMessages({ short_link_01: 'No such link' });
 /** channel: 1 SMS (default), 2 RCS; anything else sms_36. */
 const channel = z
   .preprocess((v) => (v === undefined || v === null || v === '' ? 1 : v === '1' || v === 1 ? 1 : v === '2' || v === 2 ? 2 : v), z.union([z.literal(1), z.literal(2)], { error: 'sms_36' }))
-  .meta({ type: 'string', enum: ['1', '2'] });
+  .meta({ anyOf: [{ type: 'string', enum: ['1', '2'] }, { type: 'integer', enum: [1, 2] }], description: 'default 1' });
 
 /** country_code: absent means 52; present but empty is sms_05 (checked with the numbers). */
 const countryCode = z.preprocess((v) => (v === undefined ? '52' : v === null ? '' : v), text('sms_05', 'sms_18'));
