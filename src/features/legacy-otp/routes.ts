@@ -58,7 +58,12 @@ const Answer = z.object({
   reference: z.string().nullable().optional().describe('start and resend: the message reference'),
 });
 const Failure = z.object({ success: z.literal(false), message: z.string(), status: z.number(), code: z.string(), attempts_remaining: z.number().optional(), resend_available_in: z.number().optional() });
-const answers = { 200: jsonSchema(Answer), ...Object.fromEntries([400, 401, 402, 403, 404, 409, 410, 429, 502].map((s) => [s, jsonSchema(Failure)])) };
+/** The same fields as JSON or, under /protected/xml/…, as XML. */
+const both = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema }, 'text/xml': { schema } } });
+const answers = {
+  200: both('success', jsonSchema(Answer)),
+  ...Object.fromEntries([400, 401, 402, 403, 404, 409, 410, 429, 502].map((s) => [s, both('the error, with /v2/otp\'s slug as code', jsonSchema(Failure))])),
+};
 
 const ACTIONS = {
   start: { run: start, schema: StartParams, summary: 'Previous OTP API: send a new code (deprecated: use POST /v2/otp)', sends: true },
