@@ -95,6 +95,7 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[]): P
         sender: r.sender,
         flash: r.flash === 1,
         meta: r.meta ? JSON.parse(r.meta) : null,
+        accountId: r.account_id,
       }));
       let outcomes: SubmitOutcome[];
       try {
@@ -126,8 +127,13 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
     if (plain.length > 0) {
       await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier, sent_at: now }).where('id', 'in', plain).where('stage', '=', 0).execute();
     }
-    const refused = batch.filter((_, k) => !outcomes[k].ok && (outcomes[k] as { permanent: boolean }).permanent);
-    await closeUnsent(trx, ctx, refused.map((r) => r.id), REFUSED_STATUS, 'refused by the carrier', carrier, now);
+    // A refusal may name its status (12: no route); otherwise 4, rejected.
+    const refused = new Map<number, number[]>();
+    batch.forEach((r, k) => {
+      const o = outcomes[k];
+      if (!o.ok && o.permanent) refused.set(o.status ?? REFUSED_STATUS, (refused.get(o.status ?? REFUSED_STATUS) ?? []).concat(r.id));
+    });
+    for (const [code, ids] of refused) await closeUnsent(trx, ctx, ids, code, code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination', carrier, now);
     // A transient failure releases the claim: the dispatch job retries at once on its next run.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
     if (retry.length > 0) await trx.updateTable('messages').set({ claimed_until: null }).where('id', 'in', retry.map((r) => r.id)).where('stage', '=', 0).execute();
