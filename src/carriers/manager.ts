@@ -9,7 +9,7 @@ import { SmppConnector } from './smpp/connector.js';
 import { applyWaitingReceipts, pruneReceipts } from './smpp/receipts-store.js';
 import { parseSmppSettings } from './smpp/settings.js';
 import { pruneThroughput } from './smpp/throughput.js';
-import { emptyStats, type ConnectorStats } from './status.js';
+import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
 
 /** A connector as the router uses it. */
@@ -96,8 +96,9 @@ export class CarrierManager {
     try {
       await this.refresh();
       this.loaded ??= Promise.resolve();
-      await Promise.all([...this.smpp.values()].map((c) => c.tick()));
       await this.reportStatus();
+      const processes = await this.liveProcesses();
+      await Promise.all([...this.smpp.values()].map((c) => c.tick(processes)));
       for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, c.name);
       if (this.ticks++ % 30 === 0) {
         await pruneThroughput(this.ctx.db);
@@ -149,6 +150,12 @@ export class CarrierManager {
       .values(rows)
       .onConflict((oc) => oc.columns(['carrier', 'holder']).doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), stats: eb.ref('excluded.stats'), updated_at: eb.ref('excluded.updated_at') })))
       .execute();
+  }
+
+  /** Processes that reported in the last STATUS_FRESH_MS (this one included): binds are shared among them. */
+  private async liveProcesses(): Promise<number> {
+    const rows = await this.ctx.db.kysely.selectFrom('carrier_process_status').select('holder').distinct().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
+    return Math.max(1, rows.length);
   }
 
   /** Per-connector figures of this process, for /metrics. */

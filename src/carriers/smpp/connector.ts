@@ -71,23 +71,31 @@ export class SmppConnector {
 
   /**
    * Lease upkeep (every few seconds): renews held slots, closes binds whose
-   * lease was lost or whose slot is above `binds`, takes at most one more
-   * free slot per tick so processes starting together share the binds.
+   * lease was lost or whose slot is above `binds`, and moves towards a fair
+   * share of the binds among the `processes` running: above it, one bind is
+   * given back (another process takes it); below it, one more free slot is
+   * taken. One step per tick, so processes starting together share.
    */
-  async tick(): Promise<void> {
+  async tick(processes = 1): Promise<void> {
     if (this.closed) return;
     const held = await this.leases.renew([...this.binds.keys()]);
     for (const [slot, bind] of this.binds) {
-      if (!held.includes(slot) || slot >= this.config.settings.binds) {
-        this.binds.delete(slot);
-        void bind.close();
-        await this.leases.release([slot]);
-      }
+      if (!held.includes(slot) || slot >= this.config.settings.binds) await this.dropBind(slot, bind);
     }
-    if (this.binds.size < this.config.settings.binds) {
+    const share = Math.ceil(this.config.settings.binds / Math.max(1, processes));
+    if (this.binds.size > share) {
+      const slot = Math.max(...this.binds.keys());
+      await this.dropBind(slot, this.binds.get(slot)!);
+    } else if (this.binds.size < share) {
       const slot = await this.leases.acquire(this.config.settings.binds, [...this.binds.keys()]);
       if (slot !== null && !this.closed) this.binds.set(slot, this.openBind(slot));
     }
+  }
+
+  /** Unbinds (after its outstanding responses) and only then frees the slot, so the deployment never holds more than `binds`. */
+  private async dropBind(slot: number, bind: SmppBind): Promise<void> {
+    this.binds.delete(slot);
+    void bind.close().then(() => this.leases.release([slot]).catch(() => undefined));
   }
 
   private openBind(slot: number): SmppBind {

@@ -49,12 +49,6 @@ export class BindLeases {
     return null;
   }
 
-  /** Slots held by other processes right now. */
-  async heldElsewhere(): Promise<number> {
-    const rows = await this.db.kysely.selectFrom('carrier_binds').select('slot').where('carrier', '=', this.carrier).where('holder', '!=', this.holder).where('expires_at', '>=', Date.now()).execute();
-    return rows.length;
-  }
-
   async release(slots?: number[]): Promise<void> {
     let q = this.db.kysely.deleteFrom('carrier_binds').where('carrier', '=', this.carrier).where('holder', '=', this.holder);
     if (slots) {

@@ -134,6 +134,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
   it('fails a destination with no route with status 12, refunded', async () => {
     const a = await h.createAccount(10);
     await cli('routes', 'remove', '--channel', 'sms', '--prefix', '');
+    await eventually(async () => !h.ctx.carriers.manager.routes.some((r) => r.channel === 'sms' && r.prefix === ''));
     try {
       const [ref] = await send(a.apikey, '3312345678');
       expect(await finalMessage(ref)).toMatchObject({ dlr_code: 12, status: 'undelivered' });
