@@ -53,7 +53,6 @@ export interface SmppIdsTable {
   carrier: string;
   carrier_id: string;
   message_id: number;
-  exact: number;
   created_at: number;
 }
 

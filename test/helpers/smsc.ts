@@ -31,8 +31,10 @@ export interface SmscOptions {
   receipt?: (s: Submitted) => ReceiptPlan | null;
   /** Answer per submit_sm (default accept). */
   answer?: (s: Submitted, index: number) => Answer;
-  /** Delay before each submit_sm_resp (ms). */
+  /** Delay before each submit_sm_resp (ms); absent: answered at once. */
   responseDelayMs?: number;
+  /** Keep what each submit_sm carried in `submitted` (default true; a benchmark only counts). */
+  record?: boolean;
 }
 
 export interface ReceiptPlan {
@@ -85,6 +87,8 @@ export class TestSmsc {
   }
 
   private onSession(session: SmppSession): void {
+    // Responses go out as they are made, as an SMSC's do (no Nagle delay waiting for our ACKs).
+    session.socket.setNoDelay(true);
     this.sessions.add(session);
     session.on('error', () => undefined);
     session.on('close', () => {
@@ -124,6 +128,7 @@ export class TestSmsc {
     const index = this.received++;
     const raw = this.nextId++;
     const messageId = this.options.idFormat === 'decimal' ? String(raw) : raw.toString(16);
+    if (this.options.record === false) return void session.send(pdu.response({ message_id: messageId }));
     const s: Submitted = {
       messageId,
       systemId: this.bound.get(session) ?? '',
@@ -149,7 +154,8 @@ export class TestSmsc {
       setTimeout(respond, Math.max(50, this.options.responseDelayMs ?? 0));
       return;
     }
-    setTimeout(respond, this.options.responseDelayMs ?? 0);
+    if (this.options.responseDelayMs) setTimeout(respond, this.options.responseDelayMs);
+    else respond();
     if (plan) setTimeout(() => this.sendReceipt(session, s, plan), plan.delayMs ?? 0);
   }
 
@@ -170,6 +176,15 @@ export class TestSmsc {
         ...(plan.tlv ? { receipted_message_id: id, message_state: STATES[plan.stat] ?? 7 } : {}),
       }),
     );
+  }
+
+  /** A text receipt (`stat`) for carrier id `id`, on the session bound as `systemId`. */
+  sendReceiptTo(systemId: string, id: string, stat = 'DELIVRD'): boolean {
+    const target = [...this.bound].find(([, sys]) => sys === systemId)?.[0];
+    if (!target) return false;
+    const text = `id:${id} sub:001 dlvrd:001 submit date:2311230101 done date:2311230102 stat:${stat} err:000 text:`;
+    target.send(new smpp.PDU('deliver_sm', { source_addr: '', destination_addr: '', esm_class: 0x04, data_coding: 0, short_message: Buffer.from(text, 'latin1') }));
+    return true;
   }
 
   /** A customer reply from `from` to `to`; `parts` > 1 splits it with a concatenation UDH. */

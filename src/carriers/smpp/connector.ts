@@ -154,8 +154,8 @@ export class SmppConnector {
         short_message: seg.shortMessage,
       };
       for (let throttled = 0; ; throttled++) {
-        await this.waitIfSlowedDown();
-        await this.rate.take();
+        if (Date.now() < this.pausedUntil) await this.waitIfSlowedDown();
+        if (this.rate.capped) await this.rate.take();
         const link = this.pickLink();
         if (!link) return { outcome: { ok: false, permanent: false, error: `${this.name}: not bound` } };
         let resp: Pdu;

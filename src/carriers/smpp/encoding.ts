@@ -127,12 +127,13 @@ export function encodeMessage(text: string, opts: EncodeOptions, reference = 0):
   const effective: Coding = opts.flash && coding === 'latin1' ? 'ucs2' : coding;
   const base = effective === 'gsm' ? DataCoding.GSM : effective === 'latin1' ? DataCoding.LATIN1 : DataCoding.UCS2;
   const dataCoding = opts.flash ? (effective === 'ucs2' ? FLASH_UCS2 : FLASH_GSM) : base;
-  const chars = units(text, effective);
-  const total = chars.reduce((n, u) => n + u.length, 0);
   const [single, part] = ROOM[effective];
   const parts: number[][] = [];
-  if (total <= single) parts.push(chars.flat());
+  // The common case, one segment, without per-character arrays.
+  const whole = effective === 'gsm' ? gsmSeptets(text) : effective === 'latin1' ? [...text].map((ch) => ch.charCodeAt(0) & 0xff) : Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
+  if (whole.length <= single) parts.push(whole);
   else {
+    const chars = units(text, effective);
     let current: number[] = [];
     for (const u of chars) {
       if (current.length + u.length > part) {

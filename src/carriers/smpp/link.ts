@@ -15,7 +15,7 @@ export interface LinkOptions {
 interface Outstanding {
   resolve(pdu: Pdu): void;
   reject(err: Error): void;
-  timer: NodeJS.Timeout;
+  deadline: number;
 }
 
 const ESME_RX_T_APPN = 0x64;
@@ -32,6 +32,8 @@ export class SmppLink {
   private readonly outstanding = new Map<number, Outstanding>();
   private readonly waiters: Array<() => void> = [];
   private enquireTimer: NodeJS.Timeout | null = null;
+  /** One timer checks every response deadline (a timer per submit_sm costs more than the send at high rates). */
+  private deadlineTimer: NodeJS.Timeout | null = null;
   private lastHeard = Date.now();
   private closed = false;
   bound = false;
@@ -71,6 +73,8 @@ export class SmppLink {
       });
       session.on('pdu', (pdu: Pdu) => this.onPdu(pdu));
       session.on(settings.tls ? 'secureConnect' : 'connect', () => {
+        // Request/response traffic: no Nagle delay (bursts are already coalesced by corkUntilNextTick).
+        session.socket.setNoDelay(true);
         session.send(
           new smpp.PDU(`bind_${this.o.type}`, { system_id: settings.system_id, password: this.o.password, system_type: settings.system_type, interface_version: 0x34 }),
           (resp) => {
@@ -80,6 +84,7 @@ export class SmppLink {
             this.bound = true;
             this.lastHeard = Date.now();
             this.startEnquireLink();
+            this.startDeadlines();
             resolve();
           },
         );
@@ -106,7 +111,6 @@ export class SmppLink {
         const pending = this.outstanding.get(pdu.sequence_number);
         if (pending) {
           this.outstanding.delete(pdu.sequence_number);
-          clearTimeout(pending.timer);
           pending.resolve(pdu);
           this.waiters.shift()?.();
         }
@@ -146,18 +150,36 @@ export class SmppLink {
     const session = this.session;
     if (!this.bound || !session) throw new LinkError('not bound');
     const pdu = new smpp.PDU('submit_sm', fields);
+    this.corkUntilNextTick(session);
     return new Promise<Pdu>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.outstanding.delete(pdu.sequence_number);
-        this.waiters.shift()?.();
-        reject(new LinkError('no submit_sm_resp in time', true));
-      }, this.o.settings.response_timeout_seconds * 1000);
-      if (!session.send(pdu)) {
-        clearTimeout(timer);
-        return reject(new LinkError('connection not writable'));
-      }
-      this.outstanding.set(pdu.sequence_number, { resolve, reject, timer });
+      if (!session.send(pdu)) return reject(new LinkError('connection not writable'));
+      this.outstanding.set(pdu.sequence_number, { resolve, reject, deadline: Date.now() + this.o.settings.response_timeout_seconds * 1000 });
     });
+  }
+
+  /** PDUs sent in one burst go out in one write (writev) instead of one system call each. */
+  private corked = false;
+  private corkUntilNextTick(session: SmppSession): void {
+    if (this.corked) return;
+    this.corked = true;
+    session.socket.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      session.socket.uncork();
+    });
+  }
+
+  private startDeadlines(): void {
+    this.deadlineTimer = setInterval(() => {
+      const now = Date.now();
+      for (const [sequence, p] of this.outstanding) {
+        if (p.deadline > now) continue;
+        this.outstanding.delete(sequence);
+        this.waiters.shift()?.();
+        p.reject(new LinkError('no submit_sm_resp in time', true));
+      }
+    }, Math.min(1000, this.o.settings.response_timeout_seconds * 250));
+    this.deadlineTimer.unref();
   }
 
   /**
@@ -187,9 +209,9 @@ export class SmppLink {
     this.closed = true;
     this.bound = false;
     if (this.enquireTimer) clearInterval(this.enquireTimer);
+    if (this.deadlineTimer) clearInterval(this.deadlineTimer);
     // A submit_sm whose response never came may have been taken by the SMSC.
     for (const [, p] of this.outstanding) {
-      clearTimeout(p.timer);
       p.reject(new LinkError(`connection lost before submit_sm_resp (${reason})`, true));
     }
     this.outstanding.clear();

@@ -52,10 +52,11 @@ const MESSAGE_STATES: Record<number, string> = { 1: 'ENROUTE', 2: 'DELIVRD', 3: 
 export const messageStateName = (state: number | undefined): string | null => (state === undefined ? null : (MESSAGE_STATES[state] ?? null));
 
 /**
- * The forms under which a carrier id may come back. SMSCs disagree: some
- * give the id in hex in submit_sm_resp and in decimal in the receipt, others
- * the reverse. Each id is stored under its own form plus its reading in the
- * other base, so either side matches by equality.
+ * The forms under which a carrier id may have been given on the other side:
+ * itself (normalised), its decimal digits read as a number written in hex,
+ * and its hex digits read as a number written in decimal. SMSCs disagree on
+ * the base of submit_sm_resp ids and receipt ids; one is matched against
+ * the forms of the other.
  */
 export function idForms(id: string): string[] {
   const own = normaliseId(id);

@@ -21,6 +21,10 @@ export class SharedThroughput {
     private readonly cap: number,
   ) {}
 
+  get capped(): boolean {
+    return this.cap > 0;
+  }
+
   /** Resolves when one more message may go out now. */
   take(): Promise<void> {
     if (this.cap <= 0) return Promise.resolve();

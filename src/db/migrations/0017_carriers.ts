@@ -62,8 +62,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('carrier', 'text', (c) => c.notNull())
     .addColumn('carrier_id', 'text', (c) => c.notNull())
     .addColumn('message_id', 'bigint', (c) => c.notNull())
-    // 1 when carrier_id is the id as the SMSC gave it, 0 for its reading in the other base.
-    .addColumn('exact', 'integer', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.createIndex('smpp_ids_lookup').on('smpp_ids').columns(['carrier', 'carrier_id']).execute();
