@@ -30,7 +30,7 @@ export class RouterDriver implements CarrierDriver {
     batch.forEach((m, index) => {
       const candidates = pickRoute(this.manager.routes, m.channel, m.number, m.accountId);
       if (candidates) pending.push({ index, candidates: [...candidates] });
-      else outcomes[index] = { ok: false, permanent: true, error: `no route for ${m.channel} to ${m.number.slice(0, 4)}…`, status: NO_ROUTE_STATUS };
+      else outcomes[index] = { ok: false, permanent: true, error: `no route for ${m.channel} to ${m.number.slice(0, 4)}…`, status: NO_ROUTE_STATUS, carrier: null };
     });
     while (pending.length > 0) {
       const groups = new Map<string, number[]>();
@@ -64,7 +64,7 @@ export class RouterDriver implements CarrierDriver {
             const r = results[k];
             if (!r.ok && !r.permanent) {
               lastError[i] = r.error;
-            } else outcomes[i] = r;
+            } else outcomes[i] = { ...r, carrier: name };
           });
         }),
       );

@@ -137,7 +137,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
     await eventually(async () => !h.ctx.carriers.manager.routes.some((r) => r.channel === 'sms' && r.prefix === ''));
     try {
       const [ref] = await send(a.apikey, '3312345678');
-      expect(await finalMessage(ref)).toMatchObject({ dlr_code: 12, status: 'undelivered' });
+      expect(await finalMessage(ref)).toMatchObject({ dlr_code: 12, status: 'undelivered', carrier: null });
       expect(await credit(a.apikey)).toBe(10);
     } finally {
       await cli('routes', 'add', '--channel', 'sms', '--prefix', '', '--carriers', 'simulator');
@@ -147,11 +147,12 @@ describeEngines('SMPP carriers end to end', (engine) => {
   it('fails over to the second connector when the first is down, and pins an account to its own route', async () => {
     const down = `down${++counter}`;
     await cli('carriers', 'add', 'smpp', '--name', down, '--host', '127.0.0.1', '--port', String(await deadPort()), '--system-id', 'x', '--password', 'x');
-    const { smsc } = await carrier({}, [], { prefix: '525520', before: [down] });
+    const { smsc, name } = await carrier({}, [], { prefix: '525520', before: [down] });
     const a = await h.createAccount(10);
     const [ref] = await send(a.apikey, '5520000001');
     await eventually(async () => (await message(ref)).stage >= 1);
     expect(smsc.submitted.map((s) => s.destination)).toEqual(['525520000001']);
+    expect(await message(ref)).toMatchObject({ carrier: name, carrier_id: smsc.submitted[0].messageId });
     // An account-pinned route beats the shared one, whatever its prefix.
     const own = await carrier();
     const b = await h.createAccount(10, `pinned${counter}@example.com`);
