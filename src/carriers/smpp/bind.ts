@@ -67,6 +67,7 @@ export class SmppBind {
       this.log.info({ carrier_slot: this.slot, host: this.settings.host }, 'SMPP bound');
       this.events.onState();
     } catch (err) {
+      this.log.warn({ carrier_slot: this.slot, reason: (err as Error).message }, 'SMPP bind failed: retrying with backoff');
       this.events.onError((err as Error).message);
       this.retry();
     }

@@ -1,5 +1,4 @@
 import type { AppContext } from '../../context.js';
-import { isUniqueViolation } from '../../db/engine.js';
 import { recordReply } from '../../messaging/delivery.js';
 import type { ConnectorStats } from '../status.js';
 import { decodeMessage, type Concatenation } from './encoding.js';
@@ -88,12 +87,13 @@ export class InboundHandler {
   private async reassemble(source: string, destination: string, c: Concatenation, text: string, at: number): Promise<string | null> {
     if (c.sequence < 1 || c.sequence > c.total) return null;
     const key = { carrier: this.carrier, source, reference: c.reference };
-    try {
-      await this.ctx.db.kysely.insertInto('smpp_reply_parts').values({ ...key, sequence: c.sequence, total: c.total, destination, text, received_at: at }).execute();
-    } catch (err) {
-      if (!isUniqueViolation(err)) throw err;
-      return null; // the SMSC sent this part again
-    }
+    const inserted = await this.ctx.db.kysely
+      .insertInto('smpp_reply_parts')
+      .values({ ...key, sequence: c.sequence, total: c.total, destination, text, received_at: at })
+      .onConflict((oc) => oc.columns(['carrier', 'source', 'reference', 'sequence']).doNothing())
+      .returning('sequence')
+      .executeTakeFirst();
+    if (!inserted) return null; // the SMSC sent this part again
     const parts = () => this.ctx.db.kysely.selectFrom('smpp_reply_parts').select('sequence').where('carrier', '=', key.carrier).where('source', '=', source).where('reference', '=', c.reference);
     if ((await parts().execute()).length < c.total) return null;
     const taken = await this.ctx.db.kysely

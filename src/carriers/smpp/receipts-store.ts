@@ -90,10 +90,12 @@ export async function applyWaitingReceipts(ctx: AppContext, carrier: string, car
 /**
  * Housekeeping: carrier ids older than `idDays` (receipts come within the
  * validity period, at most a few days at SMSCs) and receipts that never
- * matched in that time are dropped.
+ * matched in that time are dropped, and reply parts older than a day.
  */
 export async function pruneReceipts(ctx: AppContext, idDays = 7): Promise<void> {
   const cutoff = Date.now() - idDays * 86_400_000;
   await ctx.db.kysely.deleteFrom('smpp_ids').where('created_at', '<', cutoff).execute();
   await ctx.db.kysely.deleteFrom('smpp_receipts').where('at', '<', cutoff).execute();
+  // Parts of a reply whose other parts never came (or a part repeated after its reply was recorded).
+  await ctx.db.kysely.deleteFrom('smpp_reply_parts').where('received_at', '<', Date.now() - 86_400_000).execute();
 }

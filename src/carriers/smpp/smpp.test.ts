@@ -6,7 +6,11 @@ import { runCommands } from '../../../test/helpers/cli.js';
 import { TestSmsc, type SmscOptions } from '../../../test/helpers/smsc.js';
 import { formatLocalDate } from '../../lib/time.js';
 import { carrierCommands } from '../cli.js';
-import { gsmSeptets } from './encoding.js';
+import { encodeMessage, gsmSeptets } from './encoding.js';
+import { storeReceipts } from './receipts-store.js';
+import { InboundHandler } from './inbound.js';
+import { parseSmppSettings } from './settings.js';
+import { emptyStats } from '../status.js';
 
 const DAY = 86_400_000;
 
@@ -236,6 +240,27 @@ describeEngines('SMPP carriers end to end', (engine) => {
     const status = (await cli('carriers', 'status')).carriers.find((c: { name: string }) => c.name === name);
     expect(status.errors).toBeGreaterThanOrEqual(2);
     expect(status.last_error).toMatch(/PDU|closed|error/i);
+    const metrics = (await h.get('/metrics')).body as string;
+    expect(metrics).toContain(`mensajero_carrier_state{carrier="${name}",state="bound"} 1`);
+    expect(metrics).toMatch(new RegExp(`mensajero_carrier_messages\\{carrier="${name}",kind="errors"\\} [2-9]`));
+  });
+
+  it('applies a receipt delivered twice at once, and records a reply whose last part comes twice at once, exactly once', async () => {
+    const { smsc, name } = await carrier({}, [], { prefix: '525525' });
+    const a = await h.createAccount(10);
+    const [ref] = await send(a.apikey, '5525000001');
+    await eventually(async () => (await message(ref)).stage === 1);
+    const id = smsc.submitted[0].messageId;
+    const decimal = BigInt(`0x${id}`).toString(10);
+    await Promise.all([storeReceipts(h.ctx, name, [{ carrierId: id, code: 0, at: Date.now() }]), storeReceipts(h.ctx, name, [{ carrierId: decimal, code: 1, at: Date.now() }])]);
+    const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).where('type', '=', 'confirmation').execute();
+    expect(events).toHaveLength(1);
+    const inbound = new InboundHandler(h.ctx, name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats());
+    const parts = encodeMessage('x'.repeat(200), { coding: 'gsm' }, 5).map((seg) => ({ source_addr: '525525000001', destination_addr: '', esm_class: seg.esmClass, data_coding: seg.dataCoding, short_message: seg.shortMessage }));
+    await inbound.handle(parts[0] as never);
+    await Promise.all([inbound.handle(parts[1] as never), inbound.handle(parts[1] as never), new InboundHandler(h.ctx, name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats()).handle(parts[1] as never)]);
+    const replies = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).where('type', '=', 'response').execute();
+    expect(replies.map((r) => JSON.parse(r.payload).response)).toEqual(['x'.repeat(200)]);
   });
 
   it('keeps the password out of every CLI answer, and rebinds within seconds after carriers set', async () => {
