@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import type { AppContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { requireAccount } from '../cli/accounts.js';
@@ -26,6 +26,7 @@ function smppOptions(cmd: Command): Command {
     .option('--bind <mode>', 'transceiver or transmitter-receiver')
     .option('--tls', 'connect with TLS')
     .option('--no-tls', 'connect without TLS')
+    .option('--tls-ca <file>', "PEM file of the CA of the SMSC's certificate (default: the system's CAs)")
     .option('--window <n>', 'outstanding submit_sm per bind (default 10)', int)
     .option('--throughput <n>', 'messages per second across all processes, 0 for no cap', int)
     .option('--binds <n>', 'binds across all processes (default 1)', int)
@@ -49,6 +50,7 @@ const KEYS: Array<[string, keyof SmppSettings]> = [
   ['systemType', 'system_type'],
   ['bind', 'bind'],
   ['tls', 'tls'],
+  ['tlsCa', 'tls_ca'],
   ['window', 'window'],
   ['throughput', 'throughput'],
   ['binds', 'binds'],
@@ -66,11 +68,14 @@ const KEYS: Array<[string, keyof SmppSettings]> = [
 function settingsFrom(o: Record<string, unknown>, base: Record<string, unknown> = {}): SmppSettings {
   const merged: Record<string, unknown> = { ...base };
   for (const [opt, key] of KEYS) if (o[opt] !== undefined) merged[key] = o[opt];
+  let settings: SmppSettings;
   try {
-    return parseSmppSettings(merged);
+    settings = parseSmppSettings(merged);
   } catch (err) {
     throw new CliError((err as Error).message);
   }
+  if (settings.tls_ca && !existsSync(settings.tls_ca)) throw new CliError(`--tls-ca: no file ${settings.tls_ca}`);
+  return settings;
 }
 
 function readPassword(value: string): string {

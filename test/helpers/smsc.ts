@@ -33,6 +33,8 @@ export interface SmscOptions {
   answer?: (s: Submitted, index: number) => Answer;
   /** Delay before each submit_sm_resp (ms); absent: answered at once. */
   responseDelayMs?: number;
+  /** TLS listener with this key and certificate (PEM). */
+  tls?: { key: string; cert: string };
   /** Keep what each submit_sm carried in `submitted` (default true; a benchmark only counts). */
   record?: boolean;
 }
@@ -76,7 +78,7 @@ export class TestSmsc {
   constructor(public options: SmscOptions = {}) {}
 
   async start(port = 0): Promise<this> {
-    this.server = smpp.createServer({}, (session) => this.onSession(session));
+    this.server = smpp.createServer(this.options.tls ?? {}, (session) => this.onSession(session));
     await new Promise<void>((r) => this.server.listen(port, '127.0.0.1', () => r()));
     this.port = (this.server.address() as AddressInfo).port;
     return this;

@@ -1,5 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { smpp, LinkError, type Pdu, type SmppSession } from './pdu.js';
 import type { SmppSettings } from './settings.js';
+
+/** TLS verified against the system CAs, or the connector's own CA file; SNI only for a host name. */
+function tlsOptions(settings: SmppSettings): Record<string, unknown> {
+  if (!settings.tls) return { tls: false };
+  return { tls: true, ...(isIP(settings.host) ? {} : { servername: settings.host }), ...(settings.tls_ca ? { ca: readFileSync(settings.tls_ca) } : {}) };
+}
 
 export type BindType = 'transceiver' | 'transmitter' | 'receiver';
 
@@ -59,7 +67,7 @@ export class SmppLink {
         this.shutdown(reason);
         reject(new LinkError(reason));
       };
-      const session = smpp.connect({ host: settings.host, port: settings.port, tls: settings.tls, servername: settings.host });
+      const session = smpp.connect({ host: settings.host, port: settings.port, ...tlsOptions(settings) });
       this.session = session;
       const connectTimer = setTimeout(() => fail('connect timed out'), settings.response_timeout_seconds * 1000);
       session.on('error', (err: Error) => {

@@ -11,6 +11,8 @@ export const SmppSettingsSchema = z.object({
   system_type: z.string().max(12).default(''),
   bind: z.enum(['transceiver', 'transmitter-receiver']).default('transceiver'),
   tls: z.boolean().default(false),
+  /** PEM file of the CA that signed the SMSC's certificate, when it is not a public one. */
+  tls_ca: z.string().min(1).nullable().default(null),
   /** Outstanding submit_sm per bind. */
   window: z.number().int().min(1).max(1000).default(10),
   /** Messages per second across every process; 0: no cap. */

@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
+import { join, resolve } from 'node:path';
 import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
@@ -261,6 +263,22 @@ describeEngines('SMPP carriers end to end', (engine) => {
     await Promise.all([inbound.handle(parts[1] as never), inbound.handle(parts[1] as never), new InboundHandler(h.ctx, name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats()).handle(parts[1] as never)]);
     const replies = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).where('type', '=', 'response').execute();
     expect(replies.map((r) => JSON.parse(r.payload).response)).toEqual(['x'.repeat(200)]);
+  });
+
+  it('binds over TLS, verifying the SMSC certificate against --tls-ca, and stays down when it cannot verify it', async () => {
+    const tlsDir = resolve(import.meta.dirname, '../../../test/helpers/tls');
+    const tls = { key: readFileSync(join(tlsDir, 'smsc-key.pem'), 'utf8'), cert: readFileSync(join(tlsDir, 'smsc-cert.pem'), 'utf8') };
+    const { smsc } = await carrier({ tls }, ['--tls', '--tls-ca', join(tlsDir, 'smsc-cert.pem')], { prefix: '525526' });
+    const a = await h.createAccount(10);
+    const [ref] = await send(a.apikey, '5526000001');
+    await eventually(async () => (await message(ref)).stage === 1);
+    expect(smsc.submitted.map((s) => s.destination)).toEqual(['525526000001']);
+    const unverified = `tls${++counter}`;
+    await cli('carriers', 'add', 'smpp', '--name', unverified, '--host', '127.0.0.1', '--port', String(smsc.port), '--system-id', 'acme', '--password', 'secret1', '--tls');
+    const status = await eventually(async () => (await cli('carriers', 'status')).carriers.find((c: { name: string; last_error: string | null }) => c.name === unverified && c.last_error), 10_000);
+    expect(status.state).toBe('connecting');
+    expect(status.last_error).toMatch(/certificate/i);
+    await cli('carriers', 'remove', '--name', unverified);
   });
 
   it('keeps the password out of every CLI answer, and rebinds within seconds after carriers set', async () => {
