@@ -58,6 +58,7 @@ export class CarrierManager {
   readonly holder = `${hostname()}:${process.pid}:${randomToken(4)}`;
   readonly simulator: SimulatorConnector;
   private readonly smpp = new Map<string, SmppConnector>();
+  private readonly closing = new Set<SmppConnector>();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
   private loaded: Promise<void> | null = null;
@@ -120,7 +121,9 @@ export class CarrierManager {
       const row = wanted.get(name);
       if (!row || row.version !== c.config.version) {
         this.smpp.delete(name);
-        await c.close();
+        // Not awaited: its sessions wait for their responses, the upkeep of the others goes on.
+        this.closing.add(c);
+        void c.close().finally(() => this.closing.delete(c));
       }
     }
     if (!this.timer) return; // bind only in a running service, not in a CLI command
@@ -172,7 +175,7 @@ export class CarrierManager {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    await Promise.all([...this.smpp.values()].map((c) => c.close()));
+    await Promise.all([...this.smpp.values(), ...this.closing].map((c) => c.close()));
     this.smpp.clear();
     await this.ctx.db.kysely.deleteFrom('carrier_process_status').where('holder', '=', this.holder).execute().catch(() => undefined);
   }

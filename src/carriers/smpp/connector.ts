@@ -210,9 +210,26 @@ export class SmppConnector {
     while (Date.now() < this.pausedUntil) await sleep(this.pausedUntil - Date.now());
   }
 
-  async close(): Promise<void> {
+  /**
+   * Unbinds every bind (each after its outstanding responses) and frees the
+   * slots; the leases are kept alive meanwhile, so no other process binds in
+   * their place while these sessions still exist.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.unbindAll());
+  }
+
+  private closing: Promise<void> | null = null;
+
+  private async unbindAll(): Promise<void> {
     this.closed = true;
-    await Promise.all([...this.binds.values()].map((b) => b.close()));
+    const slots = [...this.binds.keys()];
+    const keep = setInterval(() => void this.leases.renew(slots).catch(() => undefined), 5000);
+    try {
+      await Promise.all([...this.binds.values()].map((b) => b.close()));
+    } finally {
+      clearInterval(keep);
+    }
     this.binds.clear();
     await this.leases.release().catch(() => undefined);
   }
