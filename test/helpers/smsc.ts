@@ -73,6 +73,8 @@ export class TestSmsc {
   private server!: Server & { sessions: SmppSession[] };
   private nextId = 0x5a0000 + Math.floor(Math.random() * 0x10000);
   private bound = new Map<SmppSession, string>();
+  /** Bind command of each bound session (bind_transceiver, bind_transmitter, bind_receiver). */
+  readonly bindTypes = new Map<SmppSession, string>();
   port = 0;
 
   constructor(public options: SmscOptions = {}) {}
@@ -96,11 +98,13 @@ export class TestSmsc {
     session.on('close', () => {
       this.sessions.delete(session);
       this.bound.delete(session);
+      this.bindTypes.delete(session);
     });
     const bind = (pdu: Pdu) => {
       const ok = (!this.options.systemId || pdu.system_id === this.options.systemId) && (!this.options.password || pdu.password === this.options.password);
       if (!ok) return session.send(pdu.response({ command_status: 0x0e }));
       this.bound.set(session, pdu.system_id);
+      this.bindTypes.set(session, pdu.command);
       this.bindCount++;
       this.systemIds.push(pdu.system_id);
       this.maxBinds = Math.max(this.maxBinds, this.bound.size);
@@ -163,7 +167,9 @@ export class TestSmsc {
 
   /** A delivery receipt for an accepted message, on the session that submitted it (or any bound one). */
   sendReceipt(session: SmppSession | null, s: Submitted, plan: ReceiptPlan): void {
-    const target = session && this.bound.has(session) ? session : [...this.bound.keys()][0];
+    // deliver_sm goes to a session that may receive: the submitting transceiver, or a receiver of the same ESME.
+    const canReceive = (x: SmppSession) => this.bindTypes.get(x) !== 'bind_transmitter';
+    const target = session && this.bound.has(session) && canReceive(session) ? session : [...this.bound.keys()].find((x) => canReceive(x) && this.bound.get(x) === s.systemId);
     if (!target) return;
     const numeric = this.options.idFormat === 'decimal' ? BigInt(s.messageId) : BigInt(`0x${s.messageId}`);
     const id = plan.idIn === 'decimal' ? numeric.toString(10) : plan.idIn === 'hex' ? numeric.toString(16) : s.messageId;

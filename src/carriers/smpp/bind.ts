@@ -11,7 +11,6 @@ export const reconnectDelay = (attempt: number, random = Math.random): number =>
 
 export interface BindEvents {
   onDeliver(pdu: Pdu): Promise<void>;
-  onState(): void;
   onError(reason: string): void;
 }
 
@@ -65,7 +64,6 @@ export class SmppBind {
       this.attempt = 0;
       this.state = 'bound';
       this.log.info({ carrier_slot: this.slot, host: this.settings.host }, 'SMPP bound');
-      this.events.onState();
     } catch (err) {
       this.log.warn({ carrier_slot: this.slot, reason: (err as Error).message }, 'SMPP bind failed: retrying with backoff');
       this.events.onError((err as Error).message);
@@ -81,7 +79,6 @@ export class SmppBind {
     if (wasBound) {
       this.log.warn({ carrier_slot: this.slot, reason }, 'SMPP session lost: reconnecting');
       this.events.onError(reason);
-      this.events.onState();
       // Both sessions of a transmitter-receiver pair go down together and come back together.
       for (const other of [this.links.tx, this.links.rx]) if (other && other !== link) void other.close();
       this.retry();

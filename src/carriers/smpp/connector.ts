@@ -105,7 +105,6 @@ export class SmppConnector {
       this.config.password,
       {
         onDeliver: (pdu: Pdu) => this.inbound.handle(pdu),
-        onState: () => undefined,
         onError: (reason) => this.error(reason),
       },
       this.ctx.log.child({ carrier: this.name }),

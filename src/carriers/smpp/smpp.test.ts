@@ -265,6 +265,14 @@ describeEngines('SMPP carriers end to end', (engine) => {
     expect(replies.map((r) => JSON.parse(r.payload).response)).toEqual(['x'.repeat(200)]);
   });
 
+  it('binds as a transmitter and a receiver: submits on one, applies receipts from the other', async () => {
+    const { smsc } = await carrier({ receipt: () => ({ stat: 'DELIVRD' }) }, ['--bind', 'transmitter-receiver'], { prefix: '525527' });
+    expect([...smsc.bindTypes.values()].sort()).toEqual(['bind_receiver', 'bind_transmitter']);
+    const a = await h.createAccount(10);
+    const [ref] = await send(a.apikey, '5527000001');
+    expect(await finalMessage(ref)).toMatchObject({ status: 'delivered', dlr_code: 0 });
+  });
+
   it('binds over TLS, verifying the SMSC certificate against --tls-ca, and stays down when it cannot verify it', async () => {
     const tlsDir = resolve(import.meta.dirname, '../../../test/helpers/tls');
     const tls = { key: readFileSync(join(tlsDir, 'smsc-key.pem'), 'utf8'), cert: readFileSync(join(tlsDir, 'smsc-cert.pem'), 'utf8') };
