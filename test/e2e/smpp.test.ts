@@ -40,7 +40,9 @@ describeEngines('SMPP connector shared by mensajero processes', (engine) => {
     expect(added.stdout).not.toContain('s3cr3t');
     expect(JSON.parse(added.stdout)).toMatchObject({ name: 'shared', type: 'smpp', binds: 2, throughput: 40, window: 10, bind: 'transceiver' });
     expect((await runMensajero(['routes', 'add', '--channel', 'sms', '--prefix', '52', '--carriers', 'shared', '--json'], e.env)).json).toEqual({ channel: 'sms', prefix: '52', carriers: ['shared'], account: null });
-    const account = (await runMensajero(['accounts', 'create', '--email', 'p@example.com', '--password', 'secret123', '--credits', '1000', '--json'], e.env)).json;
+    const created = await runMensajero(['accounts', 'create', '--email', 'p@example.com', '--password', 'secret123', '--credits', '1000', '--json'], e.env);
+    expect(created.code, created.stderr).toBe(0);
+    const account = created.json;
 
     const serves = [await startServe(e.env)];
     if (processes === 2) serves.push(await startServe(e.env));
