@@ -84,7 +84,7 @@ export class SmppLink {
         // Request/response traffic: no Nagle delay (bursts are already coalesced by corkUntilNextTick).
         session.socket.setNoDelay(true);
         session.send(
-          new smpp.PDU(`bind_${this.o.type}`, { system_id: settings.system_id, password: this.o.password, system_type: settings.system_type, interface_version: 0x34 }),
+          new smpp.PDU(`bind_${this.o.type}`, { sequence_number: this.nextSequence(), system_id: settings.system_id, password: this.o.password, system_type: settings.system_type, interface_version: 0x34 }),
           (resp) => {
             clearTimeout(connectTimer);
             if (resp.command_status !== 0) return fail(`bind refused: status 0x${resp.command_status.toString(16)}`);
@@ -105,7 +105,7 @@ export class SmppLink {
     this.enquireTimer = setInterval(() => {
       // Nothing heard for two periods (not even our enquire_link's answer): the link is dead.
       if (Date.now() - this.lastHeard > 2 * periodMs) return this.shutdown('no answer to enquire_link');
-      this.session?.send(new smpp.PDU('enquire_link'));
+      this.session?.send(new smpp.PDU('enquire_link', { sequence_number: this.nextSequence() }));
     }, periodMs);
     this.enquireTimer.unref();
   }
@@ -157,23 +157,30 @@ export class SmppLink {
     }
     const session = this.session;
     if (!this.bound || !session) throw new LinkError('not bound');
-    const pdu = new smpp.PDU('submit_sm', fields);
-    this.corkUntilNextTick(session);
+    if (!session.socket.writable) throw new LinkError('connection not writable');
+    const pdu = new smpp.PDU('submit_sm', { ...fields, sequence_number: this.nextSequence() });
+    this.queueWrite(pdu.toBuffer());
     return new Promise<Pdu>((resolve, reject) => {
-      if (!session.send(pdu)) return reject(new LinkError('connection not writable'));
       this.outstanding.set(pdu.sequence_number, { resolve, reject, deadline: Date.now() + this.o.settings.response_timeout_seconds * 1000 });
     });
   }
 
-  /** PDUs sent in one burst go out in one write (writev) instead of one system call each. */
-  private corked = false;
-  private corkUntilNextTick(session: SmppSession): void {
-    if (this.corked) return;
-    this.corked = true;
-    session.socket.cork();
+  /** Our own sequence numbers for every request we send (the package's counter is never used). */
+  private sequence = 0;
+  private nextSequence(): number {
+    this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
+    return this.sequence;
+  }
+
+  /** submit_sm PDUs made in one burst go out as one buffer in one write, instead of one system call each. */
+  private pending: Buffer[] = [];
+  private queueWrite(bytes: Buffer): void {
+    this.pending.push(bytes);
+    if (this.pending.length > 1) return;
     process.nextTick(() => {
-      this.corked = false;
-      session.socket.uncork();
+      const chunk = this.pending.length === 1 ? this.pending[0] : Buffer.concat(this.pending);
+      this.pending = [];
+      if (this.session?.socket.writable) this.session.socket.write(chunk);
     });
   }
 
@@ -203,7 +210,7 @@ export class SmppLink {
     if (session && session.socket.writable) {
       await new Promise<void>((resolve) => {
         const t = setTimeout(resolve, 2000);
-        session.send(new smpp.PDU('unbind'), () => {
+        session.send(new smpp.PDU('unbind', { sequence_number: this.nextSequence() }), () => {
           clearTimeout(t);
           resolve();
         });
