@@ -6,6 +6,7 @@ import { benchContacts } from './contacts.js';
 import { benchReports } from './reports.js';
 import { benchSms } from './sms.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchSmpp } from './smpp.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -19,6 +20,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['reports', benchReports],
   ['contacts', benchContacts],
   ['webhooks', benchWebhooks],
+  ['smpp', benchSmpp],
 ];
 
 const only = process.env.BENCH?.split(',');

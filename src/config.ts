@@ -49,6 +49,9 @@ const schema = z.object({
   PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
   PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
   // staff, wallet, loyalty
+  // carriers
+  REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),
+  CARRIER_POLL_MS: intFrom(2000, 50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -58,6 +58,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
 
 export async function closeContext(ctx: AppContext): Promise<void> {
   await ctx.worker.stop();
+  await ctx.carriers.close();
   await ctx.rateLimiter.close();
   await ctx.db.close();
 }

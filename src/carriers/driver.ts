@@ -12,6 +12,8 @@ export interface OutboundMessage {
   sender: string | null;
   flash: boolean;
   meta: Record<string, unknown> | null;
+  /** The sending account (per-account routes). */
+  accountId?: number;
 }
 
 /**
@@ -19,7 +21,9 @@ export interface OutboundMessage {
  * own id when it has one (delivery reports then name it); a permanent refusal
  * is final, a transient one is retried with backoff.
  */
-export type SubmitOutcome = { ok: true; carrierId?: string } | { ok: false; permanent: boolean; error: string };
+export type SubmitOutcome =
+  | { ok: true; carrierId?: string; /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string }
+  | { ok: false; permanent: boolean; error: string; /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number; carrier?: string | null };
 
 /**
  * A connection to a carrier. Delivery reports and inbound replies flow back

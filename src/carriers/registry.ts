@@ -1,7 +1,9 @@
 import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { Pacer, type CarrierDriver } from './driver.js';
-import { SimulatorDriver } from './simulator/driver.js';
+import { CarrierManager } from './manager.js';
+import { RouterDriver } from './router.js';
+import { carrierMetrics } from './metrics.js';
 
 export interface Route {
   driver: CarrierDriver;
@@ -9,16 +11,20 @@ export interface Route {
 }
 
 /**
- * Which driver carries each channel. With SIMULATORS on (the default) the
- * simulator carries everything; real drivers (SMPP, HTTP providers) plug in here.
+ * Which driver carries each channel: the router (routes and connectors from
+ * the database, the simulator among them; see router.ts), unless a driver
+ * was put in front of a channel with use() (tests, or a provider driver).
  */
 export class CarrierRegistry {
+  readonly manager: CarrierManager;
+  private readonly router: Route;
   private readonly routes = new Map<Channel, Route>();
 
   constructor(ctx: AppContext) {
-    if (ctx.config.SIMULATORS) {
-      this.use(new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND));
-    }
+    this.manager = new CarrierManager(ctx);
+    carrierMetrics(ctx.metrics, this.manager);
+    const driver = new RouterDriver(this.manager);
+    this.router = { driver, pacer: new Pacer(driver.messagesPerSecond) };
   }
 
   /** Puts a driver in front of its channels (a real carrier, or a test's driver), with its own pace. */
@@ -28,6 +34,15 @@ export class CarrierRegistry {
   }
 
   route(channel: Channel): Route | undefined {
-    return this.routes.get(channel);
+    return this.routes.get(channel) ?? this.router;
+  }
+
+  /** Binds the configured connectors and keeps following the configuration (a running service only). */
+  start(): void {
+    this.manager.start();
+  }
+
+  async close(): Promise<void> {
+    await this.manager.stop();
   }
 }

@@ -95,6 +95,7 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[]): P
         sender: r.sender,
         flash: r.flash === 1,
         meta: r.meta ? JSON.parse(r.meta) : null,
+        accountId: r.account_id,
       }));
       let outcomes: SubmitOutcome[];
       try {
@@ -115,19 +116,28 @@ type Row = { id: number; account_id: number; reference: string; number: string; 
 async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
-    const plain: number[] = [];
+    // The connector that took or refused each message (a router names it), else the driver.
+    const plain = new Map<string, number[]>();
     for (let k = 0; k < batch.length; k++) {
       const o = outcomes[k];
-      if (o.ok && !o.carrierId) plain.push(batch[k].id);
-      else if (o.ok) {
-        await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('stage', '=', 0).execute();
-      }
+      if (!o.ok) continue;
+      const by = o.carrier ?? carrier;
+      if (!o.carrierId) plain.set(by, (plain.get(by) ?? []).concat(batch[k].id));
+      else await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('stage', '=', 0).execute();
     }
-    if (plain.length > 0) {
-      await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier, sent_at: now }).where('id', 'in', plain).where('stage', '=', 0).execute();
-    }
-    const refused = batch.filter((_, k) => !outcomes[k].ok && (outcomes[k] as { permanent: boolean }).permanent);
-    await closeUnsent(trx, ctx, refused.map((r) => r.id), REFUSED_STATUS, 'refused by the carrier', carrier, now);
+    for (const [by, ids] of plain) await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, sent_at: now }).where('id', 'in', ids).where('stage', '=', 0).execute();
+    // A refusal may name its status (12: no route); otherwise 4, rejected.
+    const refused = new Map<string, { code: number; by: string | null; ids: number[] }>();
+    batch.forEach((r, k) => {
+      const o = outcomes[k];
+      if (o.ok || !o.permanent) return;
+      const code = o.status ?? REFUSED_STATUS;
+      const by = o.carrier === undefined ? carrier : o.carrier;
+      const key = `${code}:${by}`;
+      if (!refused.has(key)) refused.set(key, { code, by, ids: [] });
+      refused.get(key)!.ids.push(r.id);
+    });
+    for (const g of refused.values()) await closeUnsent(trx, ctx, g.ids, g.code, g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination', g.by, now);
     // A transient failure releases the claim: the dispatch job retries at once on its next run.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
     if (retry.length > 0) await trx.updateTable('messages').set({ claimed_until: null }).where('id', 'in', retry.map((r) => r.id)).where('stage', '=', 0).execute();

@@ -1,0 +1,243 @@
+import type { Command } from 'commander';
+import { existsSync, readFileSync } from 'node:fs';
+import type { AppContext } from '../context.js';
+import { CliError, type CliRunner } from '../cli/run.js';
+import { requireAccount } from '../cli/accounts.js';
+import { encrypt } from '../lib/secrets.js';
+import { findCarrier, listCarriers, listRoutes, publicCarrier, publicRoute } from './store.js';
+import { parseSmppSettings, type SmppSettings } from './smpp/settings.js';
+import { carrierStatus } from './status.js';
+
+const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
+
+const int = (v: string) => {
+  if (!/^-?\d+$/.test(v)) throw new CliError(`not an integer: ${v}`);
+  return Number(v);
+};
+
+/** The SMPP options of `carriers add smpp` and `carriers set`, mapped to settings keys. */
+function smppOptions(cmd: Command): Command {
+  return cmd
+    .option('--host <host>')
+    .option('--port <n>', 'SMSC port', int)
+    .option('--system-id <id>')
+    .option('--password <password>', 'bind password; "-" reads it from standard input (keeps it out of the process list)')
+    .option('--system-type <type>')
+    .option('--bind <mode>', 'transceiver or transmitter-receiver')
+    .option('--tls', 'connect with TLS')
+    .option('--no-tls', 'connect without TLS')
+    .option('--tls-ca <file>', "PEM file of the CA of the SMSC's certificate (default: the system's CAs)")
+    .option('--window <n>', 'outstanding submit_sm per bind (default 10)', int)
+    .option('--throughput <n>', 'messages per second across all processes, 0 for no cap', int)
+    .option('--binds <n>', 'binds across all processes (default 1)', int)
+    .option('--source-ton <n>', 'source TON (default: 5 alphanumeric, 1 digits)', int)
+    .option('--source-npi <n>', 'source NPI (default: 0 alphanumeric, 1 digits)', int)
+    .option('--dest-ton <n>', 'destination TON (default 1)', int)
+    .option('--dest-npi <n>', 'destination NPI (default 1)', int)
+    .option('--default-sender <sender>', 'source address when the message has no sender')
+    .option('--enquire-link-seconds <n>', 'enquire_link period (default 30)', int)
+    .option('--coding <coding>', 'gsm (data_coding 0, default), latin1 (3) or ucs2 (8)')
+    .option('--packed', 'send GSM text as packed septets')
+    .option('--no-packed', 'send GSM text one septet per octet (default)')
+    .option('--response-timeout-seconds <n>', 'wait for submit_sm_resp (default 30)', int)
+    .option('--json', 'print one JSON object');
+}
+
+const KEYS: Array<[string, keyof SmppSettings]> = [
+  ['host', 'host'],
+  ['port', 'port'],
+  ['systemId', 'system_id'],
+  ['systemType', 'system_type'],
+  ['bind', 'bind'],
+  ['tls', 'tls'],
+  ['tlsCa', 'tls_ca'],
+  ['window', 'window'],
+  ['throughput', 'throughput'],
+  ['binds', 'binds'],
+  ['sourceTon', 'source_ton'],
+  ['sourceNpi', 'source_npi'],
+  ['destTon', 'dest_ton'],
+  ['destNpi', 'dest_npi'],
+  ['defaultSender', 'default_sender'],
+  ['enquireLinkSeconds', 'enquire_link_seconds'],
+  ['coding', 'coding'],
+  ['packed', 'packed'],
+  ['responseTimeoutSeconds', 'response_timeout_seconds'],
+];
+
+function settingsFrom(o: Record<string, unknown>, base: Record<string, unknown> = {}): SmppSettings {
+  const merged: Record<string, unknown> = { ...base };
+  for (const [opt, key] of KEYS) if (o[opt] !== undefined) merged[key] = o[opt];
+  let settings: SmppSettings;
+  try {
+    settings = parseSmppSettings(merged);
+  } catch (err) {
+    throw new CliError((err as Error).message);
+  }
+  if (settings.tls_ca && !existsSync(settings.tls_ca)) throw new CliError(`--tls-ca: no file ${settings.tls_ca}`);
+  return settings;
+}
+
+function readPassword(value: string): string {
+  const password = value === '-' ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : value;
+  if (password.length === 0 || password.length > 8) throw new CliError('--password is 1 to 8 characters (SMPP 3.4)');
+  return password;
+}
+
+const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
+
+async function requireCarrier(ctx: AppContext, name: string) {
+  const row = await findCarrier(ctx.db.kysely, name);
+  if (!row) throw new CliError(`no carrier named ${name}`);
+  return row;
+}
+
+async function accountIdOf(ctx: AppContext, email: string | undefined): Promise<number> {
+  return email === undefined ? 0 : (await requireAccount(ctx, email)).id;
+}
+
+export function carrierCommands(program: Command, run: CliRunner): void {
+  const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
+
+  smppOptions(carriers.command('add').argument('<type>', 'smpp').requiredOption('--name <name>')).action((type: string, o) =>
+    run(o, async (ctx) => {
+      if (type !== 'smpp') throw new CliError('carriers add takes the type smpp');
+      if (!NAME.test(o.name)) throw new CliError('--name is 1 to 40 letters, digits, - or _');
+      for (const required of ['host', 'port', 'systemId', 'password']) if (o[required] === undefined) throw new CliError(`--${required.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
+      if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
+      const settings = settingsFrom(o);
+      const now = Date.now();
+      await ctx.db.kysely
+        .insertInto('carriers')
+        .values({ name: o.name, type: 'smpp', enabled: 1, settings: JSON.stringify(settings), password_enc: encrypt(ctx.secrets.keyEncryption, readPassword(o.password)), version: 1, created_at: now, updated_at: now })
+        .execute();
+      return publicCarrier(await requireCarrier(ctx, o.name));
+    }),
+  );
+
+  smppOptions(carriers.command('set').requiredOption('--name <name>')).action((o) =>
+    run(o, async (ctx) => {
+      const row = await requireCarrier(ctx, o.name);
+      if (row.type !== 'smpp') throw new CliError(`${o.name} has no settings to change`);
+      const settings = settingsFrom(o, JSON.parse(row.settings));
+      const password = o.password === undefined ? {} : { password_enc: encrypt(ctx.secrets.keyEncryption, readPassword(o.password)) };
+      await ctx.db.kysely
+        .updateTable('carriers')
+        .set((eb) => ({ settings: JSON.stringify(settings), ...password, version: eb('version', '+', 1), updated_at: Date.now() }))
+        .where('id', '=', row.id)
+        .execute();
+      return publicCarrier(await requireCarrier(ctx, o.name));
+    }),
+  );
+
+  carriers
+    .command('list')
+    .option('--json', 'print one JSON object')
+    .action((o) => run(o, async (ctx) => ({ carriers: (await listCarriers(ctx.db.kysely)).map(publicCarrier) })));
+
+  for (const [command, enabled] of [
+    ['disable', 0],
+    ['enable', 1],
+  ] as const) {
+    carriers
+      .command(command)
+      .requiredOption('--name <name>')
+      .option('--json', 'print one JSON object')
+      .action((o) =>
+        run(o, async (ctx) => {
+          const row = await requireCarrier(ctx, o.name);
+          await ctx.db.kysely.updateTable('carriers').set((eb) => ({ enabled, version: eb('version', '+', 1), updated_at: Date.now() })).where('id', '=', row.id).execute();
+          return publicCarrier(await requireCarrier(ctx, o.name));
+        }),
+      );
+  }
+
+  carriers
+    .command('remove')
+    .requiredOption('--name <name>')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const row = await requireCarrier(ctx, o.name);
+        const using = (await listRoutes(ctx.db.kysely)).filter((r) => (JSON.parse(r.carriers) as string[]).includes(o.name));
+        if (using.length > 0) throw new CliError(`${o.name} is in ${using.length} route(s): remove or change them first (routes list)`);
+        await ctx.db.kysely.deleteFrom('carriers').where('id', '=', row.id).execute();
+        return publicCarrier(row);
+      }),
+    );
+
+  carriers
+    .command('status')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => ({ carriers: await carrierStatus(ctx) }), (r) =>
+        r.carriers.map((c) => `${c.name} (${c.type}): ${c.state}  submitted ${c.submitted}  window ${c.window_in_use}  throttled ${c.throttled}  errors ${c.errors}  receipts ${c.receipts}  replies ${c.replies}${c.last_error ? `  last error: ${c.last_error}` : ''}`).join('\n'),
+      ),
+    );
+
+  carriers
+    .command('replies')
+    .option('--unmatched', 'replies that matched no sent message (the only kind listed here)')
+    .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const rows = await ctx.db.kysely.selectFrom('unmatched_replies').selectAll().orderBy('id', 'desc').limit(Math.max(1, Math.min(o.limit, 10_000))).execute();
+        return { replies: rows.map((r) => ({ carrier: r.carrier, number: r.source, to: r.destination, text: r.text, received_at: new Date(Number(r.received_at)).toISOString() })) };
+      }),
+    );
+
+  const routes = program.command('routes').description('which connectors carry which traffic');
+
+  routes
+    .command('add')
+    .requiredOption('--channel <channel>', CHANNELS.join('|'))
+    .requiredOption('--prefix <digits>', 'destination prefix with country code; "" for every number')
+    .requiredOption('--carriers <names>', 'comma-separated connectors, in failover order')
+    .option('--account <email>', 'only this account’s traffic')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        if (!CHANNELS.includes(o.channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
+        if (!/^\d{0,15}$/.test(o.prefix)) throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
+        const names = String(o.carriers).split(',').map((s) => s.trim()).filter(Boolean);
+        if (names.length === 0) throw new CliError('--carriers names at least one connector');
+        if (new Set(names).size !== names.length) throw new CliError('--carriers names a connector twice');
+        for (const n of names) await requireCarrier(ctx, n);
+        const accountId = await accountIdOf(ctx, o.account);
+        // One route per channel, prefix and account: adding it again replaces its connectors.
+        await ctx.db.kysely.transaction().execute(async (trx) => {
+          await trx.deleteFrom('carrier_routes').where('channel', '=', o.channel).where('prefix', '=', o.prefix).where('account_id', '=', accountId).execute();
+          await trx.insertInto('carrier_routes').values({ channel: o.channel, prefix: o.prefix, account_id: accountId, carriers: JSON.stringify(names), created_at: Date.now() }).execute();
+        });
+        return { channel: o.channel, prefix: o.prefix, carriers: names, account: o.account ?? null };
+      }),
+    );
+
+  routes
+    .command('list')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const rows = await listRoutes(ctx.db.kysely);
+        const ids = [...new Set(rows.map((r) => r.account_id).filter((id) => id !== 0))];
+        const emails = new Map((ids.length ? await ctx.db.kysely.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute() : []).map((a) => [a.id, a.email]));
+        return { routes: rows.map((r) => publicRoute(r, r.account_id === 0 ? null : (emails.get(r.account_id) ?? String(r.account_id)))) };
+      }),
+    );
+
+  routes
+    .command('remove')
+    .requiredOption('--channel <channel>')
+    .requiredOption('--prefix <digits>')
+    .option('--account <email>')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const accountId = await accountIdOf(ctx, o.account);
+        const r = await ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', o.channel).where('prefix', '=', o.prefix).where('account_id', '=', accountId).executeTakeFirst();
+        return { removed: Number(r.numDeletedRows) > 0 };
+      }),
+    );
+}
+

@@ -1,0 +1,182 @@
+import { hostname } from 'node:os';
+import type { AppContext } from '../context.js';
+import { decrypt } from '../lib/secrets.js';
+import { randomToken } from '../lib/ids.js';
+import { Pacer, type OutboundMessage, type SubmitOutcome } from './driver.js';
+import type { RouteEntry } from './routing.js';
+import { SimulatorDriver } from './simulator/driver.js';
+import { SmppConnector } from './smpp/connector.js';
+import { applyWaitingReceipts, pruneReceipts } from './smpp/receipts-store.js';
+import { parseSmppSettings } from './smpp/settings.js';
+import { pruneThroughput } from './smpp/throughput.js';
+import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
+import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
+
+/** A connector as the router uses it. */
+export interface Connector {
+  readonly name: string;
+  readonly available: boolean;
+  readonly stats: ConnectorStats;
+  submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
+}
+
+/** The built-in simulator as a connector: available while SIMULATORS is on and the operator has not disabled it. */
+class SimulatorConnector implements Connector {
+  readonly name = SIMULATOR;
+  readonly stats = emptyStats();
+  enabled = true;
+  private readonly driver: SimulatorDriver;
+  private readonly pacer: Pacer;
+
+  constructor(private readonly ctx: AppContext) {
+    this.driver = new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
+    this.pacer = new Pacer(ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
+  }
+
+  get available(): boolean {
+    return this.ctx.config.SIMULATORS && this.enabled;
+  }
+
+  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
+    for (let i = 0; i < batch.length; i += this.driver.maxBatch) await this.pacer.take(Math.min(this.driver.maxBatch, batch.length - i));
+    const outcomes: SubmitOutcome[] = [];
+    for (let i = 0; i < batch.length; i += this.driver.maxBatch) outcomes.push(...(await this.driver.submit(batch.slice(i, i + this.driver.maxBatch))));
+    for (const o of outcomes) if (o.ok) this.stats.submitted++;
+    else this.stats.refused++;
+    return outcomes;
+  }
+}
+
+/**
+ * This process's view of the operator's carrier configuration: connectors
+ * and routes reloaded every CARRIER_POLL_MS (a changed connector is closed
+ * and rebound, so a CLI change takes effect within seconds, no restart),
+ * bind leases renewed, this process's state and counters written for
+ * `carriers status`, and receipts still waiting for their message retried.
+ */
+export class CarrierManager {
+  readonly holder = `${hostname()}:${process.pid}:${randomToken(4)}`;
+  readonly simulator: SimulatorConnector;
+  private readonly smpp = new Map<string, SmppConnector>();
+  private readonly closing = new Set<SmppConnector>();
+  private rows: CarrierRow[] = [];
+  routes: RouteEntry[] = [];
+  private loaded: Promise<void> | null = null;
+  private timer: NodeJS.Timeout | null = null;
+  private ticking: Promise<void> | null = null;
+  private ticks = 0;
+  private stopped = false;
+
+  constructor(private readonly ctx: AppContext) {
+    this.simulator = new SimulatorConnector(ctx);
+  }
+
+  /** Loads the configuration once (also without start(), for a context that only dispatches inline). */
+  ready(): Promise<void> {
+    return (this.loaded ??= this.refresh());
+  }
+
+  start(): void {
+    if (this.timer || this.stopped) return;
+    this.timer = setInterval(() => void this.tick(), this.ctx.config.CARRIER_POLL_MS);
+    this.timer.unref();
+    void this.tick();
+  }
+
+  connector(name: string): Connector | null {
+    if (name === SIMULATOR) return this.simulator;
+    return this.smpp.get(name) ?? null;
+  }
+
+  /** One round of upkeep; never two at once. */
+  tick(): Promise<void> {
+    return (this.ticking ??= this.upkeep().finally(() => (this.ticking = null)));
+  }
+
+  private async upkeep(): Promise<void> {
+    try {
+      await this.refresh();
+      this.loaded ??= Promise.resolve();
+      await this.reportStatus();
+      const processes = await this.liveProcesses();
+      await Promise.all([...this.smpp.values()].map((c) => c.tick(processes)));
+      for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, c.name);
+      if (this.ticks++ % 30 === 0) {
+        await pruneThroughput(this.ctx.db);
+        await pruneReceipts(this.ctx);
+      }
+    } catch (err) {
+      if (!this.stopped) this.ctx.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    if (this.stopped) return;
+    const [rows, routes] = await Promise.all([listCarriers(this.ctx.db.kysely), listRoutes(this.ctx.db.kysely)]);
+    this.rows = rows;
+    this.routes = routes.map((r) => ({ channel: r.channel, prefix: r.prefix, accountId: Number(r.account_id), carriers: JSON.parse(r.carriers) as string[] }));
+    this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
+    const wanted = new Map(rows.filter((r) => r.type === 'smpp' && r.enabled === 1).map((r) => [r.name, r]));
+    for (const [name, c] of this.smpp) {
+      const row = wanted.get(name);
+      if (!row || row.version !== c.config.version) {
+        this.smpp.delete(name);
+        // Not awaited: its sessions wait for their responses, the upkeep of the others goes on.
+        this.closing.add(c);
+        void c.close().finally(() => this.closing.delete(c));
+      }
+    }
+    if (!this.timer) return; // bind only in a running service, not in a CLI command
+    for (const [name, row] of wanted) {
+      if (this.smpp.has(name)) continue;
+      try {
+        const settings = parseSmppSettings(JSON.parse(row.settings));
+        const password = row.password_enc ? decrypt(this.ctx.secrets.keyEncryption, row.password_enc) : '';
+        this.smpp.set(name, new SmppConnector(this.ctx, { name, version: row.version, settings, password }, this.holder));
+      } catch (err) {
+        // Never the password: only which connector and why its settings are unusable.
+        this.ctx.log.error({ carrier: name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
+      }
+    }
+  }
+
+  private async reportStatus(): Promise<void> {
+    const now = Date.now();
+    const rows = this.rows.map((r) => {
+      const c = r.type === 'smpp' ? this.smpp.get(r.name) : this.simulator;
+      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : (c as SmppConnector).state;
+      return { carrier: r.name, holder: this.holder, state, stats: JSON.stringify(c?.stats ?? emptyStats()), updated_at: now };
+    });
+    if (rows.length === 0) return;
+    await this.ctx.db.kysely
+      .insertInto('carrier_process_status')
+      .values(rows)
+      .onConflict((oc) => oc.columns(['carrier', 'holder']).doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), stats: eb.ref('excluded.stats'), updated_at: eb.ref('excluded.updated_at') })))
+      .execute();
+  }
+
+  /** Processes that reported in the last STATUS_FRESH_MS (this one included): binds are shared among them. */
+  private async liveProcesses(): Promise<number> {
+    const rows = await this.ctx.db.kysely.selectFrom('carrier_process_status').select('holder').distinct().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
+    return Math.max(1, rows.length);
+  }
+
+  /** Per-connector figures of this process, for /metrics. */
+  snapshot(): Array<{ name: string; state: string; stats: ConnectorStats }> {
+    return this.rows.map((r) => {
+      const c = r.type === 'smpp' ? this.smpp.get(r.name) : this.simulator;
+      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c.available ? 'bound' : 'connecting';
+      return { name: r.name, state, stats: c?.stats ?? emptyStats() };
+    });
+  }
+
+  /** Graceful stop: binds unbound (after their outstanding responses), leases released, status withdrawn. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await this.ticking;
+    await Promise.all([...this.smpp.values(), ...this.closing].map((c) => c.close()));
+    this.smpp.clear();
+    await this.ctx.db.kysely.deleteFrom('carrier_process_status').where('holder', '=', this.holder).execute().catch(() => undefined);
+  }
+}

@@ -1,0 +1,26 @@
+import { Gauge } from 'prom-client';
+import type { Metrics } from '../metrics/metrics.js';
+import type { CarrierManager } from './manager.js';
+
+const COUNTERS = ['submitted', 'refused', 'throttled', 'errors', 'receipts', 'replies'] as const;
+
+/**
+ * This process's connectors in /metrics: state (1 for the current one),
+ * binds, window in use, and counters since the process started.
+ */
+export function carrierMetrics(metrics: Metrics, manager: CarrierManager): void {
+  const registers = [metrics.registry];
+  const state = new Gauge({ name: 'mensajero_carrier_state', help: 'Connector state in this process (1 for the current state)', labelNames: ['carrier', 'state'], registers });
+  const binds = new Gauge({ name: 'mensajero_carrier_binds', help: 'Binds this process holds up, per connector', labelNames: ['carrier'], registers });
+  const window = new Gauge({ name: 'mensajero_carrier_window_in_use', help: 'Outstanding submit_sm of this process, per connector', labelNames: ['carrier'], registers });
+  const counters = new Gauge({ name: 'mensajero_carrier_messages', help: 'Connector counters of this process since start (submitted, refused, throttled, errors, receipts, replies)', labelNames: ['carrier', 'kind'], registers });
+  metrics.beforeScrape.push(async () => {
+    state.reset();
+    for (const c of manager.snapshot()) {
+      state.set({ carrier: c.name, state: c.state }, 1);
+      binds.set({ carrier: c.name }, c.stats.binds);
+      window.set({ carrier: c.name }, c.stats.window_in_use);
+      for (const k of COUNTERS) counters.set({ carrier: c.name, kind: k }, c.stats[k]);
+    }
+  });
+}

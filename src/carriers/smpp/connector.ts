@@ -1,0 +1,236 @@
+import type { AppContext } from '../../context.js';
+import type { OutboundMessage, SubmitOutcome } from '../driver.js';
+import { emptyStats, type ConnectorStats } from '../status.js';
+import { SmppBind } from './bind.js';
+import { chooseCoding, encodeMessage } from './encoding.js';
+import { BindLeases } from './leases.js';
+import type { Pdu } from './pdu.js';
+import { recordSubmittedIds } from './receipts-store.js';
+import type { SmppSettings } from './settings.js';
+import { classifyStatus, statusName } from './status.js';
+import { SharedThroughput } from './throughput.js';
+import { InboundHandler } from './inbound.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Retries of one segment refused with ESME_RTHROTTLED / ESME_RMSGQFUL before the message goes back to the dispatcher. */
+const MAX_THROTTLED_RETRIES = 8;
+
+export interface ConnectorConfig {
+  name: string;
+  version: number;
+  settings: SmppSettings;
+  password: string;
+}
+
+/**
+ * One SMPP connector in this process: the binds it holds (leased, see
+ * leases.ts), the shared throughput cap, the throttling slow-down, and
+ * submission of messages as submit_sm (one per segment).
+ */
+export class SmppConnector {
+  private readonly counters: ConnectorStats = emptyStats();
+  private readonly binds = new Map<number, SmppBind>();
+  private readonly leases: BindLeases;
+  private readonly rate: SharedThroughput;
+  private readonly inbound: InboundHandler;
+  private pausedUntil = 0;
+  private pauseMs = 0;
+  private reference = Math.floor(Math.random() * 256);
+  private closed = false;
+
+  constructor(
+    private readonly ctx: AppContext,
+    readonly config: ConnectorConfig,
+    holder: string,
+  ) {
+    this.leases = new BindLeases(ctx.db, config.name, holder);
+    this.rate = new SharedThroughput(ctx.db, config.name, config.settings.throughput);
+    this.inbound = new InboundHandler(ctx, config.name, config.settings, this.counters);
+  }
+
+  /** Counters, with binds and window in use as of now. */
+  get stats(): ConnectorStats {
+    this.counters.binds = [...this.binds.values()].filter((b) => b.state === 'bound').length;
+    this.counters.window_in_use = [...this.binds.values()].reduce((n, b) => n + b.inFlight, 0);
+    return this.counters;
+  }
+
+  get name(): string {
+    return this.config.name;
+  }
+
+  get state(): 'bound' | 'connecting' {
+    return [...this.binds.values()].some((b) => b.state === 'bound') ? 'bound' : 'connecting';
+  }
+
+  /** Usable from this process now: at least one bind is up. */
+  get available(): boolean {
+    return !this.closed && [...this.binds.values()].some((b) => b.transmitter);
+  }
+
+  /**
+   * Lease upkeep (every few seconds): renews held slots, closes binds whose
+   * lease was lost or whose slot is above `binds`, and moves towards a fair
+   * share of the binds among the `processes` running: above it, one bind is
+   * given back (another process takes it); below it, one more free slot is
+   * taken. One step per tick, so processes starting together share.
+   */
+  async tick(processes = 1): Promise<void> {
+    if (this.closed) return;
+    const held = await this.leases.renew([...this.binds.keys()]);
+    for (const [slot, bind] of this.binds) {
+      if (!held.includes(slot) || slot >= this.config.settings.binds) await this.dropBind(slot, bind);
+    }
+    const share = Math.ceil(this.config.settings.binds / Math.max(1, processes));
+    if (this.binds.size > share) {
+      const slot = Math.max(...this.binds.keys());
+      await this.dropBind(slot, this.binds.get(slot)!);
+    } else if (this.binds.size < share) {
+      const slot = await this.leases.acquire(this.config.settings.binds, [...this.binds.keys()]);
+      if (slot !== null && !this.closed) this.binds.set(slot, this.openBind(slot));
+    }
+  }
+
+  /** Unbinds (after its outstanding responses) and only then frees the slot, so the deployment never holds more than `binds`. */
+  private async dropBind(slot: number, bind: SmppBind): Promise<void> {
+    this.binds.delete(slot);
+    void bind.close().then(() => this.leases.release([slot]).catch(() => undefined));
+  }
+
+  private openBind(slot: number): SmppBind {
+    return new SmppBind(
+      slot,
+      this.config.settings,
+      this.config.password,
+      {
+        onDeliver: (pdu: Pdu) => this.inbound.handle(pdu),
+        onError: (reason) => this.error(reason),
+      },
+      this.ctx.log.child({ carrier: this.name }),
+    );
+  }
+
+  private error(reason: string): void {
+    this.counters.errors++;
+    this.counters.last_error = reason.slice(0, 300);
+    this.counters.last_error_at = Date.now();
+  }
+
+  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
+    const accepted: Array<{ messageId: number; ids: string[] }> = [];
+    const outcomes = await Promise.all(
+      batch.map(async (m) => {
+        const r = await this.submitOne(m);
+        if (r.ids) accepted.push({ messageId: m.id, ids: r.ids });
+        return r.outcome;
+      }),
+    );
+    // The ids go to the database before the outcomes go back: a receipt that
+    // came first (kept in smpp_receipts) is applied right here.
+    if (accepted.length > 0) await recordSubmittedIds(this.ctx, this.name, accepted);
+    return outcomes;
+  }
+
+  private async submitOne(m: OutboundMessage): Promise<{ outcome: SubmitOutcome; ids?: string[] }> {
+    const s = this.config.settings;
+    const coding = chooseCoding(m.text, s.coding);
+    const segments = encodeMessage(m.text, { coding, packed: s.packed, flash: m.flash }, this.reference++ & 0xff);
+    const source = m.sender ?? s.default_sender ?? '';
+    const alphanumeric = /[^\d]/.test(source);
+    const ids: string[] = [];
+    for (const seg of segments) {
+      const fields = {
+        source_addr_ton: s.source_ton ?? (source === '' ? 0 : alphanumeric ? 5 : 1),
+        source_addr_npi: s.source_npi ?? (source === '' || alphanumeric ? 0 : 1),
+        source_addr: source,
+        dest_addr_ton: s.dest_ton,
+        dest_addr_npi: s.dest_npi,
+        destination_addr: m.number,
+        esm_class: seg.esmClass,
+        registered_delivery: 1,
+        data_coding: seg.dataCoding,
+        short_message: seg.shortMessage,
+      };
+      for (let throttled = 0; ; throttled++) {
+        if (Date.now() < this.pausedUntil) await this.waitIfSlowedDown();
+        if (this.rate.capped) await this.rate.take();
+        const link = this.pickLink();
+        if (!link) return { outcome: { ok: false, permanent: false, error: `${this.name}: not bound` } };
+        let resp: Pdu;
+        try {
+          resp = await link.submit(fields);
+        } catch (err) {
+          this.error((err as Error).message);
+          // Not taken, or taken with its response lost (err.maybeSent): either way the dispatcher sends it again (see README, duplicates).
+          return { outcome: { ok: false, permanent: false, error: `${this.name}: ${(err as Error).message}` } };
+        }
+        const kind = classifyStatus(resp.command_status);
+        if (kind === 'ok') {
+          this.pauseMs = 0;
+          this.counters.submitted++;
+          ids.push(String(resp.message_id ?? ''));
+          break;
+        }
+        if (kind === 'throttled') {
+          this.counters.throttled++;
+          this.slowDown();
+          if (throttled < MAX_THROTTLED_RETRIES) continue;
+        }
+        const error = `${this.name}: ${statusName(resp.command_status)}`;
+        if (kind === 'permanent') {
+          this.counters.refused++;
+          return { outcome: { ok: false, permanent: true, error } };
+        }
+        this.error(error);
+        return { outcome: { ok: false, permanent: false, error } };
+      }
+    }
+    return { outcome: { ok: true, carrierId: ids[0] }, ids: ids.filter((id) => id !== '') };
+  }
+
+  /** The bound transmitter with the most room in its window. */
+  private pickLink() {
+    let best = null;
+    for (const b of this.binds.values()) {
+      const t = b.transmitter;
+      if (t && (!best || t.inFlight < best.inFlight)) best = t;
+    }
+    return best;
+  }
+
+  /** Throttled: pause this connector, doubling from 100 ms up to 10 s while the SMSC keeps throttling. */
+  private slowDown(): void {
+    this.pauseMs = Math.min(10_000, Math.max(100, this.pauseMs * 2));
+    this.pausedUntil = Math.max(this.pausedUntil, Date.now() + this.pauseMs);
+  }
+
+  private async waitIfSlowedDown(): Promise<void> {
+    while (Date.now() < this.pausedUntil) await sleep(this.pausedUntil - Date.now());
+  }
+
+  /**
+   * Unbinds every bind (each after its outstanding responses) and frees the
+   * slots; the leases are kept alive meanwhile, so no other process binds in
+   * their place while these sessions still exist.
+   */
+  close(): Promise<void> {
+    return (this.closing ??= this.unbindAll());
+  }
+
+  private closing: Promise<void> | null = null;
+
+  private async unbindAll(): Promise<void> {
+    this.closed = true;
+    const slots = [...this.binds.keys()];
+    const keep = setInterval(() => void this.leases.renew(slots).catch(() => undefined), 5000);
+    try {
+      await Promise.all([...this.binds.values()].map((b) => b.close()));
+    } finally {
+      clearInterval(keep);
+    }
+    this.binds.clear();
+    await this.leases.release().catch(() => undefined);
+  }
+}
+

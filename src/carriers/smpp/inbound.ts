@@ -1,0 +1,140 @@
+import type { AppContext } from '../../context.js';
+import { recordReply } from '../../messaging/delivery.js';
+import type { ConnectorStats } from '../status.js';
+import { decodeMessage, type Concatenation } from './encoding.js';
+import { isReceipt, type Pdu } from './pdu.js';
+import { messageStateName, parseReceiptText, receiptStatus } from './receipts.js';
+import { storeReceipts, type Receipt } from './receipts-store.js';
+import type { SmppSettings } from './settings.js';
+
+/**
+ * What an SMSC delivers (deliver_sm, data_sm): delivery receipts and
+ * customer replies. handle() resolves once what the PDU carried is durable;
+ * only then does the SMSC get its deliver_sm_resp, so a crash in between
+ * makes the SMSC deliver it again instead of losing it.
+ */
+export class InboundHandler {
+  private batch: Array<{ receipt: Receipt; done: () => void; fail: (e: Error) => void }> = [];
+  private flushing: Promise<void> | null = null;
+
+  constructor(
+    private readonly ctx: AppContext,
+    private readonly carrier: string,
+    private readonly settings: SmppSettings,
+    private readonly stats: ConnectorStats,
+  ) {}
+
+  async handle(pdu: Pdu): Promise<void> {
+    const esmClass = Number(pdu.esm_class ?? 0);
+    const body: Buffer = Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0 ? pdu.short_message : Buffer.isBuffer(pdu.message_payload) ? pdu.message_payload : Buffer.alloc(0);
+    if (isReceipt(esmClass)) return this.receipt(pdu, body);
+    return this.reply(pdu, body, esmClass);
+  }
+
+  private receipt(pdu: Pdu, body: Buffer): Promise<void> {
+    this.stats.receipts++;
+    const text = body.toString('latin1');
+    const fields = parseReceiptText(text);
+    const id = typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id !== '' ? pdu.receipted_message_id : fields.id;
+    const stat = messageStateName(pdu.message_state) ?? fields.stat;
+    const code = receiptStatus(stat, fields.err);
+    // Not final (ACCEPTD, ENROUTE), or no id to match: acknowledged, nothing changes.
+    if (code === null || !id) return Promise.resolve();
+    return new Promise<void>((done, fail) => {
+      this.batch.push({ receipt: { carrierId: id, code, at: Date.now() }, done, fail });
+      if (!this.flushing) this.flushing = new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
+    });
+  }
+
+  /** Receipts that arrive together are stored and applied in one go (one transaction per batch). */
+  private async flush(): Promise<void> {
+    while (this.batch.length > 0) {
+      const batch = this.batch.splice(0, 2000);
+      try {
+        await storeReceipts(this.ctx, this.carrier, batch.map((b) => b.receipt));
+        for (const b of batch) b.done();
+      } catch (err) {
+        for (const b of batch) b.fail(err as Error);
+      }
+    }
+    this.flushing = null;
+  }
+
+  private async reply(pdu: Pdu, body: Buffer, esmClass: number): Promise<void> {
+    const decoded = decodeMessage(body, Number(pdu.data_coding ?? 0), esmClass, this.settings.packed);
+    const source = String(pdu.source_addr ?? '').replace(/^\+/, '');
+    const destination = String(pdu.destination_addr ?? '');
+    const now = Date.now();
+    const concat: Concatenation | null =
+      decoded.concat ??
+      (pdu.sar_msg_ref_num !== undefined && pdu.sar_total_segments > 1 ? { reference: pdu.sar_msg_ref_num, total: pdu.sar_total_segments, sequence: pdu.sar_segment_seqnum } : null);
+    let text = decoded.text;
+    if (concat && concat.total > 1) {
+      const whole = await this.reassemble(source, destination, concat, text, now);
+      if (whole === null) return;
+      text = whole;
+    }
+    this.stats.replies++;
+    await recordInboundReply(this.ctx, this.carrier, { source, destination, text, at: now });
+  }
+
+  /**
+   * Keeps one part of a concatenated reply; returns the whole text when this
+   * part completes it. Parts live in the database (a reply's parts may come
+   * over different binds or processes); the process whose delete removes
+   * all of them records the reply, so it is recorded once.
+   */
+  private async reassemble(source: string, destination: string, c: Concatenation, text: string, at: number): Promise<string | null> {
+    if (c.sequence < 1 || c.sequence > c.total) return null;
+    const key = { carrier: this.carrier, source, reference: c.reference };
+    const inserted = await this.ctx.db.kysely
+      .insertInto('smpp_reply_parts')
+      .values({ ...key, sequence: c.sequence, total: c.total, destination, text, received_at: at })
+      .onConflict((oc) => oc.columns(['carrier', 'source', 'reference', 'sequence']).doNothing())
+      .returning('sequence')
+      .executeTakeFirst();
+    if (!inserted) return null; // the SMSC sent this part again
+    const parts = () => this.ctx.db.kysely.selectFrom('smpp_reply_parts').select('sequence').where('carrier', '=', key.carrier).where('source', '=', source).where('reference', '=', c.reference);
+    if ((await parts().execute()).length < c.total) return null;
+    const taken = await this.ctx.db.kysely
+      .deleteFrom('smpp_reply_parts')
+      .where('carrier', '=', key.carrier)
+      .where('source', '=', source)
+      .where('reference', '=', c.reference)
+      .returning(['sequence', 'text'])
+      .execute();
+    if (taken.length < c.total) return null;
+    return taken.sort((a, b) => a.sequence - b.sequence).map((p) => p.text).join('');
+  }
+}
+
+/**
+ * A customer reply: matched to the latest message sent to that number,
+ * first among the accounts that own the destination address as a
+ * registered sender, otherwise the latest message to that number from any
+ * account within REPLY_MATCH_WINDOW_HOURS. The match goes through
+ * recordReply (the `response` event, as with the simulator); no match is
+ * kept in unmatched_replies (`carriers replies --unmatched`).
+ */
+export async function recordInboundReply(ctx: AppContext, carrier: string, r: { source: string; destination: string; text: string; at: number }): Promise<'matched' | 'unmatched'> {
+  const db = ctx.db.kysely;
+  const owners = r.destination === '' ? [] : (await db.selectFrom('senders').select('account_id').where('name', '=', r.destination).execute()).map((s) => s.account_id);
+  let latest = owners.length
+    ? await db.selectFrom('messages').select('account_id').where('number', '=', r.source).where('account_id', 'in', owners).where('sandbox', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst()
+    : undefined;
+  latest ??= await db
+    .selectFrom('messages')
+    .select('account_id')
+    .where('number', '=', r.source)
+    .where('sandbox', '=', 0)
+    .where('created_at', '>=', r.at - ctx.config.REPLY_MATCH_WINDOW_HOURS * 3_600_000)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (latest && (await recordReply(ctx, { accountId: Number(latest.account_id), number: r.source, text: r.text, at: r.at }))) {
+    ctx.worker.nudge();
+    return 'matched';
+  }
+  await db.insertInto('unmatched_replies').values({ carrier, source: r.source, destination: r.destination, text: r.text, received_at: r.at }).execute();
+  return 'unmatched';
+}

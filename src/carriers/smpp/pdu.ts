@@ -1,0 +1,55 @@
+import { createRequire } from 'node:module';
+import type { EventEmitter } from 'node:events';
+
+/**
+ * The `smpp` package, used as PDU codec and transport only. Its automatic
+ * text encoding is switched off: short_message and message_payload pass
+ * through as raw bytes both ways, and encoding.ts does the coding (the
+ * package sends GSM text as data_coding 1, decodes GSM wrongly and mangles
+ * `@` and `$`).
+ */
+const require = createRequire(import.meta.url);
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const smpp = require('smpp') as SmppModule;
+smpp.filters.message.encode = (value: unknown) => value;
+smpp.filters.message.decode = (value: unknown) => value;
+
+export interface Pdu {
+  command: string;
+  command_id: number;
+  command_status: number;
+  sequence_number: number;
+  isResponse(): boolean;
+  response(options?: Record<string, unknown>): Pdu;
+  [field: string]: any;
+}
+
+export interface SmppSession extends EventEmitter {
+  socket: import('node:net').Socket;
+  send(pdu: Pdu, onResponse?: (pdu: Pdu) => void): boolean;
+  close(cb?: () => void): void;
+  destroy(cb?: () => void): void;
+  [command: string]: any;
+}
+
+interface SmppModule {
+  connect(options: Record<string, unknown>, listener?: () => void): SmppSession;
+  createServer(options: Record<string, unknown>, listener?: (session: SmppSession) => void): import('node:net').Server & { sessions: SmppSession[] };
+  PDU: { new (command: string, options?: Record<string, unknown>): Pdu; maxLength: number };
+  filters: { message: { encode: (v: unknown) => unknown; decode: (v: unknown) => unknown } };
+  [name: string]: any;
+}
+
+/** A bind refused, a response that never came, a connection lost: the message may be retried. */
+export class LinkError extends Error {
+  constructor(
+    message: string,
+    /** The SMSC may have taken the PDU (its response was lost): a resend can duplicate. */
+    readonly maybeSent = false,
+  ) {
+    super(message);
+  }
+}
+
+/** esm_class message type bits (5–2): SMSC delivery receipt, SME ack, intermediate notification. */
+export const isReceipt = (esmClass: number) => [0x04, 0x08, 0x20].includes(esmClass & 0x3c);

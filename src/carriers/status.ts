@@ -1,0 +1,51 @@
+import type { AppContext } from '../context.js';
+import { listCarriers } from './store.js';
+
+/** Counters one process keeps for one connector (summed over processes by `carriers status`). */
+export interface ConnectorStats {
+  binds: number;
+  window_in_use: number;
+  submitted: number;
+  refused: number;
+  throttled: number;
+  errors: number;
+  receipts: number;
+  replies: number;
+  last_error: string | null;
+  last_error_at: number | null;
+}
+
+export const emptyStats = (): ConnectorStats => ({ binds: 0, window_in_use: 0, submitted: 0, refused: 0, throttled: 0, errors: 0, receipts: 0, replies: 0, last_error: null, last_error_at: null });
+
+export type ConnectorState = 'bound' | 'connecting' | 'down' | 'disabled';
+
+/** A process's report older than this is ignored: that process stopped or lost the database. */
+export const STATUS_FRESH_MS = 10_000;
+
+const COUNTERS = ['binds', 'window_in_use', 'submitted', 'refused', 'throttled', 'errors', 'receipts', 'replies'] as const;
+
+/**
+ * Every connector's state across the deployment, from what each running
+ * process reported in the last STATUS_FRESH_MS: bound when any process holds
+ * a bind, connecting when any is trying, down otherwise (or when no process
+ * runs), disabled when the operator disabled it.
+ */
+export async function carrierStatus(ctx: AppContext): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
+  const carriers = await listCarriers(ctx.db.kysely);
+  const rows = await ctx.db.kysely.selectFrom('carrier_process_status').selectAll().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
+  return carriers.map((c) => {
+    const mine = rows.filter((r) => r.carrier === c.name);
+    const total = emptyStats();
+    for (const r of mine) {
+      const s = JSON.parse(r.stats) as ConnectorStats;
+      for (const k of COUNTERS) total[k] += s[k] ?? 0;
+      if (s.last_error && (total.last_error_at ?? 0) <= (s.last_error_at ?? 0)) {
+        total.last_error = s.last_error;
+        total.last_error_at = s.last_error_at;
+      }
+    }
+    const states = new Set(mine.map((r) => r.state));
+    const state: ConnectorState = c.enabled !== 1 ? 'disabled' : states.has('bound') ? 'bound' : states.has('connecting') ? 'connecting' : 'down';
+    return { name: c.name, type: c.type, state, processes: mine.length, ...total };
+  });
+}

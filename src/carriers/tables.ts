@@ -1,0 +1,98 @@
+import type { Generated } from 'kysely';
+
+/** A connector: `settings` is JSON (see smpp/settings.ts) without the password, which is `password_enc` (AES-GCM). */
+export interface CarriersTable {
+  id: Generated<number>;
+  name: string;
+  type: 'smpp' | 'simulator';
+  enabled: number;
+  settings: string;
+  password_enc: string | null;
+  /** Bumped by every change: processes rebind a connector whose version moved. */
+  version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+/** channel + destination prefix (+ account, 0 for all) → ordered connector names (JSON array). */
+export interface CarrierRoutesTable {
+  id: Generated<number>;
+  channel: string;
+  prefix: string;
+  account_id: number;
+  carriers: string;
+  created_at: number;
+}
+
+/** Bind slot leases: at most `binds` rows per connector are held (unexpired) at any time, across processes. */
+export interface CarrierBindsTable {
+  carrier: string;
+  slot: number;
+  holder: string;
+  expires_at: number;
+}
+
+/** Messages submitted per connector per second, shared by every process (the throughput cap). */
+export interface CarrierRateTable {
+  carrier: string;
+  second: number;
+  used: number;
+}
+
+/** Each process's view of each connector (state, counters as JSON), refreshed every few seconds. */
+export interface CarrierProcessStatusTable {
+  carrier: string;
+  holder: string;
+  state: string;
+  stats: string;
+  updated_at: number;
+}
+
+export interface SmppIdsTable {
+  id: Generated<number>;
+  carrier: string;
+  carrier_id: string;
+  message_id: number;
+  created_at: number;
+}
+
+/** Receipts waiting for the id of their message (early receipts); deleted once applied. */
+export interface SmppReceiptsTable {
+  id: Generated<number>;
+  carrier: string;
+  carrier_id: string;
+  code: number;
+  at: number;
+}
+
+export interface SmppReplyPartsTable {
+  carrier: string;
+  source: string;
+  reference: number;
+  sequence: number;
+  total: number;
+  destination: string;
+  text: string;
+  received_at: number;
+}
+
+export interface UnmatchedRepliesTable {
+  id: Generated<number>;
+  carrier: string;
+  source: string;
+  destination: string;
+  text: string;
+  received_at: number;
+}
+
+export interface CarrierTables {
+  carriers: CarriersTable;
+  carrier_routes: CarrierRoutesTable;
+  carrier_binds: CarrierBindsTable;
+  carrier_rate: CarrierRateTable;
+  carrier_process_status: CarrierProcessStatusTable;
+  smpp_ids: SmppIdsTable;
+  smpp_receipts: SmppReceiptsTable;
+  smpp_reply_parts: SmppReplyPartsTable;
+  unmatched_replies: UnmatchedRepliesTable;
+}
