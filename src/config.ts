@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAllowList } from './auth/allow-list.js';
 
 /**
  * Environment → typed configuration, validated once at start.
@@ -19,7 +20,10 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   OTP_RESEND_COOLDOWN_SECONDS: intFrom(30, 0),
-  TRUST_PROXY: z.string().optional(),
+  TRUST_PROXY: z.string().optional().superRefine((value, issue) => {
+    const problem = trustProxyProblem(value);
+    if (problem) issue.addIssue({ code: 'custom', message: problem });
+  }),
   SIMULATOR_DLR_DELAY_MS: intFrom(200, 0),
   SIMULATORS: bool.default(true),
   SIMULATOR_MESSAGES_PER_SECOND: intFrom(20_000, 1),
@@ -65,10 +69,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   return { ...cfg, publicBaseUrl };
 }
 
-/** Fastify's trustProxy option from TRUST_PROXY: a hop count, `true`, or a CIDR list. Unset: X-Forwarded-For is ignored. */
-export function trustProxyOption(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === '' || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
+/**
+ * Fastify's trustProxy option from TRUST_PROXY: the list of the proxies'
+ * addresses or CIDRs. The client address is then the right-most address of
+ * X-Forwarded-For that is not one of them, so a client cannot forge it by
+ * prepending addresses. Unset: X-Forwarded-For is ignored. `true` and hop
+ * counts are refused at start-up (checked in the schema above): `true` trusts
+ * whatever the client writes, and Fastify 5 ignores a bare count.
+ */
+export function trustProxyOption(value: string | undefined): false | string[] {
+  const entries = trustedProxies(value);
+  return entries.length === 0 ? false : entries;
+}
+
+function trustedProxies(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '' || value.trim() === 'false') return [];
+  return value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+}
+
+function trustProxyProblem(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (text === 'true' || text === '1' || text === 'yes') return 'TRUST_PROXY=true trusts any X-Forwarded-For a client sends: list the addresses or CIDRs of your proxies instead (e.g. 10.0.0.5,10.1.0.0/16)';
+  for (const entry of trustedProxies(value)) {
+    if (/^\d+$/.test(entry)) return `TRUST_PROXY=${entry}: hop counts are not supported; list the addresses or CIDRs of your proxies instead`;
+    if (!isAddressOrCidr(entry)) return `TRUST_PROXY: ${entry} is not an IP address or CIDR`;
+  }
+  return undefined;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  try {
+    parseAllowList([entry]);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -27,8 +27,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: ctx.config.BODY_LIMIT_BYTES,
-    // A hop count is accepted at run time although the type omits it.
-    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY) as boolean | string,
+    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY),
     // One log line per request costs more than the request itself; metrics count them instead.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true },
