@@ -63,21 +63,39 @@ async function pricesOf(ctx: AppContext, accountId: number): Promise<Record<Chan
   return prices;
 }
 
+/**
+ * The new account's password: --password-stdin (first line of standard
+ * input), else --password (kept for scripts; the
+ * process list shows it to every local user), else MENSAJERO_PASSWORD.
+ */
+async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): Promise<string> {
+  let password: string | undefined;
+  if (o.passwordStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  } else password = o.password || process.env.MENSAJERO_PASSWORD;
+  if (!password) throw new CliError('no password: pipe it with --password-stdin or set MENSAJERO_PASSWORD (--password works but shows it in the process list)');
+  return password;
+}
+
 export function accountCommands(program: Command, run: CliRunner): void {
   const accounts = program.command('accounts').description('create and administer accounts');
 
   accounts
     .command('create')
     .requiredOption('--email <email>')
-    .requiredOption('--password <password>')
+    .option('--password-stdin', 'read the password from the first line of standard input')
+    .option('--password <password>', 'UNSAFE: visible in the process list; prefer --password-stdin or MENSAJERO_PASSWORD')
     .option('--credits <n>', 'starting balance', number, 0)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         if (!EMAIL.test(o.email)) throw new CliError(`not a valid email: ${o.email}`);
         if (o.credits < 0) throw new CliError('--credits cannot be negative');
+        const password = await passwordFrom(o);
         if (await findAccountByEmail(ctx.db.kysely, o.email)) throw new CliError(`an account with email ${o.email} exists`);
-        const passwordHash = await hashPassword(o.password);
+        const passwordHash = await hashPassword(password);
         const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: o.email, passwordHash, credits: toUnits(o.credits) });
         return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
       }, (r) => `created account ${r.id} (${r.email}) with ${r.credits} credits\napikey: ${r.apikey}`),

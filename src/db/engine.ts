@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
@@ -41,7 +41,11 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
 
 function openSqlite(path: string): Db {
   const file = path === '' ? ':memory:' : path;
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Created readable by the owner only; SQLite gives its -wal and -shm files the database file's mode.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
