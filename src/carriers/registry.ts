@@ -30,4 +30,11 @@ export class CarrierRegistry {
   route(channel: Channel): Route | undefined {
     return this.routes.get(channel);
   }
+
+  /** The channels each driver carries now (a driver replaced on every channel is gone). */
+  drivers(): Map<string, Channel[]> {
+    const byName = new Map<string, Channel[]>();
+    for (const [channel, { driver }] of this.routes) byName.set(driver.name, [...(byName.get(driver.name) ?? []), channel]);
+    return byName;
+  }
 }

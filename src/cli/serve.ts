@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.js';
 import { features } from '../features/index.js';
 import { buildServer, type BuildOptions } from '../server.js';
+import { simulatorWarnings } from '../carriers/simulator-warnings.js';
 
 export interface RunningService {
   ctx: AppContext;
@@ -36,6 +37,7 @@ export async function startService(config: Config, opts: ContextOptions & BuildO
 export async function serve(config: Config): Promise<void> {
   const service = await startService(config);
   service.ctx.log.info({ port: config.PORT, database: service.ctx.db.describe }, 'mensajero is serving');
+  for (const warning of simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
   const shutdown = (signal: string) => {
     service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
     service.stop().then(

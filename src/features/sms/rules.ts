@@ -135,21 +135,15 @@ const MAX_EXTRA_PARAMS = 4096;
  */
 export function parseExtraParams(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return null;
-  let raw: string;
   let parsed: unknown;
   if (typeof value === 'string') {
     if (value.length > MAX_EXTRA_PARAMS) throw new ApiError(400, 'sms_41');
-    raw = value;
     try {
       parsed = JSON.parse(value);
     } catch {
       throw new ApiError(400, 'sms_41');
     }
-  } else {
-    parsed = value;
-    raw = JSON.stringify(value) ?? '';
-    if (raw.length > MAX_EXTRA_PARAMS) throw new ApiError(400, 'sms_41');
-  }
+  } else parsed = value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError(400, 'sms_41');
   const entries = Object.entries(parsed);
   if (entries.length > 3) throw new ApiError(400, 'sms_41');
@@ -158,6 +152,7 @@ export function parseExtraParams(value: unknown): string | null {
     const text = String(v);
     if (k.length < 1 || k.length > 255 || text.length < 1 || text.length > 255) throw new ApiError(400, 'sms_41');
   }
-  return raw;
+  // Serialised only once its shape is known flat: a deeply nested object would overflow the stack.
+  return typeof value === 'string' ? value : JSON.stringify(parsed);
 }
 
