@@ -50,6 +50,9 @@ const schema = z.object({
   WEBHOOK_CONCURRENCY: intFrom(32, 1),
   WEBHOOK_HOST_CONCURRENCY: intFrom(8, 1),
   // subaccounts, payments
+  SUBACCOUNTS_PER_ACCOUNT: intFrom(50, 0),
+  PASSWORD_ENDPOINTS_PER_MINUTE: intFrom(30, 1),
+  WEBHOOK_ADD_PER_MINUTE: intFrom(10, 1),
   PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
   PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
   // staff, wallet, loyalty

@@ -24,6 +24,7 @@ export function settingsOf(a: Account) {
     webhook_method: a.webhook_method,
     allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
     rate_limit_per_sec: a.rate_limit_per_sec,
+    max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
   };
 }
@@ -121,6 +122,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
+    .option('--max-subaccounts <n>', 'sub-accounts this account may have, or default (SUBACCOUNTS_PER_ACCOUNT)')
     .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
     .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
     .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
@@ -129,7 +131,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email);
-        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec'>> = {};
+        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -148,6 +150,11 @@ export function accountCommands(program: Command, run: CliRunner): void {
         if (o.rateLimit !== undefined) {
           if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
           changes.rate_limit_per_sec = o.rateLimit;
+        }
+        if (o.maxSubaccounts !== undefined) {
+          const n = o.maxSubaccounts === 'default' ? null : Number(o.maxSubaccounts);
+          if (n !== null && (!Number.isInteger(n) || n < 0)) throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default');
+          changes.max_subaccounts = n;
         }
         const prices = priceOptions(o);
         await ctx.db.kysely.transaction().execute(async (trx) => {

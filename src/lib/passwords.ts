@@ -1,7 +1,18 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { Semaphore } from './semaphore.js';
+import { threadPoolSize } from './threadpool.js';
+
+/**
+ * At most half the thread pool hashes at once: scrypt holds a thread for tens
+ * of milliseconds, and DNS lookups and file access need the others.
+ */
+const hashing = new Semaphore(Math.max(1, Math.floor(threadPoolSize() / 2)));
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k))));
+  hashing.run(() => new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k)))));
+
+/** Hashes running now and waiting (tests). */
+export const hashingLoad = () => ({ running: hashing.running, waiting: hashing.waiting });
 
 const N = 16384, R = 8, P = 1, LEN = 32;
 

@@ -7,7 +7,7 @@ import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './c
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, ensureVerification, findSettings, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, effectiveSettings, ensureVerification, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -44,7 +44,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const path = PATHS.send;
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
-  const settings = await findSettings(ctx.db.kysely, accountId);
+  const settings = await effectiveSettings(ctx.db.kysely, accountId);
   if (settings?.allowed_countries && !settings.allowed_countries.split(',').includes(p.country_code)) {
     throw new OtpError(403, 'otp_country_blocked', { hint: `This account sends codes only to country codes ${settings.allowed_countries}; the operator changes it with mensajero otp settings.`, next: [] });
   }

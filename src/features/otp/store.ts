@@ -129,8 +129,20 @@ export async function forgetStart(db: Executor, id: number): Promise<void> {
   await db.deleteFrom('otp_starts').where('id', '=', id).execute();
 }
 
+/** The account's own settings row. */
 export async function findSettings(db: Executor, accountId: number): Promise<OtpSettings | undefined> {
   return db.selectFrom('otp_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();
+}
+
+/** The settings that apply: the account's own row, else its parent's (a sub-account inherits them whole). */
+export async function effectiveSettings(db: Executor, accountId: number): Promise<OtpSettings | undefined> {
+  const rows = await db
+    .selectFrom('accounts')
+    .innerJoin('otp_settings', (join) => join.on((eb) => eb.or([eb('otp_settings.account_id', '=', eb.ref('accounts.id')), eb('otp_settings.account_id', '=', eb.ref('accounts.parent_id'))])))
+    .selectAll('otp_settings')
+    .where('accounts.id', '=', accountId)
+    .execute();
+  return rows.find((r) => r.account_id === accountId) ?? rows[0];
 }
 
 export async function saveSettings(db: Executor, accountId: number, changes: Partial<Pick<OtpSettings, 'allowed_countries' | 'max_per_number_hour'>>, now: number): Promise<void> {

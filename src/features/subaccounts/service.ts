@@ -3,8 +3,8 @@ import { currentKey, findAccountByEmail, insertAccount, type Account, type Authe
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, lockAccount } from './store.js';
-import { isUniqueViolation } from '../../db/engine.js';
+import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, lockAccount, subaccountUsage } from './store.js';
+import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 defineMessages({
   subaccount_01: 'Done',
@@ -20,6 +20,7 @@ defineMessages({
   subaccount_11: 'credits must be a whole number greater than 0 (at most 100000000)',
   subaccount_12: 'the paying side does not have enough credits',
   subaccount_13: 'a sub-account cannot manage sub-accounts',
+  subaccount_14: 'this account has reached its limit of sub-accounts: archive one or ask the operator to raise the limit',
 });
 
 /** Only top-level accounts manage sub-accounts: one level, no grandchildren. */
@@ -36,20 +37,34 @@ async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, e
   return sub;
 }
 
+/**
+ * The cheap checks (manager, cap, email taken) come before the password hash,
+ * which is slow on purpose. The cap is checked again in the transaction that
+ * inserts, after locking the parent's row, so parallel requests cannot pass it.
+ */
 export async function addSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string, password: string): Promise<{ email: string; apikey: string }> {
   requireManager(caller);
+  await checkCap(ctx.db.kysely, ctx, caller.id);
   if (await findAccountByEmail(ctx.db.kysely, email)) throw badRequest('subaccount_07');
   const passwordHash = await hashPassword(password);
   try {
-    const { account, apikey } = await ctx.db.kysely
-      .transaction()
-      .execute((trx) => insertAccount(trx, ctx.secrets.keyEncryption, { email, passwordHash, credits: 0, parentId: caller.id }));
+    const { account, apikey } = await ctx.db.kysely.transaction().execute(async (trx) => {
+      await lockAccount(trx, caller.id);
+      await checkCap(trx, ctx, caller.id);
+      return insertAccount(trx, ctx.secrets.keyEncryption, { email, passwordHash, credits: 0, parentId: caller.id });
+    });
     return { email: account.email, apikey };
   } catch (error) {
     // Two requests for the same email at once: the unique index decides.
     if (isUniqueViolation(error)) throw badRequest('subaccount_07');
     throw error;
   }
+}
+
+/** Active sub-accounts count against the cap (the account's own, else SUBACCOUNTS_PER_ACCOUNT); archived ones do not. */
+async function checkCap(db: Executor, ctx: AppContext, parentId: number): Promise<void> {
+  const { max, active } = await subaccountUsage(db, parentId);
+  if (active >= (max ?? ctx.config.SUBACCOUNTS_PER_ACCOUNT)) throw new ApiError(403, 'subaccount_14');
 }
 
 /**

@@ -63,3 +63,16 @@ export async function addUnitsToSubaccount(trx: Executor, parentId: number, subI
     .executeTakeFirst();
   return row?.credits;
 }
+
+/** The account's own cap (null: the configured default) and how many active sub-accounts it has. */
+export async function subaccountUsage(db: Executor, parentId: number): Promise<{ max: number | null; active: number }> {
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => [
+      'max_subaccounts',
+      eb.selectFrom('accounts as sub').select((e) => e.fn.countAll<number>().as('n')).where('sub.parent_id', '=', parentId).where('sub.status', '=', 'active').as('active'),
+    ])
+    .where('id', '=', parentId)
+    .executeTakeFirstOrThrow();
+  return { max: row.max_subaccounts, active: Number(row.active ?? 0) };
+}
