@@ -45,6 +45,9 @@ const schema = z.object({
   REPORTS_PER_MINUTE: intFrom(10, 1),
   REPORTS_PAGE_ROWS: intFrom(5_000, 1),
   // otp
+  OTP_LOCK_COOLDOWN_SECONDS: intFrom(900, 0),
+  OTP_DAILY_ROUNDS_PER_NUMBER: intFrom(10, 1),
+  OTP_DAILY_SENDS_PER_NUMBER: intFrom(20, 1),
   // webhooks
   WEBHOOK_RETRY_BASE_MS: intFrom(10_000, 1),
   WEBHOOK_CONCURRENCY: intFrom(32, 1),
