@@ -28,6 +28,8 @@ const schema = z.object({
   SIMULATORS: bool.default(true),
   SIMULATOR_MESSAGES_PER_SECOND: intFrom(20_000, 1),
   BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
+  PUBLIC_BODY_LIMIT_BYTES: intFrom(4096, 256),
+  METRICS_TOKEN: z.string().min(16, { error: 'METRICS_TOKEN must have at least 16 characters' }).optional(),
   RATE_LIMIT_PER_SECOND: intFrom(100, 1),
   RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'postgres']).default('memory'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),

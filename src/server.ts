@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -21,6 +21,13 @@ export interface BuildOptions {
   extraApiRoutes?: (api: FastifyInstance) => void;
 }
 
+/** Authorization: Bearer <token>, compared in constant time. */
+function bearerMatches(header: string | undefined, token: string): boolean {
+  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '';
+  const digest = (v: string) => createHash('sha256').update(v).digest();
+  return timingSafeEqual(digest(given), digest(token));
+}
+
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
@@ -31,6 +38,12 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     // One log line per request costs more than the request itself; metrics count them instead.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true },
+    // The router's own refusals (a malformed percent-encoding, a parameter over 100 characters) in the common envelope.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode ?? 400;
+      const code = status === 414 ? 'url_too_long' : 'bad_url';
+      (reply as FastifyReply).code(status).send({ success: false, message: messageFor(code), status, code });
+    },
   });
 
   // Route schemas document the API (OpenAPI); the rules, with the spec's
@@ -96,12 +109,25 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
+  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
+    if (ctx.config.METRICS_TOKEN !== undefined && !bearerMatches(request.headers.authorization, ctx.config.METRICS_TOKEN)) {
+      throw new ApiError(401, 'metrics_unauthorized', undefined, {}, { 'WWW-Authenticate': 'Bearer' });
+    }
     reply.header('content-type', ctx.metrics.registry.contentType);
     return ctx.metrics.render();
   });
 
-  for (const feature of features) if (feature.publicRoutes) await app.register(async (scope) => feature.publicRoutes!(scope, ctx));
+  // Public routes (no key: short links, read links, payment pages) take small bodies only, so nobody can make the server parse megabytes for free.
+  const publicLimit = ctx.config.PUBLIC_BODY_LIMIT_BYTES;
+  for (const feature of features) {
+    if (!feature.publicRoutes) continue;
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.bodyLimit = Math.min(route.bodyLimit ?? publicLimit, publicLimit);
+      });
+      await feature.publicRoutes!(scope, ctx);
+    });
+  }
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
     for (const feature of features) if (feature.routes) await feature.routes(api, ctx);

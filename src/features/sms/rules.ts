@@ -1,3 +1,4 @@
+import { normaliseHttpUrl } from '../../http/redirect.js';
 import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
@@ -116,8 +117,11 @@ export function composeText(message: string, shortLink: string | null): Composed
   if (urls.length === 0) throw new ApiError(400, 'sms_29');
   if (urls.length > 1) throw new ApiError(400, 'sms_31');
   const [url] = urls;
+  // Stored normalised, so the redirect's Location header is always valid.
+  const target = normaliseHttpUrl(url.href);
+  if (!target) throw new ApiError(400, 'sms_29');
   const text = toGsm7(message.slice(0, url.start)) + shortLink + toGsm7(message.slice(url.end));
-  return { text, shortenedUrl: url.href };
+  return { text, shortenedUrl: target };
 }
 
 /** sms_02 when the final text (links included: they are sent) passes 160 GSM-7 characters. */
