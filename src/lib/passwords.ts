@@ -6,13 +6,14 @@ import { threadPoolSize } from './threadpool.js';
  * At most half the thread pool hashes at once: scrypt holds a thread for tens
  * of milliseconds, and DNS lookups and file access need the others.
  */
-const hashing = new Semaphore(Math.max(1, Math.floor(threadPoolSize() / 2)));
+const hashingLimit = Math.max(1, Math.floor(threadPoolSize() / 2));
+const hashing = new Semaphore(hashingLimit);
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
   hashing.run(() => new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k)))));
 
-/** Hashes running now and waiting (tests). */
-export const hashingLoad = () => ({ running: hashing.running, waiting: hashing.waiting });
+/** Hashing figures of this process (tests): running, peak at once, started so far, and the limit. */
+export const hashingLoad = () => ({ running: hashing.running, peak: hashing.peak, started: hashing.started, limit: hashingLimit });
 
 const N = 16384, R = 8, P = 1, LEN = 32;
 
