@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
 import { recordEvents } from './record.js';
+import { subaccountEmailKey } from '../accounts/subaccount-email.js';
 
 /**
  * A receiver that answers GET and POST at once; HEAD only when `hangHead` is
@@ -75,7 +76,7 @@ describeEngines('webhook delivery: noisy neighbours', (engine) => {
     for (let i = 1; i <= 3; i++) {
       const email = `noisy${i}-${attacker.id}@example.com`;
       const apikey = (await h.post('/manager/subaccount/add', { email, password: 'secret123' }, attacker.apikey)).body.apikey;
-      const row = await h.ctx.db.kysely.selectFrom('accounts').select('id').where('email', '=', email).executeTakeFirstOrThrow();
+      const row = await h.ctx.db.kysely.selectFrom('accounts').select('id').where('email', '=', subaccountEmailKey(attacker.id, email)).executeTakeFirstOrThrow();
       accounts.push({ id: Number(row.id), apikey });
     }
     for (const [i, a] of accounts.entries()) {

@@ -1,7 +1,8 @@
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 /**
  * Security hardening (issue 14):
+ * - sub-account emails unique per parent, stored as `<parent id> <email>`.
  * - accounts.max_subaccounts: the operator's cap of sub-accounts for one account (null: SUBACCOUNTS_PER_ACCOUNT).
  * - otp_verifications.locked_at: when the last round locked; a new code waits OTP_LOCK_COOLDOWN_SECONDS from it, also after a delete.
  * - otp_number_days: rounds and sends per number per day, counted per top-level account (its sub-accounts share it).
@@ -9,6 +10,8 @@ import type { Kysely } from 'kysely';
  * - webhooks: failing_since, timeouts and backoff_until for the back-off of a failing endpoint; disabled_at and disabled_reason when it is disabled after days of failures.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  // Sub-account emails become unique per parent: stored as `<parent id> <email>` (src/accounts/subaccount-email.ts).
+  await db.updateTable('accounts').set({ email: sql`cast(parent_id as text) || ' ' || email` }).where('parent_id', 'is not', null).execute();
   await db.schema.alterTable('accounts').addColumn('max_subaccounts', 'integer').execute();
   await db.schema.alterTable('otp_verifications').addColumn('locked_at', 'bigint').execute();
   await db.schema
@@ -39,4 +42,5 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('otp_number_days').execute();
   await db.schema.alterTable('otp_verifications').dropColumn('locked_at').execute();
   await db.schema.alterTable('accounts').dropColumn('max_subaccounts').execute();
+  await db.updateTable('accounts').set({ email: sql`substr(email, length(cast(parent_id as text)) + 2)` }).where('parent_id', 'is not', null).execute();
 }

@@ -90,4 +90,20 @@ describeEngines('sub-accounts inherit their parent controls', (engine) => {
   it('caps at SUBACCOUNTS_PER_ACCOUNT by default', async () => {
     expect(h.config.SUBACCOUNTS_PER_ACCOUNT).toBe(50);
   });
+
+  it("does not reveal that an email exists in another tenant: it is only unique among the caller's sub-accounts", async () => {
+    const parent = await h.createAccount(10);
+    const stranger = await h.createAccount(10);
+    const strangersSub = `taken-${stranger.id}@example.com`;
+    expect((await h.post('/manager/subaccount/add', { email: strangersSub, password: 'secret123' }, stranger.apikey)).body.code).toBe('subaccount_01');
+    for (const email of [stranger.email, strangersSub, parent.email]) {
+      const r = await h.post('/manager/subaccount/add', { email, password: 'secret123' }, parent.apikey);
+      expect(r.body).toMatchObject({ code: 'subaccount_01', email: email.toLowerCase() });
+    }
+    // The stranger's accounts are untouched and each key still works for its own account.
+    expect((await h.post('/credits/consult', {}, stranger.apikey)).body.credit).toBe(10);
+    expect((await h.post('/manager/subaccount/get_apikey', { email: strangersSub }, parent.apikey)).body.apikey).not.toBe(
+      (await h.post('/manager/subaccount/get_apikey', { email: strangersSub }, stranger.apikey)).body.apikey,
+    );
+  });
 });

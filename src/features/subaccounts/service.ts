@@ -1,5 +1,6 @@
 import type { AppContext } from '../../context.js';
-import { currentKey, findAccountByEmail, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
+import { shownEmail, subaccountEmailKey } from '../../accounts/subaccount-email.js';
+import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -13,7 +14,7 @@ defineMessages({
   subaccount_04: 'email is not a valid address',
   subaccount_05: 'password is required',
   subaccount_06: 'password must have 6 to 36 characters',
-  subaccount_07: 'an account with this email already exists',
+  subaccount_07: 'you already have a sub-account with this email',
   subaccount_08: 'you have no sub-account with this email',
   subaccount_09: 'this sub-account is archived',
   subaccount_10: 'type must be 1 (add credits to the sub-account) or 2 (withdraw them)',
@@ -45,15 +46,16 @@ async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, e
 export async function addSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string, password: string): Promise<{ email: string; apikey: string }> {
   requireManager(caller);
   await checkCap(ctx.db.kysely, ctx, caller.id);
-  if (await findAccountByEmail(ctx.db.kysely, email)) throw badRequest('subaccount_07');
+  // Only the caller's own sub-accounts can clash: another tenant's emails stay invisible (see subaccount-email.ts).
+  if (await findSubaccount(ctx.db.kysely, caller.id, email)) throw badRequest('subaccount_07');
   const passwordHash = await hashPassword(password);
   try {
     const { account, apikey } = await ctx.db.kysely.transaction().execute(async (trx) => {
       await lockAccount(trx, caller.id);
       await checkCap(trx, ctx, caller.id);
-      return insertAccount(trx, ctx.secrets.keyEncryption, { email, passwordHash, credits: 0, parentId: caller.id });
+      return insertAccount(trx, ctx.secrets.keyEncryption, { email: subaccountEmailKey(caller.id, email), passwordHash, credits: 0, parentId: caller.id });
     });
-    return { email: account.email, apikey };
+    return { email: shownEmail(account.email), apikey };
   } catch (error) {
     // Two requests for the same email at once: the unique index decides.
     if (isUniqueViolation(error)) throw badRequest('subaccount_07');
@@ -90,7 +92,7 @@ export async function subaccountKey(ctx: AppContext, caller: AuthenticatedAccoun
   const sub = await activeSubaccount(ctx, caller, email);
   const apikey = await currentKey(ctx.db.kysely, ctx.secrets.keyEncryption, sub.id);
   if (!apikey) throw badRequest('subaccount_09');
-  return { email: sub.email, apikey };
+  return { email: shownEmail(sub.email), apikey };
 }
 
 export type TransferType = 1 | 2;

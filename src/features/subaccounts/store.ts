@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/engine.js';
 import type { Account } from '../../accounts/store.js';
+import { subaccountEmailKey } from '../../accounts/subaccount-email.js';
 
 /** The parent's sub-account with that email, archived or not; another account's is absent. */
 export async function findSubaccount(db: Executor, parentId: number, email: string): Promise<Account | undefined> {
-  return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).where('parent_id', '=', parentId).executeTakeFirst();
+  return db.selectFrom('accounts').selectAll().where('email', '=', subaccountEmailKey(parentId, email)).where('parent_id', '=', parentId).executeTakeFirst();
 }
 
 /**
