@@ -1,3 +1,5 @@
+// First: sizes the thread pool as `mensajero serve` does.
+import '../src/lib/threadpool.js';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { benchFoundation } from './foundation.js';
@@ -6,6 +8,7 @@ import { benchContacts } from './contacts.js';
 import { benchReports } from './reports.js';
 import { benchSms } from './sms.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchSecurity } from './security.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -19,6 +22,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['reports', benchReports],
   ['contacts', benchContacts],
   ['webhooks', benchWebhooks],
+  ['security', benchSecurity],
 ];
 
 const only = process.env.BENCH?.split(',');

@@ -1,12 +1,14 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { Semaphore } from './semaphore.js';
 import { threadPoolSize } from './threadpool.js';
 
 /**
- * At most half the thread pool hashes at once: scrypt holds a thread for tens
- * of milliseconds, and DNS lookups and file access need the others.
+ * At most half the thread pool, and no more than half the cores, hash at
+ * once: scrypt holds a thread (and a core) for tens of milliseconds, and DNS
+ * lookups, file access and the event loop need the rest (bench/security.ts).
  */
-const hashingLimit = Math.max(1, Math.floor(threadPoolSize() / 2));
+const hashingLimit = Math.max(1, Math.min(Math.floor(threadPoolSize() / 2), Math.floor(availableParallelism() / 2)));
 const hashing = new Semaphore(hashingLimit);
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
