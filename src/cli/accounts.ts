@@ -5,7 +5,7 @@ import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { AppContext } from '../context.js';
 import { CliError, type CliRunner } from './run.js';
-import { DEFAULT_PRICES, setPrice } from '../messaging/pricing.js';
+import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
 
 export async function requireAccount(ctx: AppContext, email: string): Promise<Account> {
@@ -56,11 +56,10 @@ function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
   return prices;
 }
 
-/** The account's price per channel in credits: its own where set, the default otherwise. */
+/** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
 async function pricesOf(ctx: AppContext, accountId: number): Promise<Record<Channel, number>> {
-  const rows = await ctx.db.kysely.selectFrom('account_prices').select(['channel', 'units']).where('account_id', '=', accountId).execute();
   const prices = { ...DEFAULT_PRICES };
-  for (const r of rows) prices[r.channel] = toCredits(r.units);
+  for (const channel of Object.keys(prices) as Channel[]) prices[channel] = toCredits(await priceUnits(ctx.db.kysely, accountId, channel));
   return prices;
 }
 

@@ -175,6 +175,14 @@ export interface DayKey {
 export async function countDailySend(db: Executor, k: DayKey, round: boolean, caps: { rounds: number; sends: number }): Promise<boolean> {
   const r = round ? 1 : 0;
   if (r > caps.rounds || 1 > caps.sends) return false;
+  // Earlier days' counts of this number are of no further use.
+  await db
+    .deleteFrom('otp_number_days')
+    .where('root_account_id', '=', k.rootAccountId)
+    .where('country_code', '=', k.countryCode)
+    .where('phone_number', '=', k.phoneNumber)
+    .where('day', '<', k.day)
+    .execute();
   const row = await db
     .insertInto('otp_number_days')
     .values({ root_account_id: k.rootAccountId, country_code: k.countryCode, phone_number: k.phoneNumber, day: k.day, rounds: r, sends: 1 })
