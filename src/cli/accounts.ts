@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
 import { adjustCredits, findAccountByEmail, insertAccount, rotateKey, type Account } from '../accounts/store.js';
+import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { AppContext } from '../context.js';
@@ -8,17 +9,32 @@ import { CliError, type CliRunner } from './run.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
 
-export async function requireAccount(ctx: AppContext, email: string): Promise<Account> {
-  const account = await findAccountByEmail(ctx.db.kysely, email);
-  if (!account) throw new CliError(`no account with email ${email}`);
-  return account;
+/** The --parent option of every command that names an account by --email. */
+export const PARENT_OPTION = ['--parent <parent_email>', 'the account is the sub-account with this --email under the parent account with this email'] as const;
+
+/**
+ * The account a command names: `--email` alone is a top-level account (or a
+ * sub-account by its stored `<parent id> <email>`); with `--parent`, the
+ * parent's sub-account with that plain email.
+ */
+export async function requireAccount(ctx: AppContext, email: string, parentEmail?: string): Promise<Account> {
+  if (parentEmail === undefined) {
+    const account = await findAccountByEmail(ctx.db.kysely, email);
+    if (!account) throw new CliError(`no account with email ${email}`);
+    return account;
+  }
+  const parent = await findAccountByEmail(ctx.db.kysely, parentEmail);
+  if (!parent || parent.parent_id !== null) throw new CliError(`no top-level account with email ${parentEmail}`);
+  const sub = await findAccountByEmail(ctx.db.kysely, subaccountEmailKey(parent.id, email));
+  if (!sub || sub.parent_id !== parent.id) throw new CliError(`${parentEmail} has no sub-account ${email}`);
+  return sub;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function settingsOf(a: Account) {
   return {
-    email: a.email,
+    email: shownEmail(a.email),
     status: a.status,
     credits: toCredits(a.credits),
     webhook_method: a.webhook_method,
@@ -104,20 +120,22 @@ export function accountCommands(program: Command, run: CliRunner): void {
   accounts
     .command('credits')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add)))) throw new CliError('the balance cannot go below zero');
-        const after = await requireAccount(ctx, o.email);
-        return { email: after.email, credits: toCredits(after.credits) };
+        const after = await requireAccount(ctx, o.email, o.parent);
+        return { email: shownEmail(after.email), credits: toCredits(after.credits) };
       }, (r) => `${r.email}: ${r.credits} credits`),
     );
 
   accounts
     .command('set')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
@@ -129,7 +147,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
@@ -160,19 +178,20 @@ export function accountCommands(program: Command, run: CliRunner): void {
           if (Object.keys(changes).length > 0) await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
           for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
         });
-        return { ...settingsOf(await requireAccount(ctx, o.email)), prices: await pricesOf(ctx, account.id) };
+        return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
       }),
     );
 
   accounts
     .command('rotate-key')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const apikey = await ctx.db.kysely.transaction().execute((trx) => rotateKey(trx, ctx.secrets.keyEncryption, account.id));
-        return { email: account.email, apikey };
+        return { email: shownEmail(account.email), apikey };
       }, (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`),
     );
 }
