@@ -34,9 +34,16 @@ export async function startService(config: Config, opts: ContextOptions & BuildO
   return { ctx, app, stop };
 }
 
+/** The port a listening server is bound to. */
+export function boundPort(app: FastifyInstance): number | undefined {
+  const address = app.server.address();
+  return address && typeof address === 'object' ? address.port : undefined;
+}
+
 export async function serve(config: Config): Promise<void> {
   const service = await startService(config);
-  service.ctx.log.info({ port: config.PORT, database: service.ctx.db.describe }, 'mensajero is serving');
+  // The bound port, not PORT: with PORT=0 the system picks a free one (tests read it from this line).
+  service.ctx.log.info({ port: boundPort(service.app), database: service.ctx.db.describe }, 'mensajero is serving');
   for (const warning of simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
   const shutdown = (signal: string) => {
     service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
