@@ -30,6 +30,8 @@ const schema = z.object({
   BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
   PUBLIC_BODY_LIMIT_BYTES: intFrom(4096, 256),
   METRICS_TOKEN: z.string().min(16, { error: 'METRICS_TOKEN must have at least 16 characters' }).optional(),
+  METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   RATE_LIMIT_PER_SECOND: intFrom(100, 1),
   RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'postgres']).default('memory'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
@@ -77,6 +79,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`invalid configuration: ${detail}`);
   }
   const cfg = { ...parsed.data, ...overrides };
+  if (env.METRICS_HOST && cfg.METRICS_PORT === undefined) throw new Error('invalid configuration: METRICS_HOST: set METRICS_PORT too (the metrics listener is off without it)');
+  if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT) throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   return { ...cfg, publicBaseUrl };
 }

@@ -1,4 +1,4 @@
-import { createHash, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -11,6 +11,7 @@ import { authenticate } from './auth/authenticate.js';
 import { ApiError } from './http/errors.js';
 import { messageFor } from './http/codes.js';
 import { features } from './features/index.js';
+import { metricsRoute } from './metrics/route.js';
 
 /**
  * Builds the HTTP server: body parsing, envelopes, request ids, metrics,
@@ -19,13 +20,6 @@ import { features } from './features/index.js';
 export interface BuildOptions {
   /** Extra authenticated routes (tests use it to exercise the common layer). */
   extraApiRoutes?: (api: FastifyInstance) => void;
-}
-
-/** Authorization: Bearer <token>, compared in constant time. */
-function bearerMatches(header: string | undefined, token: string): boolean {
-  const given = /^Bearer (.+)$/i.exec(header ?? '')?.[1] ?? '';
-  const digest = (v: string) => createHash('sha256').update(v).digest();
-  return timingSafeEqual(digest(given), digest(token));
 }
 
 export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Promise<FastifyInstance> {
@@ -109,13 +103,8 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (ctx.config.METRICS_TOKEN !== undefined && !bearerMatches(request.headers.authorization, ctx.config.METRICS_TOKEN)) {
-      throw new ApiError(401, 'metrics_unauthorized', undefined, {}, { 'WWW-Authenticate': 'Bearer' });
-    }
-    reply.header('content-type', ctx.metrics.registry.contentType);
-    return ctx.metrics.render();
-  });
+  // On the API port unless METRICS_PORT gives it a listener of its own (src/metrics/route.ts).
+  if (ctx.config.METRICS_PORT === undefined) metricsRoute(app, ctx);
 
   // Public routes (no key: short links, read links, payment pages) take small bodies only, so nobody can make the server parse megabytes for free.
   const publicLimit = ctx.config.PUBLIC_BODY_LIMIT_BYTES;
