@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { messageFor } from '../http/codes.js';
@@ -28,7 +28,7 @@ export function metricsRoute(app: FastifyInstance, ctx: AppContext): void {
  * (the API port then answers /metrics with 404).
  */
 export async function buildMetricsServer(ctx: AppContext): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: ctx.log as unknown as FastifyBaseLogger, disableRequestLogging: true });
+  const app = Fastify({ loggerInstance: ctx.log as unknown as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) return reply.code(error.status).headers(error.headers).send(error.body(request.id));
     request.log.error({ err: error }, 'metrics failed');
