@@ -1,3 +1,5 @@
+// First: sizes the thread pool as `mensajero serve` does.
+import '../src/lib/threadpool.js';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { benchFoundation } from './foundation.js';
@@ -7,6 +9,7 @@ import { benchReports } from './reports.js';
 import { benchSms } from './sms.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchSmpp } from './smpp.js';
+import { benchSecurity } from './security.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -21,6 +24,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['contacts', benchContacts],
   ['webhooks', benchWebhooks],
   ['smpp', benchSmpp],
+  ['security', benchSecurity],
 ];
 
 const only = process.env.BENCH?.split(',');

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseAllowList } from './auth/allow-list.js';
 
 /**
  * Environment → typed configuration, validated once at start.
@@ -19,11 +20,18 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   OTP_RESEND_COOLDOWN_SECONDS: intFrom(30, 0),
-  TRUST_PROXY: z.string().optional(),
+  TRUST_PROXY: z.string().optional().superRefine((value, issue) => {
+    const problem = trustProxyProblem(value);
+    if (problem) issue.addIssue({ code: 'custom', message: problem });
+  }),
   SIMULATOR_DLR_DELAY_MS: intFrom(200, 0),
   SIMULATORS: bool.default(true),
   SIMULATOR_MESSAGES_PER_SECOND: intFrom(20_000, 1),
   BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
+  PUBLIC_BODY_LIMIT_BYTES: intFrom(4096, 256),
+  METRICS_TOKEN: z.string().min(16, { error: 'METRICS_TOKEN must have at least 16 characters' }).optional(),
+  METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
+  METRICS_HOST: z.string().default('127.0.0.1'),
   RATE_LIMIT_PER_SECOND: intFrom(100, 1),
   RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'postgres']).default('memory'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
@@ -41,11 +49,21 @@ const schema = z.object({
   REPORTS_PER_MINUTE: intFrom(10, 1),
   REPORTS_PAGE_ROWS: intFrom(5_000, 1),
   // otp
+  OTP_LOCK_COOLDOWN_SECONDS: intFrom(900, 0),
+  OTP_DAILY_ROUNDS_PER_NUMBER: intFrom(10, 1),
+  OTP_DAILY_SENDS_PER_NUMBER: intFrom(20, 1),
   // webhooks
   WEBHOOK_RETRY_BASE_MS: intFrom(10_000, 1),
   WEBHOOK_CONCURRENCY: intFrom(32, 1),
   WEBHOOK_HOST_CONCURRENCY: intFrom(8, 1),
+  WEBHOOK_ACCOUNT_CONCURRENCY: intFrom(4, 1),
+  WEBHOOK_HEAD_TIMEOUT_MS: intFrom(2000, 100),
+  WEBHOOK_TIMEOUTS_BEFORE_BACKOFF: intFrom(3, 1),
+  WEBHOOK_DISABLE_AFTER_HOURS: intFrom(120, 1),
   // subaccounts, payments
+  SUBACCOUNTS_PER_ACCOUNT: intFrom(50, 0),
+  PASSWORD_ENDPOINTS_PER_MINUTE: intFrom(30, 1),
+  WEBHOOK_ADD_PER_MINUTE: intFrom(10, 1),
   PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
   PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
   // staff, wallet, loyalty
@@ -64,14 +82,45 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`invalid configuration: ${detail}`);
   }
   const cfg = { ...parsed.data, ...overrides };
+  if (env.METRICS_HOST && cfg.METRICS_PORT === undefined) throw new Error('invalid configuration: METRICS_HOST: set METRICS_PORT too (the metrics listener is off without it)');
+  if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT) throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   return { ...cfg, publicBaseUrl };
 }
 
-/** Fastify's trustProxy option from TRUST_PROXY: a hop count, `true`, or a CIDR list. Unset: X-Forwarded-For is ignored. */
-export function trustProxyOption(value: string | undefined): boolean | number | string {
-  if (value === undefined || value === '' || value === 'false') return false;
-  if (value === 'true') return true;
-  if (/^\d+$/.test(value)) return Number(value);
-  return value;
+/**
+ * Fastify's trustProxy option from TRUST_PROXY: the list of the proxies'
+ * addresses or CIDRs. The client address is then the right-most address of
+ * X-Forwarded-For that is not one of them, so a client cannot forge it by
+ * prepending addresses. Unset: X-Forwarded-For is ignored. `true` and hop
+ * counts are refused at start-up (checked in the schema above): `true` trusts
+ * whatever the client writes, and Fastify 5 ignores a bare count.
+ */
+export function trustProxyOption(value: string | undefined): false | string[] {
+  const entries = trustedProxies(value);
+  return entries.length === 0 ? false : entries;
+}
+
+function trustedProxies(value: string | undefined): string[] {
+  if (value === undefined || value.trim() === '' || value.trim() === 'false') return [];
+  return value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+}
+
+function trustProxyProblem(value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (text === 'true' || text === '1' || text === 'yes') return 'TRUST_PROXY=true trusts any X-Forwarded-For a client sends: list the addresses or CIDRs of your proxies instead (e.g. 10.0.0.5,10.1.0.0/16)';
+  for (const entry of trustedProxies(value)) {
+    if (/^\d+$/.test(entry)) return `TRUST_PROXY=${entry}: hop counts are not supported; list the addresses or CIDRs of your proxies instead`;
+    if (!isAddressOrCidr(entry)) return `TRUST_PROXY: ${entry} is not an IP address or CIDR`;
+  }
+  return undefined;
+}
+
+function isAddressOrCidr(entry: string): boolean {
+  try {
+    parseAllowList([entry]);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -1,4 +1,6 @@
 #!/usr/bin/env node
+// First: sizes the thread pool before anything uses it.
+import './lib/threadpool.js';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { accountCommands } from './cli/accounts.js';

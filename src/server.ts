@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance } from "fastify";
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -12,6 +12,7 @@ import { ApiError } from './http/errors.js';
 import { messageFor } from './http/codes.js';
 import { features } from './features/index.js';
 import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from './http/openapi.js';
+import { metricsRoute } from './metrics/route.js';
 
 /**
  * Builds the HTTP server: body parsing, envelopes, request ids, metrics,
@@ -28,11 +29,16 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     bodyLimit: ctx.config.BODY_LIMIT_BYTES,
-    // A hop count is accepted at run time although the type omits it.
-    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY) as boolean | string,
+    trustProxy: trustProxyOption(ctx.config.TRUST_PROXY),
     // One log line per request costs more than the request itself; metrics count them instead.
     logController: new LogController({ disableRequestLogging: true }),
     routerOptions: { ignoreTrailingSlash: true },
+    // The router's own refusals (a malformed percent-encoding, a parameter over 100 characters) in the common envelope.
+    frameworkErrors: (error, _request, reply) => {
+      const status = error.statusCode ?? 400;
+      const code = status === 414 ? 'url_too_long' : 'bad_url';
+      (reply as FastifyReply).code(status).send({ success: false, message: messageFor(code), status, code });
+    },
   });
 
   // Route schemas document the API (OpenAPI); the rules, with the spec's
@@ -93,12 +99,20 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
       return reply.code(503).send({ status: 'unavailable' });
     }
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_req, reply) => {
-    reply.header('content-type', ctx.metrics.registry.contentType);
-    return ctx.metrics.render();
-  });
+  // On the API port unless METRICS_PORT gives it a listener of its own (src/metrics/route.ts).
+  if (ctx.config.METRICS_PORT === undefined) metricsRoute(app, ctx);
 
-  for (const feature of features) if (feature.publicRoutes) await app.register(async (scope) => feature.publicRoutes!(scope, ctx));
+  // Public routes (no key: short links, read links, payment pages) take small bodies only, so nobody can make the server parse megabytes for free.
+  const publicLimit = ctx.config.PUBLIC_BODY_LIMIT_BYTES;
+  for (const feature of features) {
+    if (!feature.publicRoutes) continue;
+    await app.register(async (scope) => {
+      scope.addHook('onRoute', (route) => {
+        route.bodyLimit = Math.min(route.bodyLimit ?? publicLimit, publicLimit);
+      });
+      await feature.publicRoutes!(scope, ctx);
+    });
+  }
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
     api.addHook('onRoute', documentApiRoute);

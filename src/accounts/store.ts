@@ -6,9 +6,14 @@ import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
 
 export type Account = Selectable<AccountsTable>;
 
-/** What a request knows of its caller: the columns the apikey hook reads, nothing secret. */
-export type AuthenticatedAccount = Pick<Account, 'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'>;
-const AUTH_COLUMNS = ['accounts.id', 'accounts.email', 'accounts.credits', 'accounts.parent_id', 'accounts.allow_ips', 'accounts.rate_limit_per_sec'] as const;
+/**
+ * What a request knows of its caller, nothing secret. `allow_ips` and
+ * `rate_limit_per_sec` are the effective ones: a sub-account without its own
+ * uses its parent's. `rate_bucket` is the account whose rate-limit bucket the
+ * request counts on: the parent's, shared, when the sub-account inherits the
+ * parent's limit (free sub-accounts cannot multiply it), its own otherwise.
+ */
+export type AuthenticatedAccount = Pick<Account, 'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'> & { rate_bucket: number };
 
 export async function findAccountByEmail(db: Executor, email: string): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
@@ -16,6 +21,25 @@ export async function findAccountByEmail(db: Executor, email: string): Promise<A
 
 export async function findAccountById(db: Executor, id: number): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * The caller behind an active key of an active account, with the settings a
+ * sub-account inherits from its parent; the caller narrows it to one key.
+ */
+export function selectCallerOfKey(db: Executor) {
+  return db
+    .selectFrom('api_keys')
+    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+    .select(['accounts.id', 'accounts.email', 'accounts.credits', 'accounts.parent_id'])
+    .select([
+      sql<string | null>`coalesce(accounts.allow_ips, parent.allow_ips)`.as('allow_ips'),
+      sql<number | null>`coalesce(accounts.rate_limit_per_sec, parent.rate_limit_per_sec)`.as('rate_limit_per_sec'),
+      sql<number>`case when accounts.rate_limit_per_sec is null and accounts.parent_id is not null then accounts.parent_id else accounts.id end`.as('rate_bucket'),
+    ])
+    .where('api_keys.revoked_at', 'is', null)
+    .where('accounts.status', '=', 'active');
 }
 
 const KEY_PLACEHOLDER = '\u0000key-hash';
@@ -30,15 +54,7 @@ const compiledKeyLookups = new WeakMap<Db, { sql: string; parameters: readonly u
 export async function findAccountByKey(db: Db, key: string): Promise<AuthenticatedAccount | undefined> {
   let compiled = compiledKeyLookups.get(db);
   if (!compiled) {
-    const query = db.kysely
-      .selectFrom('api_keys')
-      .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(AUTH_COLUMNS)
-      .where('api_keys.key_hash', '=', KEY_PLACEHOLDER)
-      .where('api_keys.revoked_at', 'is', null)
-      .where('accounts.status', '=', 'active')
-      .limit(1)
-      .compile();
+    const query = selectCallerOfKey(db.kysely).where('api_keys.key_hash', '=', KEY_PLACEHOLDER).limit(1).compile();
     compiled = { sql: query.sql, parameters: query.parameters, slot: query.parameters.indexOf(KEY_PLACEHOLDER) };
     compiledKeyLookups.set(db, compiled);
   }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveAccount, rotateKey } from '../accounts/store.js';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
+import { loadConfig, trustProxyOption } from '../config.js';
 import { ipAllowed, normaliseAllowList, parseAllowList } from './allow-list.js';
 
 describe('allow-list matching', () => {
@@ -88,5 +89,27 @@ describeEngines('API key authentication behind a proxy', (engine) => {
     expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1' } })).status).toBe(200);
     expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '2001:db8::5' } })).status).toBe(200);
     expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '8.8.8.8' } })).status).toBe(403);
+  });
+
+  it('refuses a forged X-Forwarded-For: the client address is the right-most one the trusted proxy did not write', async () => {
+    const a = await h.createAccount(1);
+    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', a.id).execute();
+    // The client at 8.8.8.8 wrote "10.1.1.1" itself; the proxy appended the address it saw.
+    const forged = await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1, 8.8.8.8' } });
+    expect(forged.status).toBe(403);
+    // Chained trusted proxies (127.x) are skipped.
+    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '8.8.8.8, 10.1.1.1, 127.0.0.5' } })).status).toBe(200);
+  });
+});
+
+describe('TRUST_PROXY configuration', () => {
+  it.each(['true', '1', '2', 'yes', '10.0.0.0/8, not-an-ip'])('refuses %s at start-up with a clear message', (value) => {
+    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
+  });
+
+  it('accepts addresses and CIDRs, IPv4 and IPv6', () => {
+    const cfg = loadConfig({ TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,2001:db8::/32' });
+    expect(trustProxyOption(cfg.TRUST_PROXY)).toEqual(['10.0.0.5', '192.168.0.0/16', '2001:db8::/32']);
+    expect(trustProxyOption(undefined)).toBe(false);
   });
 });

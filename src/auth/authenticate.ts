@@ -57,7 +57,7 @@ export function authenticate(ctx: AppContext) {
       if (!ipAllowed(request.ip, ranges)) throw new ApiError(403, 'auth_04');
     }
     request.account = account;
-    if (request.routeOptions.config.sendLimited) await ctx.rateLimiter.consume(account.id, account.rate_limit_per_sec);
+    if (request.routeOptions.config.sendLimited) await ctx.rateLimiter.consume(account.rate_bucket, account.rate_limit_per_sec);
   };
 }
 

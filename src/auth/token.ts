@@ -1,6 +1,6 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Executor } from '../db/engine.js';
-import type { AuthenticatedAccount } from '../accounts/store.js';
+import { selectCallerOfKey, type AuthenticatedAccount } from '../accounts/store.js';
 
 /**
  * Tokens of the legacy login (POST /auth): `mnt_<key id>.<expiry>.<signature>`,
@@ -38,14 +38,7 @@ export function checkToken(key: Buffer, token: string, nowMs: number): TokenChec
 
 /** The active account of a key that is not revoked, by the key's id. */
 export function accountForKeyId(db: Executor, keyId: number): Promise<AuthenticatedAccount | undefined> {
-  return db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select(['accounts.id', 'accounts.email', 'accounts.credits', 'accounts.parent_id', 'accounts.allow_ips', 'accounts.rate_limit_per_sec'])
-    .where('api_keys.id', '=', keyId)
-    .where('api_keys.revoked_at', 'is', null)
-    .where('accounts.status', '=', 'active')
-    .executeTakeFirst();
+  return selectCallerOfKey(db).where('api_keys.id', '=', keyId).executeTakeFirst();
 }
 
 /** The id of an active key, by the key itself (for issuing a token). */

@@ -1,29 +1,46 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
 import { adjustCredits, findAccountByEmail, insertAccount, rotateKey, type Account } from '../accounts/store.js';
+import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { AppContext } from '../context.js';
 import { CliError, type CliRunner } from './run.js';
-import { DEFAULT_PRICES, setPrice } from '../messaging/pricing.js';
+import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
 
-export async function requireAccount(ctx: AppContext, email: string): Promise<Account> {
-  const account = await findAccountByEmail(ctx.db.kysely, email);
-  if (!account) throw new CliError(`no account with email ${email}`);
-  return account;
+/** The --parent option of every command that names an account by --email. */
+export const PARENT_OPTION = ['--parent <parent_email>', 'the account is the sub-account with this --email under the parent account with this email'] as const;
+
+/**
+ * The account a command names: `--email` alone is a top-level account (or a
+ * sub-account by its stored `<parent id> <email>`); with `--parent`, the
+ * parent's sub-account with that plain email.
+ */
+export async function requireAccount(ctx: AppContext, email: string, parentEmail?: string): Promise<Account> {
+  if (parentEmail === undefined) {
+    const account = await findAccountByEmail(ctx.db.kysely, email);
+    if (!account) throw new CliError(`no account with email ${email}`);
+    return account;
+  }
+  const parent = await findAccountByEmail(ctx.db.kysely, parentEmail);
+  if (!parent || parent.parent_id !== null) throw new CliError(`no top-level account with email ${parentEmail}`);
+  const sub = await findAccountByEmail(ctx.db.kysely, subaccountEmailKey(parent.id, email));
+  if (!sub || sub.parent_id !== parent.id) throw new CliError(`${parentEmail} has no sub-account ${email}`);
+  return sub;
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function settingsOf(a: Account) {
   return {
-    email: a.email,
+    email: shownEmail(a.email),
     status: a.status,
     credits: toCredits(a.credits),
     webhook_method: a.webhook_method,
     allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
     rate_limit_per_sec: a.rate_limit_per_sec,
+    max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
   };
 }
@@ -55,12 +72,27 @@ function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
   return prices;
 }
 
-/** The account's price per channel in credits: its own where set, the default otherwise. */
+/** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
 async function pricesOf(ctx: AppContext, accountId: number): Promise<Record<Channel, number>> {
-  const rows = await ctx.db.kysely.selectFrom('account_prices').select(['channel', 'units']).where('account_id', '=', accountId).execute();
   const prices = { ...DEFAULT_PRICES };
-  for (const r of rows) prices[r.channel] = toCredits(r.units);
+  for (const channel of Object.keys(prices) as Channel[]) prices[channel] = toCredits(await priceUnits(ctx.db.kysely, accountId, channel));
   return prices;
+}
+
+/**
+ * The new account's password: --password-stdin (first line of standard
+ * input), else --password (kept for scripts; the
+ * process list shows it to every local user), else MENSAJERO_PASSWORD.
+ */
+async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): Promise<string> {
+  let password: string | undefined;
+  if (o.passwordStdin) {
+    const chunks: Buffer[] = [];
+    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+    password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
+  } else password = o.password || process.env.MENSAJERO_PASSWORD;
+  if (!password) throw new CliError('no password: pipe it with --password-stdin or set MENSAJERO_PASSWORD (--password works but shows it in the process list)');
+  return password;
 }
 
 export function accountCommands(program: Command, run: CliRunner): void {
@@ -69,15 +101,17 @@ export function accountCommands(program: Command, run: CliRunner): void {
   accounts
     .command('create')
     .requiredOption('--email <email>')
-    .requiredOption('--password <password>')
+    .option('--password-stdin', 'read the password from the first line of standard input')
+    .option('--password <password>', 'UNSAFE: visible in the process list; prefer --password-stdin or MENSAJERO_PASSWORD')
     .option('--credits <n>', 'starting balance', number, 0)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         if (!EMAIL.test(o.email)) throw new CliError(`not a valid email: ${o.email}`);
         if (o.credits < 0) throw new CliError('--credits cannot be negative');
+        const password = await passwordFrom(o);
         if (await findAccountByEmail(ctx.db.kysely, o.email)) throw new CliError(`an account with email ${o.email} exists`);
-        const passwordHash = await hashPassword(o.password);
+        const passwordHash = await hashPassword(password);
         const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: o.email, passwordHash, credits: toUnits(o.credits) });
         return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
       }, (r) => `created account ${r.id} (${r.email}) with ${r.credits} credits\napikey: ${r.apikey}`),
@@ -86,23 +120,26 @@ export function accountCommands(program: Command, run: CliRunner): void {
   accounts
     .command('credits')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add)))) throw new CliError('the balance cannot go below zero');
-        const after = await requireAccount(ctx, o.email);
-        return { email: after.email, credits: toCredits(after.credits) };
+        const after = await requireAccount(ctx, o.email, o.parent);
+        return { email: shownEmail(after.email), credits: toCredits(after.credits) };
       }, (r) => `${r.email}: ${r.credits} credits`),
     );
 
   accounts
     .command('set')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
+    .option('--max-subaccounts <n>', 'sub-accounts this account may have, or default (SUBACCOUNTS_PER_ACCOUNT)')
     .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
     .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
     .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
@@ -110,8 +147,8 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
-        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec'>> = {};
+        const account = await requireAccount(ctx, o.email, o.parent);
+        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -131,24 +168,30 @@ export function accountCommands(program: Command, run: CliRunner): void {
           if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
           changes.rate_limit_per_sec = o.rateLimit;
         }
+        if (o.maxSubaccounts !== undefined) {
+          const n = o.maxSubaccounts === 'default' ? null : Number(o.maxSubaccounts);
+          if (n !== null && (!Number.isInteger(n) || n < 0)) throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default');
+          changes.max_subaccounts = n;
+        }
         const prices = priceOptions(o);
         await ctx.db.kysely.transaction().execute(async (trx) => {
           if (Object.keys(changes).length > 0) await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
           for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
         });
-        return { ...settingsOf(await requireAccount(ctx, o.email)), prices: await pricesOf(ctx, account.id) };
+        return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
       }),
     );
 
   accounts
     .command('rotate-key')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const apikey = await ctx.db.kysely.transaction().execute((trx) => rotateKey(trx, ctx.secrets.keyEncryption, account.id));
-        return { email: account.email, apikey };
+        return { email: shownEmail(account.email), apikey };
       }, (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`),
     );
 }

@@ -3,10 +3,14 @@ import type { Config } from '../config.js';
 import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.js';
 import { features } from '../features/index.js';
 import { buildServer, type BuildOptions } from '../server.js';
+import { buildMetricsServer } from '../metrics/route.js';
+import { simulatorWarnings } from '../carriers/simulator-warnings.js';
 
 export interface RunningService {
   ctx: AppContext;
   app: FastifyInstance;
+  /** The /metrics listener when METRICS_PORT is set. */
+  metricsApp?: FastifyInstance;
   /** Graceful stop: no new requests, no new jobs, in-flight work finished, database closed. */
   stop(): Promise<void>;
 }
@@ -21,21 +25,44 @@ export async function startService(config: Config, opts: ContextOptions & BuildO
   const ctx = await createContext(config, opts);
   registerJobs(ctx);
   const app = await buildServer(ctx, opts);
-  if (opts.listen !== false) await app.listen({ port: config.PORT, host: config.HOST });
-  else await app.ready();
+  const metricsApp = config.METRICS_PORT === undefined ? undefined : await buildMetricsServer(ctx);
+  try {
+    if (opts.listen !== false) {
+      await app.listen({ port: config.PORT, host: config.HOST });
+      await metricsApp?.listen({ port: config.METRICS_PORT, host: config.METRICS_HOST });
+    } else {
+      await app.ready();
+      await metricsApp?.ready();
+    }
+  } catch (err) {
+    await app.close();
+    await metricsApp?.close();
+    await closeContext(ctx);
+    throw err;
+  }
   if (opts.worker !== false) ctx.worker.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
       await app.close();
+      await metricsApp?.close();
       await closeContext(ctx);
     })());
-  return { ctx, app, stop };
+  return { ctx, app, metricsApp, stop };
+}
+
+/** The port a listening server is bound to. */
+export function boundPort(app: FastifyInstance): number | undefined {
+  const address = app.server.address();
+  return address && typeof address === 'object' ? address.port : undefined;
 }
 
 export async function serve(config: Config): Promise<void> {
   const service = await startService(config);
-  service.ctx.log.info({ port: config.PORT, database: service.ctx.db.describe }, 'mensajero is serving');
+  // The bound port, not PORT: with PORT=0 the system picks a free one (tests read it from this line).
+  const metricsPort = service.metricsApp && boundPort(service.metricsApp);
+  service.ctx.log.info({ port: boundPort(service.app), ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}), database: service.ctx.db.describe }, 'mensajero is serving');
+  for (const warning of simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
   const shutdown = (signal: string) => {
     service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
     service.stop().then(

@@ -1,10 +1,11 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type Transaction } from 'kysely';
+import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
+import { CurrentSchemaIntrospector } from './pg-introspector.js';
 
 export type Engine = 'sqlite' | 'postgres';
 
@@ -41,7 +42,11 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
 
 function openSqlite(path: string): Db {
   const file = path === '' ? ':memory:' : path;
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  if (file !== ':memory:') {
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // Created readable by the owner only; SQLite gives its -wal and -shm files the database file's mode.
+    closeSync(openSync(file, 'a', 0o600));
+  }
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
@@ -84,6 +89,13 @@ function withStatementCache(sqlite: SQLite.Database, max = 500) {
   };
 }
 
+/** PostgresDialect whose introspection (the migrator's) sees the current schema only: see CurrentSchemaIntrospector. */
+class CurrentSchemaPostgresDialect extends PostgresDialect {
+  override createIntrospector(db: Kysely<any>): DatabaseIntrospector {
+    return new CurrentSchemaIntrospector(db);
+  }
+}
+
 async function openPostgres(url: string, opts: OpenOptions): Promise<Db> {
   const schema = opts.pgSchema;
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
@@ -101,7 +113,7 @@ async function openPostgres(url: string, opts: OpenOptions): Promise<Db> {
     max: opts.poolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
   });
-  const kysely = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const kysely = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   const u = new URL(url);
   return { kysely, engine: 'postgres', describe: `postgres://${u.host}${u.pathname}`, close: () => kysely.destroy() };
 }

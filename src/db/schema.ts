@@ -29,6 +29,8 @@ export interface AccountsTable {
   allow_ips: string | null;
   webhook_method: Generated<'GET' | 'POST'>;
   rate_limit_per_sec: number | null;
+  /** Cap of sub-accounts for this account; null: SUBACCOUNTS_PER_ACCOUNT. */
+  max_subaccounts: Generated<number | null>;
   created_at: number;
   archived_at: number | null;
 }

@@ -8,9 +8,10 @@ import { HostSlots } from './host-slots.js';
 import { safeAgent, send, type HttpAnswer } from './http.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { signatureHeaders } from './signature.js';
+import { recordEndpointHealth } from './endpoint-health.js';
 import type { WebhookMetrics } from './metrics.js';
 
-/** Per request of a delivery (the HEAD check and the event itself). */
+/** Per request of the event itself; the HEAD check has its own, shorter limit (WEBHOOK_HEAD_TIMEOUT_MS). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** How long a job waits for a free slot of its destination before stepping back in the queue. */
 const HOST_WAIT_MS = 200;
@@ -20,6 +21,8 @@ type EventRow = Selectable<EventsTable>;
 export interface Delivery {
   ctx: AppContext;
   slots: HostSlots;
+  /** In-flight deliveries per top-level account (its sub-accounts count with it): WEBHOOK_ACCOUNT_CONCURRENCY. */
+  accountSlots: HostSlots;
   metrics?: WebhookMetrics;
 }
 
@@ -38,11 +41,11 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
     .leftJoin('webhooks', 'webhooks.account_id', 'events.account_id')
     .leftJoin('webhook_secrets', 'webhook_secrets.account_id', 'events.account_id')
     .selectAll('events')
-    .select(['accounts.webhook_method', 'webhooks.url', 'webhooks.status as webhook_status', 'webhook_secrets.secret_enc'])
+    .select(['accounts.webhook_method', 'accounts.parent_id', 'webhooks.url', 'webhooks.status as webhook_status', 'webhooks.backoff_until', 'webhook_secrets.secret_enc'])
     .where('events.id', '=', eventId)
     .executeTakeFirst();
   if (!row || row.state !== 'pending') return;
-  const { webhook_method, url, webhook_status, secret_enc, ...event } = row;
+  const { webhook_method, parent_id, url, webhook_status, backoff_until, secret_enc, ...event } = row;
   const now = Date.now();
   // A job re-run after a crash must not pull a scheduled retry forward.
   if (event.next_attempt_at !== null && event.next_attempt_at > now + 50) throw new RetryLater(event.next_attempt_at - now, 'retry scheduled');
@@ -56,17 +59,27 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
       .execute();
     return;
   }
+  // An endpoint that keeps timing out waits out its back-off; the wait is not an attempt.
+  if (backoff_until !== null && backoff_until > now) throw new RetryLater(backoff_until - now + Math.round(Math.random() * 1000), 'endpoint backing off');
   const key = d.ctx.secrets.webhookEncryption;
   const secret = secret_enc ? decrypt(key, secret_enc) : await webhookSecret(db, key, event.account_id);
   const host = destinationHost(url);
-  if (!(await d.slots.acquire(host, HOST_WAIT_MS))) throw new RetryLater(d.slots.deferMs(host), 'destination busy');
+  // A fair share per tenant first (one account and its free sub-accounts cannot fill the lane with their hosts), then per host.
+  const tenant = String(parent_id ?? event.account_id);
+  if (!(await d.accountSlots.acquire(tenant, HOST_WAIT_MS))) throw new RetryLater(d.accountSlots.deferMs(tenant), 'account busy');
   let outcome: AttemptOutcome;
   try {
-    outcome = await attempt(d.ctx, event, { url, method: webhook_method === 'GET' ? 'GET' : 'POST', secret });
+    if (!(await d.slots.acquire(host, HOST_WAIT_MS))) throw new RetryLater(d.slots.deferMs(host), 'destination busy');
+    try {
+      outcome = await attempt(d.ctx, event, { url, method: webhook_method === 'GET' ? 'GET' : 'POST', secret });
+    } finally {
+      d.slots.release(host);
+    }
   } finally {
-    d.slots.release(host);
+    d.accountSlots.release(tenant);
   }
   d.slots.outcome(host, outcome.delivered);
+  d.accountSlots.outcome(tenant, outcome.delivered);
   const retryIn = await recordAttempt(d, event, url, outcome);
   if (retryIn !== null) throw new RetryLater(retryIn, outcome.error ?? 'not delivered');
 }
@@ -100,7 +113,8 @@ async function attempt(ctx: AppContext, event: EventRow, to: { url: string; meth
 
   const agent = safeAgent(ctx.config.WEBHOOK_ALLOW_PRIVATE, DELIVERY_TIMEOUT_MS);
   try {
-    const head = await send(agent, url, { method: 'HEAD', timeoutMs: DELIVERY_TIMEOUT_MS });
+    // Short: a receiver that never answers HEAD must not hold a slot for long.
+    const head = await send(agent, url, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
     if (!headPasses(head)) return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
     const res =
       method === 'GET'
@@ -121,7 +135,8 @@ async function attempt(ctx: AppContext, event: EventRow, to: { url: string; meth
 async function recordAttempt(d: Delivery, event: EventRow, url: string, o: AttemptOutcome): Promise<number | null> {
   const now = Date.now();
   const attempts = event.attempts + 1;
-  const exhausted = !o.delivered && attempts > MAX_RETRIES;
+  // A forbidden address (private, local, reserved) will not change by retrying: failed at once.
+  const exhausted = !o.delivered && (attempts > MAX_RETRIES || o.forbidden === true);
   const retryIn = o.delivered || exhausted ? null : retryDelayMs(attempts, d.ctx.config.WEBHOOK_RETRY_BASE_MS);
   const moved = await d.ctx.db.kysely.transaction().execute(async (trx) => {
     await trx
@@ -142,6 +157,7 @@ async function recordAttempt(d: Delivery, event: EventRow, url: string, o: Attem
       .where('state', '=', 'pending')
       .where('attempts', '=', event.attempts)
       .executeTakeFirst();
+    await recordEndpointHealth(trx, d.ctx, event.account_id, { delivered: o.delivered, timedOut: o.error === 'timeout', url, error: o.error }, now);
     return Number(result.numUpdatedRows ?? 0n) === 1;
   });
   d.metrics?.attempts.inc({ result: o.delivered ? 'delivered' : 'failed' });

@@ -11,7 +11,8 @@ export type EventState = 'pending' | 'delivered' | 'failed' | 'not_delivered' | 
 export interface EventsTable {
   id: Generated<number>;
   account_id: number;
-  type: 'confirmation' | 'response';
+  /** webhook_disabled: recorded (never sent) when deliveries disabled the endpoint after days of failures. */
+  type: 'confirmation' | 'response' | 'webhook_disabled';
   reference: string;
   /** The spec's parameters of the event, as a JSON object of strings. */
   payload: string;

@@ -14,6 +14,9 @@ const messages: Record<string, string> = {
   unsupported_media_type: 'Send application/json or application/x-www-form-urlencoded',
   body_too_large: 'The body is larger than the limit',
   invalid_request: 'The request is not valid',
+  bad_url: 'The URL is malformed (invalid percent-encoding)',
+  url_too_long: 'A part of the URL is longer than the limit',
+  metrics_unauthorized: 'Send Authorization: Bearer <METRICS_TOKEN>',
   // credits
   credit_01: 'available_credits',
 };

@@ -91,3 +91,11 @@ async function consumeOrThrow(limiter: RateLimiterAbstract, accountId: number, c
     throw new ApiError(429, code, undefined, {}, { 'Retry-After': String(retryAfter) });
   }
 }
+
+/**
+ * The endpoints that hash a password (/employee/add, /manager/subaccount/add)
+ * share one limit per top-level account: PASSWORD_ENDPOINTS_PER_MINUTE, 429 rate_01.
+ */
+export function passwordEndpointLimit(ctx: { rateLimiter: SendRateLimiter; config: Config }): AccountLimit {
+  return ctx.rateLimiter.named('password-endpoints', { points: ctx.config.PASSWORD_ENDPOINTS_PER_MINUTE, durationSec: 60, code: 'rate_01' });
+}

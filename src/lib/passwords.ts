@@ -1,7 +1,21 @@
 import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { Semaphore } from './semaphore.js';
+import { threadPoolSize } from './threadpool.js';
+
+/**
+ * At most half the thread pool, and no more than half the cores, hash at
+ * once: scrypt holds a thread (and a core) for tens of milliseconds, and DNS
+ * lookups, file access and the event loop need the rest (bench/security.ts).
+ */
+const hashingLimit = Math.max(1, Math.min(Math.floor(threadPoolSize() / 2), Math.floor(availableParallelism() / 2)));
+const hashing = new Semaphore(hashingLimit);
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
-  new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k))));
+  hashing.run(() => new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k)))));
+
+/** Hashing figures of this process (tests): running, peak at once, started so far, and the limit. */
+export const hashingLoad = () => ({ running: hashing.running, peak: hashing.peak, started: hashing.started, limit: hashingLimit });
 
 const N = 16384, R = 8, P = 1, LEN = 32;
 

@@ -32,6 +32,14 @@ describe('server secret', () => {
     expect(() => loadServerSecret('abcd', freshDir())).toThrow(/32 bytes/);
   });
 
+  it('refuses MENSAJERO_SECRET that is neither strict hex nor canonical base64 of 32 bytes', () => {
+    const b64 = Buffer.alloc(32, 0xfb).toString('base64');
+    // Node's decoder skips junk characters: each of these used to decode to some 32-byte key.
+    for (const loose of [`${b64.slice(0, 20)}!!${b64.slice(20)}`, `${b64.slice(0, 20)} ${b64.slice(20)}`, b64.replace('=', ''), `${'ab'.repeat(32)}\n`, b64.replace(/\+/g, '-')]) {
+      expect(() => loadServerSecret(loose, freshDir())).toThrow(/canonical base64/);
+    }
+  });
+
   it('refuses a damaged secret file instead of using a wrong key', () => {
     const dir = freshDir();
     writeFileSync(join(dir, 'secret.key'), '');

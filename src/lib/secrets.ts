@@ -8,11 +8,7 @@ import { join } from 'node:path';
  * on one database must share it: set MENSAJERO_SECRET for them all.
  */
 export function loadServerSecret(envSecret: string | undefined, dataDir: string): Buffer {
-  if (envSecret) {
-    const buf = /^[0-9a-f]{64}$/i.test(envSecret) ? Buffer.from(envSecret, 'hex') : Buffer.from(envSecret, 'base64');
-    if (buf.length !== 32) throw new Error('MENSAJERO_SECRET must be 32 bytes (64 hex characters or base64)');
-    return buf;
-  }
+  if (envSecret) return parseSecret(envSecret);
   const file = join(dataDir, 'secret.key');
   const existing = readSecretFile(file);
   if (existing) return existing;
@@ -30,6 +26,18 @@ export function loadServerSecret(envSecret: string | undefined, dataDir: string)
     unlinkSync(candidate);
   }
   return readSecretFile(file)!;
+}
+
+/**
+ * Strict: exactly 64 hex characters, or the canonical base64 of 32 bytes (44
+ * characters, one `=`). Node's base64 decoder skips what it does not know, so
+ * a loose check would take a typo'd or truncated secret as a different key.
+ */
+export function parseSecret(text: string): Buffer {
+  if (/^[0-9a-f]{64}$/i.test(text)) return Buffer.from(text, 'hex');
+  const buf = Buffer.from(text, 'base64');
+  if (buf.length === 32 && buf.toString('base64') === text) return buf;
+  throw new Error('MENSAJERO_SECRET must be 32 bytes: 64 hex characters or the canonical base64 (44 characters ending in =)');
 }
 
 function readSecretFile(file: string): Buffer | undefined {

@@ -13,8 +13,16 @@ export const DEFAULT_PRICES: Record<Channel, number> = {
   voice: 2,
 };
 
+/** The account's own price, else its parent's (a sub-account inherits), else the default. */
 export async function priceUnits(db: Executor, accountId: number, channel: Channel): Promise<number> {
-  const row = await db.selectFrom('account_prices').select('units').where('account_id', '=', accountId).where('channel', '=', channel).executeTakeFirst();
+  const rows = await db
+    .selectFrom('accounts')
+    .innerJoin('account_prices', (join) => join.on((eb) => eb.or([eb('account_prices.account_id', '=', eb.ref('accounts.id')), eb('account_prices.account_id', '=', eb.ref('accounts.parent_id'))])))
+    .select(['account_prices.account_id', 'account_prices.units'])
+    .where('accounts.id', '=', accountId)
+    .where('account_prices.channel', '=', channel)
+    .execute();
+  const row = rows.find((r) => r.account_id === accountId) ?? rows[0];
   return row ? row.units : toUnits(DEFAULT_PRICES[channel]);
 }
 

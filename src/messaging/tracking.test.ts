@@ -36,7 +36,7 @@ describeEngines('read-confirmation links', (engine) => {
   it('validates read_confirmation as an object or a JSON string', () => {
     const Schema = z.object({ read_confirmation: ReadConfirmation });
     expect(parse(Schema, { read_confirmation: { url: 'https://a.example/x', contact: '3' } }).read_confirmation).toEqual({ url: 'https://a.example/x', contact: 3 });
-    expect(parse(Schema, { read_confirmation: '{"url":"http://a.example"}' }).read_confirmation).toEqual({ url: 'http://a.example' });
+    expect(parse(Schema, { read_confirmation: '{"url":"http://a.example"}' }).read_confirmation).toEqual({ url: 'http://a.example/' });
     expect(parse(Schema, {}).read_confirmation).toBeUndefined();
     for (const bad of [{ url: 'ftp://x' }, { url: 'nota url' }, 'garbage', { contact: 1 }, { url: 'https://a.example', contact: 'x' }]) {
       expect(() => parse(Schema, { read_confirmation: bad })).toThrow(expect.objectContaining({ code: 'read_confirmation_01' }));

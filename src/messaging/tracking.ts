@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { ApiError } from '../http/errors.js';
+import { normaliseHttpUrl, redirectTarget } from '../http/redirect.js';
 import { defineMessages } from '../http/codes.js';
 import { integer } from '../http/fields.js';
 import { randomToken } from '../lib/ids.js';
@@ -29,7 +30,11 @@ export const ReadConfirmation = z
     },
     z.object(
       {
-        url: z.string({ error: 'read_confirmation_01' }).max(2048, { error: 'read_confirmation_01' }).refine(isHttpUrl, { error: 'read_confirmation_01' }),
+        // Stored normalised (new URL().href), so the redirect's Location header is always valid.
+        url: z
+          .string({ error: 'read_confirmation_01' })
+          .max(2048, { error: 'read_confirmation_01' })
+          .transform((u, issue) => normaliseHttpUrl(u) ?? (issue.addIssue({ code: 'custom', message: 'read_confirmation_01' }), z.NEVER)),
         contact: integer(undefined, 'read_confirmation_01').optional(),
       },
       { error: 'read_confirmation_01' },
@@ -38,15 +43,6 @@ export const ReadConfirmation = z
   .optional();
 
 export type ReadConfirmationInput = { url: string; contact?: number };
-
-function isHttpUrl(value: string): boolean {
-  try {
-    const u = new URL(value);
-    return u.protocol === 'http:' || u.protocol === 'https:';
-  } catch {
-    return false;
-  }
-}
 
 /** A fresh tracking token per recipient (72 bits: unguessable, short enough for an SMS). */
 export const newReadTokens = (count: number): string[] => Array.from({ length: count }, () => randomToken(9));
@@ -89,15 +85,25 @@ export function readTrackingRoutes(app: FastifyInstance, ctx: AppContext): void 
     async (request, reply) => {
       const token = request.params.token;
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) throw new ApiError(404, 'tracking_01');
-      const now = Date.now();
-      const row = await ctx.db.kysely
-        .updateTable('read_trackings')
-        .set((eb) => ({ reads: eb('reads', '+', 1), last_read_at: now, first_read_at: eb.fn.coalesce('first_read_at', eb.val(now)) }))
-        .where('token', '=', token)
-        .returning('url')
-        .executeTakeFirst();
-      if (!row) throw new ApiError(404, 'tracking_01');
-      return reply.code(302).header('location', row.url).header('cache-control', 'no-store').send();
+      // HEAD (link previews, mail scanners) is not a read: it redirects without counting.
+      const row = request.method === 'HEAD' ? await findRead(ctx.db.kysely, token) : await recordRead(ctx.db.kysely, token, Date.now());
+      const url = row ? redirectTarget(row.url) : undefined;
+      if (!url) throw new ApiError(404, 'tracking_01');
+      return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
     },
   );
+}
+
+async function findRead(db: Executor, token: string): Promise<{ url: string } | undefined> {
+  return db.selectFrom('read_trackings').select('url').where('token', '=', token).executeTakeFirst();
+}
+
+/** One read: first and latest time, count (one UPDATE). */
+async function recordRead(db: Executor, token: string, now: number): Promise<{ url: string } | undefined> {
+  return db
+    .updateTable('read_trackings')
+    .set((eb) => ({ reads: eb('reads', '+', 1), last_read_at: now, first_read_at: eb.fn.coalesce('first_read_at', eb.val(now)) }))
+    .where('token', '=', token)
+    .returning('url')
+    .executeTakeFirst();
 }

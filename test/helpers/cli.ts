@@ -66,27 +66,53 @@ export function runMensajero(args: string[], env: Record<string, string>): Promi
   });
 }
 
-/** Starts `mensajero serve` on a free port and waits until /readyz answers. */
+/**
+ * Starts `mensajero serve` on a port the system picks (PORT=0: a port chosen
+ * here and released before the child binds it could be taken meanwhile, which
+ * gave EADDRINUSE), reads the port from the "mensajero is serving" log line,
+ * and waits until /readyz answers.
+ */
 export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
-  const port = 20000 + Math.floor(Math.random() * 30000);
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let log = '';
-  child.stdout!.on('data', (d) => (log += d));
+  let port: number | undefined;
+  child.stdout!.on('data', (d) => {
+    log += d;
+    port ??= servingPort(log);
+  });
   child.stderr!.on('data', (d) => (log += d));
-  const base = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 20_000;
   for (;;) {
-    try {
-      const r = await fetch(`${base}/readyz`);
-      if (r.ok) break;
-    } catch {
-      /* not up yet */
+    if (port !== undefined) {
+      try {
+        const r = await fetch(`http://127.0.0.1:${port}/readyz`);
+        if (r.ok) break;
+      } catch {
+        /* not up yet */
+      }
     }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`mensajero serve did not start:\n${log}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`mensajero serve did not start:\n${log}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, base, exited };
+  return { child, base: `http://127.0.0.1:${port}`, exited };
+}
+
+/** The port in the service's "mensajero is serving" JSON log line, once printed. */
+function servingPort(log: string): number | undefined {
+  for (const line of log.split('\n')) {
+    if (!line.includes('mensajero is serving')) continue;
+    try {
+      const port = (JSON.parse(line) as { port?: unknown }).port;
+      if (typeof port === 'number' && port > 0) return port;
+    } catch {
+      /* a partial line: wait for the rest */
+    }
+  }
+  return undefined;
 }
 
 /**

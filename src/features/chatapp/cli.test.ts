@@ -50,6 +50,7 @@ describeEngines('mensajero chatapp-instances', (engine) => {
 
   it('add prints exactly {"instance_id": "…", "status": "active"}, and the instance sends at once', async () => {
     const account = await mensajero(['accounts', 'create', '--email', 'chat@example.com', '--password', 'secret123', '--credits', '5', '--json']);
+    expect(account.exitCode, account.stdout).toBe(0);
     const added = await mensajero(['chatapp-instances', 'add', '--email', 'chat@example.com', '--json']);
     expect(added.exitCode, added.stdout).toBe(0);
     expect(added.stdout.trim().split('\n')).toHaveLength(1);
@@ -66,7 +67,8 @@ describeEngines('mensajero chatapp-instances', (engine) => {
     const disabled = await mensajero(['chatapp-instances', 'disable', '--email', 'chat@example.com', '--instance', added.json.instance_id, '--json']);
     expect(disabled.json).toEqual({ instance_id: added.json.instance_id, status: 'inactive' });
     expect((await send(added.json.instance_id)).json().code).toBe('whatsapp_03');
-    await mensajero(['chatapp-instances', 'enable', '--email', 'chat@example.com', '--instance', added.json.instance_id, '--json']);
+    const enabled = await mensajero(['chatapp-instances', 'enable', '--email', 'chat@example.com', '--instance', added.json.instance_id, '--json']);
+    expect(enabled.json).toEqual({ instance_id: added.json.instance_id, status: 'active' });
     expect((await send(added.json.instance_id)).json().code).toBe('whatsapp_21');
   });
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { requireAccount } from '../../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { createInstance, listInstances, setInstanceStatus } from './store.js';
 
@@ -11,10 +11,11 @@ export function chatappCli(program: Command, run: CliRunner): void {
     .command('add')
     .description('link a new, active chat-app instance to the account')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const instance = await createInstance(ctx.db.kysely, account.id);
         return { instance_id: instance.instance_id, status: instance.status };
       }, (r) => `instance ${r.instance_id} (${r.status})`),
@@ -23,10 +24,11 @@ export function chatappCli(program: Command, run: CliRunner): void {
   instances
     .command('list')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const rows = await listInstances(ctx.db.kysely, account.id);
         return { instances: rows.map((i) => ({ instance_id: i.instance_id, status: i.status })) };
       }, (r) => r.instances.map((i) => `${i.instance_id} ${i.status}`).join('\n') || 'no instances'),
@@ -37,11 +39,12 @@ export function chatappCli(program: Command, run: CliRunner): void {
       .command(name)
       .description(`mark an instance ${status}`)
       .requiredOption('--email <email>')
+      .option(...PARENT_OPTION)
       .requiredOption('--instance <instance_id>')
       .option('--json', 'print one JSON object')
       .action((o) =>
         run(o, async (ctx) => {
-          const account = await requireAccount(ctx, o.email);
+          const account = await requireAccount(ctx, o.email, o.parent);
           if (!(await setInstanceStatus(ctx.db.kysely, account.id, o.instance, status))) throw new CliError(`account ${o.email} has no instance ${o.instance}`);
           return { instance_id: o.instance as string, status };
         }, (r) => `instance ${r.instance_id} (${r.status})`),

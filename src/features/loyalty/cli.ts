@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { PARENT_OPTION } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { programName, requireActiveAccount } from '../wallet/cli.js';
 import { createLoyalty, DEFAULT_STAMPS, MAX_STAMPS } from './service.js';
@@ -16,6 +17,7 @@ export function loyaltyCommands(program: Command, run: CliRunner): void {
     .command('add')
     .description('create a loyalty program (and the contact list it owns)')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .requiredOption('--name <name>')
     .option('--stamps <n>', 'stamps that complete a card', String(DEFAULT_STAMPS))
     .option('--app-client <label>', 'shown as loyalty_app_client', '')
@@ -24,7 +26,7 @@ export function loyaltyCommands(program: Command, run: CliRunner): void {
       run(o, async (ctx) => {
         const name = programName(o.name);
         const stamps = stampCount(o.stamps);
-        const account = await requireActiveAccount(ctx, o.email);
+        const account = await requireActiveAccount(ctx, o.email, o.parent);
         const loyalty = await createLoyalty(ctx, account.id, name, stamps, String(o.appClient));
         return { loyalty_key: loyalty.loyalty_key, loyalty_name: loyalty.name };
       }, (r) => `created loyalty program "${r.loyalty_name}"\nloyalty_key: ${r.loyalty_key}`),

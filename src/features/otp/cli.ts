@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { requireAccount } from '../../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { findSettings, saveSettings, type OtpSettings } from './store.js';
 
@@ -16,12 +17,13 @@ export function otpCommands(program: Command, run: CliRunner): void {
     .command('settings')
     .description('show or change an account\'s OTP abuse protection')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--countries <codes>', 'comma-separated country codes codes may be sent to, or any')
     .option('--max-per-number-hour <n>', 'new codes per phone number per hour, or none')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const changes: { allowed_countries?: string | null; max_per_number_hour?: number | null } = {};
         if (o.countries !== undefined) {
           const value = String(o.countries).trim();
@@ -39,7 +41,7 @@ export function otpCommands(program: Command, run: CliRunner): void {
           else throw new CliError('--max-per-number-hour is a positive integer or none');
         }
         if (Object.keys(changes).length > 0) await saveSettings(ctx.db.kysely, account.id, changes, Date.now());
-        return shown(account.email, await findSettings(ctx.db.kysely, account.id));
+        return shown(shownEmail(account.email), await findSettings(ctx.db.kysely, account.id));
       }),
     );
 }

@@ -17,7 +17,10 @@ export type OtpErrorSlug =
   | 'otp_internal'
   | 'otp_send_failed'
   | 'otp_country_blocked'
-  | 'otp_rate_limited';
+  | 'otp_rate_limited'
+  | 'otp_country_unsupported'
+  | 'otp_lock_cooldown'
+  | 'otp_daily_limit';
 
 const MESSAGES: Record<OtpErrorSlug, string> = {
   otp_missing_param: 'A required parameter is missing',
@@ -35,6 +38,9 @@ const MESSAGES: Record<OtpErrorSlug, string> = {
   otp_send_failed: 'The code could not be delivered on this channel',
   otp_country_blocked: 'This account does not send verification codes to this country',
   otp_rate_limited: 'Too many new codes for this number in the last hour',
+  otp_country_unsupported: 'This service does not send to this country code',
+  otp_lock_cooldown: 'The last code for this number was locked after too many wrong codes: wait before sending a new one',
+  otp_daily_limit: 'Too many codes for this number today',
 };
 defineMessages(MESSAGES);
 

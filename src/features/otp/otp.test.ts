@@ -157,6 +157,7 @@ describeEngines('OTP state table', (engine) => {
   it('locked + code_rotate true: a new round of 7 attempts with a new code', async () => {
     const c = client();
     const first = await lock(c);
+    await c.elapseLockCooldown();
     const r = await c.send({ code_rotate: true });
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, state: 'pending', action: 'restarted', attempts_remaining: 7 });

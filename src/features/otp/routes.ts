@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import type { Feature } from '../feature.js';
 import { otpCommands } from './cli.js';
+import { otpMetrics } from './metrics.js';
 import { OtpError } from './errors.js';
 import { CreateBody, NumberQuery, parseOtp, VerifyBody } from './params.js';
 import { deleteVerification, readStatus, sendCode, verifyCode, type OtpReply } from './service.js';
@@ -82,6 +83,7 @@ export const otp: Feature = {
   name: 'otp',
   cli: otpCommands,
   routes(api, ctx) {
+    otpMetrics(ctx);
     const errorHandler = otpErrorHandler(ctx);
     const tags = ['otp'];
 

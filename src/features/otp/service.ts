@@ -1,13 +1,13 @@
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
-import { formatLocal } from '../../lib/time.js';
+import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
 import { dispatchMessages } from '../../messaging/dispatch.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, ensureVerification, findSettings, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, countDailySend, countFailure, effectiveSettings, ensureVerification, rootAccountId, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -46,7 +46,9 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const path = PATHS.send;
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
-  const settings = await findSettings(ctx.db.kysely, accountId);
+  checkSupportedCountry(ctx, p.country_code);
+  const settings = await effectiveSettings(ctx.db.kysely, accountId);
+  const dayKey: DayKey = { rootAccountId: await rootAccountId(ctx.db.kysely, accountId), countryCode: p.country_code, phoneNumber: p.phone_number, day: formatLocalDate(now) };
   if (settings?.allowed_countries && !settings.allowed_countries.split(',').includes(p.country_code)) {
     throw new OtpError(403, 'otp_country_blocked', { hint: `This account sends codes only to country codes ${settings.allowed_countries}; the operator changes it with mensajero otp settings.`, next: [] });
   }
@@ -61,6 +63,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       const before = (await findVerification(trx, key))!;
       const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
       const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
+      if (decision.newCode) checkLockCooldown(ctx, before, current.state, now);
       const code = decision.newCode ? generateCode(p.code_format, p.code_length) : unsealCode(ctx.secrets.otpHmac, before.code_enc!);
       if (p.channel !== 'chatapp' && p.message !== undefined) checkMessage(p.channel, p.message, company, code.length, path);
       const changes = decision.newCode
@@ -80,6 +83,8 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
           }
         : { last_sent_at: now, channel: p.channel, updated_at: now };
       if (!(await applyIfUnchanged(trx, before.id, before.version, changes))) return undefined;
+      const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
+      if (!(await countDailySend(trx, dayKey, decision.newCode, caps))) throw dailyLimit(current.state, caps, now);
       // The row is now written (and, on PostgreSQL, locked) by this transaction: counting here sees every committed start.
       const hourlyLimit = settings?.max_per_number_hour ?? null;
       const startId = decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
@@ -110,6 +115,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
         // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
         await restore(ctx, attempt.before);
         if (attempt.startId !== null) await forgetStart(ctx.db.kysely, attempt.startId);
+        await uncountDailySend(ctx.db.kysely, dayKey, attempt.decision.newCode);
         const state = effectiveState(attempt.before, now);
         throw new OtpError(502, 'otp_send_failed', {
           state,
@@ -157,6 +163,50 @@ export function channelText(p: CreateParams, path: string): { company: string; t
   return { company: companyText(p.company, path), template: p.message ?? DEFAULT_MESSAGE, warnings: [] };
 }
 
+/**
+ * Toll fraud: premium-rate and satellite ranges pay whoever sends to them.
+ * Every OTP channel accepts only the country codes /sms/send accepts
+ * (SMS_COUNTRY_CODES), before any account's own narrower list.
+ */
+function checkSupportedCountry(ctx: AppContext, countryCode: string): void {
+  if (ctx.config.SMS_COUNTRY_CODES.split(',').includes(countryCode)) return;
+  throw new OtpError(400, 'otp_country_unsupported', {
+    hint: `This service sends codes only to country codes ${ctx.config.SMS_COUNTRY_CODES}.`,
+    next: [],
+    field: 'country_code',
+  });
+}
+
+/**
+ * A locked round (7 wrong codes) allows no new code for the number before
+ * OTP_LOCK_COOLDOWN_SECONDS, whatever the way (rotate, delete then create):
+ * otherwise lock-and-rotate gives unlimited guesses.
+ */
+function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, now: number): void {
+  if (row.locked_at === null) return;
+  const wait = Math.ceil((row.locked_at + ctx.config.OTP_LOCK_COOLDOWN_SECONDS * 1000 - now) / 1000);
+  if (wait <= 0) return;
+  throw new OtpError(
+    429,
+    'otp_lock_cooldown',
+    { state, hint: `Too many wrong codes were typed for this number: a new code is possible in ${wait} s.`, next: [PATHS.status], resend_available_in: wait },
+    undefined,
+    { 'Retry-After': String(wait) },
+  );
+}
+
+/** The per-number daily cap (rounds and sends, all channels, the account and its sub-accounts together), reset at Mexico City midnight. */
+function dailyLimit(state: OtpState, caps: { rounds: number; sends: number }, now: number): OtpError {
+  const wait = Math.max(1, Math.ceil((parseLocal(formatLocalDate(now))! + 24 * HOUR - now) / 1000));
+  return new OtpError(
+    429,
+    'otp_daily_limit',
+    { state, hint: `At most ${caps.rounds} new codes and ${caps.sends} sends per phone number per day; the count starts again at midnight (Mexico City). A code already sent can still be verified.`, next: [PATHS.verify, PATHS.status], resend_available_in: wait },
+    undefined,
+    { 'Retry-After': String(wait) },
+  );
+}
+
 /** The per-number hourly limit: counts new codes of the last hour, refuses or records this one. */
 async function checkAndRecordStart(trx: Parameters<typeof startsSince>[0], key: NumberKey, max: number, now: number): Promise<number> {
   const { count, oldest } = await startsSince(trx, key, now - HOUR);
@@ -195,7 +245,11 @@ export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string)
         body: { success: true, state: 'verified', action: 'verified', message: 'The code is correct: the number is verified', hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.', next: [] },
       };
     }
-    const taken = await takeAttempt(ctx.db.kysely, id, code_hash!, now);
+    const taken = await ctx.db.kysely.transaction().execute(async (trx) => {
+      const t = await takeAttempt(trx, id, code_hash!, now);
+      if (t) await countFailure(trx, key.accountId);
+      return t;
+    });
     if (!taken) continue;
     if (taken.state === 'locked') throw maxAttempts(current.expires_at);
     const left = taken.attempts_remaining;

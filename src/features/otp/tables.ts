@@ -30,6 +30,24 @@ export interface OtpVerificationsTable {
   created_at: number;
   updated_at: number;
   verified_at: number | null;
+  /** When a round last locked (7 wrong codes); kept through a delete so the rotation cooldown cannot be skipped. */
+  locked_at: Generated<number | null>;
+}
+
+/** Code rounds started and codes sent per number per Mexico City day, for the top-level account and its sub-accounts together. */
+export interface OtpNumberDaysTable {
+  root_account_id: number;
+  country_code: string;
+  phone_number: string;
+  day: string;
+  rounds: number;
+  sends: number;
+}
+
+/** Wrong codes typed per account since it exists (the /metrics counter). */
+export interface OtpFailureCountsTable {
+  account_id: number;
+  failures: number;
 }
 
 /** One row per new code sent for a number: the per-number hourly limit counts them. */
@@ -55,4 +73,6 @@ export interface OtpTables {
   otp_verifications: OtpVerificationsTable;
   otp_starts: OtpStartsTable;
   otp_settings: OtpSettingsTable;
+  otp_number_days: OtpNumberDaysTable;
+  otp_failure_counts: OtpFailureCountsTable;
 }

@@ -34,6 +34,10 @@ export function otpClient(h: Harness, apikey: string, phone: string, countryCode
     status: () => h.get(`/v2/otp/status?phone_number=${phone}&country_code=${countryCode}`, apikey),
     remove: () => h.request('DELETE', '/v2/otp', { body: number, apikey }),
     row,
+    /** Moves the last lock back in time, as if the rotation cooldown after it had passed. */
+    elapseLockCooldown: async () => {
+      await h.ctx.db.kysely.updateTable('otp_verifications').set({ locked_at: 0 }).where('phone_number', '=', phone).where('country_code', '=', countryCode).execute();
+    },
     /** Moves the last send back in time, as if the cooldown had passed. */
     elapseCooldown: async () => {
       const r = await row();

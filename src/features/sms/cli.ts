@@ -1,16 +1,16 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { AppContext } from '../../context.js';
-import { requireAccount } from '../../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { importLandlines, upsertSender, type LandlineRow } from './store.js';
 
 /** An alphanumeric sender id: 1 to 11 letters, digits or spaces, at least one letter. */
 const SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
-export async function addSender(ctx: AppContext, email: string, name: string, rcs: boolean): Promise<{ sender: string; rcs: boolean }> {
+export async function addSender(ctx: AppContext, email: string, name: string, rcs: boolean, parentEmail?: string): Promise<{ sender: string; rcs: boolean }> {
   if (!SENDER.test(name)) throw new CliError('--sender is 1 to 11 letters, digits or spaces, with at least one letter');
-  const account = await requireAccount(ctx, email);
+  const account = await requireAccount(ctx, email, parentEmail);
   await upsertSender(ctx.db.kysely, account.id, name, rcs);
   return { sender: name, rcs };
 }
@@ -39,10 +39,11 @@ export function smsCommands(program: Command, run: CliRunner): void {
     .description('alphanumeric SMS senders of an account')
     .command('add')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .requiredOption('--sender <name>', 'alphanumeric sender, 1 to 11 characters')
     .option('--rcs', 'linked for RCS (channel 2)', false)
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => addSender(ctx, o.email, o.sender, o.rcs === true), (r) => `sender ${r.sender} registered${r.rcs ? ' (RCS)' : ''}`));
+    .action((o) => run(o, (ctx) => addSender(ctx, o.email, o.sender, o.rcs === true, o.parent), (r) => `sender ${r.sender} registered${r.rcs ? ' (RCS)' : ''}`));
 
   program
     .command('landlines')

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
+import { redirectTarget } from '../../http/redirect.js';
 import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, flag, jsonSchema, optionalText, text } from '../../http/fields.js';
@@ -9,7 +10,7 @@ import { ReadConfirmation } from '../../messaging/tracking.js';
 import type { Feature } from '../feature.js';
 import { smsCommands } from './cli.js';
 import { sendSms } from './service.js';
-import { clickShortLink } from './store.js';
+import { clickShortLink, shortLinkTarget } from './store.js';
 
 defineMessages({ short_link_01: 'No such link' });
 
@@ -81,7 +82,9 @@ function publicRoutes(app: FastifyInstance, ctx: AppContext): void {
     { schema: { hide: true, tags: ['sms'], summary: 'Short link: counts the click and redirects (302)', security: [], params: { type: 'object', properties: { code: { type: 'string' } } } } },
     async (request, reply) => {
       const code = request.params.code;
-      const url = /^[A-Za-z0-9_-]{1,32}$/.test(code) ? await clickShortLink(ctx.db.kysely, code) : undefined;
+      // HEAD (link previews, scanners) redirects without counting a click.
+      const stored = /^[A-Za-z0-9_-]{1,32}$/.test(code) ? await (request.method === 'HEAD' ? shortLinkTarget : clickShortLink)(ctx.db.kysely, code) : undefined;
+      const url = stored === undefined ? undefined : redirectTarget(stored);
       if (!url) throw new ApiError(404, 'short_link_01');
       return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
     },

@@ -68,8 +68,8 @@ describe('composeText and checkLength', () => {
     ['x'.repeat(2001), null, 'sms_02'],
   ])('%j → %s', (message, link, expected) => expect(code(() => composeText(message, link))).toBe(expected));
 
-  it('keeps the URL to redirect to as written', () => {
-    expect(composeText('Ver www.á.mx/ñ.', 'L').shortenedUrl).toBe('https://www.á.mx/ñ');
+  it('keeps the URL to redirect to as written, normalised', () => {
+    expect(composeText('Ver www.á.mx/ñ.', 'L').shortenedUrl).toBe('https://www.xn--1ca.mx/%C3%B1'); // normalised: a valid Location header
   });
 
   it.each([

@@ -1,3 +1,4 @@
+import { normaliseHttpUrl } from '../../http/redirect.js';
 import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
@@ -120,8 +121,11 @@ export function composeText(message: string, shortLink: string | null): Composed
   if (urls.length === 0) throw new ApiError(400, 'sms_29');
   if (urls.length > 1) throw new ApiError(400, 'sms_31');
   const [url] = urls;
+  // Stored normalised, so the redirect's Location header is always valid.
+  const target = normaliseHttpUrl(url.href);
+  if (!target) throw new ApiError(400, 'sms_29');
   const text = toGsm7(message.slice(0, url.start)) + shortLink + toGsm7(message.slice(url.end));
-  return { text, shortenedUrl: url.href };
+  return { text, shortenedUrl: target };
 }
 
 /** sms_02 when the final text (links included: they are sent) passes 160 GSM-7 characters. */
@@ -139,21 +143,15 @@ const MAX_EXTRA_PARAMS = 4096;
  */
 export function parseExtraParams(value: unknown): string | null {
   if (value === undefined || value === null || value === '') return null;
-  let raw: string;
   let parsed: unknown;
   if (typeof value === 'string') {
     if (value.length > MAX_EXTRA_PARAMS) throw new ApiError(400, 'sms_41');
-    raw = value;
     try {
       parsed = JSON.parse(value);
     } catch {
       throw new ApiError(400, 'sms_41');
     }
-  } else {
-    parsed = value;
-    raw = JSON.stringify(value) ?? '';
-    if (raw.length > MAX_EXTRA_PARAMS) throw new ApiError(400, 'sms_41');
-  }
+  } else parsed = value;
   if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new ApiError(400, 'sms_41');
   const entries = Object.entries(parsed);
   if (entries.length > 3) throw new ApiError(400, 'sms_41');
@@ -162,6 +160,7 @@ export function parseExtraParams(value: unknown): string | null {
     const text = String(v);
     if (k.length < 1 || k.length > 255 || text.length < 1 || text.length > 255) throw new ApiError(400, 'sms_41');
   }
-  return raw;
+  // Serialised only once its shape is known flat: a deeply nested object would overflow the stack.
+  return typeof value === 'string' ? value : JSON.stringify(parsed);
 }
 

@@ -110,7 +110,7 @@ describeEngines('POST /sms/send', (engine) => {
     const path = new URL(match![1]).pathname;
     const click = await h.get(path);
     expect(click.status).toBe(302);
-    expect(click.headers.location).toBe('https://tienda.example/ofertas?id=ñ7');
+    expect(click.headers.location).toBe('https://tienda.example/ofertas?id=%C3%B17');
     await Promise.all([h.get(path), h.get(path)]);
     const link = await h.ctx.db.kysely.selectFrom('short_links').selectAll().where('code', '=', match![2]).executeTakeFirstOrThrow();
     expect(link.clicks).toBe(3);

@@ -45,6 +45,11 @@ export async function insertShortLink(db: Executor, link: { code: string; accoun
   await db.insertInto('short_links').values({ code: link.code, account_id: link.accountId, campaign_id: link.campaignId, url: link.url, created_at: Date.now(), last_click_at: null }).execute();
 }
 
+/** Where a short link goes, without counting a click. */
+export async function shortLinkTarget(db: Executor, code: string): Promise<string | undefined> {
+  return (await db.selectFrom('short_links').select('url').where('code', '=', code).executeTakeFirst())?.url;
+}
+
 /** Counts a click (one conditional UPDATE) and returns where to go, or undefined for an unknown code. */
 export async function clickShortLink(db: Executor, code: string): Promise<string | undefined> {
   const row = await db

@@ -3,6 +3,7 @@ import { ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
+import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { Envelope, name, tenDigits } from './fields.js';
 import { addStaff, disableStaff } from './service.js';
 import { listStaff, type StaffUser } from './store.js';
@@ -56,6 +57,7 @@ export const staff: Feature = {
       },
       async (request) => {
         const input = parse(AddBody, request.body);
+        await passwordEndpointLimit(ctx).consume(request.account.parent_id ?? request.account.id);
         const user = await addStaff(ctx, request.account.id, input);
         return ok('toolusers_01', 'partner_created_successfully', { collaboratorId: user.id });
       },

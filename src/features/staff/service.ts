@@ -50,9 +50,13 @@ function clashCode(clashes: StaffUser[], input: { number: string; name_key: stri
 }
 
 export async function addStaff(ctx: AppContext, accountId: number, input: NewStaff): Promise<StaffUser> {
-  const [password_hash, password_fingerprint] = await Promise.all([hashPassword(input.password), passwordFingerprint(ctx, accountId, input.password)]);
-  const unique = { number: input.number, name_key: nameKey(input.employee_name), password_fingerprint };
   const db = ctx.db.kysely;
+  // Number and name first: they need no hashing, which is slow on purpose.
+  const cheap = { number: input.number, name_key: nameKey(input.employee_name), password_fingerprint: '' };
+  const early = clashCode(await findActiveClashes(db, accountId, cheap), cheap);
+  if (early) throw badRequest(early);
+  const [password_hash, password_fingerprint] = await Promise.all([hashPassword(input.password), passwordFingerprint(ctx, accountId, input.password)]);
+  const unique = { ...cheap, password_fingerprint };
   const code = clashCode(await findActiveClashes(db, accountId, unique), unique);
   if (code) throw badRequest(code);
   try {

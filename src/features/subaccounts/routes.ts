@@ -4,6 +4,7 @@ import { ok } from '../../http/errors.js';
 import { integer, jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
+import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { addSubaccount, archive, subaccountKey, transfer } from './service.js';
 
 const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
@@ -46,6 +47,7 @@ export const subaccounts: Feature = {
   routes(api, ctx) {
     api.post('/manager/subaccount/add', { schema: schema('Create a sub-account with its own key and a zero balance', AddBody, KeyReply) }, async (request) => {
       const { email, password } = parse(AddBody, request.body);
+      await passwordEndpointLimit(ctx).consume(request.account.id);
       const created = await addSubaccount(ctx, request.account, email, password);
       return ok('subaccount_01', 'user_created', created);
     });

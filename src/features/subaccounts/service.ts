@@ -1,10 +1,11 @@
 import type { AppContext } from '../../context.js';
-import { currentKey, findAccountByEmail, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
+import { shownEmail, subaccountEmailKey } from '../../accounts/subaccount-email.js';
+import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, lockAccount } from './store.js';
-import { isUniqueViolation } from '../../db/engine.js';
+import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, lockAccount, subaccountUsage } from './store.js';
+import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 defineMessages({
   subaccount_01: 'Done',
@@ -13,13 +14,14 @@ defineMessages({
   subaccount_04: 'email is not a valid address',
   subaccount_05: 'password is required',
   subaccount_06: 'password must have 6 to 36 characters',
-  subaccount_07: 'an account with this email already exists',
+  subaccount_07: 'you already have a sub-account with this email',
   subaccount_08: 'you have no sub-account with this email',
   subaccount_09: 'this sub-account is archived',
   subaccount_10: 'type must be 1 (add credits to the sub-account) or 2 (withdraw them)',
   subaccount_11: 'credits must be a whole number greater than 0 (at most 100000000)',
   subaccount_12: 'the paying side does not have enough credits',
   subaccount_13: 'a sub-account cannot manage sub-accounts',
+  subaccount_14: 'this account has reached its limit of sub-accounts: archive one or ask the operator to raise the limit',
 });
 
 /** Only top-level accounts manage sub-accounts: one level, no grandchildren. */
@@ -36,20 +38,35 @@ async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, e
   return sub;
 }
 
+/**
+ * The cheap checks (manager, cap, email taken) come before the password hash,
+ * which is slow on purpose. The cap is checked again in the transaction that
+ * inserts, after locking the parent's row, so parallel requests cannot pass it.
+ */
 export async function addSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string, password: string): Promise<{ email: string; apikey: string }> {
   requireManager(caller);
-  if (await findAccountByEmail(ctx.db.kysely, email)) throw badRequest('subaccount_07');
+  await checkCap(ctx.db.kysely, ctx, caller.id);
+  // Only the caller's own sub-accounts can clash: another tenant's emails stay invisible (see subaccount-email.ts).
+  if (await findSubaccount(ctx.db.kysely, caller.id, email)) throw badRequest('subaccount_07');
   const passwordHash = await hashPassword(password);
   try {
-    const { account, apikey } = await ctx.db.kysely
-      .transaction()
-      .execute((trx) => insertAccount(trx, ctx.secrets.keyEncryption, { email, passwordHash, credits: 0, parentId: caller.id }));
-    return { email: account.email, apikey };
+    const { account, apikey } = await ctx.db.kysely.transaction().execute(async (trx) => {
+      await lockAccount(trx, caller.id);
+      await checkCap(trx, ctx, caller.id);
+      return insertAccount(trx, ctx.secrets.keyEncryption, { email: subaccountEmailKey(caller.id, email), passwordHash, credits: 0, parentId: caller.id });
+    });
+    return { email: shownEmail(account.email), apikey };
   } catch (error) {
     // Two requests for the same email at once: the unique index decides.
     if (isUniqueViolation(error)) throw badRequest('subaccount_07');
     throw error;
   }
+}
+
+/** Active sub-accounts count against the cap (the account's own, else SUBACCOUNTS_PER_ACCOUNT); archived ones do not. */
+async function checkCap(db: Executor, ctx: AppContext, parentId: number): Promise<void> {
+  const { max, active } = await subaccountUsage(db, parentId);
+  if (active >= (max ?? ctx.config.SUBACCOUNTS_PER_ACCOUNT)) throw new ApiError(403, 'subaccount_14');
 }
 
 /**
@@ -75,7 +92,7 @@ export async function subaccountKey(ctx: AppContext, caller: AuthenticatedAccoun
   const sub = await activeSubaccount(ctx, caller, email);
   const apikey = await currentKey(ctx.db.kysely, ctx.secrets.keyEncryption, sub.id);
   if (!apikey) throw badRequest('subaccount_09');
-  return { email: sub.email, apikey };
+  return { email: shownEmail(sub.email), apikey };
 }
 
 export type TransferType = 1 | 2;

@@ -1,10 +1,11 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/engine.js';
 import type { Account } from '../../accounts/store.js';
+import { subaccountEmailKey } from '../../accounts/subaccount-email.js';
 
 /** The parent's sub-account with that email, archived or not; another account's is absent. */
 export async function findSubaccount(db: Executor, parentId: number, email: string): Promise<Account | undefined> {
-  return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).where('parent_id', '=', parentId).executeTakeFirst();
+  return db.selectFrom('accounts').selectAll().where('email', '=', subaccountEmailKey(parentId, email)).where('parent_id', '=', parentId).executeTakeFirst();
 }
 
 /**
@@ -62,4 +63,17 @@ export async function addUnitsToSubaccount(trx: Executor, parentId: number, subI
     .returning(['credits'])
     .executeTakeFirst();
   return row?.credits;
+}
+
+/** The account's own cap (null: the configured default) and how many active sub-accounts it has. */
+export async function subaccountUsage(db: Executor, parentId: number): Promise<{ max: number | null; active: number }> {
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => [
+      'max_subaccounts',
+      eb.selectFrom('accounts as sub').select((e) => e.fn.countAll<number>().as('n')).where('sub.parent_id', '=', parentId).where('sub.status', '=', 'active').as('active'),
+    ])
+    .where('id', '=', parentId)
+    .executeTakeFirstOrThrow();
+  return { max: row.max_subaccounts, active: Number(row.active ?? 0) };
 }

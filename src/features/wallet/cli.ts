@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { requireAccount } from '../../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import type { AppContext } from '../../context.js';
 import { createWallet } from './service.js';
@@ -12,8 +12,8 @@ export function programName(raw: string): string {
 }
 
 /** The account a program is created for: it must exist and be active. */
-export async function requireActiveAccount(ctx: AppContext, email: string) {
-  const account = await requireAccount(ctx, email);
+export async function requireActiveAccount(ctx: AppContext, email: string, parentEmail?: string) {
+  const account = await requireAccount(ctx, email, parentEmail);
   if (account.status !== 'active') throw new CliError(`the account ${email} is archived`);
   return account;
 }
@@ -25,13 +25,14 @@ export function walletCommands(program: Command, run: CliRunner): void {
     .command('add')
     .description('create a wallet program (and the contact list it owns)')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .requiredOption('--name <name>')
     .option('--app-client <label>', 'shown as wallet_app_client', '')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         const name = programName(o.name);
-        const account = await requireActiveAccount(ctx, o.email);
+        const account = await requireActiveAccount(ctx, o.email, o.parent);
         const wallet = await createWallet(ctx, account.id, name, String(o.appClient));
         return { wallet_key: wallet.wallet_key, wallet_name: wallet.name };
       }, (r) => `created wallet "${r.wallet_name}"\nwallet_key: ${r.wallet_key}`),

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { requireAccount } from '../../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { formatLocal } from '../../lib/time.js';
 import type { AppContext } from '../../context.js';
@@ -22,14 +23,15 @@ export function webhookCommands(program: Command, run: CliRunner): void {
     .command('secret')
     .description('show (or with --rotate replace) the Standard Webhooks signing secret of an account')
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--rotate', 'replace the secret; deliveries from now on are signed with the new one')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const key = ctx.secrets.webhookEncryption;
         const secret = o.rotate ? await rotateWebhookSecret(ctx.db.kysely, key, account.id) : await webhookSecret(ctx.db.kysely, key, account.id);
-        return { email: account.email, secret, rotated: Boolean(o.rotate) };
+        return { email: shownEmail(account.email), secret, rotated: Boolean(o.rotate) };
       }, (r) => `${r.rotated ? 'new ' : ''}webhook signing secret of ${r.email}: ${r.secret}`),
     );
 
@@ -38,16 +40,17 @@ export function webhookCommands(program: Command, run: CliRunner): void {
     .command('list')
     .description("an account's latest events with every delivery attempt")
     .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
     .option('--failed', 'only events that failed after every retry')
     .option('--limit <n>', 'how many events (newest first)', '50')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email);
+        const account = await requireAccount(ctx, o.email, o.parent);
         const limit = Math.min(positiveInt(o.limit, '--limit'), 1000);
         const rows = await listEvents(ctx.db.kysely, account.id, { failedOnly: Boolean(o.failed), limit });
         return {
-          email: account.email,
+          email: shownEmail(account.email),
           events: rows.map(({ event: e, attempts }) => ({
             id: e.id,
             type: e.type,

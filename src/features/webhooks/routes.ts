@@ -9,6 +9,7 @@ import { HostSlots } from '../../events/host-slots.js';
 import { webhookMetrics } from '../../events/metrics.js';
 import type { Feature } from '../feature.js';
 import { findWebhook } from './store.js';
+import { formatLocal } from '../../lib/time.js';
 import { addWebhook, changeStatus, removeWebhook, urlIsWellFormed } from './service.js';
 import { webhookCommands } from './cli.js';
 
@@ -41,7 +42,15 @@ const StatusBody = z.object({ status: status('status_webhook_02', 'status_webhoo
 const Empty = z.object({});
 
 const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
-const GetReply = z.object({ ...Envelope, result: z.object({ url: z.string().nullable(), status: z.enum(['0', '1']).nullable() }) });
+const GetReply = z.object({
+  ...Envelope,
+  result: z.object({
+    url: z.string().nullable(),
+    status: z.enum(['0', '1']).nullable(),
+    disabled_reason: z.string().optional().describe('only when deliveries disabled the webhook after days of failures (beyond the spec)'),
+    disabled_at: z.string().optional(),
+  }),
+});
 const PlainReply = z.object(Envelope);
 
 /** Lane of the delivery jobs: its own slots, so a dead receiver never slows SMS dispatch. */
@@ -53,11 +62,19 @@ export const webhooks: Feature = {
     const tags = ['webhooks'];
     api.post('/webhook/get', { schema: { tags, summary: 'The registered webhook (url and status; null when none)', body: jsonSchema(Empty), response: { 200: jsonSchema(GetReply) } } }, async (request) => {
       const hook = await findWebhook(ctx.db.kysely, request.account.id);
-      return ok('webhook_01', hook ? 'webhook_data' : 'no_webhook', { result: { url: hook?.url ?? null, status: hook ? (String(hook.status) as '0' | '1') : null } });
+      return ok('webhook_01', hook ? 'webhook_data' : 'no_webhook', {
+        result: {
+          url: hook?.url ?? null,
+          status: hook ? (String(hook.status) as '0' | '1') : null,
+          ...(hook?.disabled_at ? { disabled_reason: hook.disabled_reason ?? '', disabled_at: formatLocal(hook.disabled_at) } : {}),
+        },
+      });
     });
 
     api.post('/webhook/add', { schema: { tags, summary: 'Register or replace the webhook after a registration check', body: jsonSchema(AddBody), response: { 200: jsonSchema(PlainReply) } } }, async (request) => {
       const body = parse(AddBody, request.body, 'add_webhook_03');
+      // Each registration costs a DNS lookup and an outbound request.
+      await ctx.rateLimiter.named('webhook-add', { points: ctx.config.WEBHOOK_ADD_PER_MINUTE, durationSec: 60, code: 'rate_01' }).consume(request.account.parent_id ?? request.account.id);
       await addWebhook(ctx, request.account.id, body.url, body.status === '1' ? 1 : 0);
       return ok('add_webhook_01', 'url_added_success');
     });
@@ -74,7 +91,7 @@ export const webhooks: Feature = {
     });
   },
   jobs(worker, ctx) {
-    const delivery = { ctx, slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY), metrics: webhookMetrics(ctx) };
+    const delivery = { ctx, slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY), accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY), metrics: webhookMetrics(ctx) };
     worker.register(LANE, { kind: DELIVER_JOB, handler: (p: { eventId: number }) => deliverEvent(delivery, p.eventId) }, ctx.config.WEBHOOK_CONCURRENCY);
   },
   cli: webhookCommands,

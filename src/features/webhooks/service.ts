@@ -40,7 +40,8 @@ export async function checkRegistration(ctx: AppContext, url: string): Promise<v
     const answer = await send(agent, url, { method: 'GET', timeoutMs: REGISTRATION_TIMEOUT_MS });
     // The name may resolve differently a moment later (DNS rebinding): the connection re-checks.
     if (answer.forbidden) throw badRequest('add_webhook_03', 'The URL points to a local, private or reserved address');
-    if (answer.status === null) throw badRequest('add_webhook_06', `The URL failed the registration check: ${answer.error}`);
+    // Only "timeout" or "no answer": the connection error itself (refused, reset, TLS…) would make this a port scanner.
+    if (answer.status === null) throw badRequest('add_webhook_06', `The URL failed the registration check: ${answer.error === 'timeout' ? 'no answer within 5 seconds' : 'the connection failed'}`);
     if (answer.status === 404) throw badRequest('add_webhook_06', 'The URL failed the registration check: it answered 404');
   } finally {
     agent.close().catch(() => undefined);

@@ -3,6 +3,7 @@ import type { Executor } from '../../db/engine.js';
 import { affected } from '../../db/engine.js';
 import { decrypt, encrypt } from '../../lib/secrets.js';
 import { generateWebhookSecret } from '../../events/signature.js';
+import { healthyEndpoint } from '../../events/endpoint-health.js';
 import type { WebhooksTable } from './tables.js';
 
 export type Webhook = Selectable<WebhooksTable>;
@@ -41,7 +42,7 @@ export async function saveWebhook(db: Executor, accountId: number, url: string, 
   }
   const updated = await db
     .updateTable('webhooks')
-    .set({ url, status, version: sql`version + 1`, updated_at: now })
+    .set({ url, status, version: sql`version + 1`, updated_at: now, ...healthyEndpoint })
     .where('account_id', '=', accountId)
     .where('version', '=', expectedVersion)
     .executeTakeFirst();
@@ -52,7 +53,7 @@ export async function saveWebhook(db: Executor, accountId: number, url: string, 
 export async function setWebhookStatus(db: Executor, accountId: number, status: 0 | 1): Promise<boolean> {
   const updated = await db
     .updateTable('webhooks')
-    .set({ status, version: sql`version + 1`, updated_at: Date.now() })
+    .set({ status, version: sql`version + 1`, updated_at: Date.now(), ...(status === 1 ? healthyEndpoint : {}) })
     .where('account_id', '=', accountId)
     .executeTakeFirst();
   return affected(updated) === 1;

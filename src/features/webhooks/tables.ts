@@ -1,3 +1,5 @@
+import type { Generated } from 'kysely';
+
 /** The account's webhook (at most one): URL, status '0'/'1'. */
 export interface WebhooksTable {
   account_id: number;
@@ -8,6 +10,15 @@ export interface WebhooksTable {
   version: number;
   created_at: number;
   updated_at: number;
+  /** First failure of the current run of failed attempts; null after a success. */
+  failing_since: Generated<number | null>;
+  /** Timeouts in a row; enough of them back the endpoint off. */
+  timeouts: Generated<number>;
+  /** Deliveries wait until then (back-off after repeated timeouts). */
+  backoff_until: Generated<number | null>;
+  /** Set when deliveries disabled the endpoint after failing for WEBHOOK_DISABLE_AFTER_HOURS. */
+  disabled_at: Generated<number | null>;
+  disabled_reason: Generated<string | null>;
 }
 
 /** The account's Standard Webhooks signing secret (`whsec_…`), AES-GCM under the server secret. Kept when the webhook is deleted. */

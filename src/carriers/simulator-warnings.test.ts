@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './driver.js';
+import { simulatorWarnings } from './simulator-warnings.js';
+import { usePaymentProvider } from '../payments/registry.js';
+import type { PaymentProvider } from '../payments/provider.js';
+
+class RealSmsDriver implements CarrierDriver {
+  readonly name = 'acme-smpp';
+  readonly channels = ['sms'] as const;
+  readonly messagesPerSecond = 100;
+  readonly maxBatch = 10;
+  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
+    return batch.map(() => ({ ok: true }));
+  }
+}
+
+describeEngines('start-up warnings about simulators beside real peers', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { worker: false });
+  });
+  afterAll(() => h.close());
+
+  it('says nothing while only simulators are configured', () => {
+    expect(simulatorWarnings(h.ctx)).toEqual([]);
+  });
+
+  it('warns about SIMULATORS and the simulated payment provider once a real carrier is configured', () => {
+    h.ctx.carriers.use(new RealSmsDriver());
+    const warnings = simulatorWarnings(h.ctx);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/SIMULATORS=true beside the real carrier acme-smpp: channels .*rcs.* are still simulated/);
+    expect(warnings[1]).toMatch(/simulated payment provider .* without any money moving/);
+    usePaymentProvider(h.ctx, { name: 'acme-pay' } as PaymentProvider);
+    expect(simulatorWarnings(h.ctx)).toHaveLength(1);
+  });
+});

@@ -1,0 +1,22 @@
+import { Gauge } from 'prom-client';
+import type { AppContext } from '../../context.js';
+import { failureCounts } from './store.js';
+
+/**
+ * Wrong OTP codes per account, read from the database at scrape time (every
+ * process reports the shared count): a sudden rise is brute force or pumping.
+ * Registered once per process.
+ */
+export function otpMetrics(ctx: AppContext): void {
+  if (ctx.metrics.registry.getSingleMetric('mensajero_otp_verification_failures_total')) return;
+  const failures = new Gauge({
+    name: 'mensajero_otp_verification_failures_total',
+    help: 'Wrong OTP codes typed, per account (all processes)',
+    labelNames: ['account'],
+    registers: [ctx.metrics.registry],
+  });
+  ctx.metrics.beforeScrape.push(async () => {
+    failures.reset();
+    for (const row of await failureCounts(ctx.db.kysely)) failures.set({ account: String(row.account_id) }, row.failures);
+  });
+}

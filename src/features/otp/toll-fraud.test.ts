@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { freshPhone, otpClient, recordCarrier, wrongCode } from './testing.js';
+
+/** The OTP pumping and toll-fraud attacks of issue 14 item 3, as an attacker would run them. */
+describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
+  let h: Harness;
+  let carrier: ReturnType<typeof recordCarrier>;
+  beforeAll(async () => {
+    // The resend cooldown off, so the caps themselves are what stops the loop.
+    h = await startHarness(engine, { env: { OTP_RESEND_COOLDOWN_SECONDS: '0', OTP_DAILY_ROUNDS_PER_NUMBER: '3', OTP_DAILY_SENDS_PER_NUMBER: '5' } });
+    carrier = recordCarrier(h.ctx);
+  });
+  afterAll(() => h.close());
+
+  const lock = async (c: ReturnType<typeof otpClient>, code: string) => {
+    for (let i = 0; i < 7; i++) await c.verify(wrongCode(code));
+    expect((await c.status()).body.state).toBe('locked');
+  };
+
+  it.each([['881'], ['979']])('refuses to send a code to country code %s (satellite, premium rate), like /sms/send', async (cc) => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, '123456789', cc);
+    const r = await c.send();
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ success: false, error: 'otp_country_unsupported', field: 'country_code' });
+    expect(carrier.textsTo(`${cc}123456789`)).toEqual([]);
+    expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(100);
+    expect(await c.row()).toBeUndefined();
+  });
+
+  it('puts a cooldown on a new code after a lock, also through delete and create', async () => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, freshPhone());
+    const first = await c.send();
+    await lock(c, first.body.code);
+    const rotated = await c.send({ code_rotate: true });
+    expect(rotated.status).toBe(429);
+    expect(rotated.body.error).toBe('otp_lock_cooldown');
+    expect(Number(rotated.headers['retry-after'])).toBeGreaterThan(800);
+    expect((await c.remove()).status).toBe(200);
+    expect((await c.send()).body.error).toBe('otp_lock_cooldown');
+    expect(carrier.textsTo(`52${c.number.phone_number}`)).toHaveLength(1);
+    // Once the cooldown has passed, a new round starts.
+    await c.elapseLockCooldown();
+    expect((await c.send({ code_rotate: true })).status).toBe(201);
+  });
+
+  it('caps rounds per number per day: lock-and-rotate no longer gives unlimited guesses', async () => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, freshPhone());
+    let rounds = 0;
+    for (let i = 0; i < 6; i++) {
+      const r = await c.send({ code_rotate: true });
+      if (r.status === 429) {
+        expect(r.body.error).toBe('otp_daily_limit');
+        expect(Number(r.headers['retry-after'])).toBeGreaterThan(0);
+        break;
+      }
+      rounds++;
+      await lock(c, r.body.code);
+      await c.elapseLockCooldown();
+    }
+    expect(rounds).toBe(3);
+    expect(carrier.textsTo(`52${c.number.phone_number}`)).toHaveLength(3);
+  });
+
+  it('caps sends (resends included) per number per day', async () => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, freshPhone());
+    const codes = [];
+    for (let i = 0; i < 5; i++) codes.push((await c.send()).status);
+    expect(codes).toEqual([201, 200, 200, 200, 200]);
+    const sixth = await c.send();
+    expect(sixth.body.error).toBe('otp_daily_limit');
+    expect(carrier.textsTo(`52${c.number.phone_number}`)).toHaveLength(5);
+  });
+
+  it('counts the caps for an account and its sub-accounts together, under parallel requests', async () => {
+    const parent = await h.createAccount(100);
+    const keys = [parent.apikey];
+    for (let i = 0; i < 4; i++) {
+      const email = `otp-sub${i}-${parent.id}@example.com`;
+      keys.push((await h.post('/manager/subaccount/add', { email, password: 'secret123' }, parent.apikey)).body.apikey);
+      await h.post('/manager/subaccount/credits/manage', { email, type: 1, credits: 10 }, parent.apikey);
+    }
+    const phone = freshPhone();
+    const replies = await Promise.all(keys.map((k) => otpClient(h, k, phone).send()));
+    expect(replies.filter((r) => r.status === 201)).toHaveLength(3);
+    expect(replies.filter((r) => r.status === 429).map((r) => r.body.error)).toEqual(['otp_daily_limit', 'otp_daily_limit']);
+    expect(carrier.textsTo(`52${phone}`)).toHaveLength(3);
+  });
+
+  it('counts wrong codes per account for /metrics', async () => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, freshPhone());
+    const first = await c.send();
+    await Promise.all([1, 2, 3].map(() => c.verify(wrongCode(first.body.code))));
+    const metrics = (await h.get('/metrics')).body as string;
+    expect(metrics).toContain(`mensajero_otp_verification_failures_total{account="${a.id}"} 3`);
+  });
+});
