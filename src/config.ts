@@ -48,6 +48,11 @@ const schema = z.object({
   // subaccounts, payments
   PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
   PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
+  // panel
+  PANEL_SESSION_HOURS: intFrom(12, 1),
+  PANEL_SIGNIN_WINDOW_MINUTES: intFrom(15, 1),
+  PANEL_SIGNIN_FAILURES_PER_ACCOUNT: intFrom(5, 1),
+  PANEL_SIGNIN_FAILURES_PER_ADDRESS: intFrom(20, 1),
   // staff, wallet, loyalty
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

@@ -14,7 +14,7 @@ export async function requireAccount(ctx: AppContext, email: string): Promise<Ac
   return account;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function settingsOf(a: Account) {
   return {

@@ -16,6 +16,7 @@ import { payments } from './payments/routes.js';
 import { staff } from './staff/routes.js';
 import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
+import { panel } from '../panel/feature.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, webhooks, subaccounts, payments, staff, wallet, loyalty];
+export const features: Feature[] = [credits, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, webhooks, subaccounts, payments, staff, wallet, loyalty, panel];

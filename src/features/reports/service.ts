@@ -124,7 +124,7 @@ export interface CampaignDetails {
 }
 
 /** Which count of the details a message in each status adds to (sandbox messages only count as not charged). */
-const DETAIL_GROUP: Record<MessageStatus, 'delivered' | 'failed' | 'pending' | null> = {
+export const DETAIL_GROUP: Record<MessageStatus, 'delivered' | 'failed' | 'pending' | null> = {
   scheduled: 'pending',
   queued: 'pending',
   sent: 'pending',

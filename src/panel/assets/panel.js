@@ -1,0 +1,60 @@
+// The panel's only script (Content-Security-Policy: no inline code). Pages
+// work without it; it adds copy buttons and draws the charts with uPlot.
+'use strict';
+
+document.addEventListener('click', (event) => {
+  const button = event.target.closest('button[data-copy]');
+  if (!button) return;
+  const source = document.getElementById(button.dataset.copy);
+  if (!source || !navigator.clipboard) return;
+  navigator.clipboard.writeText(source.textContent.trim()).then(() => {
+    button.dataset.copied = 'true';
+    button.setAttribute('aria-pressed', 'true');
+  });
+});
+
+const COLORS = { delivered: '#1b7f3b', failed: '#b3261e', pending: '#b26a00', sandbox: '#5f6368' };
+
+/**
+ * A stacked bar chart: series are drawn from the tallest running total to the
+ * shortest, so each status shows as its own band; the legend shows the
+ * status's own count.
+ */
+function drawStatusChart(el) {
+  if (typeof uPlot === 'undefined') return;
+  const { days, series, labels } = JSON.parse(el.dataset.chart);
+  const keys = Object.keys(series);
+  const running = keys.map((_, i) => days.map((_, d) => keys.slice(0, i + 1).reduce((sum, k) => sum + series[k][d], 0)));
+  const x = days.map((_, i) => i);
+  const order = keys.map((_, i) => i).reverse();
+  const bars = uPlot.paths.bars({ size: [0.7, 40] });
+  const opts = {
+    width: Math.max(260, el.clientWidth),
+    height: 260,
+    legend: { show: true },
+    cursor: { points: { show: false } },
+    scales: { x: { time: false, range: [-0.5, days.length - 0.5] } },
+    axes: [
+      { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && days[t] ? days[t].slice(5) : '')) },
+      { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) },
+    ],
+    series: [
+      { label: '', value: (_u, i) => (i === null || days[i] === undefined ? '' : days[i]) },
+      ...order.map((i) => ({
+        label: labels[keys[i]],
+        fill: COLORS[keys[i]] || '#3367d6',
+        stroke: COLORS[keys[i]] || '#3367d6',
+        paths: bars,
+        points: { show: false },
+        value: (_u, _v, _s, idx) => (idx === null || idx === undefined ? '' : String(series[keys[i]][idx])),
+      })),
+    ],
+  };
+  const chart = new uPlot(opts, [x, ...order.map((i) => running[i])], el);
+  el.dataset.drawn = 'true';
+  new ResizeObserver(() => chart.setSize({ width: Math.max(260, el.clientWidth), height: 260 })).observe(el);
+}
+
+document.addEventListener('DOMContentLoaded', () => {
+  for (const el of document.querySelectorAll('[data-chart]')) drawStatusChart(el);
+});
