@@ -90,6 +90,7 @@ export function layout(v: View, o: PageOptions): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>${v.t(o.title)} · ${v.t('brand')}</title>
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="${v.assets.url('panel.css')}">
 ${o.charts ? html`<link rel="stylesheet" href="${v.assets.url('uPlot.min.css')}"><script src="${v.assets.url('uPlot.iife.min.js')}" defer></script>` : ''}
 <script src="${v.assets.url('panel.js')}" defer></script>

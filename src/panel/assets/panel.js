@@ -55,6 +55,17 @@ function drawStatusChart(el) {
   new ResizeObserver(() => chart.setSize({ width: Math.max(260, el.clientWidth), height: 260 })).observe(el);
 }
 
+/** Labels each cell of a stacked table with its column's header (for phones, see panel.css). */
+function labelCells(table) {
+  const headers = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
+  for (const row of table.querySelectorAll('tbody tr')) {
+    [...row.children].forEach((cell, i) => {
+      if (cell.tagName === 'TD' && headers[i]) cell.dataset.label = headers[i];
+    });
+  }
+}
+
 document.addEventListener('DOMContentLoaded', () => {
+  for (const table of document.querySelectorAll('table.stack')) labelCells(table);
   for (const el of document.querySelectorAll('[data-chart]')) drawStatusChart(el);
 });

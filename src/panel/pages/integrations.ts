@@ -109,7 +109,7 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
   </form>
   ${events.length === 0
     ? html`<p>${v.t('no_events')}</p>`
-    : html`<div class="scroll"><table data-testid="delivery-log"><thead><tr>
+    : html`<div class="scroll"><table class="stack" data-testid="delivery-log"><thead><tr>
       <th scope="col">${v.t('created')}</th><th scope="col">${v.t('type')}</th><th scope="col">${v.t('reference')}</th><th scope="col">${v.t('state')}</th><th scope="col">${v.t('attempts')}</th><th scope="col">${v.t('last_result')}</th><th scope="col">${v.t('actions')}</th>
     </tr></thead><tbody>${events.map(({ event: e }) => html`<tr data-event="${e.id}">
       <td>${formatLocal(Number(e.created_at))}</td><td>${e.type}</td><td>${e.reference}</td><td data-testid="event-state">${e.state}</td><td>${e.attempts}</td>

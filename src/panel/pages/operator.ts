@@ -38,7 +38,7 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     <input id="q" name="q" type="search" value="${search}">
     <button type="submit">${v.t('search')}</button>
   </form>
-  <div class="scroll"><table data-testid="accounts"><thead><tr>
+  <div class="scroll"><table class="stack" data-testid="accounts"><thead><tr>
     <th scope="col">${v.t('email')}</th><th scope="col">${v.t('balance')}</th><th scope="col">${v.t('status')}</th><th scope="col">${v.t('parent')}</th><th scope="col">${v.t('actions')}</th>
   </tr></thead><tbody>${accounts.map(
     (a) => html`<tr data-account="${a.email}">
@@ -63,7 +63,7 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   <h2 id="queue-title">${v.t('queue')}</h2>
   ${waiting.length === 0
     ? html`<p>${v.t('queue_empty')}</p>`
-    : html`<div class="scroll"><table data-testid="queue"><thead><tr><th scope="col">${v.t('job_kind')}</th><th scope="col">${v.t('waiting')}</th><th scope="col">${v.t('oldest_waiting')}</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack" data-testid="queue"><thead><tr><th scope="col">${v.t('job_kind')}</th><th scope="col">${v.t('waiting')}</th><th scope="col">${v.t('oldest_waiting')}</th></tr></thead><tbody>
     ${waiting.map((q) => html`<tr><td>${q.kind}</td><td>${formatNumber(v, q.count)}</td><td>${q.oldest_run_at !== null && q.oldest_run_at < now ? v.t('seconds', { n: Math.round((now - q.oldest_run_at) / 1000) }) : v.t('none')}</td></tr>`)}
     </tbody></table></div>`}
 </section>
@@ -72,7 +72,7 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   <h2 id="fail-title">${v.t('failing_webhooks')}</h2>
   ${failing.length === 0
     ? html`<p>${v.t('failing_none')}</p>`
-    : html`<div class="scroll"><table data-testid="failing-webhooks"><thead><tr><th scope="col">${v.t('email')}</th><th scope="col">${v.t('webhook_url')}</th><th scope="col">${v.t('last_error')}</th><th scope="col">${v.t('failures_hour')}</th><th scope="col">${v.t('pending')}</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack" data-testid="failing-webhooks"><thead><tr><th scope="col">${v.t('email')}</th><th scope="col">${v.t('webhook_url')}</th><th scope="col">${v.t('last_error')}</th><th scope="col">${v.t('failures_hour')}</th><th scope="col">${v.t('pending')}</th></tr></thead><tbody>
     ${failing.map((f) => html`<tr><td>${f.email}</td><td>${f.url}</td><td>${formatLocal(f.lastAt)} ${f.lastError}</td><td>${f.failuresLastHour}</td><td>${f.pending}</td></tr>`)}
     </tbody></table></div>`}
 </section>`;

@@ -32,7 +32,7 @@ export function overviewPage(_scope: unknown, shared: Shared): Section {
   <h2>${v.t('newest_campaigns')}</h2>
   ${campaigns.length === 0
     ? html`<p>${v.t('no_campaigns')}</p>`
-    : html`<div class="scroll"><table><thead><tr><th scope="col">${v.t('name')}</th><th scope="col">${v.t('created')}</th><th scope="col">${v.t('channel')}</th><th scope="col">${v.t('status')}</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack"><thead><tr><th scope="col">${v.t('name')}</th><th scope="col">${v.t('created')}</th><th scope="col">${v.t('channel')}</th><th scope="col">${v.t('status')}</th></tr></thead><tbody>
       ${campaigns.map((c) => html`<tr><td>${c.name}</td><td>${c.create_date}</td><td>${c.type}</td><td>${c.status}</td></tr>`)}
     </tbody></table></div>`}
 </section>`;

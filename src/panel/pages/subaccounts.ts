@@ -5,7 +5,7 @@ import { addSubaccount, archive, subaccountKey, transfer } from '../../features/
 import { AddBody, EmailBody, ManageBody } from '../../features/subaccounts/routes.js';
 import { html } from '../html.js';
 import { confirmPassword } from '../confirm.js';
-import { accountOf, csrfField, formatCredits, registerAction, type Section, type Shared } from '../view.js';
+import { accountOf, csrfField, formatCredits, refuse, registerAction, type Section, type Shared } from '../view.js';
 
 /** A parent account's sub-accounts: create, transfer credits, archive, reveal a key (the API's rules and codes). */
 export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section {
@@ -17,13 +17,15 @@ export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section
     who: 'account',
     async render(v, shown = {}) {
       const account = accountOf(v);
+      // One level: a sub-account has no sub-accounts, and sees nothing of its parent.
+      if (account.parent_id !== null) throw refuse(403, 'forbidden');
       const subs = await db.selectFrom('accounts').select(['id', 'email', 'credits', 'status']).where('parent_id', '=', account.id).orderBy('id', 'desc').limit(500).execute();
       return html`<section class="card" aria-labelledby="subs-title">
   <h2 id="subs-title">${v.t('subaccounts')}</h2>
   ${typeof shown.apikey === 'string' ? html`<p class="secret">${String(shown.email)}: <code id="sub-key" data-testid="subaccount-key">${shown.apikey}</code> <button type="button" data-copy="sub-key">${v.t('copy')}</button></p>` : ''}
   ${subs.length === 0
     ? html`<p>${v.t('no_subaccounts')}</p>`
-    : html`<div class="scroll"><table data-testid="subaccounts"><thead><tr><th scope="col">${v.t('email')}</th><th scope="col">${v.t('balance')}</th><th scope="col">${v.t('status')}</th><th scope="col">${v.t('actions')}</th></tr></thead><tbody>
+    : html`<div class="scroll"><table class="stack" data-testid="subaccounts"><thead><tr><th scope="col">${v.t('email')}</th><th scope="col">${v.t('balance')}</th><th scope="col">${v.t('status')}</th><th scope="col">${v.t('actions')}</th></tr></thead><tbody>
     ${subs.map((s) => html`<tr data-subaccount="${s.email}"><td>${s.email}</td><td>${formatCredits(v, Number(s.credits))}</td><td>${s.status === 'active' ? v.t('active') : v.t('archived')}</td><td>${s.status !== 'active' ? '' : html`
       <form method="post" action="/panel/subaccounts/transfer" class="row">${csrfField(v)}<input type="hidden" name="email" value="${s.email}">
         <label class="sr" for="amount-${s.id}">${v.t('amount')} (${s.email})</label><input id="amount-${s.id}" name="credits" inputmode="numeric" size="6" required>
