@@ -136,6 +136,16 @@ const es = {
   no_subaccounts: 'No hay subcuentas.',
   amount: 'Cantidad',
   direction: 'Sentido',
+  from: 'Desde',
+  to: 'Hasta',
+  export_csv: 'Exportar CSV',
+  export_help: 'La exportación CSV necesita las dos fechas (un año como máximo) e incluye cada mensaje del periodo.',
+  period_invalid: 'El periodo debe terminar después de empezar y durar un año como máximo.',
+  effectiveness: 'Efectividad',
+  messages: 'Mensajes',
+  number: 'Número',
+  sent: 'Enviado',
+  next_page: 'Página siguiente',
 } as const;
 
 export type Words = { [K in keyof typeof es]: string };
@@ -274,6 +284,16 @@ const en: Words = {
   no_subaccounts: 'No sub-accounts.',
   amount: 'Amount',
   direction: 'Direction',
+  from: 'From',
+  to: 'To',
+  export_csv: 'Export CSV',
+  export_help: 'The CSV export needs both dates (a year at most) and includes every message of the period.',
+  period_invalid: 'The period must end after it starts and last a year at most.',
+  effectiveness: 'Effectiveness',
+  messages: 'Messages',
+  number: 'Number',
+  sent: 'Sent',
+  next_page: 'Next page',
 };
 
 export type Lang = 'es' | 'en';

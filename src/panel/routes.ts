@@ -27,6 +27,7 @@ import { integrationsPage } from './pages/integrations.js';
 import { accountPage } from './pages/account.js';
 import { operatorPage } from './pages/operator.js';
 import { subaccountsPage } from './pages/subaccounts.js';
+import { campaignsPage } from './pages/campaigns.js';
 import type { PrincipalKind } from './tables.js';
 
 /**
@@ -88,7 +89,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         return reply.redirect(target, 303);
       });
 
-      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, accountPage, operatorPage, subaccountsPage];
+      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, accountPage, operatorPage, subaccountsPage];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));
     },
     { prefix: '/panel' },

@@ -72,12 +72,13 @@ function nav(v: View): Html {
     ? [['/panel/operator', 'operator'], ['/panel/account', 'account']]
     : [
         ['/panel/overview', 'overview'],
+        ['/panel/campaigns', 'campaigns'],
         ['/panel/integrations', 'integrations'],
         ...(s.account!.parent_id === null ? ([['/panel/subaccounts', 'subaccounts']] as Array<[string, WordKey]>) : []),
         ['/panel/account', 'account'],
       ];
   return html`<nav aria-label="${v.t('nav')}"><ul>${items.map(
-    ([href, key]) => html`<li><a href="${href}"${v.path === href ? html` aria-current="page"` : ''}>${v.t(key)}</a></li>`,
+    ([href, key]) => html`<li><a href="${href}"${v.path === href || v.path.startsWith(href + '/') ? html` aria-current="page"` : ''}>${v.t(key)}</a></li>`,
   )}</ul></nav>`;
 }
 

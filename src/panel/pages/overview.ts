@@ -33,7 +33,7 @@ export function overviewPage(_scope: unknown, shared: Shared): Section {
   ${campaigns.length === 0
     ? html`<p>${v.t('no_campaigns')}</p>`
     : html`<div class="scroll"><table class="stack"><thead><tr><th scope="col">${v.t('name')}</th><th scope="col">${v.t('created')}</th><th scope="col">${v.t('channel')}</th><th scope="col">${v.t('status')}</th></tr></thead><tbody>
-      ${campaigns.map((c) => html`<tr><td>${c.name}</td><td>${c.create_date}</td><td>${c.type}</td><td>${c.status}</td></tr>`)}
+      ${campaigns.map((c) => html`<tr><td><a href="/panel/campaigns/${c.id}">${c.name}</a></td><td>${c.create_date}</td><td>${c.type}</td><td>${c.status}</td></tr>`)}
     </tbody></table></div>`}
 </section>`;
     },
