@@ -146,6 +146,7 @@ const es = {
   number: 'Número',
   sent: 'Enviado',
   next_page: 'Página siguiente',
+  campaign: 'Campaña',
 } as const;
 
 export type Words = { [K in keyof typeof es]: string };
@@ -294,6 +295,7 @@ const en: Words = {
   number: 'Number',
   sent: 'Sent',
   next_page: 'Next page',
+  campaign: 'Campaign',
 };
 
 export type Lang = 'es' | 'en';

@@ -1,5 +1,4 @@
 import type { Page } from 'playwright-core';
-import { expect } from 'vitest';
 import { hashPassword } from '../../src/lib/passwords.js';
 import type { Harness, TestAccount } from './harness.js';
 
@@ -18,8 +17,8 @@ export async function signIn(page: Page, base: string, email: string, password: 
   await page.goto(`${base}/panel/`);
   await page.fill('input[name=email]', email);
   await page.fill('input[name=password]', password);
-  await Promise.all([page.waitForLoadState('load'), page.click('button[type=submit]')]);
-  await expect.poll(() => page.locator('[data-testid=balance]').count()).toBe(1);
+  await page.click('button[type=submit]');
+  await page.waitForSelector('[data-testid=balance]');
 }
 
 export async function signOut(page: Page): Promise<void> {

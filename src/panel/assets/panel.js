@@ -22,28 +22,31 @@ const COLORS = { delivered: '#1b7f3b', failed: '#b3261e', pending: '#b26a00', sa
  */
 function drawStatusChart(el) {
   if (typeof uPlot === 'undefined') return;
-  const { days, series, labels } = JSON.parse(el.dataset.chart);
+  const { days, series, labels, xLabel } = JSON.parse(el.dataset.chart);
   const keys = Object.keys(series);
   const running = keys.map((_, i) => days.map((_, d) => keys.slice(0, i + 1).reduce((sum, k) => sum + series[k][d], 0)));
   const x = days.map((_, i) => i);
   const order = keys.map((_, i) => i).reverse();
-  const bars = uPlot.paths.bars({ size: [0.7, 40] });
+  const bars = uPlot.paths.bars({ size: [0.7, days.length === 1 ? 120 : 40] });
   const opts = {
     width: Math.max(260, el.clientWidth),
     height: 260,
     legend: { show: true },
+    // Without a pointer over the chart, the legend shows the newest day's (or the campaign's) counts.
+    hooks: { ready: [(u) => requestAnimationFrame(() => u.setLegend({ idx: days.length - 1 }))] },
     cursor: { points: { show: false } },
-    scales: { x: { time: false, range: [-0.5, days.length - 0.5] } },
+    scales: { x: { time: false, range: [-0.5, days.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
     axes: [
-      { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && days[t] ? days[t].slice(5) : '')) },
+      { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && days[t] ? (/^\d{4}-/.test(days[t]) ? days[t].slice(5) : days[t]) : '')) },
       { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) },
     ],
     series: [
-      { label: '', value: (_u, i) => (i === null || days[i] === undefined ? '' : days[i]) },
+      { label: xLabel || '', value: (_u, i) => (i === null || days[i] === undefined ? '' : days[i]) },
       ...order.map((i) => ({
         label: labels[keys[i]],
         fill: COLORS[keys[i]] || '#3367d6',
         stroke: COLORS[keys[i]] || '#3367d6',
+        width: 0,
         paths: bars,
         points: { show: false },
         value: (_u, _v, _s, idx) => (idx === null || idx === undefined ? '' : String(series[keys[i]][idx])),

@@ -46,7 +46,7 @@ export function overviewPage(_scope: unknown, shared: Shared): Section {
  */
 export function statusChart(v: View, labelledBy: string, days: string[], series: Record<string, number[]>, labels: Record<string, string>) {
   const keys = Object.keys(series);
-  return html`<div class="chart" data-chart="${JSON.stringify({ days, series, labels })}" role="img" aria-labelledby="${labelledBy}"></div>
+  return html`<div class="chart" data-chart="${JSON.stringify({ days, series, labels, xLabel: days.length === 1 ? v.t('campaign') : v.t('day') })}" role="img" aria-labelledby="${labelledBy}"></div>
 <details><summary>${v.t('chart_table')}</summary><div class="scroll"><table data-testid="chart-table">
   <thead><tr><th scope="col">${v.t('day')}</th>${keys.map((k) => html`<th scope="col">${labels[k]}</th>`)}</tr></thead>
   <tbody>${days.map((d, i) => html`<tr><th scope="row">${d}</th>${keys.map((k) => html`<td data-series="${k}">${series[k][i]}</td>`)}</tr>`)}</tbody>
