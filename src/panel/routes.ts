@@ -28,6 +28,7 @@ import { accountPage } from './pages/account.js';
 import { operatorPage } from './pages/operator.js';
 import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
+import { contactsPage } from './pages/contacts.js';
 import type { PrincipalKind } from './tables.js';
 
 /**
@@ -89,7 +90,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         return reply.redirect(target, 303);
       });
 
-      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, accountPage, operatorPage, subaccountsPage];
+      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, contactsPage, accountPage, operatorPage, subaccountsPage];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));
     },
     { prefix: '/panel' },
@@ -188,5 +189,9 @@ async function errorPage(ctx: AppContext, shared: Shared, request: FastifyReques
     return reply.code(503).type('text/plain; charset=utf-8').send('The panel is not built: run npm run build');
   }
   const message = error instanceof ApiError ? errorText(v, error) : status >= 500 ? `${v.t('error')} (${request.id})` : error.message;
+  // The panel's script (the contact import) asks for JSON: the common envelope, in the person's language.
+  if (String(request.headers.accept ?? '').startsWith('application/json')) {
+    return reply.code(status).send({ success: false, status, code: error instanceof ApiError ? error.code : 'invalid_request', message });
+  }
   return reply.code(status).type('text/html; charset=utf-8').send(layout(v, { title: 'error', body: html``, error: message }));
 }

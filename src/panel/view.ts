@@ -73,6 +73,7 @@ function nav(v: View): Html {
     : [
         ['/panel/overview', 'overview'],
         ['/panel/campaigns', 'campaigns'],
+        ['/panel/contacts', 'contacts'],
         ['/panel/integrations', 'integrations'],
         ...(s.account!.parent_id === null ? ([['/panel/subaccounts', 'subaccounts']] as Array<[string, WordKey]>) : []),
         ['/panel/account', 'account'],

@@ -58,6 +58,90 @@ function drawStatusChart(el) {
   new ResizeObserver(() => chart.setSize({ width: Math.max(260, el.clientWidth), height: 260 })).observe(el);
 }
 
+/**
+ * Contact import: the file goes up as text/csv with the form's CSRF token; the
+ * answer is either 400 with the errors per line (nothing written) or progress
+ * lines (NDJSON) while the rows are written, shown in the <progress> bar.
+ */
+function startImport(form) {
+  const file = form.querySelector('input[type=file]').files[0];
+  if (!file) return;
+  const bar = form.querySelector('progress');
+  const status = form.querySelector('.import-status');
+  const list = form.querySelector('.import-errors');
+  const button = form.querySelector('button');
+  bar.hidden = false;
+  bar.value = 0;
+  list.hidden = true;
+  list.replaceChildren();
+  status.textContent = '';
+  button.disabled = true;
+  const xhr = new XMLHttpRequest();
+  xhr.open('POST', form.dataset.import);
+  xhr.setRequestHeader('content-type', 'text/csv');
+  xhr.setRequestHeader('accept', 'application/json');
+  xhr.setRequestHeader('x-csrf-token', form.querySelector('input[name=_csrf]').value);
+  let seen = 0;
+  let total = 0;
+  const showErrors = (errors, message) => {
+    status.textContent = form.dataset.failed + (message ? ' ' + message : '');
+    for (const e of errors || []) {
+      const item = document.createElement('li');
+      item.textContent = `${form.dataset.line} ${e.line}: ${e.message} (${e.code})`;
+      list.append(item);
+    }
+    list.hidden = list.children.length === 0;
+  };
+  const readLines = () => {
+    const text = xhr.responseText;
+    const end = text.lastIndexOf('\n') + 1;
+    for (const line of text.slice(seen, end).split('\n')) {
+      if (!line) continue;
+      const msg = JSON.parse(line);
+      if (msg.total !== undefined) {
+        total = msg.total;
+        bar.max = total;
+      }
+      if (msg.written !== undefined) bar.value = msg.written;
+      if (msg.done) status.textContent = form.dataset.done.replace('{count}', String(msg.written));
+      if (msg.failed) showErrors(msg.errors, msg.message);
+    }
+    seen = end;
+  };
+  xhr.onprogress = () => {
+    if (xhr.status === 200) readLines();
+  };
+  xhr.onload = () => {
+    button.disabled = false;
+    if (xhr.status === 200) {
+      readLines();
+      const count = form.closest('tr') && form.closest('tr').querySelector('[data-testid=contact-count]');
+      if (count && bar.value === total) count.textContent = String(total);
+      return;
+    }
+    bar.hidden = true;
+    let body = {};
+    try {
+      body = JSON.parse(xhr.responseText);
+    } catch {
+      /* an HTML error page */
+    }
+    showErrors(body.errors, body.message || '');
+  };
+  xhr.onerror = () => {
+    button.disabled = false;
+    showErrors([], '');
+  };
+  xhr.send(file);
+}
+
+document.addEventListener('submit', (event) => {
+  const form = event.target.closest('form[data-import]');
+  if (!form) return;
+  event.preventDefault();
+  startImport(form);
+});
+
 /** Labels each cell of a stacked table with its column's header (for phones, see panel.css). */
 function labelCells(table) {
   const headers = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
