@@ -72,6 +72,7 @@ function nav(v: View): Html {
     ? [['/panel/operator', 'operator'], ['/panel/account', 'account']]
     : [
         ['/panel/overview', 'overview'],
+        ['/panel/send', 'send'],
         ['/panel/campaigns', 'campaigns'],
         ['/panel/contacts', 'contacts'],
         ['/panel/integrations', 'integrations'],

@@ -111,4 +111,37 @@ describeEngines('panel campaigns and overview', (engine) => {
     expect(bad.status).toBe(400);
     expect(csvCell('+1')).toBe("'+1");
   });
+
+  it('sends from the Send page with a live counter, to numbers or a list, in sandbox or scheduled', async () => {
+    await page.goto(`${base}/panel/send`);
+    await expectAccessible(page);
+    await page.fill('#numbers', '5512340001, 5512340002');
+    await page.fill('#message', 'Canción “especial” {ok}');
+    await expect.poll(() => page.textContent('[data-testid=counter]')).toBe('25/160 caracteres GSM-7 · 2 destinatarios · costo 2 créditos');
+    expect(await page.textContent('[data-testid=transliterated]')).toBe('Se enviará transliterado: ó → o, “ → ", ” → "');
+    await screenshot(page, `${engine}-send-desktop`);
+    await page.check('input[name=sandbox]');
+    await page.fill('#name', 'Prueba sandbox');
+    await page.click('form[action="/panel/send/submit"] button[type=submit]');
+    expect(await page.textContent('[role=status]')).toBe('Campaña aceptada: 2 mensajes.');
+    const sandbox = await h.ctx.db.kysely.selectFrom('campaigns').select(['sandbox', 'total']).where('account_id', '=', a.id).where('name', '=', 'Prueba sandbox').executeTakeFirstOrThrow();
+    expect(sandbox).toMatchObject({ sandbox: 1, total: 2 });
+
+    // Scheduled: a day ahead, Mexico City time.
+    const tomorrow = formatLocalDate(Date.now() + 86_400_000);
+    await page.fill('#numbers', '5512340003');
+    await page.fill('#message', 'Mañana');
+    await page.fill('#name', 'Programada');
+    await page.fill('#date', `${tomorrow}T10:30`);
+    await page.click('form[action="/panel/send/submit"] button[type=submit]');
+    expect(await page.textContent('[role=status]')).toBe('Campaña aceptada: 1 mensajes.');
+    const scheduled = await h.ctx.db.kysely.selectFrom('messages').innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id').select(['messages.status']).where('campaigns.name', '=', 'Programada').executeTakeFirstOrThrow();
+    expect(scheduled.status).toBe('scheduled');
+
+    // The API's rules and codes: an empty message is refused with sms_01's reason, and nothing is sent.
+    await page.fill('#message', '   ');
+    await page.click('form[action="/panel/send/submit"] button[type=submit]');
+    expect(await page.textContent('[role=alert]')).toBeTruthy();
+    expect(errors).toEqual([]);
+  });
 });

@@ -142,6 +142,46 @@ document.addEventListener('submit', (event) => {
   startImport(form);
 });
 
+/**
+ * The Send form's live counter: the service computes the GSM-7 length, what
+ * transliteration changes and the cost (the same rules as sending), shortly
+ * after each change.
+ */
+function watchPreview(form) {
+  const counter = form.querySelector('#counter');
+  const changed = form.querySelector('#changed');
+  let timer = null;
+  let asked = 0;
+  const ask = () => {
+    const id = ++asked;
+    const body = {
+      message: form.elements.message.value,
+      numbers: form.elements.numbers.value,
+      list: form.elements.list.value,
+    };
+    fetch(form.dataset.preview, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-csrf-token': form.elements._csrf.value },
+      body: JSON.stringify(body),
+    })
+      .then((r) => (r.ok ? r.json() : null))
+      .then((p) => {
+        if (!p || id !== asked) return;
+        counter.textContent = counter.dataset.format
+          .replace('{length}', p.length)
+          .replace('{max}', p.max)
+          .replace('{recipients}', p.recipients)
+          .replace('{cost}', p.cost) + (p.problem ? ` · ${p.problem}` : '');
+        counter.classList.toggle('over', p.length > p.max);
+        changed.textContent = p.changed.length ? `${counter.dataset.changed} ${p.changed.join(', ')}` : '';
+      });
+  };
+  form.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = setTimeout(ask, 150);
+  });
+}
+
 /** Labels each cell of a stacked table with its column's header (for phones, see panel.css). */
 function labelCells(table) {
   const headers = [...table.querySelectorAll('thead th')].map((th) => th.textContent.trim());
@@ -155,4 +195,5 @@ function labelCells(table) {
 document.addEventListener('DOMContentLoaded', () => {
   for (const table of document.querySelectorAll('table.stack')) labelCells(table);
   for (const el of document.querySelectorAll('[data-chart]')) drawStatusChart(el);
+  for (const form of document.querySelectorAll('form[data-preview]')) watchPreview(form);
 });
