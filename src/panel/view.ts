@@ -75,6 +75,7 @@ function nav(v: View): Html {
         ['/panel/send', 'send'],
         ['/panel/campaigns', 'campaigns'],
         ['/panel/contacts', 'contacts'],
+        ['/panel/otp', 'otp'],
         ['/panel/integrations', 'integrations'],
         ...(s.account!.parent_id === null ? ([['/panel/subaccounts', 'subaccounts']] as Array<[string, WordKey]>) : []),
         ['/panel/account', 'account'],

@@ -202,4 +202,57 @@ describeEngines('panel integrations', (engine) => {
     expect((await h.ctx.db.kysely.selectFrom('events').select('state').where('id', '=', foreign).executeTakeFirstOrThrow()).state).toBe('failed');
     await signOut(page);
   });
+
+  it('OTP: saves the abuse protection the API then applies, and lists verifications without their codes', async () => {
+    const a = await withPassword(h, await h.createAccount(20), 'integrations 5');
+    await signIn(page, base, a.email, a.password);
+    await page.goto(`${base}/panel/otp`);
+    await page.fill('#countries', '1,57');
+    await page.fill('#per-hour', 'many');
+    await page.click('form[action="/panel/otp/settings"] button');
+    expect(await page.textContent('[role=alert]')).toContain('Países');
+    await page.fill('#countries', '1,57');
+    await page.fill('#per-hour', '3');
+    await page.click('form[action="/panel/otp/settings"] button');
+    expect(await page.textContent('[role=status]')).toContain('Ajustes de OTP guardados');
+    const refused = await h.post('/v2/otp', { phone_number: '5512345678', country_code: '52', company: 'Acme', code_show: 1 }, a.apikey);
+    expect(refused.status).toBe(403);
+    expect(await page.inputValue('#countries')).toBe('1,57');
+    await page.fill('#countries', '');
+    await page.fill('#per-hour', '');
+    await page.click('form[action="/panel/otp/settings"] button');
+    const sent = await h.post('/v2/otp', { phone_number: '5512345678', country_code: '52', company: 'Acme', code_show: 1 }, a.apikey);
+    expect(sent.status).toBe(201);
+    await page.goto(`${base}/panel/otp`);
+    expect(await page.textContent('[data-testid=verifications]')).toContain('pending');
+    expect(await page.content()).not.toContain(String(sent.body.code));
+    await expectAccessible(page);
+    await signOut(page);
+  });
+
+  it('sub-accounts: create, transfer credits, reveal the key, archive', async () => {
+    const a = await withPassword(h, await h.createAccount(20), 'integrations 6');
+    await signIn(page, base, a.email, a.password);
+    await page.goto(`${base}/panel/subaccounts`);
+    const sub = `child-${a.id}@example.com`;
+    await page.fill('#sub-email', sub);
+    await page.fill('#sub-password', 'child123');
+    await page.click('form[action="/panel/subaccounts/create"] button');
+    expect(await page.textContent('[role=status]')).toContain('Subcuenta creada');
+    const row = page.locator(`tr[data-subaccount="${sub}"]`);
+    await row.locator('input[name=credits]').fill('5');
+    await row.locator('form[action="/panel/subaccounts/transfer"] button').click();
+    expect(await page.textContent('[role=status]')).toContain('Transferencia hecha');
+    expect(await page.textContent('[data-testid=balance]')).toBe('15');
+    await page.locator(`tr[data-subaccount="${sub}"] input[name=password]`).fill(a.password);
+    await page.locator(`tr[data-subaccount="${sub}"] form[action="/panel/subaccounts/key"] button`).click();
+    const key = (await page.textContent('[data-testid=subaccount-key]'))!;
+    expect((await h.post('/credits/consult', {}, key)).status).toBe(200);
+    await expectAccessible(page);
+    await page.locator(`tr[data-subaccount="${sub}"] form[action="/panel/subaccounts/archive"] button`).click();
+    expect(await page.textContent('[role=status]')).toContain('Subcuenta archivada');
+    expect(await page.textContent('[data-testid=balance]')).toBe('20');
+    expect((await h.post('/credits/consult', {}, key)).status).toBe(401);
+    await signOut(page);
+  });
 });
