@@ -31,6 +31,7 @@ import { campaignsPage } from './pages/campaigns.js';
 import { contactsPage } from './pages/contacts.js';
 import { sendPage } from './pages/send.js';
 import { otpPage } from './pages/otp.js';
+import { programsPage } from './pages/programs.js';
 import type { PrincipalKind } from './tables.js';
 
 /**
@@ -92,7 +93,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         return reply.redirect(target, 303);
       });
 
-      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, sendPage, contactsPage, otpPage, accountPage, operatorPage, subaccountsPage];
+      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, sendPage, contactsPage, otpPage, programsPage, accountPage, operatorPage, subaccountsPage];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));
     },
     { prefix: '/panel' },

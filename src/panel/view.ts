@@ -76,6 +76,7 @@ function nav(v: View): Html {
         ['/panel/campaigns', 'campaigns'],
         ['/panel/contacts', 'contacts'],
         ['/panel/otp', 'otp'],
+        ['/panel/programs', 'programs'],
         ['/panel/integrations', 'integrations'],
         ...(s.account!.parent_id === null ? ([['/panel/subaccounts', 'subaccounts']] as Array<[string, WordKey]>) : []),
         ['/panel/account', 'account'],

@@ -6,6 +6,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot, watchPageErrors } from '../helpers/browser.js';
 import { signIn, signOut, withPassword } from '../helpers/panel.js';
+import { runCommands } from '../helpers/cli.js';
+import { walletCommands } from '../../src/features/wallet/cli.js';
+import { loyaltyCommands } from '../../src/features/loyalty/cli.js';
 
 interface Delivery {
   method: string;
@@ -253,6 +256,18 @@ describeEngines('panel integrations', (engine) => {
     expect(await page.textContent('[role=status]')).toContain('Subcuenta archivada');
     expect(await page.textContent('[data-testid=balance]')).toBe('20');
     expect((await h.post('/credits/consult', {}, key)).status).toBe(401);
+    await signOut(page);
+  });
+
+  it('shows wallet and loyalty programs and staff as read views', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'integrations 7');
+    expect((await runCommands(h.ctx, [walletCommands], ['wallets', 'add', '--email', a.email, '--name', 'Monedero Centro'])).wallet_name).toBe('Monedero Centro');
+    expect((await runCommands(h.ctx, [loyaltyCommands], ['loyalty', 'add', '--email', a.email, '--name', 'Café 10', '--stamps', '8'])).loyalty_name).toBe('Café 10');
+    await signIn(page, base, a.email, a.password);
+    await page.goto(`${base}/panel/programs`);
+    expect(await page.textContent('[data-testid=wallets]')).toContain('Monedero Centro');
+    expect(await page.textContent('[data-testid=loyalty]')).toContain('Café 10');
+    await expectAccessible(page);
     await signOut(page);
   });
 });
