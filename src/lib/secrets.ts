@@ -45,6 +45,7 @@ export class Secrets {
   readonly otpHmac: Buffer;
   readonly webhookEncryption: Buffer;
   readonly staffPasswordFingerprint: Buffer;
+  readonly panelTotpEncryption: Buffer;
 
   constructor(master: Buffer) {
     const derive = (label: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), label, 32));
@@ -52,6 +53,7 @@ export class Secrets {
     this.otpHmac = derive('mensajero/otp-hmac');
     this.webhookEncryption = derive('mensajero/webhook-secret-encryption');
     this.staffPasswordFingerprint = derive('mensajero/staff-password-fingerprint');
+    this.panelTotpEncryption = derive('mensajero/panel-totp-encryption');
   }
 }
 

@@ -21,7 +21,7 @@ import {
   SIGNIN_COOKIE,
 } from './session.js';
 import { clearSigninFailures, recordSigninFailure, signinWaitMinutes } from './throttle.js';
-import { errorText, field, langOf, layout, makeView, registerSection, type Section, type Shared, type View } from './view.js';
+import { csrfField, errorText, field, langOf, layout, makeView, registerSection, type Section, type Shared, type View } from './view.js';
 import { overviewPage } from './pages/overview.js';
 import { integrationsPage } from './pages/integrations.js';
 import { accountPage } from './pages/account.js';
@@ -33,6 +33,7 @@ import { sendPage } from './pages/send.js';
 import { otpPage } from './pages/otp.js';
 import { programsPage } from './pages/programs.js';
 import type { PrincipalKind } from './tables.js';
+import { totpEnabled, useTotpCode } from './totp.js';
 
 /**
  * Strict Content-Security-Policy: scripts and styles only from this origin's
@@ -51,6 +52,9 @@ const CSP = [
 
 /** A hash to compare against when the email is unknown, so both cases cost one scrypt. */
 const NO_SUCH_PERSON = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
+
+/** Five minutes to type the authenticator's code. */
+const TOTP_STEP_HOURS = 5 / 60;
 
 const HOME: Record<PrincipalKind, string> = { account: '/panel/overview', operator: '/panel/operator' };
 
@@ -93,6 +97,26 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         return reply.redirect(target, 303);
       });
 
+      scope.get('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => totpForm(ctx, shared.assets(), request, reply));
+      scope.post('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => {
+        const s = request.panelSession!;
+        const email = s.account?.email ?? s.operator!.email;
+        const principalId = s.account?.id ?? s.operator!.id;
+        const t = translator(langOf(request));
+        const wait = await signinWaitMinutes(ctx.db.kysely, ctx.config, email, request.ip);
+        if (wait > 0) return totpForm(ctx, shared.assets(), request, reply, 429, t('signin_throttled', { minutes: wait }));
+        const code = field((request.body ?? {}) as Record<string, unknown>, 'code').replace(/\s/g, '');
+        if (!(await useTotpCode(ctx.db.kysely, ctx.secrets.panelTotpEncryption, s.kind, principalId, code))) {
+          await recordSigninFailure(ctx.db.kysely, ctx.config, email, request.ip);
+          return totpForm(ctx, shared.assets(), request, reply, 401, t('totp_wrong'));
+        }
+        await clearSigninFailures(ctx.db.kysely, email);
+        await endSession(ctx.db.kysely, s.id);
+        const token = await createSession(ctx.db.kysely, s.kind, principalId, ctx.config.PANEL_SESSION_HOURS);
+        setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
+        return reply.redirect(HOME[s.kind], 303);
+      });
+
       const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, sendPage, contactsPage, otpPage, programsPage, accountPage, operatorPage, subaccountsPage];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));
     },
@@ -116,6 +140,11 @@ async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
     throw new ApiError(403, 'csrf_refused');
   }
   request.panelSession = session;
+  // Between the password and the authenticator code only the code page is open, and the code page only then.
+  if (session.pendingTotp !== (who === 'pending')) {
+    if (request.method === 'GET') return void reply.redirect(session.pendingTotp ? '/panel/totp' : HOME[session.kind], 303);
+    throw new ApiError(403, 'forbidden');
+  }
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     const body = (request.body ?? {}) as Record<string, unknown>;
     const token = body._csrf ?? request.headers['x-csrf-token'];
@@ -150,6 +179,18 @@ async function signinForm(ctx: AppContext, assets: PanelAssets, request: Fastify
   return reply.code(o.status ?? 200).type('text/html; charset=utf-8').send(layout(v, { title: 'signin_title', body, error: o.error }));
 }
 
+async function totpForm(ctx: AppContext, assets: PanelAssets, request: FastifyRequest, reply: FastifyReply, status = 200, error?: string) {
+  const v = makeView(ctx, assets, request);
+  const body = html`<form method="post" action="/panel/totp" class="card narrow">${csrfField(v)}
+  <label for="code">${v.t('totp_code')}</label>
+  <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required aria-describedby="code-help">
+  <p id="code-help" class="help">${v.t('totp_code_help')}</p>
+  <button type="submit">${v.t('signin')}</button>
+</form>`;
+  // The layout's header (balance, sections) waits for the second step.
+  return reply.code(status).type('text/html; charset=utf-8').send(layout({ ...v, session: undefined }, { title: 'totp_title', body, error }));
+}
+
 async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequest, reply: FastifyReply) {
   const t = translator(langOf(request));
   const body = (request.body ?? {}) as Record<string, unknown>;
@@ -171,12 +212,19 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
     await recordSigninFailure(db, ctx.config, email, request.ip);
     return signinForm(ctx, assets, request, reply, { status: 401, error: t('signin_wrong'), email });
   }
-  await clearSigninFailures(db, email);
   await pruneSessions(db);
   const kind: PrincipalKind = operator ? 'operator' : 'account';
-  const token = await createSession(db, kind, Number(operator?.id ?? account!.id), ctx.config.PANEL_SESSION_HOURS);
-  setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
+  const principalId = Number(operator?.id ?? account!.id);
   clearCookie(request, reply, SIGNIN_COOKIE);
+  if (await totpEnabled(db, kind, principalId)) {
+    // Two-step sign-in: a short session that opens only the code page; failures keep counting until the code is right.
+    const pending = await createSession(db, kind, principalId, TOTP_STEP_HOURS, true);
+    setCookie(request, reply, SESSION_COOKIE, pending, TOTP_STEP_HOURS * 3600);
+    return reply.redirect('/panel/totp', 303);
+  }
+  await clearSigninFailures(db, email);
+  const token = await createSession(db, kind, principalId, ctx.config.PANEL_SESSION_HOURS);
+  setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
   return reply.redirect(HOME[kind], 303);
 }
 

@@ -21,6 +21,8 @@ export interface PanelSession {
   id: number;
   csrf: string;
   kind: PrincipalKind;
+  /** Password given, authenticator code still to come: only the code page is open. */
+  pendingTotp: boolean;
   account?: Account;
   operator?: Operator;
 }
@@ -57,12 +59,12 @@ export function setCookie(request: FastifyRequest, reply: FastifyReply, name: st
 export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string) => setCookie(request, reply, name, '', 0);
 
 /** Starts a session; returns the cookie token (only its hash is stored). */
-export async function createSession(db: Executor, kind: PrincipalKind, principalId: number, hours: number): Promise<string> {
+export async function createSession(db: Executor, kind: PrincipalKind, principalId: number, hours: number, pendingTotp = false): Promise<string> {
   const token = randomToken(32);
   const now = Date.now();
   await db
     .insertInto('panel_sessions')
-    .values({ token_hash: sha256Hex(token), csrf_token: randomToken(24), kind, principal_id: principalId, created_at: now, expires_at: now + hours * 3_600_000 })
+    .values({ token_hash: sha256Hex(token), csrf_token: randomToken(24), kind, principal_id: principalId, created_at: now, expires_at: now + hours * 3_600_000, pending_totp: pendingTotp ? 1 : 0 })
     .execute();
   return token;
 }
@@ -72,7 +74,7 @@ export async function loadSession(db: Executor, token: string | undefined): Prom
   if (!token || token.length > 100) return undefined;
   const row = await db.selectFrom('panel_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('expires_at', '>', Date.now()).executeTakeFirst();
   if (!row) return undefined;
-  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind };
+  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp: row.pending_totp === 1 };
   if (row.kind === 'operator') {
     const operator = await db.selectFrom('panel_operators').select(['id', 'email']).where('id', '=', row.principal_id).executeTakeFirst();
     return operator ? { ...base, operator: { id: Number(operator.id), email: operator.email } } : undefined;

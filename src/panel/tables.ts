@@ -21,6 +21,19 @@ export interface PanelSessionsTable {
   principal_id: number;
   created_at: number;
   expires_at: number;
+  /** 1 between the password and the authenticator code of a two-step sign-in: only the code page is open. */
+  pending_totp: Generated<number>;
+}
+
+/** Two-step sign-in: the authenticator's secret (encrypted), on once a first code confirmed it. */
+export interface PanelTotpTable {
+  kind: PrincipalKind;
+  principal_id: number;
+  secret_enc: string;
+  enabled: number;
+  /** The newest 30-second step a code was accepted for: a code works once. */
+  last_step: Generated<number>;
+  created_at: number;
 }
 
 /** One row per refused sign-in: the throttle counts them per email and per address. */
@@ -34,5 +47,6 @@ export interface PanelSigninFailuresTable {
 export interface PanelTables {
   panel_operators: PanelOperatorsTable;
   panel_sessions: PanelSessionsTable;
+  panel_totp: PanelTotpTable;
   panel_signin_failures: PanelSigninFailuresTable;
 }

@@ -15,7 +15,7 @@ declare module 'fastify' {
   }
   interface FastifyContextConfig {
     /** Who may use a panel route: anyone, any signed-in person, account holders, or operators. */
-    panel?: 'public' | 'any' | 'account' | 'operator';
+    panel?: 'public' | 'any' | 'account' | 'operator' | 'pending';
   }
 }
 

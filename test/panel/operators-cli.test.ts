@@ -60,5 +60,5 @@ describeEngines('mensajero operators create', (engine) => {
       serve.child.kill('SIGTERM');
       await serve.exited;
     }
-  });
+  }, 60_000);
 });

@@ -5,6 +5,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
 import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot, watchPageErrors } from '../helpers/browser.js';
 import { createOperator, signIn, signOut, withPassword } from '../helpers/panel.js';
+import { Secret, TOTP } from 'otpauth';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -181,7 +182,7 @@ describeEngines('panel sign-in', (engine) => {
       await page.fill('#current', a.password);
       await page.fill('#new', 'a brand new secret');
       await page.fill('#confirm', 'a brand new secret');
-      await page.click('main button[type=submit]');
+      await page.click('form[action="/panel/account/password"] button');
       expect(await page.textContent('[role=status]')).toContain('Contraseña cambiada');
       await otherPage.goto(`${base}/panel/overview`);
       expect(otherPage.url()).toBe(`${base}/panel/`);
@@ -240,6 +241,53 @@ describeEngines('panel sign-in', (engine) => {
     await signIn(page, base, a.email, a.password);
     expect((await page.goto(`${base}/panel/operator`))!.status()).toBe(403);
     await page.goto(`${base}/panel/overview`);
+    await signOut(page);
+  });
+
+  it('optional two-step sign-in with an authenticator app: set up, then the code is asked, refused when wrong or reused', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'two step password');
+    await signIn(page, base, a.email, a.password);
+    await page.goto(`${base}/panel/account`);
+    await page.fill('#totp-password', a.password);
+    await page.click('form[action="/panel/account/totp-start"] button');
+    const secret = (await page.textContent('[data-testid=totp-secret]'))!;
+    const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+    await expectAccessible(page);
+    await page.fill('#totp-first', '000000' === totp.generate() ? '111111' : '000000');
+    await page.click('form[action="/panel/account/totp-confirm"] button');
+    expect(await page.textContent('[role=alert]')).toContain('El código no es correcto');
+    // Still off after a wrong first code: set up again and confirm with the right one.
+    await page.fill('#totp-password', a.password);
+    await page.click('form[action="/panel/account/totp-start"] button');
+    const secret2 = (await page.textContent('[data-testid=totp-secret]'))!;
+    const totp2 = new TOTP({ secret: Secret.fromBase32(secret2), digits: 6, period: 30, algorithm: 'SHA1' });
+    const first = totp2.generate();
+    await page.fill('#totp-first', first);
+    await page.click('form[action="/panel/account/totp-confirm"] button');
+    expect(await page.textContent('[role=status]')).toContain('Verificación en dos pasos activada');
+    await signOut(page);
+
+    // The password alone opens only the code page.
+    await page.goto(`${base}/panel/`);
+    await page.fill('input[name=email]', a.email);
+    await page.fill('input[name=password]', a.password);
+    await page.click('button[type=submit]');
+    expect(page.url()).toBe(`${base}/panel/totp`);
+    expect(await page.locator('[data-testid=balance]').count()).toBe(0);
+    await page.goto(`${base}/panel/integrations`);
+    expect(page.url()).toBe(`${base}/panel/totp`);
+    await expectAccessible(page);
+    // The code that turned it on was used up: the same step's code is refused.
+    await page.fill('#code', first);
+    await page.click('button[type=submit]');
+    expect(await page.textContent('[role=alert]')).toContain('El código no es correcto o ya se usó');
+    // The next step's code (allowed for clock drift) signs in.
+    await page.fill('#code', totp2.generate({ timestamp: Date.now() + 30_000 }));
+    await page.click('button[type=submit]');
+    expect(page.url()).toBe(`${base}/panel/overview`);
+    expect(await page.locator('[data-testid=balance]').count()).toBe(1);
+    await page.goto(`${base}/panel/account`);
+    expect(await page.textContent('[data-testid=totp-state]')).toContain('activa');
     await signOut(page);
   });
 });

@@ -16,8 +16,20 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('principal_id', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
+    .addColumn('pending_totp', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
   await db.schema.createIndex('panel_sessions_principal').on('panel_sessions').columns(['kind', 'principal_id']).execute();
+
+  await db.schema
+    .createTable('panel_totp')
+    .addColumn('kind', 'text', (c) => c.notNull())
+    .addColumn('principal_id', 'bigint', (c) => c.notNull())
+    .addColumn('secret_enc', 'text', (c) => c.notNull())
+    .addColumn('enabled', 'integer', (c) => c.notNull().defaultTo(0))
+    .addColumn('last_step', 'bigint', (c) => c.notNull().defaultTo(0))
+    .addColumn('created_at', 'bigint', (c) => c.notNull())
+    .addPrimaryKeyConstraint('panel_totp_pk', ['kind', 'principal_id'])
+    .execute();
 
   await withId(db, db.schema.createTable('panel_signin_failures'))
     .addColumn('email', 'text', (c) => c.notNull())
@@ -30,6 +42,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('panel_signin_failures').execute();
+  await db.schema.dropTable('panel_totp').execute();
   await db.schema.dropTable('panel_sessions').execute();
   await db.schema.dropTable('panel_operators').execute();
 }
