@@ -90,12 +90,22 @@ describeEngines('panel contacts', (engine) => {
     await screenshot(page, `${engine}-contacts-phone`);
     await page.setViewportSize(DESKTOP);
 
+    // A second import: an existing number is updated (as /contacts/add does), a new one added, a repeat in the file kept once.
+    const again = join(dir, 'again.csv');
+    writeFileSync(again, ['number,name', '5510000000,Renombrado', '5599999999,Nuevo', '5599999999,Nuevo otra vez'].join('\n'));
+    await form.locator('input[type=file]').setInputFiles(again);
+    await form.locator('button').click();
+    await page.waitForFunction(() => document.querySelector('form.import .import-status')!.textContent!.includes('3'));
+    expect(await countIn(listKey)).toBe(10_001);
+    const renamed = await h.ctx.db.kysely.selectFrom('contacts').select(['name', 'email']).where('number', '=', '525510000000').where('account_id', '=', a.id).executeTakeFirstOrThrow();
+    expect(renamed).toEqual({ name: 'Renombrado', email: 'cliente0@example.com' });
+
     const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
     const exported = await fetch(`${base}/panel/contacts/export?list=${listKey}`, { headers: { cookie } });
     expect(exported.status).toBe(200);
     const csv = (await exported.text()).replace(/^\ufeff/, '').trim().split('\r\n');
-    expect(csv).toHaveLength(10_001);
-    expect(csv[1]).toBe('5510000000,52,Cliente 0,cliente0@example.com,,,,,,,');
+    expect(csv).toHaveLength(10_002);
+    expect(csv[1]).toBe('5510000000,52,Renombrado,cliente0@example.com,,,,,,,');
     expect(errors).toEqual([]);
   }, 120_000);
 

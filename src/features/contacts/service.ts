@@ -13,6 +13,7 @@ import {
   recentChanges,
   updateContact,
   upsertContact,
+  upsertContacts,
   type ChangeAction,
   type Contact,
   type ContactChanges,
@@ -262,12 +263,7 @@ export async function importContacts(
   const { errors, rows } = importRows(inputs);
   if (errors.length > 0) return { errors, written: 0 };
   await whileListExists(() =>
-    db.transaction().execute(async (trx) => {
-      for (let i = 0; i < rows.length; i++) {
-        await upsertContact(trx, accountId, list.id, rows[i]);
-        if ((i + 1) % 250 === 0 || i === rows.length - 1) await onProgress(i + 1);
-      }
-    }),
+    db.transaction().execute((trx) => upsertContacts(trx, accountId, list.id, rows, onProgress)),
   );
   return { errors, written: rows.length };
 }
