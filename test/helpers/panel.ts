@@ -1,6 +1,7 @@
-import type { Page } from 'playwright-core';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { hashPassword } from '../../src/lib/passwords.js';
-import type { Harness, TestAccount } from './harness.js';
+import { startHarness, type EngineName, type Harness, type TestAccount } from './harness.js';
+import { DESKTOP, watchPageErrors } from './browser.js';
 
 /** Gives a test account a real password (the harness creates accounts without one). */
 export async function withPassword(h: Harness, account: TestAccount, password: string): Promise<TestAccount & { password: string }> {
@@ -24,4 +25,29 @@ export async function signIn(page: Page, base: string, email: string, password: 
 export async function signOut(page: Page): Promise<void> {
   await page.click('header form[action="/panel/signout"] button');
   await page.waitForURL(/\/panel\/$/);
+}
+
+/** A listening service on the engine and a fresh browser context with one page, watched for script and CSP errors. */
+export async function startPanel(browser: Browser, engine: EngineName, env: Record<string, string> = {}, timeoutMs = 8000) {
+  const h = await startHarness(engine, { listen: true, env });
+  const context = await browser.newContext({ viewport: DESKTOP });
+  context.setDefaultTimeout(timeoutMs);
+  const page = await context.newPage();
+  const errors = watchPageErrors(page);
+  return {
+    h,
+    base: h.config.publicBaseUrl,
+    context,
+    page,
+    errors,
+    async close() {
+      await context.close();
+      await h.close();
+    },
+  };
+}
+
+/** The browser's cookies as a Cookie header, for requests made beside the browser. */
+export async function cookieHeader(context: BrowserContext): Promise<string> {
+  return (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
 }

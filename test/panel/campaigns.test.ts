@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot, watchPageErrors } from '../helpers/browser.js';
-import { signIn, withPassword } from '../helpers/panel.js';
+import { describeEngines, eventually, type Harness } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
+import { signIn, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
 import { csvCell } from '../../src/panel/pages/campaigns.js';
 import { formatLocalDate } from '../../src/lib/time.js';
 
@@ -28,16 +28,13 @@ describeEngines('panel campaigns and overview', (engine) => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let panel: Awaited<ReturnType<typeof startPanel>>;
   let a: Awaited<ReturnType<typeof withPassword>>;
   let campaignId: number;
 
   beforeAll(async () => {
-    h = await startHarness(engine, { listen: true });
-    base = h.config.publicBaseUrl;
-    context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(8000);
-    page = await context.newPage();
-    errors = watchPageErrors(page);
+    panel = await startPanel(browser, engine);
+    ({ h, base, context, page, errors } = panel);
     a = await withPassword(h, await h.createAccount(100), 'campaigns 1');
     // The simulated carrier reports 55500000NN as status NN (00 delivered, 01 not delivered) and refuses 5559999…
     const numbers = ['5550000000', '5512345678', '5512345679', '5550000001', '5550000004', '5559999001'];
@@ -51,8 +48,7 @@ describeEngines('panel campaigns and overview', (engine) => {
     await signIn(page, base, a.email, a.password);
   });
   afterAll(async () => {
-    await context?.close();
-    await h?.close();
+    await panel?.close();
   });
 
   it("the overview counts today's messages and its 30-day chart shows them by status", async () => {
@@ -97,7 +93,7 @@ describeEngines('panel campaigns and overview', (engine) => {
 
   it("exports a period's messages as CSV", async () => {
     const today = formatLocalDate(Date.now());
-    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const cookie = await cookieHeader(context);
     const res = await fetch(`${base}/panel/campaigns/export?from=${today}&to=${today}`, { headers: { cookie } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');

@@ -3,9 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot, watchPageErrors } from '../helpers/browser.js';
-import { signIn, withPassword } from '../helpers/panel.js';
+import { describeEngines, type Harness } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
+import { signIn, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
 
 let browser: Browser;
 let dir: string;
@@ -31,18 +31,14 @@ describeEngines('panel contacts', (engine) => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let panel: Awaited<ReturnType<typeof startPanel>>;
 
   beforeAll(async () => {
-    h = await startHarness(engine, { listen: true });
-    base = h.config.publicBaseUrl;
-    context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(15_000);
-    page = await context.newPage();
-    errors = watchPageErrors(page);
+    panel = await startPanel(browser, engine, {}, 15_000);
+    ({ h, base, context, page, errors } = panel);
   });
   afterAll(async () => {
-    await context?.close();
-    await h?.close();
+    await panel?.close();
   });
 
   const countIn = async (listKey: string) =>
@@ -100,7 +96,7 @@ describeEngines('panel contacts', (engine) => {
     const renamed = await h.ctx.db.kysely.selectFrom('contacts').select(['name', 'email']).where('number', '=', '525510000000').where('account_id', '=', a.id).executeTakeFirstOrThrow();
     expect(renamed).toEqual({ name: 'Renombrado', email: 'cliente0@example.com' });
 
-    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const cookie = await cookieHeader(context);
     const exported = await fetch(`${base}/panel/contacts/export?list=${listKey}`, { headers: { cookie } });
     expect(exported.status).toBe(200);
     const csv = (await exported.text()).replace(/^\ufeff/, '').trim().split('\r\n');
@@ -114,7 +110,7 @@ describeEngines('panel contacts', (engine) => {
     const list = await h.post('/agendas/add', { agenda_name: 'Ajena' }, owner.apikey);
     const foreignKey: string = list.body.list_key;
     expect(foreignKey).toBeTruthy();
-    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const cookie = await cookieHeader(context);
     const csrf = (await page.getAttribute('input[name=_csrf]', 'value'))!;
     const post = (key: string, token?: string) =>
       h.request('POST', `/panel/contacts/import?list=${encodeURIComponent(key)}`, { body: 'number\n5511111111\n', headers: { cookie, 'content-type': 'text/csv', accept: 'application/json', ...(token ? { 'x-csrf-token': token } : {}) } });

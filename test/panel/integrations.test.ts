@@ -3,9 +3,9 @@ import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot, watchPageErrors } from '../helpers/browser.js';
-import { signIn, signOut, withPassword } from '../helpers/panel.js';
+import { describeEngines, eventually, type Harness } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
+import { signIn, signOut, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
 import { runCommands } from '../helpers/cli.js';
 import { walletCommands } from '../../src/features/wallet/cli.js';
 import { loyaltyCommands } from '../../src/features/loyalty/cli.js';
@@ -54,18 +54,14 @@ describeEngines('panel integrations', (engine) => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let panel: Awaited<ReturnType<typeof startPanel>>;
 
   beforeAll(async () => {
-    h = await startHarness(engine, { listen: true, env: { TRUST_PROXY: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' } });
-    base = h.config.publicBaseUrl;
-    context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(8000);
-    page = await context.newPage();
-    errors = watchPageErrors(page);
+    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' });
+    ({ h, base, context, page, errors } = panel);
   });
   afterAll(async () => {
-    await context?.close();
-    await h?.close();
+    await panel?.close();
   });
   beforeEach(async () => {
     await context.clearCookies();
@@ -193,7 +189,7 @@ describeEngines('panel integrations', (engine) => {
       .returning('id')
       .execute();
     await signIn(page, base, a.email, a.password);
-    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const cookie = await cookieHeader(context);
     const csrf = await page.getAttribute('input[name=_csrf]', 'value');
     const post = (path: string, form: Record<string, string>) => h.request('POST', path, { form: { _csrf: csrf!, ...form }, headers: { cookie } });
     const test = await post('/panel/integrations/test-event', {});

@@ -2,9 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot, watchPageErrors } from '../helpers/browser.js';
-import { createOperator, signIn, signOut, withPassword } from '../helpers/panel.js';
+import { describeEngines, type Harness } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
+import { createOperator, signIn, signOut, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
 import { Secret, TOTP } from 'otpauth';
 
 let browser: Browser;
@@ -34,18 +34,14 @@ describeEngines('panel sign-in', (engine) => {
   let context: BrowserContext;
   let page: Page;
   let errors: string[];
+  let panel: Awaited<ReturnType<typeof startPanel>>;
 
   beforeAll(async () => {
-    h = await startHarness(engine, { listen: true, env: { TRUST_PROXY: '127.0.0.1' } });
-    base = h.config.publicBaseUrl;
-    context = await browser.newContext({ viewport: DESKTOP });
-    context.setDefaultTimeout(8000);
-    page = await context.newPage();
-    errors = watchPageErrors(page);
+    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1' });
+    ({ h, base, context, page, errors } = panel);
   });
   afterAll(async () => {
-    await context?.close();
-    await h?.close();
+    await panel?.close();
   });
   beforeEach(async () => {
     await context.clearCookies();
@@ -133,7 +129,7 @@ describeEngines('panel sign-in', (engine) => {
   it('throttles sign-in per address across accounts', async () => {
     const victim = await withPassword(h, await h.createAccount(0), 'correct horse 5');
     const from = { 'x-forwarded-for': '203.0.113.9' };
-    for (let i = 0; i < 20; i++) await postSignin(h, `nobody${i}@example.com`, 'guess', from);
+    await Promise.all(Array.from({ length: 20 }, (_, i) => postSignin(h, `nobody${i}@example.com`, 'guess', from)));
     const refused = await postSignin(h, victim.email, victim.password, from);
     expect(refused.status).toBe(429);
     expect(refused.body).toContain('Demasiados intentos fallidos');
@@ -161,7 +157,7 @@ describeEngines('panel sign-in', (engine) => {
       evil.close();
     }
     // The same request from the panel's origin but without the token is refused too.
-    const cookie = (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
+    const cookie = await cookieHeader(context);
     const noToken = await h.request('POST', '/panel/integrations/rotate-key', { form: {}, headers: { cookie, origin: base } });
     expect(noToken.status).toBe(403);
     const after = await h.ctx.db.kysely.selectFrom('api_keys').select('key_hash').where('account_id', '=', a.id).where('revoked_at', 'is', null).execute();
