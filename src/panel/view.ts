@@ -176,7 +176,6 @@ export function registerAction(
       result = await handler(request, v, body, reply);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      // Read the session again: the action may have changed the balance before failing.
       return sendPage(reply, { ...v, query: {} }, section, { status: error.status, error: errorText(v, error) });
     }
     if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
