@@ -226,6 +226,7 @@ describeEngines('panel sign-in', (engine) => {
     await signIn(page, base, `op-${a.id}@example.com`, 'operator password');
     expect(page.url()).toBe(`${base}/panel/operator`);
     expect(await page.locator(`[data-testid=accounts] tr[data-account="${a.email}"]`).count()).toBe(1);
+    expect(await page.textContent('[data-testid=routes]')).toContain('simulator');
     await expectAccessible(page);
     await screenshot(page, `${engine}-operator-desktop`);
     await page.setViewportSize(PHONE);

@@ -7,8 +7,11 @@ import { queueStats } from '../../jobs/queue.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
+import type { Channel } from '../../messaging/types.js';
 import { failingEndpoints, searchAccounts } from '../operator-store.js';
 import { csrfField, field, formatCredits, formatNumber, refuse, registerAction, type Section, type Shared } from '../view.js';
+
+const CHANNELS: Channel[] = ['sms', 'rcs', 'chatapp', 'voice'];
 
 /** Positive credits with at most 4 decimals (one unit), as the CLI accepts them. */
 function creditsField(text: string, allowZero: boolean): number {
@@ -17,7 +20,7 @@ function creditsField(text: string, allowZero: boolean): number {
   return n;
 }
 
-/** The operator view: accounts (search, create, add credits, archive), the job queue, failing webhook endpoints. */
+/** The operator view: accounts (search, create, add credits, archive), the carrier routes, the job queue, failing webhook endpoints. */
 export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const db = ctx.db.kysely;
@@ -57,6 +60,17 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     <label for="new-credits">${v.t('credits')}</label><input id="new-credits" name="credits" inputmode="decimal" value="0">
     <button type="submit">${v.t('create_account')}</button>
   </form>
+</section>
+
+<section class="card" aria-labelledby="routes-title">
+  <h2 id="routes-title">${v.t('routes')}</h2>
+  <div class="scroll"><table class="stack" data-testid="routes"><thead><tr><th scope="col">${v.t('channel')}</th><th scope="col">${v.t('carrier')}</th><th scope="col">${v.t('pace')}</th></tr></thead><tbody>
+  ${CHANNELS.map((channel) => {
+    const route = ctx.carriers.route(channel);
+    return html`<tr><td>${channel}</td><td>${route?.driver.name ?? v.t('none')}</td><td>${route ? formatNumber(v, route.driver.messagesPerSecond) : ''}</td></tr>`;
+  })}
+  </tbody></table></div>
+  <p class="help">${v.t('routes_help')}</p>
 </section>
 
 <section class="card" aria-labelledby="queue-title">
