@@ -176,7 +176,9 @@ export function registerAction(
       result = await handler(request, v, body, reply);
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
-      return sendPage(reply, { ...v, query: {} }, section, { status: error.status, error: errorText(v, error) });
+      // The page comes back with what was typed (never a password or the token), so nothing has to be typed again.
+      const typed = Object.fromEntries(Object.entries(body).filter(([k, x]) => typeof x === 'string' && !/password|current|confirm|_csrf/.test(k)));
+      return sendPage(reply, { ...v, query: {} }, section, { status: error.status, error: errorText(v, error), shown: { typed } });
     }
     if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
     const query = new URLSearchParams({ done: result.done, ...Object.fromEntries(Object.entries(result.vars ?? {}).map(([k, x]) => [k, String(x)])) });
@@ -186,6 +188,12 @@ export function registerAction(
 
 /** A refusal in the panel's words (the code is the word's key). */
 export const refuse = (status: number, key: WordKey, vars: Record<string, string | number> = {}) => new ApiError(status, key, undefined, vars);
+
+/** What the person typed in a refused form (see registerAction), to fill the form again. */
+export const typed = (shown: Record<string, unknown> | undefined, name: string): string => {
+  const values = (shown?.typed ?? {}) as Record<string, string>;
+  return typeof values[name] === 'string' ? values[name] : '';
+};
 
 /** A form field as trimmed text ('' when absent). */
 export const field = (body: Record<string, unknown>, name: string): string => (typeof body[name] === 'string' ? (body[name] as string).trim() : '');

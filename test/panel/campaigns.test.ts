@@ -135,9 +135,13 @@ describeEngines('panel campaigns and overview', (engine) => {
     expect(scheduled.status).toBe('scheduled');
 
     // The API's rules and codes: an empty message is refused with sms_01's reason, and nothing is sent.
-    await page.fill('#message', '   ');
+    await page.fill('#numbers', '5512340004');
+    await page.fill('#message', 'x'.repeat(161));
     await page.click('form[action="/panel/send/submit"] button[type=submit]');
-    expect(await page.textContent('[role=alert]')).toBeTruthy();
+    expect(await page.textContent('[role=alert]')).toContain('160');
+    // Nothing typed is lost.
+    expect(await page.inputValue('#numbers')).toBe('5512340004');
+    expect(await page.inputValue('#message')).toBe('x'.repeat(161));
     expect(errors).toEqual([]);
   });
 });

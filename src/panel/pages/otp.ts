@@ -4,7 +4,7 @@ import { settingsChanges } from '../../features/otp/cli.js';
 import { findSettings, saveSettings } from '../../features/otp/store.js';
 import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
-import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared } from '../view.js';
+import { accountOf, csrfField, field, refuse, registerAction, typed, type Section, type Shared } from '../view.js';
 
 /** OTP: the abuse-protection settings (as `otp settings`) and the newest verifications with their state (never a code). */
 export function otpPage(scope: FastifyInstance, shared: Shared): Section {
@@ -13,8 +13,9 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
     path: '/panel/otp',
     title: 'otp',
     who: 'account',
-    async render(v) {
+    async render(v, shown) {
       const account = accountOf(v);
+      const refused = shown?.typed !== undefined;
       const [settings, recent] = await Promise.all([
         findSettings(db, account.id),
         db
@@ -28,9 +29,9 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
       return html`<section class="card" aria-labelledby="otp-settings">
   <h2 id="otp-settings">${v.t('otp_settings')}</h2>
   <form method="post" action="/panel/otp/settings" class="grid">${csrfField(v)}
-    <label for="countries">${v.t('otp_countries')}</label><input id="countries" name="countries" value="${settings?.allowed_countries ?? ''}" placeholder="52,1" aria-describedby="countries-help">
+    <label for="countries">${v.t('otp_countries')}</label><input id="countries" name="countries" value="${refused ? typed(shown, 'countries') : (settings?.allowed_countries ?? '')}" placeholder="52,1" aria-describedby="countries-help">
     <p id="countries-help" class="help">${v.t('otp_countries_help')}</p>
-    <label for="per-hour">${v.t('otp_per_hour')}</label><input id="per-hour" name="max_per_number_hour" inputmode="numeric" value="${settings?.max_per_number_hour ?? ''}" aria-describedby="per-hour-help">
+    <label for="per-hour">${v.t('otp_per_hour')}</label><input id="per-hour" name="max_per_number_hour" inputmode="numeric" value="${refused ? typed(shown, 'max_per_number_hour') : (settings?.max_per_number_hour ?? '')}" aria-describedby="per-hour-help">
     <p id="per-hour-help" class="help">${v.t('otp_per_hour_help')}</p>
     <button type="submit">${v.t('save')}</button>
   </form>

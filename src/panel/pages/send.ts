@@ -10,7 +10,7 @@ import { allLists } from '../../features/lists/service.js';
 import { priceUnits } from '../../messaging/pricing.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { html } from '../html.js';
-import { accountOf, csrfField, field, formatNumber, makeView, registerAction, type Section, type Shared, type View } from '../view.js';
+import { accountOf, csrfField, field, formatNumber, makeView, registerAction, typed, type Section, type Shared, type View } from '../view.js';
 
 /** A contact list's numbers, with their country codes, as /sms/send takes them with find_country_code 1. */
 async function listNumbers(v: View, listKey: string): Promise<string> {
@@ -39,27 +39,28 @@ export function sendPage(scope: FastifyInstance, shared: Shared): Section {
     path: '/panel/send',
     title: 'send',
     who: 'account',
-    async render(v) {
+    async render(v, shown) {
       const lists = await allLists(db, accountOf(v).id);
+      const was = (name: string) => typed(shown, name);
       return html`<section class="card narrow-wide">
   <form method="post" action="/panel/send/submit" data-preview="/panel/send/preview">${csrfField(v)}
     <label for="numbers">${v.t('numbers')}</label>
-    <textarea id="numbers" name="numbers" rows="3" aria-describedby="numbers-help" spellcheck="false"></textarea>
+    <textarea id="numbers" name="numbers" rows="3" aria-describedby="numbers-help" spellcheck="false">${was('numbers')}</textarea>
     <p id="numbers-help" class="help">${v.t('numbers_help')}</p>
     <label for="list">${v.t('or_list')}</label>
-    <select id="list" name="list"><option value="">${v.t('none')}</option>${lists.map((l) => html`<option value="${l.list_key}">${l.agenda_name}</option>`)}</select>
+    <select id="list" name="list"><option value="">${v.t('none')}</option>${lists.map((l) => html`<option value="${l.list_key}"${was('list') === l.list_key ? html` selected` : ''}>${l.agenda_name}</option>`)}</select>
     <label for="message">${v.t('message')}</label>
-    <textarea id="message" name="message" rows="4" maxlength="2000" required aria-describedby="counter"></textarea>
+    <textarea id="message" name="message" rows="4" maxlength="2000" required aria-describedby="counter">${was('message')}</textarea>
     <p class="help" id="counter" role="status" aria-live="polite" data-testid="counter"
       data-format="${v.t('counter', { length: '{length}', max: '{max}', recipients: '{recipients}', cost: '{cost}' })}"
       data-changed="${v.t('transliterated_as')}">${v.t('counter', { length: 0, max: MAX_SMS_LENGTH, recipients: 0, cost: 0 })}</p>
     <p class="help" id="changed" data-testid="transliterated"></p>
     <label for="name">${v.t('campaign_name')}</label>
-    <input id="name" name="name" maxlength="100">
+    <input id="name" name="name" maxlength="100" value="${was('name')}">
     <label for="date">${v.t('schedule')}</label>
-    <input id="date" name="date" type="datetime-local" aria-describedby="date-help">
+    <input id="date" name="date" type="datetime-local" aria-describedby="date-help" value="${was('date')}">
     <p id="date-help" class="help">${v.t('schedule_help')}</p>
-    <label><input type="checkbox" name="sandbox" value="1"> ${v.t('sandbox_help')}</label>
+    <label><input type="checkbox" name="sandbox" value="1"${was('sandbox') === '1' ? html` checked` : ''}> ${v.t('sandbox_help')}</label>
     <button type="submit">${v.t('send')}</button>
   </form>
 </section>`;
