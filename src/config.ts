@@ -66,6 +66,11 @@ const schema = z.object({
   WEBHOOK_ADD_PER_MINUTE: intFrom(10, 1),
   PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
   PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
+  // panel
+  PANEL_SESSION_HOURS: intFrom(12, 1),
+  PANEL_SIGNIN_WINDOW_MINUTES: intFrom(15, 1),
+  PANEL_SIGNIN_FAILURES_PER_ACCOUNT: intFrom(5, 1),
+  PANEL_SIGNIN_FAILURES_PER_ADDRESS: intFrom(20, 1),
   // staff, wallet, loyalty
   // carriers
   REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),

@@ -23,14 +23,10 @@ export async function findAccountById(db: Executor, id: number): Promise<Account
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/**
- * The caller behind an active key of an active account, with the settings a
- * sub-account inherits from its parent; the caller narrows it to one key.
- */
-export function selectCallerOfKey(db: Executor) {
+/** An active account as a caller, with the settings a sub-account without its own inherits from its parent. */
+export function selectCaller(db: Executor) {
   return db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
+    .selectFrom('accounts')
     .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
     .select(['accounts.id', 'accounts.email', 'accounts.credits', 'accounts.parent_id'])
     .select([
@@ -38,8 +34,12 @@ export function selectCallerOfKey(db: Executor) {
       sql<number | null>`coalesce(accounts.rate_limit_per_sec, parent.rate_limit_per_sec)`.as('rate_limit_per_sec'),
       sql<number>`case when accounts.rate_limit_per_sec is null and accounts.parent_id is not null then accounts.parent_id else accounts.id end`.as('rate_bucket'),
     ])
-    .where('api_keys.revoked_at', 'is', null)
     .where('accounts.status', '=', 'active');
+}
+
+/** The caller behind a key that is not revoked; the caller narrows it to one key. */
+export function selectCallerOfKey(db: Executor) {
+  return selectCaller(db).innerJoin('api_keys', 'api_keys.account_id', 'accounts.id').where('api_keys.revoked_at', 'is', null);
 }
 
 const KEY_PLACEHOLDER = '\u0000key-hash';

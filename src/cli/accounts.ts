@@ -30,7 +30,7 @@ export async function requireAccount(ctx: AppContext, email: string, parentEmail
   return sub;
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function settingsOf(a: Account) {
   return {

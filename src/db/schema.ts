@@ -11,6 +11,7 @@ import type { StaffTables } from '../features/staff/tables.js';
 import type { WalletTables } from '../features/wallet/tables.js';
 import type { LoyaltyTables } from '../features/loyalty/tables.js';
 import type { CarrierTables } from '../carriers/tables.js';
+import type { PanelTables } from '../panel/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -78,4 +79,5 @@ export interface Database
     StaffTables,
     WalletTables,
     LoyaltyTables,
-    CarrierTables {}
+    CarrierTables,
+    PanelTables {}

@@ -19,6 +19,7 @@ import { staff } from './staff/routes.js';
 import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
 import { carriers } from '../carriers/feature.js';
+import { panel } from '../panel/feature.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, authLogin, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty, carriers];
+export const features: Feature[] = [credits, authLogin, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty, carriers, panel];

@@ -54,6 +54,7 @@ export class Secrets {
   readonly webhookEncryption: Buffer;
   readonly staffPasswordFingerprint: Buffer;
   readonly authToken: Buffer;
+  readonly panelTotpEncryption: Buffer;
 
   constructor(master: Buffer) {
     const derive = (label: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), label, 32));
@@ -62,6 +63,7 @@ export class Secrets {
     this.webhookEncryption = derive('mensajero/webhook-secret-encryption');
     this.staffPasswordFingerprint = derive('mensajero/staff-password-fingerprint');
     this.authToken = derive('mensajero/legacy-auth-token');
+    this.panelTotpEncryption = derive('mensajero/panel-totp-encryption');
   }
 }
 

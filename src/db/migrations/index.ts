@@ -13,6 +13,7 @@ import * as m0012 from './0012_staff_wallet_loyalty.js';
 import * as m0013 from './0013_dispatch_claims.js';
 import * as m0016 from './0016_security.js';
 import * as m0017 from './0017_carriers.js';
+import * as m0018 from './0018_panel.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -30,4 +31,5 @@ export const migrations: Record<string, Migration> = {
   '0013_dispatch_claims': m0013,
   '0016_security': m0016,
   '0017_carriers': m0017,
+  '0018_panel': m0018,
 };

@@ -13,9 +13,11 @@ import {
   recentChanges,
   updateContact,
   upsertContact,
+  upsertContacts,
   type ChangeAction,
   type Contact,
   type ContactChanges,
+  type ContactFields,
   type ContactList,
 } from './store.js';
 
@@ -219,4 +221,50 @@ export async function pollChanges(db: Kysely<Database>, accountId: number, actio
     list_key: r.list_key ?? '',
     contact: contactRecord(JSON.parse(r.snapshot) as Contact),
   }));
+}
+
+/** A row an import refuses: its line in the file (the header is line 1), the code and message /contacts/add would answer. */
+export interface ImportRowError {
+  line: number;
+  code: string;
+  message: string;
+}
+
+/** The rows of an import with their numbers normalised, and the rows whose number is refused (contact_03). */
+export function importRows(inputs: Array<{ line: number; input: ContactInput }>): { errors: ImportRowError[]; rows: ContactFields[] } {
+  const errors: ImportRowError[] = [];
+  const rows: ContactFields[] = [];
+  for (const { line, input } of inputs) {
+    try {
+      const { countryCode, number } = numberOf(input);
+      rows.push({ ...changesOf(input), country_code: countryCode, number });
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      errors.push({ line, code: err.code, message: err.message });
+    }
+  }
+  return { errors, rows };
+}
+
+/**
+ * Adds (or updates, by number) many contacts of one list with the rules of
+ * /contacts/add, all or nothing: every number is checked first (errors per
+ * row, nothing written), then one transaction writes them all, so a failure
+ * half-way leaves the list as it was. `lines` gives each input's line in the
+ * file; `onProgress` hears how many are written.
+ */
+export async function importContacts(
+  db: Kysely<Database>,
+  accountId: number,
+  listKey: string,
+  inputs: Array<{ line: number; input: ContactInput }>,
+  onProgress: (written: number) => void | Promise<void> = () => undefined,
+): Promise<{ errors: ImportRowError[]; written: number }> {
+  const list = await writableList(db, accountId, listKey);
+  const { errors, rows } = importRows(inputs);
+  if (errors.length > 0) return { errors, written: 0 };
+  await whileListExists(() =>
+    db.transaction().execute((trx) => upsertContacts(trx, accountId, list.id, rows, onProgress)),
+  );
+  return { errors, written: rows.length };
 }

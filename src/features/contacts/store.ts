@@ -139,6 +139,43 @@ export async function copyContact(trx: Executor, source: Contact, targetListId: 
   return copy;
 }
 
+const IMPORT_COLUMNS = [
+  'name', 'email', 'custom_field_1', 'custom_field_2', 'custom_field_3', 'custom_field_4',
+  'birthday_date', 'facebook', 'twitter', 'linkedin', 'instagram', 'street', 'zip',
+] as const satisfies ReadonlyArray<keyof ContactFields>;
+
+/**
+ * Many upserts at once (the panel's import), with upsertContact's result:
+ * new numbers go in multi-row INSERTs, a number already in the list (or
+ * repeated in the rows) goes through upsertContact, and every change is
+ * logged. Call inside a transaction. `onChunk` hears how many rows are done.
+ */
+export async function upsertContacts(trx: Executor, accountId: number, listId: number, rows: ContactFields[], onChunk: (done: number) => void | Promise<void>, chunkRows = 500): Promise<void> {
+  for (let start = 0; start < rows.length; start += chunkRows) {
+    const chunk = rows.slice(start, start + chunkRows);
+    const now = Date.now();
+    const inserted = await trx
+      .insertInto('contacts')
+      // Every row names every column: rows of one INSERT must agree, and SQLite has no DEFAULT in VALUES.
+      .values(chunk.map((fields) => ({ ...Object.fromEntries(IMPORT_COLUMNS.map((c) => [c, fields[c] ?? null])), country_code: fields.country_code, number: fields.number, account_id: accountId, list_id: listId, created_at: now, updated_at: now })))
+      .onConflict((oc) => oc.columns(['list_id', 'number']).doNothing())
+      .returningAll()
+      .execute();
+    if (inserted.length > 0) {
+      await trx
+        .insertInto('contact_changes')
+        .values(inserted.map((c) => ({ account_id: c.account_id, list_id: c.list_id, contact_id: c.id, action: 'created' as const, snapshot: JSON.stringify(c), created_at: now })))
+        .execute();
+    }
+    const fresh = new Set(inserted.map((c) => c.number));
+    for (const fields of chunk) {
+      if (fresh.delete(fields.number)) continue;
+      await upsertContact(trx, accountId, listId, fields);
+    }
+    await onChunk(Math.min(start + chunkRows, rows.length));
+  }
+}
+
 export async function logContactChange(trx: Executor, contact: Contact, action: ChangeAction, at = Date.now()): Promise<void> {
   await trx
     .insertInto('contact_changes')

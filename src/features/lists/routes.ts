@@ -10,7 +10,7 @@ import { contactsJson } from './stream.js';
 const agendaName = () => required('agenda_02').pipe(z.string().max(100, { error: 'agenda_03' }).transform((s) => s.replaceAll('\u0000', '')));
 const label = () => freeText(100, 'agenda_05');
 
-const AddBody = z.object({
+export const AddBody = z.object({
   agenda_name: agendaName().describe('unique among the account lists, case-insensitive; at most 100 characters'),
   agenda_description: freeText(255, 'agenda_05'),
   custom_field_1: label(),

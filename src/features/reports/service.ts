@@ -90,14 +90,24 @@ export function toReportRow(r: ReportSourceRow, time: LocalTimeFormatter): Repor
 /** Chunks stay small enough to be young-generation strings that V8 frees at once, not large objects left for a major GC. */
 const CHUNK_CHARS = 32_768;
 
+/** The period's rows page by page (keyset pagination, one page in memory): the JSON report and the panel's CSV export. */
+export async function* reportPages(db: Executor, q: ReportQuery, pageRows: number): AsyncGenerator<ReportSourceRow[]> {
+  let cursor: ReportCursor | null = null;
+  for (;;) {
+    const page = await reportPage(db, q, cursor, pageRows);
+    if (page.length === 0) return;
+    yield page;
+    if (page.length < pageRows) return;
+    const last = page[page.length - 1];
+    cursor = { createdAt: last.created_at, id: last.id };
+  }
+}
+
 export async function* reportJson(db: Executor, q: ReportQuery, pageRows: number): AsyncGenerator<string> {
   yield '{"success":true,"message":"report_generated","status":200,"code":"report_04","report":[';
   const time = new LocalTimeFormatter();
-  let cursor: ReportCursor | null = null;
   let first = true;
-  for (;;) {
-    const page = await reportPage(db, q, cursor, pageRows);
-    if (page.length === 0) break;
+  for await (const page of reportPages(db, q, pageRows)) {
     let chunk = '';
     for (let i = 0; i < page.length; i++) {
       chunk += (first ? '' : ',') + JSON.stringify(toReportRow(page[i], time));
@@ -107,9 +117,6 @@ export async function* reportJson(db: Executor, q: ReportQuery, pageRows: number
         chunk = '';
       }
     }
-    if (page.length < pageRows) break;
-    const last = page[page.length - 1];
-    cursor = { createdAt: last.created_at, id: last.id };
   }
   yield ']}';
 }
@@ -124,7 +131,7 @@ export interface CampaignDetails {
 }
 
 /** Which count of the details a message in each status adds to (sandbox messages only count as not charged). */
-const DETAIL_GROUP: Record<MessageStatus, 'delivered' | 'failed' | 'pending' | null> = {
+export const DETAIL_GROUP: Record<MessageStatus, 'delivered' | 'failed' | 'pending' | null> = {
   scheduled: 'pending',
   queued: 'pending',
   sent: 'pending',

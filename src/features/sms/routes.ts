@@ -22,7 +22,7 @@ const channel = z
 /** country_code: absent means 52; present but empty is sms_05 (checked with the numbers). */
 const countryCode = z.preprocess((v) => (v === undefined ? '52' : v === null ? '' : v), text('sms_05', 'sms_18'));
 
-const SendBody = z.object({
+export const SendBody = z.object({
   numbers: text('sms_03', 'sms_04').describe('comma-separated, at most 500, 10 digits each (country code + 10 digits with find_country_code 1)'),
   message: text('sms_01', 'sms_01').describe('at most 160 GSM-7 characters after transliteration'),
   country_code: countryCode.describe('default 52'),

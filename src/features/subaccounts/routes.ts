@@ -19,7 +19,7 @@ const Email = text('subaccount_02').pipe(
     .regex(EMAIL_FORMAT, { error: 'subaccount_04' }),
 );
 
-const AddBody = z.object({
+export const AddBody = z.object({
   email: Email,
   password: text('subaccount_05').pipe(
     z
@@ -28,8 +28,8 @@ const AddBody = z.object({
       .refine((s) => codePoints(s) >= 6 && codePoints(s) <= 36, { error: 'subaccount_06' }),
   ),
 });
-const EmailBody = z.object({ email: Email });
-const ManageBody = z.object({
+export const EmailBody = z.object({ email: Email });
+export const ManageBody = z.object({
   email: Email,
   type: integer('subaccount_10').pipe(z.union([z.literal(1), z.literal(2)], { error: 'subaccount_10' })),
   credits: integer('subaccount_11').pipe(z.number().min(1, { error: 'subaccount_11' }).max(MAX_TRANSFER, { error: 'subaccount_11' })),

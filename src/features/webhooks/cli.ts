@@ -4,8 +4,10 @@ import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { formatLocal } from '../../lib/time.js';
 import type { AppContext } from '../../context.js';
-import { findWebhook, rotateWebhookSecret, webhookSecret } from './store.js';
-import { listEvents, redeliverEvent } from './events-store.js';
+import { rotateWebhookSecret, webhookSecret } from './store.js';
+import { listEvents } from './events-store.js';
+import { redeliver as redeliverChecked } from './service.js';
+import { ApiError } from '../../http/errors.js';
 
 /** Validated inside the action, so that a bad value still prints one JSON object with --json. */
 const positiveInt = (v: unknown, option: string) => {
@@ -78,12 +80,12 @@ export function webhookCommands(program: Command, run: CliRunner): void {
 }
 
 async function redeliver(ctx: AppContext, id: number) {
-  const event = await ctx.db.kysely.selectFrom('events').select(['id', 'account_id', 'reference', 'state']).where('id', '=', id).executeTakeFirst();
-  if (!event) throw new CliError(`no event with id ${id}`);
-  const hook = await findWebhook(ctx.db.kysely, event.account_id);
-  if (!hook || hook.status !== 1) throw new CliError('the account has no enabled webhook');
-  if (!(await redeliverEvent(ctx.db.kysely, id))) throw new CliError(`event ${id} is already waiting for delivery`);
-  return { id: event.id, reference: event.reference, state: 'pending' };
+  try {
+    const event = await redeliverChecked(ctx, id);
+    return { ...event, state: 'pending' };
+  } catch (err) {
+    throw err instanceof ApiError ? new CliError(err.message) : err;
+  }
 }
 
 function humanList(events: Array<{ id: number; type: string; reference: string; state: string; attempts: number; created_at: string | null; last_status: number | null; last_error: string | null }>): string {

@@ -3,7 +3,7 @@ import type { Database } from '../../db/schema.js';
 import { affected } from '../../db/engine.js';
 import { enqueue } from '../../jobs/queue.js';
 import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, deliveryJobKey } from '../../events/record.js';
-import type { EventAttemptsTable, EventsTable } from '../../events/tables.js';
+import type { EventAttemptsTable, EventState, EventsTable } from '../../events/tables.js';
 
 export interface LoggedEvent {
   event: Selectable<EventsTable>;
@@ -11,9 +11,15 @@ export interface LoggedEvent {
 }
 
 /** The account's newest events (optionally only failed ones), each with its delivery log. */
-export async function listEvents(db: Kysely<Database>, accountId: number, opts: { failedOnly: boolean; limit: number }): Promise<LoggedEvent[]> {
+export async function listEvents(
+  db: Kysely<Database>,
+  accountId: number,
+  opts: { failedOnly: boolean; limit: number; state?: EventState; type?: EventsTable['type'] },
+): Promise<LoggedEvent[]> {
   let query = db.selectFrom('events').selectAll().where('account_id', '=', accountId);
   if (opts.failedOnly) query = query.where('state', '=', 'failed');
+  if (opts.state) query = query.where('state', '=', opts.state);
+  if (opts.type) query = query.where('type', '=', opts.type);
   const events = await query.orderBy('id', 'desc').limit(opts.limit).execute();
   if (events.length === 0) return [];
   const log = await db.selectFrom('event_attempts').selectAll().where('event_id', 'in', events.map((e) => e.id)).orderBy('id').execute();

@@ -3,6 +3,14 @@ import { badRequest } from '../../http/errors.js';
 import { ForbiddenDestination, resolveDestination } from '../../events/addresses.js';
 import { safeAgent, send } from '../../events/http.js';
 import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './store.js';
+import { redeliverEvent } from './events-store.js';
+import { defineMessages } from '../../http/codes.js';
+
+defineMessages({
+  no_such_event: 'No such event',
+  test_event_needs_webhook: 'The account has no enabled webhook',
+  redeliver_pending: 'The event is already waiting for delivery',
+});
 
 /** The registration check's time limit (spec, Limits). */
 export const REGISTRATION_TIMEOUT_MS = 5_000;
@@ -69,4 +77,21 @@ export async function changeStatus(ctx: AppContext, accountId: number, status: 0
 /** Deleting also cancels the events still waiting for delivery, in the same transaction. */
 export async function removeWebhook(ctx: AppContext, accountId: number): Promise<{ deleted: boolean; cancelled: number }> {
   return ctx.db.kysely.transaction().execute((trx) => deleteWebhook(trx, accountId));
+}
+
+/**
+ * Sends an event again with a fresh round of retries (the `events redeliver`
+ * command and the panel). Refused when the event is not the account's (when
+ * one is given), when the account has no enabled webhook, and while the
+ * event is pending.
+ */
+export async function redeliver(ctx: AppContext, eventId: number, accountId?: number): Promise<{ id: number; reference: string }> {
+  let query = ctx.db.kysely.selectFrom('events').select(['id', 'account_id', 'reference']).where('id', '=', eventId);
+  if (accountId !== undefined) query = query.where('account_id', '=', accountId);
+  const event = await query.executeTakeFirst();
+  if (!event) throw badRequest('no_such_event', `no event with id ${eventId}`);
+  const hook = await findWebhook(ctx.db.kysely, event.account_id);
+  if (!hook || hook.status !== 1) throw badRequest('test_event_needs_webhook', 'the account has no enabled webhook');
+  if (!(await redeliverEvent(ctx.db.kysely, eventId))) throw badRequest('redeliver_pending', `event ${eventId} is already waiting for delivery`);
+  return { id: Number(event.id), reference: event.reference };
 }

@@ -1,0 +1,103 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Executor } from '../db/engine.js';
+import { randomToken } from '../lib/ids.js';
+import { sha256Hex } from '../lib/secrets.js';
+import type { Account } from '../accounts/store.js';
+import type { PrincipalKind } from './tables.js';
+
+export const SESSION_COOKIE = 'mns_session';
+/** Before sign-in there is no session: the form's token is checked against this cookie (double submit). */
+export const SIGNIN_COOKIE = 'mns_signin';
+export const LANG_COOKIE = 'mns_lang';
+
+export interface Operator {
+  id: number;
+  email: string;
+}
+
+/** The signed-in browser of a request: an account (or sub-account) or an operator. */
+export interface PanelSession {
+  id: number;
+  csrf: string;
+  kind: PrincipalKind;
+  /** Password given, authenticator code still to come: only the code page is open. */
+  pendingTotp: boolean;
+  account?: Account;
+  operator?: Operator;
+}
+
+export function readCookies(request: FastifyRequest): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 1) continue;
+    const name = part.slice(0, eq).trim();
+    try {
+      out[name] = decodeURIComponent(part.slice(eq + 1).trim());
+    } catch {
+      /* a malformed cookie is ignored */
+    }
+  }
+  return out;
+}
+
+/**
+ * HttpOnly (no script reads it), SameSite=Lax (not sent on cross-site form
+ * posts), Path=/panel, and Secure whenever the browser reached us over HTTPS
+ * (directly or, with TRUST_PROXY, through a proxy that says so).
+ */
+export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAgeSeconds: number, httpOnly = true): void {
+  const attributes = [`${name}=${encodeURIComponent(value)}`, 'Path=/panel', `Max-Age=${maxAgeSeconds}`, 'SameSite=Lax'];
+  if (httpOnly) attributes.push('HttpOnly');
+  if (request.protocol === 'https') attributes.push('Secure');
+  const previous = reply.getHeader('set-cookie');
+  const list = previous === undefined ? [] : Array.isArray(previous) ? previous.map(String) : [String(previous)];
+  reply.header('set-cookie', [...list, attributes.join('; ')]);
+}
+
+export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string) => setCookie(request, reply, name, '', 0);
+
+/** Starts a session; returns the cookie token (only its hash is stored). */
+export async function createSession(db: Executor, kind: PrincipalKind, principalId: number, hours: number, pendingTotp = false): Promise<string> {
+  const token = randomToken(32);
+  const now = Date.now();
+  await db
+    .insertInto('panel_sessions')
+    .values({ token_hash: sha256Hex(token), csrf_token: randomToken(24), kind, principal_id: principalId, created_at: now, expires_at: now + hours * 3_600_000, pending_totp: pendingTotp ? 1 : 0 })
+    .execute();
+  return token;
+}
+
+/** The live session of a cookie token, with its account (active only) or operator; undefined otherwise. */
+export async function loadSession(db: Executor, token: string | undefined): Promise<PanelSession | undefined> {
+  if (!token || token.length > 100) return undefined;
+  const row = await db.selectFrom('panel_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('expires_at', '>', Date.now()).executeTakeFirst();
+  if (!row) return undefined;
+  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp: row.pending_totp === 1 };
+  if (row.kind === 'operator') {
+    const operator = await db.selectFrom('panel_operators').select(['id', 'email']).where('id', '=', row.principal_id).executeTakeFirst();
+    return operator ? { ...base, operator: { id: Number(operator.id), email: operator.email } } : undefined;
+  }
+  const account = await db.selectFrom('accounts').selectAll().where('id', '=', row.principal_id).where('status', '=', 'active').executeTakeFirst();
+  return account ? { ...base, account } : undefined;
+}
+
+export async function endSession(db: Executor, sessionId: number): Promise<void> {
+  await db.deleteFrom('panel_sessions').where('id', '=', sessionId).execute();
+}
+
+/** Signs a person out everywhere: every browser of theirs. */
+export async function endAllSessions(db: Executor, kind: PrincipalKind, principalId: number): Promise<void> {
+  await db.deleteFrom('panel_sessions').where('kind', '=', kind).where('principal_id', '=', principalId).execute();
+}
+
+/** Expired sessions are useless rows: removed at each sign-in. */
+export async function pruneSessions(db: Executor): Promise<void> {
+  await db.deleteFrom('panel_sessions').where('expires_at', '<=', Date.now()).execute();
+}
+
+export function sameToken(given: unknown, expected: string): boolean {
+  if (typeof given !== 'string' || given.length !== expected.length) return false;
+  return timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+}

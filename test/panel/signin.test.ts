@@ -1,0 +1,298 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { describeEngines, type Harness } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
+import { createOperator, signIn, signOut, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
+import { Secret, TOTP } from 'otpauth';
+
+let browser: Browser;
+beforeAll(async () => {
+  browser = await launchBrowser();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** The sign-in form's cookie and token, as a browser gets them (for requests made without the browser). */
+async function signinForm(h: Harness): Promise<{ cookie: string; token: string }> {
+  const res = await h.request('GET', '/panel/');
+  const cookie = String([res.headers['set-cookie']].flat()[0]).split(';')[0];
+  const token = /name="_csrf" value="([^"]+)"/.exec(res.body)![1];
+  return { cookie, token };
+}
+
+async function postSignin(h: Harness, email: string, password: string, headers: Record<string, string> = {}) {
+  const { cookie, token } = await signinForm(h);
+  return h.request('POST', '/panel/signin', { form: { _csrf: token, email, password }, headers: { cookie, ...headers } });
+}
+
+describeEngines('panel sign-in', (engine) => {
+  let h: Harness;
+  let base: string;
+  let context: BrowserContext;
+  let page: Page;
+  let errors: string[];
+  let panel: Awaited<ReturnType<typeof startPanel>>;
+
+  beforeAll(async () => {
+    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1' });
+    ({ h, base, context, page, errors } = panel);
+  });
+  afterAll(async () => {
+    await panel?.close();
+  });
+  beforeEach(async () => {
+    await context.clearCookies();
+  });
+
+  it('signs in with the form, shows the balance on every page, and signs out', async () => {
+    const a = await withPassword(h, await h.createAccount(12.5), 'correct horse 1');
+    await page.goto(`${base}/panel/`);
+    await expect.poll(() => page.locator('input[name=email]').count()).toBe(1);
+    expect(await page.getAttribute('html', 'lang')).toBe('es');
+    await expectAccessible(page);
+    await screenshot(page, `${engine}-signin-desktop`);
+
+    await page.fill('input[name=email]', a.email);
+    await page.fill('input[name=password]', 'wrong password');
+    await page.click('button[type=submit]');
+    expect(await page.textContent('[role=alert]')).toContain('Correo o contraseña incorrectos');
+
+    await signIn(page, base, a.email, a.password);
+    expect(page.url()).toBe(`${base}/panel/overview`);
+    expect(await page.textContent('[data-testid=balance]')).toBe('12.5');
+    await expectAccessible(page);
+    for (const path of ['/panel/integrations', '/panel/subaccounts', '/panel/account']) {
+      await page.goto(base + path);
+      expect(await page.textContent('[data-testid=balance]'), path).toBe('12.5');
+      await expectAccessible(page);
+    }
+    // The session lives in the database: one row, and only the hash of the cookie's token.
+    const cookie = (await context.cookies()).find((c) => c.name === 'mns_session')!;
+    expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/panel', secure: false });
+    const rows = await h.ctx.db.kysely.selectFrom('panel_sessions').selectAll().where('principal_id', '=', a.id).execute();
+    expect(rows).toHaveLength(1);
+    expect(rows[0].token_hash).not.toContain(cookie.value);
+
+    await signOut(page);
+    expect(await h.ctx.db.kysely.selectFrom('panel_sessions').selectAll().where('principal_id', '=', a.id).execute()).toHaveLength(0);
+    await page.goto(`${base}/panel/overview`);
+    expect(page.url()).toBe(`${base}/panel/`);
+    expect(errors).toEqual([]);
+  });
+
+  it('marks the cookie Secure behind HTTPS and sends a strict Content-Security-Policy', async () => {
+    const a = await withPassword(h, await h.createAccount(1), 'correct horse 2');
+    const res = await postSignin(h, a.email, a.password, { 'x-forwarded-proto': 'https' });
+    expect(res.status).toBe(303);
+    const session = [res.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('mns_session='))!;
+    expect(session).toMatch(/; HttpOnly/);
+    expect(session).toMatch(/; Secure/);
+    expect(session).toMatch(/; SameSite=Lax/);
+    const csp = String(res.headers['content-security-policy']);
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(res.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('serves its assets from the service with long cache headers', async () => {
+    const form = await h.request('GET', '/panel/');
+    const assets = [...form.body.matchAll(/(?:href|src)="(\/panel\/assets\/[^"]+)"/g)].map((m) => m[1]);
+    expect(assets.length).toBeGreaterThanOrEqual(2);
+    for (const url of assets) {
+      const res = await h.request('GET', url);
+      expect(res.status, url).toBe(200);
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable');
+    }
+    expect((await h.request('GET', '/panel/assets/nothing.js')).status).toBe(404);
+  });
+
+  it('throttles sign-in per account after wrong passwords, with a clear message', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'correct horse 3');
+    // Wrong passwords in parallel: the count is in the database, so none slips past the limit.
+    const wrong = await Promise.all(Array.from({ length: 8 }, () => postSignin(h, a.email, 'nope nope')));
+    expect(wrong.every((r) => r.status === 401 || r.status === 429)).toBe(true);
+    await page.goto(`${base}/panel/`);
+    await page.fill('input[name=email]', a.email);
+    await page.fill('input[name=password]', a.password);
+    await page.click('button[type=submit]');
+    expect(await page.textContent('[role=alert]')).toMatch(/Demasiados intentos fallidos\. Vuelve a intentarlo en \d+ min/);
+    expect(await page.locator('[data-testid=balance]').count()).toBe(0);
+    // Another account from the same address is not locked by it.
+    const b = await withPassword(h, await h.createAccount(0), 'correct horse 4');
+    expect((await postSignin(h, b.email, b.password)).status).toBe(303);
+  });
+
+  it('throttles sign-in per address across accounts', async () => {
+    const victim = await withPassword(h, await h.createAccount(0), 'correct horse 5');
+    const from = { 'x-forwarded-for': '203.0.113.9' };
+    await Promise.all(Array.from({ length: 20 }, (_, i) => postSignin(h, `nobody${i}@example.com`, 'guess', from)));
+    const refused = await postSignin(h, victim.email, victim.password, from);
+    expect(refused.status).toBe(429);
+    expect(refused.body).toContain('Demasiados intentos fallidos');
+    expect((await postSignin(h, victim.email, victim.password)).status).toBe(303);
+  });
+
+  it('refuses a cross-site form post and any post without the CSRF token', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'correct horse 6');
+    await signIn(page, base, a.email, a.password);
+    const before = await h.ctx.db.kysely.selectFrom('api_keys').select('key_hash').where('account_id', '=', a.id).where('revoked_at', 'is', null).execute();
+
+    // A page of another origin that posts to the panel as soon as it opens.
+    const evil: Server = createServer((_req, res) => {
+      res.setHeader('content-type', 'text/html');
+      res.end(`<form id="f" method="post" action="${base}/panel/integrations/rotate-key"></form><script>document.getElementById('f').submit()</script>`);
+    });
+    await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
+    try {
+      const answer = page.waitForResponse((r) => r.url().endsWith('/panel/integrations/rotate-key'), { timeout: 10_000 });
+      await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
+      expect((await answer).status()).toBe(403);
+      expect(await page.textContent('[role=alert]')).toContain('Solicitud rechazada');
+    } finally {
+      evil.closeAllConnections();
+      evil.close();
+    }
+    // The same request from the panel's origin but without the token is refused too.
+    const cookie = await cookieHeader(context);
+    const noToken = await h.request('POST', '/panel/integrations/rotate-key', { form: {}, headers: { cookie, origin: base } });
+    expect(noToken.status).toBe(403);
+    const after = await h.ctx.db.kysely.selectFrom('api_keys').select('key_hash').where('account_id', '=', a.id).where('revoked_at', 'is', null).execute();
+    expect(after).toEqual(before);
+    await page.goto(`${base}/panel/overview`);
+    await signOut(page);
+  });
+
+  it('changing the password signs out every other browser', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'correct horse 7');
+    const other = await browser.newContext();
+    try {
+      const otherPage = await other.newPage();
+      await signIn(otherPage, base, a.email, a.password);
+      await signIn(page, base, a.email, a.password);
+      await page.goto(`${base}/panel/account`);
+      await expectAccessible(page);
+      await page.fill('#current', a.password);
+      await page.fill('#new', 'a brand new secret');
+      await page.fill('#confirm', 'a brand new secret');
+      await page.click('form[action="/panel/account/password"] button');
+      expect(await page.textContent('[role=status]')).toContain('Contraseña cambiada');
+      await otherPage.goto(`${base}/panel/overview`);
+      expect(otherPage.url()).toBe(`${base}/panel/`);
+      expect(await page.locator('[data-testid=balance]').count()).toBe(1);
+      expect((await postSignin(h, a.email, a.password)).status).toBe(401);
+      expect((await postSignin(h, a.email, 'a brand new secret')).status).toBe(303);
+    } finally {
+      await other.close();
+    }
+    await signOut(page);
+  });
+
+  it('switches to English and back', async () => {
+    await page.goto(`${base}/panel/`);
+    await page.click('a[hreflang=en]');
+    expect(await page.getAttribute('html', 'lang')).toBe('en');
+    expect(await page.textContent('h1')).toBe('Sign in');
+    await page.click('a[hreflang=es]');
+    expect(await page.textContent('h1')).toBe('Iniciar sesión');
+  });
+
+  it('a sub-account sees only its own data', async () => {
+    const parent = await withPassword(h, await h.createAccount(50), 'parent password');
+    expect((await h.post('/manager/subaccount/add', { email: `sub-${parent.id}@example.com`, password: 'child1' }, parent.apikey)).body.success).toBe(true);
+    await signIn(page, base, `sub-${parent.id}@example.com`, 'child1');
+    expect(await page.textContent('[data-testid=balance]')).toBe('0');
+    expect(await page.locator('nav a[href="/panel/subaccounts"]').count()).toBe(0);
+    expect((await page.goto(`${base}/panel/subaccounts`))!.status()).toBe(403);
+    expect((await page.goto(`${base}/panel/operator`))!.status()).toBe(403);
+    await page.goto(`${base}/panel/integrations`);
+    await page.fill('#key-password', 'child1');
+    await page.click('form[action="/panel/integrations/reveal-key"] button');
+    const shown = await page.textContent('[data-testid=api-key]');
+    expect(shown).not.toBe(parent.apikey);
+    expect((await h.post('/credits/consult', {}, shown!)).body.credits ?? (await h.post('/credits/consult', {}, shown!)).body).toBeDefined();
+    const html = await page.content();
+    expect(html).not.toContain(parent.email);
+    expect(html).not.toContain(parent.apikey);
+    await signOut(page);
+  });
+
+  it('operators sign in to the operator view, which lists accounts; account holders cannot see it', async () => {
+    const a = await withPassword(h, await h.createAccount(7), 'holder password');
+    await createOperator(h, `op-${a.id}@example.com`, 'operator password');
+    await signIn(page, base, `op-${a.id}@example.com`, 'operator password');
+    expect(page.url()).toBe(`${base}/panel/operator`);
+    expect(await page.locator(`[data-testid=accounts] tr[data-account="${a.email}"]`).count()).toBe(1);
+    expect(await page.textContent('[data-testid=routes]')).toContain('simulator');
+    await expectAccessible(page);
+    await screenshot(page, `${engine}-operator-desktop`);
+    await page.setViewportSize(PHONE);
+    await screenshot(page, `${engine}-operator-phone`);
+    await page.setViewportSize(DESKTOP);
+    expect((await page.goto(`${base}/panel/overview`))!.status()).toBe(403);
+    await page.goto(`${base}/panel/operator`);
+    await signOut(page);
+    await signIn(page, base, a.email, a.password);
+    expect((await page.goto(`${base}/panel/operator`))!.status()).toBe(403);
+    await page.goto(`${base}/panel/overview`);
+    await signOut(page);
+  });
+
+  it('optional two-step sign-in with an authenticator app: set up, then the code is asked, refused when wrong or reused', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'two step password');
+    await signIn(page, base, a.email, a.password);
+    await page.goto(`${base}/panel/account`);
+    await page.fill('#totp-password', a.password);
+    await page.click('form[action="/panel/account/totp-start"] button');
+    const secret = (await page.textContent('[data-testid=totp-secret]'))!;
+    const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+    await expectAccessible(page);
+    await page.fill('#totp-first', '000000' === totp.generate() ? '111111' : '000000');
+    await page.click('form[action="/panel/account/totp-confirm"] button');
+    expect(await page.textContent('[role=alert]')).toContain('El código no es correcto');
+    // Still off after a wrong first code: set up again and confirm with the right one.
+    await page.fill('#totp-password', a.password);
+    await page.click('form[action="/panel/account/totp-start"] button');
+    const secret2 = (await page.textContent('[data-testid=totp-secret]'))!;
+    const totp2 = new TOTP({ secret: Secret.fromBase32(secret2), digits: 6, period: 30, algorithm: 'SHA1' });
+    const first = totp2.generate();
+    await page.fill('#totp-first', first);
+    await page.click('form[action="/panel/account/totp-confirm"] button');
+    expect(await page.textContent('[role=status]')).toContain('Verificación en dos pasos activada');
+    await signOut(page);
+
+    // The password alone opens only the code page.
+    await page.goto(`${base}/panel/`);
+    await page.fill('input[name=email]', a.email);
+    await page.fill('input[name=password]', a.password);
+    await page.click('button[type=submit]');
+    expect(page.url()).toBe(`${base}/panel/totp`);
+    expect(await page.locator('[data-testid=balance]').count()).toBe(0);
+    await page.goto(`${base}/panel/integrations`);
+    expect(page.url()).toBe(`${base}/panel/totp`);
+    await expectAccessible(page);
+    // The code that turned it on was used up: the same step's code is refused.
+    await page.fill('#code', first);
+    await page.click('button[type=submit]');
+    expect(await page.textContent('[role=alert]')).toContain('El código no es correcto o ya se usó');
+    // The next step's code (allowed for clock drift) signs in.
+    await page.fill('#code', totp2.generate({ timestamp: Date.now() + 30_000 }));
+    await page.click('button[type=submit]');
+    expect(page.url()).toBe(`${base}/panel/overview`);
+    expect(await page.locator('[data-testid=balance]').count()).toBe(1);
+    await page.goto(`${base}/panel/account`);
+    expect(await page.textContent('[data-testid=totp-state]')).toContain('activa');
+    await signOut(page);
+  });
+});
+
+describe('panel assets', () => {
+  it('are built with content-hashed names', async () => {
+    const { readFileSync } = await import('node:fs');
+    const manifest = JSON.parse(readFileSync(new URL('../../dist/panel-assets/manifest.json', import.meta.url), 'utf8'));
+    expect(Object.keys(manifest).sort()).toEqual(['panel.css', 'panel.js', 'uPlot.iife.min.js', 'uPlot.min.css']);
+  });
+});
