@@ -23,6 +23,7 @@ const schema = z.object({
   SIMULATOR_DLR_DELAY_MS: intFrom(200, 0),
   SIMULATORS: bool.default(true),
   SIMULATOR_MESSAGES_PER_SECOND: intFrom(20_000, 1),
+  CARRIER_MODULE: z.string().optional(),
   BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
   RATE_LIMIT_PER_SECOND: intFrom(100, 1),
   RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'postgres']).default('memory'),

@@ -6,7 +6,7 @@ import { Worker } from './jobs/worker.js';
 import { loadServerSecret, Secrets } from './lib/secrets.js';
 import { SendRateLimiter } from './http/rate-limit.js';
 import { Metrics } from './metrics/metrics.js';
-import { CarrierRegistry } from './carriers/registry.js';
+import { CarrierRegistry, loadCarrierModule } from './carriers/registry.js';
 
 /**
  * Everything a feature needs, built once per process and passed down
@@ -53,6 +53,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const metrics = new Metrics(db);
   const ctx = { config, db, secrets, worker, log, rateLimiter, metrics } as AppContext;
   ctx.carriers = new CarrierRegistry(ctx);
+  if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);
   return ctx;
 }
 

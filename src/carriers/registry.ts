@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { Pacer, type CarrierDriver } from './driver.js';
@@ -30,4 +32,18 @@ export class CarrierRegistry {
   route(channel: Channel): Route | undefined {
     return this.routes.get(channel);
   }
+}
+
+/**
+ * CARRIER_MODULE: an ES module whose default export takes the AppContext and
+ * returns one driver or several; each goes in front of its channels (after
+ * the simulator, so it wins). How an operator plugs in a carrier the project
+ * does not ship, and how the crash tests put a recording carrier in
+ * `mensajero serve`.
+ */
+export async function loadCarrierModule(ctx: AppContext, path: string): Promise<void> {
+  const mod = await import(pathToFileURL(resolve(path)).href);
+  if (typeof mod.default !== 'function') throw new Error(`CARRIER_MODULE ${path} has no default export function`);
+  const made: CarrierDriver | CarrierDriver[] = await mod.default(ctx);
+  for (const driver of Array.isArray(made) ? made : [made]) ctx.carriers.use(driver);
 }
