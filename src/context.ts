@@ -29,7 +29,11 @@ export const logRedactPaths = [
   'req.headers.authorization',
   '*.password',
   '*.apikey',
-  '*.code',
+  // OTP codes where they can appear: a logged request body. Not '*.code', which
+  // hid unrelated fields such as a database error's code (err.code '22021').
+  'body.code',
+  '*.body.code',
+  'req.body.code',
 ];
 
 export function createLogger(level: Config['LOG_LEVEL']): Logger {
