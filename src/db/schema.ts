@@ -10,6 +10,7 @@ import type { PaymentTables } from '../features/payments/tables.js';
 import type { StaffTables } from '../features/staff/tables.js';
 import type { WalletTables } from '../features/wallet/tables.js';
 import type { LoyaltyTables } from '../features/loyalty/tables.js';
+import type { IdempotencyTables } from '../idempotency/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -74,4 +75,5 @@ export interface Database
     PaymentTables,
     StaffTables,
     WalletTables,
-    LoyaltyTables {}
+    LoyaltyTables,
+    IdempotencyTables {}
