@@ -12,9 +12,13 @@ const toText = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' 
 const codeFor = (missing: string | undefined, invalid: string | undefined) => (iss: { input?: unknown }) =>
   iss.input === undefined || iss.input === null ? missing : invalid;
 
-/** A string; numbers and booleans are turned into text. Characters no database or carrier takes (src/text/storable.ts) are invalid. */
-export const text = (missing?: string, invalid?: string) =>
-  z.preprocess(toText, z.string({ error: codeFor(missing, invalid ?? missing) }).refine(isStorable, { error: invalid ?? missing })).meta({ type: 'string' });
+/**
+ * A string; numbers and booleans are turned into text. Characters no database
+ * or carrier takes (src/text/storable.ts) answer `unstorable` (default: the
+ * invalid code, else the missing one).
+ */
+export const text = (missing?: string, invalid?: string, unstorable = invalid ?? missing) =>
+  z.preprocess(toText, z.string({ error: codeFor(missing, invalid ?? missing) }).refine(isStorable, { error: unstorable })).meta({ type: 'string' });
 
 /** An optional string: absent, null and '' become undefined. */
 export const optionalText = (invalid?: string) =>

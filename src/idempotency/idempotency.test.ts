@@ -11,8 +11,18 @@ import { toUnits } from '../accounts/credits.js';
 
 describeEngines('Idempotency-Key', (engine) => {
   let h: Harness;
+  let flakyCalls = 0;
   beforeAll(async () => {
-    h = await startHarness(engine, { worker: false });
+    h = await startHarness(engine, {
+      worker: false,
+      extraApiRoutes(api) {
+        // Fails with a 500 the first time, then answers: a failure worth retrying.
+        api.post('/test/flaky-charge', { config: { idempotent: true } }, async () => {
+          if (++flakyCalls === 1) throw new Error('database went away');
+          return { success: true, calls: flakyCalls };
+        });
+      },
+    });
   });
   afterAll(() => h.close());
 
@@ -67,6 +77,38 @@ describeEngines('Idempotency-Key', (engine) => {
     // Same key, same request: the first answer (no credits) is the answer for 24 hours.
     expect((await send(a, 'p')).body.code).toBe('sms_07');
     expect(await campaigns(a)).toHaveLength(0);
+  });
+
+  it('does not keep a 5xx answer: a repeat runs again', async () => {
+    const a = await h.createAccount(0);
+    const key = { 'idempotency-key': 'flaky' };
+    expect((await h.request('POST', '/test/flaky-charge', { apikey: a.apikey, body: {}, headers: key })).status).toBe(500);
+    const second = await h.request('POST', '/test/flaky-charge', { apikey: a.apikey, body: {}, headers: key });
+    expect(second.body).toEqual({ success: true, calls: 2 });
+    const third = await h.request('POST', '/test/flaky-charge', { apikey: a.apikey, body: {}, headers: key });
+    expect(third.body).toEqual({ success: true, calls: 2 });
+    expect(third.headers['idempotent-replayed']).toBe('true');
+  });
+
+  it('takes over a key whose first request died (its lock ran out), and only one repeat does', async () => {
+    const a = await h.createAccount(10);
+    const now = Date.now();
+    await h.ctx.db.kysely
+      .insertInto('idempotency_keys')
+      .values({ account_id: a.id, idem_key: 'orphan', request_hash: 'x', status_code: null, content_type: null, response_body: null, locked_until: now - 1, created_at: now - 61_000, expires_at: now + 3_600_000 })
+      .execute();
+    // A different stored hash: the key is refused for another request, dead or not.
+    expect((await send(a, 'orphan')).status).toBe(422);
+    await h.ctx.db.kysely.deleteFrom('idempotency_keys').where('idem_key', '=', 'orphan').execute();
+    const first = await send(a, 'orphan');
+    const hash = (await h.ctx.db.kysely.selectFrom('idempotency_keys').select('request_hash').where('idem_key', '=', 'orphan').executeTakeFirstOrThrow()).request_hash;
+    await h.ctx.db.kysely.updateTable('idempotency_keys').set({ status_code: null, response_body: null, locked_until: Date.now() - 1 }).where('idem_key', '=', 'orphan').execute();
+    const replies = await Promise.all([1, 2, 3, 4].map(() => send(a, 'orphan')));
+    expect(hash).toHaveLength(64);
+    expect(first.body.code).toBe('sms_11');
+    expect(replies.every((r) => r.body.code === 'sms_11')).toBe(true);
+    expect(replies.filter((r) => r.headers['idempotent-replayed'] === 'true')).toHaveLength(3);
+    expect(await campaigns(a)).toHaveLength(2);
   });
 
   it('lets 12 parallel repeats wait for the first: one send, one charge, one answer', async () => {

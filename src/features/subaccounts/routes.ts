@@ -10,7 +10,8 @@ const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 const MAX_TRANSFER = 100_000_000;
 const codePoints = (s: string) => [...s].length;
 
-const Email = text('subaccount_02').pipe(
+// A control character makes the address malformed (subaccount_04), not absent.
+const Email = text('subaccount_02', undefined, 'subaccount_04').pipe(
   z
     .string()
     .min(1, { error: 'subaccount_02' })
