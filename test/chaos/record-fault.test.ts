@@ -45,6 +45,7 @@ describeEngines('chaos: a fault between hand-off and record', (engine) => {
     expect(stuck).toHaveLength(0);
     await heal();
     await eventually(async () => (await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 0).execute()).length === 0, 60_000, 100);
+    console.info('chaos record fault', JSON.stringify({ engine, total, handedOver: carrier.handOffs.size, repeated: carrier.repeated().length }));
     expect(carrier.handOffs.size).toBe(total);
     expect(carrier.repeated()).toEqual([]);
   });

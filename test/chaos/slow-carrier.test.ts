@@ -33,6 +33,7 @@ describeEngines('chaos: a carrier slower than the lease', (engine) => {
       const left = await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 0).execute();
       return left.length === 0;
     }, 120_000, 100);
+    console.info('chaos slow carrier', JSON.stringify({ engine, total, handedOver: carrier.handOffs.size, repeated: carrier.repeated().length, submitCalls: carrier.calls }));
     expect(carrier.handOffs.size).toBe(total);
     expect(carrier.repeated()).toEqual([]);
     const balance = await h.post('/credits/consult', {}, a.apikey);

@@ -32,6 +32,7 @@ describeEngines('chaos: webhook receiver down, then up', (engine) => {
       expect(hooks.references.size).toBe(0);
       await hooks.up();
       await eventually(async () => references.every((r) => hooks.references.has(r)), 150_000, 100);
+      console.info('chaos webhook outage', JSON.stringify({ engine, total, confirmed: references.filter((r) => hooks.references.has(r)).length }));
       const events = await h.ctx.db.kysely.selectFrom('events').select('state').where('account_id', '=', a.id).execute();
       expect(events).toHaveLength(total);
       await eventually(async () => (await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).where('state', '!=', 'delivered').execute()).length === 0, 10_000);
