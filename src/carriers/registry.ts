@@ -16,6 +16,12 @@ export interface Route {
  */
 export class CarrierRegistry {
   private readonly routes = new Map<Channel, Route>();
+  /**
+   * Messages this process is handing over right now. A second dispatcher in
+   * the process never submits them too, even if their claim ran out while the
+   * process stalled (src/messaging/dispatch.ts).
+   */
+  readonly inFlight = new Set<number>();
 
   constructor(ctx: AppContext) {
     if (ctx.config.SIMULATORS) {

@@ -66,6 +66,10 @@ export async function dispatchCampaign(ctx: AppContext, campaignId: number, atte
  *   hand-off's claim_token, so two dispatchers never submit it both;
  * - while submit() runs (however long a carrier throttles) and until its
  *   outcome is recorded, the claim is renewed every third of JOB_LEASE_MS;
+ * - within one process, a message being handed over is never handed over by a
+ *   second dispatcher, even if its claim ran out while the process stalled
+ *   (CarrierRegistry.inFlight); across processes the claim is the guard, so
+ *   JOB_LEASE_MS must stay well above the longest pause of a live process;
  * - the outcome is recorded in one transaction, retried for up to
  *   RECORD_RETRY_FOR_MS while the claim is kept, so a failing write does not
  *   release the batch for a second hand-off.
@@ -103,15 +107,20 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[], si
         const slice = ids.slice(j, j + route.driver.maxBatch);
         await route.pacer.take(slice.length);
         const token = randomUUID();
-        const batch = await claim(ctx, slice, token);
+        const batch = (await claim(ctx, slice, token)).filter((r) => !ctx.carriers.inFlight.has(r.id));
         if (batch.length === 0) continue;
-        const outcomes = await keepClaimed(ctx, batch.map((r) => r.id), token, async () => {
-          const outcomes = await handOff(route.driver, batch);
-          await recordDurably(ctx, route.driver.name, batch, outcomes);
-          return outcomes;
-        });
-        if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
-        batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
+        for (const r of batch) ctx.carriers.inFlight.add(r.id);
+        try {
+          const outcomes = await keepClaimed(ctx, batch.map((r) => r.id), token, async () => {
+            const outcomes = await handOff(route.driver, batch);
+            await recordDurably(ctx, route.driver.name, batch, outcomes);
+            return outcomes;
+          });
+          if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
+          batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
+        } finally {
+          for (const r of batch) ctx.carriers.inFlight.delete(r.id);
+        }
       }
     }
   }

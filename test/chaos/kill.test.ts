@@ -19,7 +19,7 @@ const WORKER_CONCURRENCY = 4;
  * with its outcome unrecorded) at the instant of the kill.
  */
 async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
-  const total = chaosScale(1000, 10000);
+  const total = chaosScale(600, 10000);
   const carrier = await startRecordingCarrier(10);
   const hooks = await startWebhookReceiver();
   const cli = await cliEnv(engine, {
@@ -29,10 +29,11 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
     CHAOS_CARRIER_BATCH: String(CARRIER_BATCH),
     WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
     WORKER_POLL_MS: '20',
-    JOB_LEASE_MS: '1000',
+    JOB_LEASE_MS: '2000',
     SIMULATOR_DLR_DELAY_MS: '20',
     WEBHOOK_ALLOW_PRIVATE: 'true',
     WEBHOOK_RETRY_BASE_MS: '200',
+    WEBHOOK_HOST_CONCURRENCY: '32',
     RATE_LIMIT_PER_SECOND: '1000',
   });
   const children: ChildProcess[] = [];
@@ -60,15 +61,17 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
       references.push(...r.references.map((x: { reference: string }) => x.reference));
     }
     await eventually(async () => carrier.handOffs.size >= total / 4, 60_000, 5);
+    const killedAt = Date.now();
     first.child.kill('SIGKILL');
     await first.exited;
     const handedAtKill = carrier.handOffs.size;
     // What the database says was in flight at the kill: claimed, outcome unrecorded.
     const inFlight = new Set((await db.kysely.selectFrom('messages').select('id').where('stage', '=', 0).where('claim_token', 'is not', null).execute()).map((m) => m.id));
 
-    if (!second) children.push((await startServe(cli.env)).child);
-    await eventually(async () => (await db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).execute()).length === 0, 120_000, 200);
-    await eventually(async () => references.every((r) => hooks.references.has(r)), 120_000, 200);
+    const restarted = second ? null : await startServe(cli.env);
+    if (restarted) children.push(restarted.child);
+    await eventually(async () => (await db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).execute()).length === 0, 500_000, 200);
+    await eventually(async () => references.every((r) => hooks.references.has(r)), 500_000, 200);
 
     const messages = await db.kysely.selectFrom('messages').select(['id', 'price_units', 'status']).where('account_id', '=', accountId).execute();
     const account = await db.kysely.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow();
@@ -80,8 +83,15 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
     expect(messages.every((m) => m.status === 'delivered')).toBe(true);
     // Every message reached the carrier; a repeat only for what was in flight at the kill.
     expect(carrier.handOffs.size).toBe(total);
-    expect(repeated.every((id) => inFlight.has(id))).toBe(true);
-    expect(inFlight.size).toBeLessThanOrEqual(CARRIER_BATCH * WORKER_CONCURRENCY);
+    const outside = repeated.filter((id) => !inFlight.has(id));
+    if (outside.length > 0) {
+      // What a failure needs to be understood: when each repeated batch arrived, from which process, and that process's warnings.
+      const batches = carrier.batches.filter((b) => b.ids.some((id) => outside.includes(id))).map((b) => ({ msAfterKill: b.at - killedAt, pid: b.pid, first: b.ids[0], n: b.ids.length }));
+      const warnings = (restarted ?? second)?.output().split('\n').filter((l) => /"level":[456]/.test(l)).slice(0, 8);
+      console.info('repeated outside the in-flight set', JSON.stringify({ outside: outside.length, batches, warnings }));
+    }
+    expect(outside).toEqual([]);
+    expect(inFlight.size).toBeLessThanOrEqual(CARRIER_BATCH * WORKER_CONCURRENCY * processes);
     // Charged once: the balance is what it was less the price of each message, once.
     const charged = messages.reduce((sum, m) => sum + m.price_units, 0);
     expect(account.credits).toBe(total * 2 * 10_000 - charged);
@@ -96,11 +106,11 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
 }
 
 describeEngines('chaos: kill -9 mid-campaign', (engine) => {
-  it('delivers every accepted message once after a restart, charged once, confirmed', () => campaignThroughKill(engine, 1), 180_000);
+  it('delivers every accepted message once after a restart, charged once, confirmed', () => campaignThroughKill(engine, 1), 600_000);
 });
 
 if (engines.includes('postgres')) {
   describe('chaos: two processes on PostgreSQL, one killed [postgres]', () => {
-    it('the survivor finishes the campaign; nothing lost, nothing charged twice', () => campaignThroughKill('postgres', 2), 180_000);
+    it('the survivor finishes the campaign; nothing lost, nothing charged twice', () => campaignThroughKill('postgres', 2), 600_000);
   });
 }

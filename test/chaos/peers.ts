@@ -9,11 +9,13 @@ import type { AddressInfo } from 'node:net';
  */
 export async function startRecordingCarrier(delayMs = 0) {
   const handOffs = new Map<number, number>();
+  const batches: Array<{ at: number; pid: number; ids: number[] }> = [];
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      const { ids } = JSON.parse(body) as { ids: number[] };
+      const { ids, pid } = JSON.parse(body) as { ids: number[]; pid: number };
+      batches.push({ at: Date.now(), pid, ids });
       for (const id of ids) handOffs.set(id, (handOffs.get(id) ?? 0) + 1);
       setTimeout(() => res.writeHead(200).end('{}'), delayMs);
     });
@@ -22,6 +24,7 @@ export async function startRecordingCarrier(delayMs = 0) {
   return {
     url: `http://127.0.0.1:${port}/submit`,
     handOffs,
+    batches,
     repeated: () => [...handOffs].filter(([, n]) => n > 1).map(([id]) => id),
     stop: () => close(server),
   };

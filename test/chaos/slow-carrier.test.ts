@@ -14,14 +14,16 @@ import { toCredits } from '../../src/accounts/credits.js';
 describeEngines('chaos: a carrier slower than the lease', (engine) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness(engine, { env: { JOB_LEASE_MS: '200', WORKER_CONCURRENCY: '4' } });
+    // A 1 s lease: short enough for a slow carrier to outlast it many times, long enough that
+    // a loaded test machine's pauses (two shared cores) do not look like a dead process.
+    h = await startHarness(engine, { env: { JOB_LEASE_MS: '1000', WORKER_CONCURRENCY: '4' } });
   });
   afterAll(() => h.close());
 
-  it('hands no message over twice, whoever competes for it', async () => {
-    const total = chaosScale(300, 2000);
-    // 400 msg/s: the campaign takes several leases to go out; each submit() waits 1.5 leases.
-    const carrier = new RecordingCarrier(['voice'], 400, 50, 300);
+  it('hands no message over twice, whoever competes for it', { timeout: 300_000 }, async () => {
+    const total = chaosScale(400, 2000);
+    // 400 msg/s: the campaign takes several leases to go out; each submit() waits 1.2 leases.
+    const carrier = new RecordingCarrier(['voice'], 400, 100, 1200);
     h.ctx.carriers.use(carrier);
     const a = await h.createAccount(total * 2);
     const recipients = Array.from({ length: total }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
@@ -32,7 +34,7 @@ describeEngines('chaos: a carrier slower than the lease', (engine) => {
     await eventually(async () => {
       const left = await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 0).execute();
       return left.length === 0;
-    }, 120_000, 100);
+    }, 240_000, 100);
     console.info('chaos slow carrier', JSON.stringify({ engine, total, handedOver: carrier.handOffs.size, repeated: carrier.repeated().length, submitCalls: carrier.calls }));
     expect(carrier.handOffs.size).toBe(total);
     expect(carrier.repeated()).toEqual([]);

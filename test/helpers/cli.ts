@@ -80,7 +80,7 @@ function freePort(): Promise<number> {
 }
 
 /** Starts `mensajero serve` on a free port and waits until /readyz answers. */
-export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
   const port = await freePort();
   const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -99,7 +99,7 @@ export async function startServe(env: Record<string, string>): Promise<{ child: 
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`mensajero serve did not start:\n${log}`);
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, base, exited };
+  return { child, base, exited, output: () => log };
 }
 
 /**
