@@ -27,6 +27,7 @@ const schema = z.object({
   SIMULATOR_DLR_DELAY_MS: intFrom(200, 0),
   SIMULATORS: bool.default(true),
   SIMULATOR_MESSAGES_PER_SECOND: intFrom(20_000, 1),
+  CARRIER_MODULE: z.string().optional(),
   BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
   PUBLIC_BODY_LIMIT_BYTES: intFrom(4096, 256),
   METRICS_TOKEN: z.string().min(16, { error: 'METRICS_TOKEN must have at least 16 characters' }).optional(),

@@ -6,7 +6,7 @@ import { Worker } from './jobs/worker.js';
 import { loadServerSecret, Secrets } from './lib/secrets.js';
 import { SendRateLimiter } from './http/rate-limit.js';
 import { Metrics } from './metrics/metrics.js';
-import { CarrierRegistry } from './carriers/registry.js';
+import { CarrierRegistry, loadCarrierModule } from './carriers/registry.js';
 
 /**
  * Everything a feature needs, built once per process and passed down
@@ -29,7 +29,11 @@ export const logRedactPaths = [
   'req.headers.authorization',
   '*.password',
   '*.apikey',
-  '*.code',
+  // OTP codes where they can appear: a logged request body. Not '*.code', which
+  // hid unrelated fields such as a database error's code (err.code '22021').
+  'body.code',
+  '*.body.code',
+  'req.body.code',
 ];
 
 export function createLogger(level: Config['LOG_LEVEL']): Logger {
@@ -53,6 +57,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   const metrics = new Metrics(db);
   const ctx = { config, db, secrets, worker, log, rateLimiter, metrics } as AppContext;
   ctx.carriers = new CarrierRegistry(ctx);
+  if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);
   return ctx;
 }
 

@@ -4,6 +4,7 @@ import './lib/threadpool.js';
 import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { accountCommands } from './cli/accounts.js';
+import { backupCommand } from './cli/backup.js';
 import { runCli } from './cli/run.js';
 import { serve } from './cli/serve.js';
 import { features } from './features/index.js';
@@ -25,6 +26,7 @@ program
   .action((o) => runCli(o, async () => ({ migrated: true }), () => 'database is migrated'));
 
 accountCommands(program, runCli);
+backupCommand(program, runCli);
 for (const f of features) f.cli?.(program, runCli);
 
 program.parseAsync(process.argv).catch((err) => {

@@ -6,6 +6,7 @@ import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
 import { sql } from 'kysely';
 import { trustProxyOption } from './config.js';
+import { idempotencyHooks } from './idempotency/hooks.js';
 import type { AppContext } from './context.js';
 import { authenticate } from './auth/authenticate.js';
 import { ApiError } from './http/errors.js';
@@ -116,6 +117,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
     api.addHook('onRoute', documentApiRoute);
+    idempotencyHooks(api, ctx);
     for (const feature of features) if (feature.routes) await feature.routes(api, ctx);
     opts.extraApiRoutes?.(api);
   });

@@ -20,6 +20,12 @@ export interface OutboundMessage {
  * The carrier's answer to one submitted message. `carrierId` is the carrier's
  * own id when it has one (delivery reports then name it); a permanent refusal
  * is final, a transient one is retried with backoff.
+ *
+ * A message written to the carrier with no answer before the connection
+ * dropped (an SMPP submit_sm without its submit_sm_resp) is reported as
+ * transient (`{ ok: false, permanent: false }`): it is handed over again on
+ * the next attempt. That is the one duplicate a driver can cause, the same
+ * "in flight" window as a crash (README, "Hand-off to carriers").
  */
 export type SubmitOutcome =
   | { ok: true; carrierId?: string; /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string }
@@ -37,6 +43,12 @@ export interface CarrierDriver {
   readonly messagesPerSecond: number;
   /** Messages per submit() call. */
   readonly maxBatch: number;
+  /**
+   * Hands the batch over; one outcome per message, in order. It may take as
+   * long as the carrier needs (pacing, throttling): the dispatcher keeps the
+   * messages' claims and the job's lease alive meanwhile. A throw counts as a
+   * transient outcome for every message of the batch.
+   */
   submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
 }
 

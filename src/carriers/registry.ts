@@ -1,3 +1,5 @@
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { Pacer, type CarrierDriver } from './driver.js';
@@ -19,6 +21,12 @@ export class CarrierRegistry {
   readonly manager: CarrierManager;
   private readonly router: Route;
   private readonly routes = new Map<Channel, Route>();
+  /**
+   * Messages this process is handing over right now. A second dispatcher in
+   * the process never submits them too, even if their claim ran out while the
+   * process stalled (src/messaging/dispatch.ts).
+   */
+  readonly inFlight = new Set<number>();
 
   constructor(ctx: AppContext) {
     this.manager = new CarrierManager(ctx);
@@ -52,4 +60,18 @@ export class CarrierRegistry {
     for (const [channel, { driver }] of this.routes) byName.set(driver.name, [...(byName.get(driver.name) ?? []), channel]);
     return byName;
   }
+}
+
+/**
+ * CARRIER_MODULE: an ES module whose default export takes the AppContext and
+ * returns one driver or several; each goes in front of its channels (after
+ * the simulator, so it wins). How an operator plugs in a carrier the project
+ * does not ship, and how the crash tests put a recording carrier in
+ * `mensajero serve`.
+ */
+export async function loadCarrierModule(ctx: AppContext, path: string): Promise<void> {
+  const mod = await import(pathToFileURL(resolve(path)).href);
+  if (typeof mod.default !== 'function') throw new Error(`CARRIER_MODULE ${path} has no default export function`);
+  const made: CarrierDriver | CarrierDriver[] = await mod.default(ctx);
+  for (const driver of Array.isArray(made) ? made : [made]) ctx.carriers.use(driver);
 }

@@ -12,6 +12,7 @@ import type { WalletTables } from '../features/wallet/tables.js';
 import type { LoyaltyTables } from '../features/loyalty/tables.js';
 import type { CarrierTables } from '../carriers/tables.js';
 import type { PanelTables } from '../panel/tables.js';
+import type { IdempotencyTables } from '../idempotency/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -80,4 +81,5 @@ export interface Database
     WalletTables,
     LoyaltyTables,
     CarrierTables,
-    PanelTables {}
+    PanelTables,
+    IdempotencyTables {}

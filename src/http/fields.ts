@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isStorable } from '../text/storable.js';
 
 /**
  * Field types for request schemas. Form bodies and query strings carry
@@ -11,13 +12,17 @@ const toText = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' 
 const codeFor = (missing: string | undefined, invalid: string | undefined) => (iss: { input?: unknown }) =>
   iss.input === undefined || iss.input === null ? missing : invalid;
 
-/** A string; numbers and booleans are turned into text. */
-export const text = (missing?: string, invalid?: string) =>
-  z.preprocess(toText, z.string({ error: codeFor(missing, invalid ?? missing) })).meta({ type: 'string' });
+/**
+ * A string; numbers and booleans are turned into text. Characters no database
+ * or carrier takes (src/text/storable.ts) answer `unstorable` (default: the
+ * invalid code, else the missing one).
+ */
+export const text = (missing?: string, invalid?: string, unstorable = invalid ?? missing) =>
+  z.preprocess(toText, z.string({ error: codeFor(missing, invalid ?? missing) }).refine(isStorable, { error: unstorable })).meta({ type: 'string' });
 
 /** An optional string: absent, null and '' become undefined. */
 export const optionalText = (invalid?: string) =>
-  z.preprocess((v) => (v === null || v === '' ? undefined : toText(v)), z.string({ error: invalid }).optional()).meta({ type: 'string' });
+  z.preprocess((v) => (v === null || v === '' ? undefined : toText(v)), z.string({ error: invalid }).refine(isStorable, { error: invalid }).optional()).meta({ type: 'string' });
 
 /** An integer given as a number or a numeric string. */
 export const integer = (missing?: string, invalid?: string) =>

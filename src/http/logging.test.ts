@@ -52,3 +52,8 @@ it('never writes an API key, a password or a code to the log', async () => {
   expect(lines).not.toContain('hunter2-secret');
   expect(lines).not.toContain('493817');
 });
+
+it("keeps unrelated fields named code, such as a database error's", () => {
+  service.ctx.log.error({ err: Object.assign(new Error('invalid byte sequence'), { code: '22021' }) }, 'database refused');
+  expect(lines).toMatch(/"code":"22021"/);
+});

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import pino from 'pino';
 import { openDatabase, type Db } from '../db/engine.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { claimJobs, enqueue, enqueueMany } from './queue.js';
+import { claimJobs, completeJob, enqueue, enqueueMany, renewJobLease } from './queue.js';
 import { Worker, RetryLater } from './worker.js';
 
 const silent = pino({ level: 'silent' });
@@ -60,6 +60,41 @@ describeEngines('job queue', (engine) => {
     await w.stop();
     const left = await h.ctx.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'lease.job').execute();
     expect(left).toHaveLength(0);
+  });
+
+  it('keeps the lease of a job that runs longer than the lease, so no other worker runs it', async () => {
+    const second = await secondConnection(h, engine);
+    let runs = 0;
+    const handler = async () => {
+      runs++;
+      await new Promise((r) => setTimeout(r, 700));
+    };
+    const a = new Worker(h.ctx.db, { concurrency: 1, pollMs: 10, leaseMs: 150 }, silent);
+    const b = new Worker(second, { concurrency: 1, pollMs: 10, leaseMs: 150 }, silent);
+    a.register('test', { kind: 'long.job', handler });
+    b.register('test', { kind: 'long.job', handler });
+    await enqueue(h.ctx.db.kysely, 'long.job', {});
+    a.start();
+    b.start();
+    await eventually(async () => runs === 1 && (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'long.job').execute()).length === 0, 10_000);
+    await Promise.all([a.stop(), b.stop()]);
+    if (second !== h.ctx.db) await second.close();
+    expect(runs).toBe(1);
+  });
+
+  it('gives each run its own identity: a run whose lease ran out cannot renew or delete the next run of the job', async () => {
+    await enqueue(h.ctx.db.kysely, 'ident.job', {});
+    const [first] = await claimJobs(h.ctx.db, 'same-worker', ['ident.job'], 1, 100);
+    await new Promise((r) => setTimeout(r, 150));
+    const [second] = await claimJobs(h.ctx.db, 'same-worker', ['ident.job'], 1, 60_000);
+    expect(second.id).toBe(first.id);
+    expect(second.locked_by).not.toBe(first.locked_by);
+    expect(await renewJobLease(h.ctx.db.kysely, first, 60_000)).toBe(false);
+    await completeJob(h.ctx.db.kysely, first);
+    expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('id', '=', first.id).executeTakeFirst()).toBeDefined();
+    expect(await renewJobLease(h.ctx.db.kysely, second, 60_000)).toBe(true);
+    await completeJob(h.ctx.db.kysely, second);
+    expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('id', '=', first.id).executeTakeFirst()).toBeUndefined();
   });
 
   it('retries a failing job with backoff and marks it failed when attempts run out', async () => {
@@ -125,7 +160,7 @@ describeEngines('job queue', (engine) => {
   });
 
   it('never runs a job twice with two workers on separate connections', async () => {
-    const second = engine === 'postgres' ? await openDatabase(process.env.TEST_DATABASE_URL!, { pgSchema: (await currentSchema(h)) }) : h.ctx.db;
+    const second = await secondConnection(h, engine);
     const counts = new Map<number, number>();
     const handler = async (p: { n: number }) => {
       counts.set(p.n, (counts.get(p.n) ?? 0) + 1);
@@ -145,6 +180,11 @@ describeEngines('job queue', (engine) => {
     expect([...counts.values()].every((c) => c === 1)).toBe(true);
   });
 });
+
+/** A second connection pool on PostgreSQL (as another process would have); SQLite has one writer, so the same Db. */
+async function secondConnection(h: Harness, engine: string): Promise<Db> {
+  return engine === 'postgres' ? openDatabase(process.env.TEST_DATABASE_URL!, { pgSchema: await currentSchema(h) }) : h.ctx.db;
+}
 
 async function currentSchema(h: Harness): Promise<string> {
   const { sql } = await import('kysely');

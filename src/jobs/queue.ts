@@ -1,5 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import type { Db, Executor } from '../db/engine.js';
+import { affected, type Db, type Executor } from '../db/engine.js';
 import type { JobsTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 
@@ -48,6 +49,10 @@ export async function enqueueMany(db: Executor, jobs: Array<{ kind: string; payl
 /**
  * Claims up to `limit` due jobs of the given kinds for `workerId` with a lease
  * of `leaseMs`. A job whose lease ran out (its worker died) is due again.
+ * Each claim writes a fresh token into `locked_by` (worker id + random part):
+ * it names this run of the job, so a run whose lease ran out can neither
+ * renew, complete nor reschedule the run that took the job over, even in the
+ * same process.
  * PostgreSQL: FOR UPDATE SKIP LOCKED lets many processes share the queue.
  * SQLite: the single UPDATE … RETURNING is atomic under the one writer.
  */
@@ -65,10 +70,15 @@ export async function claimJobs(db: Db, workerId: string, kinds: string[], limit
   const subquery = db.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
   return db.kysely
     .updateTable('jobs')
-    .set({ locked_until: now + leaseMs, locked_by: workerId, attempts: sql`attempts + 1` })
+    .set({ locked_until: now + leaseMs, locked_by: `${workerId}/${randomUUID()}`, attempts: sql`attempts + 1` })
     .where('id', 'in', subquery)
     .returningAll()
     .execute();
+}
+
+/** Extends a running job's lease; false when this run no longer holds it (it ran out and another run took the job). */
+export async function renewJobLease(db: Executor, job: JobRow, leaseMs: number): Promise<boolean> {
+  return affected(await db.updateTable('jobs').set({ locked_until: Date.now() + leaseMs }).where('id', '=', job.id).where('locked_by', '=', job.locked_by).execute()) > 0;
 }
 
 /** Removes a finished job; only its current lease holder may. */

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/engine.js';
-import { claimJobs, completeJob, failJob, type JobRow } from './queue.js';
+import { claimJobs, completeJob, failJob, renewJobLease, type JobRow } from './queue.js';
 
 export interface JobContext {
   db: Db;
   job: JobRow;
   log: Logger;
+  /**
+   * Aborted when this run lost its lease (the heartbeat could not renew it
+   * for a whole lease, or another run took the job): stop starting new work.
+   */
+  signal: AbortSignal;
 }
 
 export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>;
@@ -105,12 +110,41 @@ class Lane {
     this.inFlight.add(p);
   }
 
+  /**
+   * Renews the job's lease every third of a lease while it runs, so a job that
+   * waits (a slow carrier, pacing) is never taken over by another run while
+   * this one is alive. Aborts `lost` when the lease could not be kept.
+   */
+  private heartbeat(job: JobRow, lost: AbortController): () => void {
+    const leaseMs = this.opts.leaseMs;
+    let renewedAt = Date.now();
+    let busy = false;
+    const timer = setInterval(async () => {
+      if (busy || lost.signal.aborted) return;
+      busy = true;
+      try {
+        if (await renewJobLease(this.db.kysely, job, leaseMs)) renewedAt = Date.now();
+        else lost.abort(new Error('the job lease was taken over'));
+      } catch (err) {
+        this.log.warn({ err, jobId: job.id }, 'renewing a job lease failed');
+        if (Date.now() - renewedAt >= leaseMs) lost.abort(new Error('the job lease could not be renewed'));
+      } finally {
+        busy = false;
+      }
+    }, Math.max(Math.floor(leaseMs / 3), 10));
+    return () => clearInterval(timer);
+  }
+
   private async execute(job: JobRow): Promise<void> {
     const def = this.defs.get(job.kind)!;
+    const lost = new AbortController();
+    const stopHeartbeat = this.heartbeat(job, lost);
     try {
-      await def.handler(JSON.parse(job.payload), { db: this.db, job, log: this.log });
+      await def.handler(JSON.parse(job.payload), { db: this.db, job, log: this.log, signal: lost.signal });
+      stopHeartbeat();
       await completeJob(this.db.kysely, job);
     } catch (err) {
+      stopHeartbeat();
       const retryIn = err instanceof RetryLater ? err.delayMs : (def.backoffMs ?? defaultBackoff)(job.attempts);
       if (!(err instanceof RetryLater)) this.log.warn({ err, job: { id: job.id, kind: job.kind, attempts: job.attempts } }, 'job failed');
       try {

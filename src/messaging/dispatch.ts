@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import type { OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordEvents } from '../events/record.js';
@@ -28,19 +29,20 @@ export interface DispatchAttempt {
 }
 
 /**
- * Hands a campaign's accepted messages to their carrier. Idempotent: only
- * messages still at stage 0 are sent, and each is moved to stage 1 (or,
- * refused, to stage 2 with its price refunded) by a conditional update, so a
- * job that runs again after a crash re-sends nothing already sent.
+ * Hands a campaign's accepted messages to their carrier. Only messages still
+ * at stage 0 are sent, and each is moved to stage 1 (or, refused, to stage 2
+ * with its price refunded) by a conditional update. A run that stops halfway
+ * (crash, lost lease) leaves the rest at stage 0 for the next run; what a crash
+ * can hand over twice is described at dispatchMessages.
  * Transient carrier errors retry with exponential backoff from
  * DISPATCH_RETRY_MS (capped at 10 minutes); after the last attempt the
  * messages left are closed with status 8 (error) and refunded.
  */
-export async function dispatchCampaign(ctx: AppContext, campaignId: number, attempt: DispatchAttempt = { attempt: 1, last: false }): Promise<void> {
+export async function dispatchCampaign(ctx: AppContext, campaignId: number, attempt: DispatchAttempt = { attempt: 1, last: false }, signal?: AbortSignal): Promise<void> {
   const pending = () => ctx.db.kysely.selectFrom('messages').select(['id']).where('campaign_id', '=', campaignId).where('stage', '=', 0).orderBy('id').execute();
   const rows = await pending();
   if (rows.length === 0) return;
-  const outcomes = await dispatchMessages(ctx, rows.map((r) => r.id));
+  const outcomes = await dispatchMessages(ctx, rows.map((r) => r.id), signal);
   const transient = outcomes.filter((o) => !o.outcome.ok && !o.outcome.permanent);
   const error = transient.length > 0 && !transient[0].outcome.ok ? transient[0].outcome.error : 'claimed by another dispatcher';
   if (transient.length > 0 && attempt.last) {
@@ -54,61 +56,148 @@ export async function dispatchCampaign(ctx: AppContext, campaignId: number, atte
 }
 
 /**
- * Submits the given messages (those still at stage 0) now and records the
- * outcome of each. Used by the dispatch job and, inline, by senders that must
- * know at once whether the carrier took the message (OTP). Each message is
- * claimed first (claimed_until, one conditional UPDATE), so two dispatchers
- * never submit it both; a claim left by a crashed process expires after
- * JOB_LEASE_MS and the dispatch job takes the message again.
+ * Submits the given messages (those still at stage 0 and not claimed) and
+ * records the outcome of each. Used by the dispatch job and, inline, by
+ * senders that must know at once whether the carrier took the message (OTP).
+ *
+ * At most once in normal operation:
+ * - a batch is claimed only when it is its turn at the carrier's pace (after
+ *   the Pacer), by one conditional UPDATE that writes claimed_until and this
+ *   hand-off's claim_token, so two dispatchers never submit it both;
+ * - while submit() runs (however long a carrier throttles) and until its
+ *   outcome is recorded, the claim is renewed every third of JOB_LEASE_MS;
+ * - within one process, a message being handed over is never handed over by a
+ *   second dispatcher, even if its claim ran out while the process stalled
+ *   (CarrierRegistry.inFlight); across processes the claim is the guard, so
+ *   JOB_LEASE_MS must stay well above the longest pause of a live process;
+ * - the outcome is recorded in one transaction, retried for up to
+ *   RECORD_RETRY_FOR_MS while the claim is kept, so a failing write does not
+ *   release the batch for a second hand-off.
+ * The claim is the durable record of the hand-off: a message at stage 0 whose
+ * claim ran out with a token set was in flight (submitted, outcome not yet
+ * recorded) when its dispatcher died; only those are handed over again, once
+ * the claim expires. A carrier without idempotency cannot tell us whether it
+ * took them, so this window (at most one batch per dispatcher at the crash
+ * instant) cannot be closed on our side: see the README.
+ * `signal` (the job's lease) stops it before the next batch.
  */
-export async function dispatchMessages(ctx: AppContext, messageIds: number[]): Promise<DispatchOutcome[]> {
+export async function dispatchMessages(ctx: AppContext, messageIds: number[], signal?: AbortSignal): Promise<DispatchOutcome[]> {
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
     const now = Date.now();
-    const rows = (
-      await ctx.db.kysely
-        .updateTable('messages')
-        .set({ claimed_until: now + ctx.config.JOB_LEASE_MS })
-        .where('id', 'in', messageIds.slice(i, i + 1000))
-        .where('stage', '=', 0)
-        .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
-        .returning(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
-        .execute()
-    ).sort((a, b) => a.id - b.id);
-    if (rows.length === 0) continue;
-    const route = ctx.carriers.route(rows[0].channel);
-    if (!route) {
-      for (const r of rows) results.push({ messageId: r.id, outcome: { ok: false, permanent: false, error: `no carrier for channel ${r.channel}` } });
-      await ctx.db.kysely.updateTable('messages').set({ claimed_until: null }).where('id', 'in', rows.map((r) => r.id)).where('stage', '=', 0).execute();
-      continue;
-    }
-    for (let j = 0; j < rows.length; j += route.driver.maxBatch) {
-      const batch = rows.slice(j, j + route.driver.maxBatch);
-      await route.pacer.take(batch.length);
-      const outbound: OutboundMessage[] = batch.map((r) => ({
-        id: r.id,
-        reference: r.reference,
-        channel: r.channel,
-        countryCode: r.country_code,
-        number: r.number,
-        text: r.text,
-        sender: r.sender,
-        flash: r.flash === 1,
-        meta: r.meta ? JSON.parse(r.meta) : null,
-        accountId: r.account_id,
-      }));
-      let outcomes: SubmitOutcome[];
-      try {
-        outcomes = await route.driver.submit(outbound);
-      } catch (err) {
-        outcomes = batch.map(() => ({ ok: false as const, permanent: false, error: (err as Error).message }));
+    const candidates = await ctx.db.kysely
+      .selectFrom('messages')
+      .select(['id', 'channel', 'claim_token'])
+      .where('id', 'in', messageIds.slice(i, i + 1000))
+      .where('stage', '=', 0)
+      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .orderBy('id')
+      .execute();
+    const orphaned = candidates.filter((c) => c.claim_token !== null).length;
+    if (orphaned > 0) ctx.log.warn({ count: orphaned }, 'handing over again messages that were in flight when their dispatcher stopped');
+    for (const channel of new Set(candidates.map((c) => c.channel))) {
+      const ids = candidates.filter((c) => c.channel === channel).map((c) => c.id);
+      const route = ctx.carriers.route(channel);
+      if (!route) {
+        for (const id of ids) results.push({ messageId: id, outcome: { ok: false, permanent: false, error: `no carrier for channel ${channel}` } });
+        continue;
       }
-      await recordOutcomes(ctx, route.driver.name, batch, outcomes);
-      if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
-      batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
+      for (let j = 0; j < ids.length; j += route.driver.maxBatch) {
+        if (signal?.aborted) throw signal.reason;
+        const slice = ids.slice(j, j + route.driver.maxBatch);
+        await route.pacer.take(slice.length);
+        const token = randomUUID();
+        const batch = (await claim(ctx, slice, token)).filter((r) => !ctx.carriers.inFlight.has(r.id));
+        if (batch.length === 0) continue;
+        for (const r of batch) ctx.carriers.inFlight.add(r.id);
+        try {
+          const outcomes = await keepClaimed(ctx, batch.map((r) => r.id), token, async () => {
+            const outcomes = await handOff(route.driver, batch);
+            await recordDurably(ctx, route.driver.name, batch, outcomes);
+            return outcomes;
+          });
+          if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
+          batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
+        } finally {
+          for (const r of batch) ctx.carriers.inFlight.delete(r.id);
+        }
+      }
     }
   }
   return results;
+}
+
+/** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
+export const RECORD_RETRY_FOR_MS = 600_000;
+
+async function claim(ctx: AppContext, ids: number[], token: string) {
+  const now = Date.now();
+  const rows = await ctx.db.kysely
+    .updateTable('messages')
+    .set({ claimed_until: now + ctx.config.JOB_LEASE_MS, claim_token: token })
+    .where('id', 'in', ids)
+    .where('stage', '=', 0)
+    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .returning(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
+    .execute();
+  return rows.sort((a, b) => a.id - b.id);
+}
+
+/** Runs `work` while renewing the claim `token` holds on `ids` every third of JOB_LEASE_MS. */
+async function keepClaimed<T>(ctx: AppContext, ids: number[], token: string, work: () => Promise<T>): Promise<T> {
+  const leaseMs = ctx.config.JOB_LEASE_MS;
+  const timer = setInterval(() => {
+    ctx.db.kysely
+      .updateTable('messages')
+      .set({ claimed_until: Date.now() + leaseMs })
+      .where('id', 'in', ids)
+      .where('claim_token', '=', token)
+      .where('stage', '=', 0)
+      .execute()
+      .catch((err) => ctx.log.warn({ err }, 'renewing message claims failed'));
+  }, Math.max(Math.floor(leaseMs / 3), 10));
+  try {
+    return await work();
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+async function handOff(driver: CarrierDriver, batch: Awaited<ReturnType<typeof claim>>): Promise<SubmitOutcome[]> {
+  const outbound: OutboundMessage[] = batch.map((r) => ({
+    id: r.id,
+    reference: r.reference,
+    channel: r.channel,
+    countryCode: r.country_code,
+    number: r.number,
+    text: r.text,
+    sender: r.sender,
+    flash: r.flash === 1,
+    meta: r.meta ? JSON.parse(r.meta) : null,
+    accountId: r.account_id,
+  }));
+  try {
+    const outcomes = await driver.submit(outbound);
+    if (outcomes.length !== batch.length) throw new Error(`carrier driver ${driver.name} answered ${outcomes.length} outcomes for ${batch.length} messages`);
+    return outcomes;
+  } catch (err) {
+    return batch.map(() => ({ ok: false as const, permanent: false, error: (err as Error).message }));
+  }
+}
+
+/** Records the outcomes, retrying a failed write with backoff (the caller keeps the claims alive meanwhile). */
+async function recordDurably(ctx: AppContext, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await recordOutcomes(ctx, carrier, batch, outcomes);
+      return;
+    } catch (err) {
+      if (Date.now() - started >= RECORD_RETRY_FOR_MS) throw err;
+      ctx.log.error({ err, messages: batch.length, attempt }, 'recording a hand-off failed; retrying while the messages stay claimed');
+      await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 5000)));
+    }
+  }
 }
 
 type Row = { id: number; account_id: number; reference: string; number: string; price_units: number; extra_params: string | null };
@@ -140,7 +229,7 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
     for (const g of refused.values()) await closeUnsent(trx, ctx, g.ids, g.code, g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination', g.by, now);
     // A transient failure releases the claim: the dispatch job retries at once on its next run.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
-    if (retry.length > 0) await trx.updateTable('messages').set({ claimed_until: null }).where('id', 'in', retry.map((r) => r.id)).where('stage', '=', 0).execute();
+    if (retry.length > 0) await trx.updateTable('messages').set({ claimed_until: null, claim_token: null }).where('id', 'in', retry.map((r) => r.id)).where('stage', '=', 0).execute();
   });
 }
 

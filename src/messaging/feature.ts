@@ -11,7 +11,7 @@ export const messaging: Feature = {
   jobs(worker, ctx) {
     worker.register('dispatch', {
       kind: DISPATCH_JOB,
-      handler: (p: { campaignId: number }, { job }) => dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }),
+      handler: (p: { campaignId: number }, { job, signal }) => dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }, signal),
     });
     worker.register('carrier', {
       kind: SIMULATOR_DLR_JOB,

@@ -49,6 +49,8 @@ export interface MessagesTable {
   dlr_at: number | null;
   /** While a dispatcher submits the message (stage 0): others leave it alone until then (src/messaging/dispatch.ts). */
   claimed_until?: number | null;
+  /** The claiming dispatcher's token: only it renews the claim (migration 0014_a). */
+  claim_token?: string | null;
 }
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'undelivered' | 'refused' | 'sandbox';

@@ -72,7 +72,7 @@ export function runMensajero(args: string[], env: Record<string, string>): Promi
  * gave EADDRINUSE), reads the port from the "mensajero is serving" log line,
  * and waits until /readyz answers.
  */
-export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null> }> {
+export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
   const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let log = '';
@@ -98,7 +98,7 @@ export async function startServe(env: Record<string, string>): Promise<{ child: 
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { child, base: `http://127.0.0.1:${port}`, exited };
+  return { child, base: `http://127.0.0.1:${port}`, exited, output: () => log };
 }
 
 /** The port in the service's "mensajero is serving" JSON log line, once printed. */

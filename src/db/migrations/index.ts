@@ -11,6 +11,8 @@ import * as m0010 from './0010_webhooks.js';
 import * as m0011 from './0011_payments.js';
 import * as m0012 from './0012_staff_wallet_loyalty.js';
 import * as m0013 from './0013_dispatch_claims.js';
+import * as m0014a from './0014_a_handoff.js';
+import * as m0014b from './0014_b_idempotency.js';
 import * as m0016 from './0016_security.js';
 import * as m0017 from './0017_carriers.js';
 import * as m0018 from './0018_panel.js';
@@ -29,6 +31,8 @@ export const migrations: Record<string, Migration> = {
   '0011_payments': m0011,
   '0012_staff_wallet_loyalty': m0012,
   '0013_dispatch_claims': m0013,
+  '0014_a_handoff': m0014a,
+  '0014_b_idempotency': m0014b,
   '0016_security': m0016,
   '0017_carriers': m0017,
   '0018_panel': m0018,

@@ -265,7 +265,7 @@ describeEngines('contacts', (engine) => {
     });
 
     it.each<[string, Record<string, unknown>, number]>([
-      ['a NUL character in the name', { name: 'An\u0000a' }, 200],
+      ['a NUL character in the name', { name: 'An\u0000a' }, 400],
       ['quotes and SQL in the name', { name: "Robert'); DROP TABLE contacts;--" }, 200],
       ['emoji and accents', { name: 'Añá 🎉' }, 200],
       ['a number as name', { name: 12345 }, 200],
@@ -278,7 +278,7 @@ describeEngines('contacts', (engine) => {
       const list = await newList();
       const r = await add({ list_key: list, number: '5512345678', ...extra });
       expect(r.status).toBe(status);
-      if (status === 200) expect(r.body.callback.name).toBe(typeof extra.name === 'string' ? extra.name.replaceAll('\u0000', '') : String(extra.name));
+      if (status === 200) expect(r.body.callback.name).toBe(String(extra.name));
     });
 
     it('never answers 500 to a body that is not an object', async () => {

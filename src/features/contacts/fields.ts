@@ -1,15 +1,12 @@
 import { z } from 'zod';
 import { optionalText, text } from '../../http/fields.js';
 
-/** PostgreSQL text refuses NUL characters; they carry no meaning in a name, so they are dropped. */
-const dropNul = (s: string) => s.replaceAll('\u0000', '');
-
 /** A required, non-blank string: absent, null, '' and blanks answer `missing`; a value that is not text, `invalid` (default: `missing`). */
 export const required = (missing: string, invalid = missing) => text(missing, invalid).pipe(z.string().trim().min(1, { error: missing }));
 
 /** Optional free text of at most `max` characters (`tooLong` otherwise; the generic invalid_request when not given). */
 export const freeText = (max: number, tooLong?: string) =>
-  optionalText(tooLong).pipe(z.string().max(max, { error: tooLong }).transform(dropNul).optional());
+  optionalText(tooLong).pipe(z.string().max(max, { error: tooLong }).optional());
 
 /** Optional email: at most 100 characters (contact_06), valid format (contact_05). */
 export const email = () => optionalText('contact_05').pipe(z.string().max(100, { error: 'contact_06' }).pipe(z.email({ error: 'contact_05' })).optional());

@@ -7,7 +7,7 @@ import type { Feature } from '../feature.js';
 import { addList, allLists, changeListName, deleteList, findLists, listToRead, MAX_PAGE } from './service.js';
 import { contactsJson } from './stream.js';
 
-const agendaName = () => required('agenda_02').pipe(z.string().max(100, { error: 'agenda_03' }).transform((s) => s.replaceAll('\u0000', '')));
+const agendaName = () => required('agenda_02').pipe(z.string().max(100, { error: 'agenda_03' }));
 const label = () => freeText(100, 'agenda_05');
 
 export const AddBody = z.object({

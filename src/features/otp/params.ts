@@ -1,3 +1,4 @@
+import { unstorablePath } from '../../text/storable.js';
 import { z } from 'zod';
 import { bool, flag, integer } from '../../http/fields.js';
 import { parseLocal } from '../../lib/time.js';
@@ -97,7 +98,11 @@ export function parseOtp<S extends z.ZodType>(schema: S, input: unknown, path: s
     }
   }
   const result = schema.safeParse(source);
-  if (result.success) return result.data;
+  if (result.success) {
+    const bad = unstorablePath(result.data);
+    if (bad === null) return result.data;
+    throw new OtpError(400, INVALID, { hint: `${bad} contains a character that cannot be stored (NUL or another control character).`, next: [path], field: bad }, `${MESSAGE_OF[INVALID]}: ${bad}`);
+  }
   const issue = result.error.issues[0];
   const field = issue.path.map(String).join('.');
   const slug = (['otp_missing_param', 'otp_invalid_channel'].includes(issue.message) ? issue.message : INVALID) as OtpErrorSlug;

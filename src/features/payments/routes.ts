@@ -11,8 +11,6 @@ import { completePayment, sendPaymentRequest } from './service.js';
 import { findByRequestId, findByToken } from './store.js';
 
 const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
-/** PostgreSQL text cannot hold NUL: it is dropped from free text. */
-const withoutNul = (s: string) => s.replaceAll('\u0000', '');
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const upTo = (max: number) => (s: string) => [...s].length <= max;
 const blankIsAbsent = (v: unknown) => (v === '' || v === null ? undefined : v);
@@ -21,10 +19,10 @@ const Amount = (code: string) => z.preprocess(blankIsAbsent, numeric(code, code)
 const SendBody = z.object({
   number: text('payment_01').transform(cleanNumber).pipe(z.string().min(1, { error: 'payment_01' }).regex(/^\d{1,10}$/, { error: 'payment_02' })),
   country_code: text('payment_03').transform(cleanCountryCode).pipe(z.string().min(1, { error: 'payment_03' }).regex(/^\+?\d{1,4}$/, { error: 'payment_04' })),
-  template: text('payment_05').pipe(z.string().transform(withoutNul).pipe(z.string().trim().min(1, { error: 'payment_05' }).refine(upTo(40), { error: 'payment_06' }))),
-  message: text('payment_07').pipe(z.string().transform(withoutNul).refine((s) => s.trim() !== '', { error: 'payment_07' }).refine(upTo(123), { error: 'payment_08' })),
+  template: text('payment_05').pipe(z.string().pipe(z.string().trim().min(1, { error: 'payment_05' }).refine(upTo(40), { error: 'payment_06' }))),
+  message: text('payment_07').pipe(z.string().refine((s) => s.trim() !== '', { error: 'payment_07' }).refine(upTo(123), { error: 'payment_08' })),
   amount: Amount('payment_09'),
-  name: optionalText('payment_10').pipe(z.string().transform(withoutNul).refine(upTo(150), { error: 'payment_10' }).optional()),
+  name: optionalText('payment_10').pipe(z.string().refine(upTo(150), { error: 'payment_10' }).optional()),
   email: optionalText('payment_11').pipe(z.string().max(100, { error: 'payment_11' }).regex(EMAIL_FORMAT, { error: 'payment_11' }).optional()),
 });
 const GetBody = z.object({ request_id: text('payment_13').pipe(z.string().regex(UUID, { error: 'payment_13' })) });

@@ -11,7 +11,8 @@ const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 const MAX_TRANSFER = 100_000_000;
 const codePoints = (s: string) => [...s].length;
 
-const Email = text('subaccount_02').pipe(
+// A control character makes the address malformed (subaccount_04), not absent.
+const Email = text('subaccount_02', undefined, 'subaccount_04').pipe(
   z
     .string()
     .min(1, { error: 'subaccount_02' })
@@ -63,7 +64,7 @@ export const subaccounts: Feature = {
       return ok('subaccount_01', 'subaccount_apikey', await subaccountKey(ctx, request.account, email));
     });
 
-    api.post('/manager/subaccount/credits/manage', { schema: schema('Move credits to (type 1) or from (type 2) a sub-account', ManageBody, ManageReply) }, async (request) => {
+    api.post('/manager/subaccount/credits/manage', { config: { idempotent: true }, schema: schema('Move credits to (type 1) or from (type 2) a sub-account', ManageBody, ManageReply) }, async (request) => {
       const { email, type, credits } = parse(ManageBody, request.body);
       const { parentUnits, subUnits } = await transfer(ctx, request.account, email, type, toUnits(credits));
       return ok('subaccount_01', type === 1 ? 'credits_added' : 'credits_withdrawn', { credit: toCredits(parentUnits), subaccount_credit: toCredits(subUnits) });

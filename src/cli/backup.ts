@@ -1,0 +1,58 @@
+import { existsSync, renameSync, rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import SQLite from 'better-sqlite3';
+import type { Command } from 'commander';
+import { CliError, type CliRunner } from './run.js';
+
+/**
+ * Copies the SQLite database at `source` to `target` with SQLite's online
+ * backup API while other connections (a running service) keep writing. The
+ * copy is taken in one backup step, so it is one consistent snapshot (WAL
+ * lets writers carry on meanwhile); it goes to a temporary file beside the
+ * target, is checked with PRAGMA quick_check, then renamed into place.
+ */
+export async function backupSqlite(source: string, target: string): Promise<{ pages: number; bytes: number }> {
+  const to = resolve(target);
+  if (existsSync(to)) throw new CliError(`${target} exists: choose a new file (a backup never overwrites)`);
+  if (!existsSync(dirname(to))) throw new CliError(`the directory of ${target} does not exist`);
+  const partial = `${to}.partial-${process.pid}`;
+  const db = new SQLite(source, { readonly: true, fileMustExist: true });
+  try {
+    // The first step only opens the backup; then everything in one step (a larger number than any page count).
+    const progress = await db.backup(partial, { progress: () => 0x7fffffff });
+    const copy = new SQLite(partial);
+    try {
+      const check = copy.pragma('quick_check', { simple: true });
+      if (check !== 'ok') throw new Error(`the copy failed its integrity check: ${String(check)}`);
+      copy.pragma('journal_mode = DELETE'); // one self-contained file, no -wal beside it
+      const pageSize = copy.pragma('page_size', { simple: true }) as number;
+      renameSync(partial, to);
+      return { pages: progress.totalPages, bytes: progress.totalPages * pageSize };
+    } finally {
+      copy.close();
+    }
+  } catch (err) {
+    rmSync(partial, { force: true });
+    throw err;
+  } finally {
+    db.close();
+  }
+}
+
+export function backupCommand(program: Command, run: CliRunner): void {
+  program
+    .command('backup')
+    .description('copy the SQLite database to a new file while the service runs (PostgreSQL: use pg_dump, see the README)')
+    .requiredOption('--to <file>', 'the new file to write')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const url = ctx.config.DATABASE_URL;
+        if (ctx.db.engine !== 'sqlite') throw new CliError('backup copies SQLite databases; for PostgreSQL use pg_dump (README, "Backups")');
+        const source = url.slice('sqlite:'.length);
+        if (source === '' || source === ':memory:') throw new CliError('an in-memory database has nothing to back up');
+        const { pages, bytes } = await backupSqlite(source, o.to);
+        return { to: resolve(o.to), pages, bytes };
+      }, (r) => `backed up ${r.bytes} bytes to ${r.to}`),
+    );
+}

@@ -1,0 +1,100 @@
+import { createHash } from 'node:crypto';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { defineMessages } from '../http/codes.js';
+import { release, reserve, saveResponse, RUNNING_LOCK_MS } from './store.js';
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Honours the Idempotency-Key header. Every `sendLimited` route has it
+     * too, so a route that sends or charges gets it with either flag.
+     */
+    idempotent?: boolean;
+  }
+  interface FastifyRequest {
+    idempotencyKeyId?: number;
+  }
+}
+
+defineMessages({
+  idempotency_key_invalid: 'Idempotency-Key must be 1 to 255 visible ASCII characters',
+  idempotency_key_mismatch: 'This Idempotency-Key was used with a different request: use a new key for a new request',
+  idempotency_key_in_progress: 'A request with this Idempotency-Key is still running: retry later',
+});
+
+const KEY = /^[\x21-\x7e]{1,255}$/;
+/** How often a repeat looks whether the first request has finished. */
+const POLL_MS = 25;
+
+const applies = (request: FastifyRequest) => {
+  const config = request.routeOptions.config;
+  return config.idempotent === true || config.sendLimited === true;
+};
+
+/** JSON with sorted keys, so `{a,b}` and `{b,a}` are the same request. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+const requestHash = (request: FastifyRequest) =>
+  createHash('sha256').update(canonical({ method: request.method, route: request.routeOptions.url, query: request.query ?? {}, body: request.body ?? {} })).digest('hex');
+
+/**
+ * Idempotency-Key on the API routes that send or charge: the first request
+ * with a key runs and its response (any status below 500 except 429) is kept
+ * 24 hours; a repeat with the same key and the same request gets that
+ * response again without anything running, with `Idempotent-Replayed: true`;
+ * the same key with another request is refused (422); a repeat while the
+ * first still runs waits for it, in whichever process it runs. Keys belong
+ * to the account.
+ */
+export function idempotencyHooks(api: FastifyInstance, ctx: AppContext): void {
+  api.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers['idempotency-key'];
+    if (header === undefined || !applies(request)) return;
+    const key = Array.isArray(header) ? header[0] : header;
+    if (Array.isArray(header) || !KEY.test(key)) throw new ApiError(400, 'idempotency_key_invalid');
+    const hash = requestHash(request);
+    const deadline = Date.now() + RUNNING_LOCK_MS + 5_000;
+    for (;;) {
+      const r = await reserve(ctx.db, request.account.id, key, hash);
+      if (r.kind === 'reserved') {
+        request.idempotencyKeyId = r.id;
+        return;
+      }
+      if (r.kind === 'mismatch') throw new ApiError(422, 'idempotency_key_mismatch');
+      if (r.kind === 'replay') {
+        reply.code(r.response.status).header('idempotent-replayed', 'true');
+        if (r.response.contentType) reply.header('content-type', r.response.contentType);
+        return reply.send(r.response.body);
+      }
+      if (Date.now() > deadline) throw new ApiError(409, 'idempotency_key_in_progress', undefined, {}, { 'retry-after': '1' });
+      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+    }
+  });
+
+  api.addHook('onSend', async (request, reply, payload) => {
+    const id = request.idempotencyKeyId;
+    if (id === undefined) return payload;
+    request.idempotencyKeyId = undefined;
+    const status = reply.statusCode;
+    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+    try {
+      if (status >= 500 || status === 429 || body === null) await release(ctx.db, id);
+      else await saveResponse(ctx.db, id, { status, contentType: (reply.getHeader('content-type') as string | undefined) ?? null, body });
+    } catch (err) {
+      // The response still goes out; the key stays "running" until its lock expires, then a repeat runs again.
+      request.log.error({ err }, 'recording an idempotent response failed');
+    }
+    return payload;
+  });
+}
