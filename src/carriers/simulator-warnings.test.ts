@@ -22,17 +22,29 @@ describeEngines('start-up warnings about simulators beside real peers', (engine)
   });
   afterAll(() => h.close());
 
-  it('says nothing while only simulators are configured', () => {
-    expect(simulatorWarnings(h.ctx)).toEqual([]);
+  it('says nothing while only simulators are configured', async () => {
+    expect(await simulatorWarnings(h.ctx)).toEqual([]);
   });
 
-  it('warns about SIMULATORS and the simulated payment provider once a real carrier is configured', () => {
+  it('warns about SIMULATORS and the simulated payment provider once a real carrier is configured', async () => {
     h.ctx.carriers.use(new RealSmsDriver());
-    const warnings = simulatorWarnings(h.ctx);
+    const warnings = await simulatorWarnings(h.ctx);
     expect(warnings).toHaveLength(2);
     expect(warnings[0]).toMatch(/SIMULATORS=true beside the real carrier acme-smpp: channels .*rcs.* are still simulated/);
     expect(warnings[1]).toMatch(/simulated payment provider .* without any money moving/);
     usePaymentProvider(h.ctx, { name: 'acme-pay' } as PaymentProvider);
-    expect(simulatorWarnings(h.ctx)).toHaveLength(1);
+    expect(await simulatorWarnings(h.ctx)).toHaveLength(1);
+  });
+
+  it('counts an enabled SMPP connector of the database as a real carrier', async () => {
+    const h2 = await startHarness(engine, { worker: false });
+    try {
+      const now = Date.now();
+      await h2.ctx.db.kysely.insertInto('carriers').values({ name: 'acme', type: 'smpp', enabled: 1, settings: '{}', password_enc: null, version: 1, created_at: now, updated_at: now }).execute();
+      const warnings = await simulatorWarnings(h2.ctx);
+      expect(warnings[0]).toMatch(/SIMULATORS=true beside the real carrier acme: channels .*sms.* are still simulated/);
+    } finally {
+      await h2.close();
+    }
   });
 });

@@ -62,7 +62,7 @@ export async function serve(config: Config): Promise<void> {
   // The bound port, not PORT: with PORT=0 the system picks a free one (tests read it from this line).
   const metricsPort = service.metricsApp && boundPort(service.metricsApp);
   service.ctx.log.info({ port: boundPort(service.app), ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}), database: service.ctx.db.describe }, 'mensajero is serving');
-  for (const warning of simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
+  for (const warning of await simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
   const shutdown = (signal: string) => {
     service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
     service.stop().then(
