@@ -100,9 +100,9 @@ async function accountIdOf(ctx: AppContext, email: string | undefined): Promise<
 export function carrierCommands(program: Command, run: CliRunner): void {
   const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
 
-  providerOptions(smppOptions(carriers.command('add').argument('<type>', 'smpp or whatsapp-cloud').requiredOption('--name <name>'))).action((type: string, o) =>
+  providerOptions(smppOptions(carriers.command('add').argument('<type>', 'smpp, whatsapp-cloud or twiml-voice').requiredOption('--name <name>'))).action((type: string, o) =>
     run(o, async (ctx) => {
-      if (type !== 'smpp' && !isKnownProvider(type)) throw new CliError('carriers add takes the type smpp or whatsapp-cloud');
+      if (type !== 'smpp' && !isKnownProvider(type)) throw new CliError('carriers add takes the type smpp, whatsapp-cloud or twiml-voice');
       if (!NAME.test(o.name)) throw new CliError('--name is 1 to 40 letters, digits, - or _');
       if (type !== 'smpp') {
         if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
@@ -111,7 +111,7 @@ export function carrierCommands(program: Command, run: CliRunner): void {
         const now = Date.now();
         await ctx.db.kysely
           .insertInto('carriers')
-          .values({ name: o.name, type: type as 'whatsapp-cloud', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now })
+          .values({ name: o.name, type: type as 'whatsapp-cloud' | 'twiml-voice', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now })
           .execute();
         return publicCarrier(await requireCarrier(ctx, o.name));
       }

@@ -5,6 +5,7 @@ import { CliError } from '../../cli/run.js';
 import { encrypt } from '../../lib/secrets.js';
 import { WhatsappSecretsSchema, WhatsappSettingsSchema } from '../whatsapp-cloud/settings.js';
 import { PROVIDER_TYPES } from './build.js';
+import { TwimlSecretsSchema, TwimlSettingsSchema } from '../twiml-voice/settings.js';
 
 const int = (v: string) => {
   if (!/^\d+$/.test(v)) throw new CliError(`not an integer: ${v}`);
@@ -19,8 +20,13 @@ export function providerOptions(cmd: Command): Command {
     .option('--graph-version <v>', 'whatsapp-cloud: Graph API version (default v21.0)')
     .option('--otp-template <name>', 'whatsapp-cloud: approved authentication template for OTP codes')
     .option('--otp-language <code>', 'whatsapp-cloud: its language (default es_MX)')
+    .option('--account-sid <id>', 'twiml-voice: the account id (AccountSid)')
+    .option('--caller <e164>', 'twiml-voice: the caller number, e.g. +525512345678')
+    .option('--api-url <url>', 'twiml-voice: Calls API base address (default https://api.twilio.com)')
+    .option('--voice <name>', 'twiml-voice: the <Say> voice (default Polly.Mia)')
+    .option('--language <code>', 'twiml-voice: the <Say> language (default es-MX)')
     .option('--messages-per-second <n>', 'provider connectors: pace of this process (default 80)', int)
-    .option('--secrets <source>', 'provider connectors: "-" reads key=value lines from standard input (access_token, app_secret, verify_token)');
+    .option('--secrets <source>', 'provider connectors: "-" reads key=value lines from standard input (whatsapp-cloud: access_token, app_secret, verify_token; twiml-voice: auth_token)');
 }
 
 const SETTINGS_KEYS: Array<[string, string]> = [
@@ -29,10 +35,15 @@ const SETTINGS_KEYS: Array<[string, string]> = [
   ['graphVersion', 'graph_version'],
   ['otpTemplate', 'otp_template'],
   ['otpLanguage', 'otp_language'],
+  ['accountSid', 'account_sid'],
+  ['caller', 'caller'],
+  ['apiUrl', 'api_url'],
+  ['voice', 'voice'],
+  ['language', 'language'],
   ['messagesPerSecond', 'messages_per_second'],
 ];
 
-const schemas = { 'whatsapp-cloud': { settings: WhatsappSettingsSchema, secrets: WhatsappSecretsSchema } } as const;
+const schemas = { 'whatsapp-cloud': { settings: WhatsappSettingsSchema, secrets: WhatsappSecretsSchema }, 'twiml-voice': { settings: TwimlSettingsSchema, secrets: TwimlSecretsSchema } } as const;
 
 const problem = (what: string, issues: Array<{ path: PropertyKey[]; message: string }>) => new CliError(`${what}: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 
