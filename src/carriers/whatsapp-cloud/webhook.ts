@@ -76,7 +76,8 @@ async function handlePayload(ctx: AppContext, c: WhatsappConnector, payload: any
   for (const value of values) {
     // Another phone number of the same app: not this connector's.
     if (value.metadata?.phone_number_id !== undefined && String(value.metadata.phone_number_id) !== c.settings.phone_number_id) continue;
-    const statuses: Status[] = Array.isArray(value.statuses) ? value.statuses : [];
+    // Meta batches a few per POST: more than 1000 in one is not the provider, and is cut.
+    const statuses: Status[] = Array.isArray(value.statuses) ? value.statuses.slice(0, 1000) : [];
     const ids = await findProviderIds(ctx, c.name, statuses.map((s) => String(s.id ?? '')));
     const reports = statuses.flatMap((s) => {
       const messageId = ids.get(String(s.id ?? ''));
@@ -87,7 +88,7 @@ async function handlePayload(ctx: AppContext, c: WhatsappConnector, payload: any
     c.stats.receipts += reports.length;
     await applyProviderStatuses(ctx, reports);
 
-    const messages: Incoming[] = Array.isArray(value.messages) ? value.messages : [];
+    const messages: Incoming[] = Array.isArray(value.messages) ? value.messages.slice(0, 1000) : [];
     for (const m of messages) {
       if (typeof m.from !== 'string' || !/^\d{6,15}$/.test(m.from) || typeof m.id !== 'string') continue;
       // The Cloud API may deliver a webhook again: each incoming message id is taken once.
