@@ -7,6 +7,7 @@ import { encrypt } from '../lib/secrets.js';
 import { findCarrier, listCarriers, listRoutes, publicCarrier, publicRoute } from './store.js';
 import { parseSmppSettings, type SmppSettings } from './smpp/settings.js';
 import { carrierStatus } from './status.js';
+import { isKnownProvider, providerOptions, providerSettings, sealProviderSecrets } from './providers/cli.js';
 
 const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
 
@@ -99,10 +100,21 @@ async function accountIdOf(ctx: AppContext, email: string | undefined): Promise<
 export function carrierCommands(program: Command, run: CliRunner): void {
   const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
 
-  smppOptions(carriers.command('add').argument('<type>', 'smpp').requiredOption('--name <name>')).action((type: string, o) =>
+  providerOptions(smppOptions(carriers.command('add').argument('<type>', 'smpp, whatsapp-cloud or twiml-voice').requiredOption('--name <name>'))).action((type: string, o) =>
     run(o, async (ctx) => {
-      if (type !== 'smpp') throw new CliError('carriers add takes the type smpp');
+      if (type !== 'smpp' && !isKnownProvider(type)) throw new CliError('carriers add takes the type smpp, whatsapp-cloud or twiml-voice');
       if (!NAME.test(o.name)) throw new CliError('--name is 1 to 40 letters, digits, - or _');
+      if (type !== 'smpp') {
+        if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
+        const settings = providerSettings(type, o);
+        const sealed = sealProviderSecrets(ctx, type, o.secrets);
+        const now = Date.now();
+        await ctx.db.kysely
+          .insertInto('carriers')
+          .values({ name: o.name, type: type as 'whatsapp-cloud' | 'twiml-voice', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now })
+          .execute();
+        return publicCarrier(await requireCarrier(ctx, o.name));
+      }
       for (const required of ['host', 'port', 'systemId', 'password']) if (o[required] === undefined) throw new CliError(`--${required.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
       if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
       const settings = settingsFrom(o);
@@ -115,9 +127,19 @@ export function carrierCommands(program: Command, run: CliRunner): void {
     }),
   );
 
-  smppOptions(carriers.command('set').requiredOption('--name <name>')).action((o) =>
+  providerOptions(smppOptions(carriers.command('set').requiredOption('--name <name>'))).action((o) =>
     run(o, async (ctx) => {
       const row = await requireCarrier(ctx, o.name);
+      if (isKnownProvider(row.type)) {
+        const settings = providerSettings(row.type, o, JSON.parse(row.settings));
+        const sealed = o.secrets === undefined ? {} : { password_enc: sealProviderSecrets(ctx, row.type, o.secrets) };
+        await ctx.db.kysely
+          .updateTable('carriers')
+          .set((eb) => ({ settings: JSON.stringify(settings), ...sealed, version: eb('version', '+', 1), updated_at: Date.now() }))
+          .where('id', '=', row.id)
+          .execute();
+        return publicCarrier(await requireCarrier(ctx, o.name));
+      }
       if (row.type !== 'smpp') throw new CliError(`${o.name} has no settings to change`);
       const settings = settingsFrom(o, JSON.parse(row.settings));
       const password = o.password === undefined ? {} : { password_enc: encrypt(ctx.secrets.keyEncryption, readPassword(o.password)) };
@@ -173,6 +195,18 @@ export function carrierCommands(program: Command, run: CliRunner): void {
       run(o, async (ctx) => ({ carriers: await carrierStatus(ctx) }), (r) =>
         r.carriers.map((c) => `${c.name} (${c.type}): ${c.state}  submitted ${c.submitted}  window ${c.window_in_use}  throttled ${c.throttled}  errors ${c.errors}  receipts ${c.receipts}  replies ${c.replies}${c.last_error ? `  last error: ${c.last_error}` : ''}`).join('\n'),
       ),
+    );
+
+  carriers
+    .command('rejections')
+    .description('provider webhooks refused (wrong signature, unknown connector, unreadable body)')
+    .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const rows = await ctx.db.kysely.selectFrom('provider_rejections').selectAll().orderBy('id', 'desc').limit(Math.max(1, Math.min(o.limit, 10_000))).execute();
+        return { rejections: rows.map((r) => ({ carrier: r.carrier, reason: r.reason, from: r.remote_address, received_at: new Date(Number(r.received_at)).toISOString() })) };
+      }),
     );
 
   carriers

@@ -1,10 +1,17 @@
 import type { Feature } from '../features/feature.js';
 import { carrierCommands } from './cli.js';
+import { whatsappWebhookRoutes } from './whatsapp-cloud/webhook.js';
+import { twimlWebhookRoutes } from './twiml-voice/webhook.js';
 
 /** Carrier connectors and routes: the operator's CLI, and binding them in a running service. */
 export const carriers: Feature = {
   name: 'carriers',
   cli: carrierCommands,
+  // Provider callbacks: public, each checks the provider's own signature.
+  publicRoutes: (app, ctx) => {
+    whatsappWebhookRoutes(app, ctx);
+    twimlWebhookRoutes(app, ctx);
+  },
   // Called for a running service only (not for CLI commands): connectors bind and follow configuration changes.
   jobs: (_worker, ctx) => ctx.carriers.start(),
 };

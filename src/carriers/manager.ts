@@ -8,6 +8,8 @@ import { SimulatorDriver } from './simulator/driver.js';
 import { SmppConnector } from './smpp/connector.js';
 import { applyWaitingReceipts, pruneReceipts } from './smpp/receipts-store.js';
 import { parseSmppSettings } from './smpp/settings.js';
+import type { HttpProviderConnector } from './providers/connector.js';
+import { buildProviderConnector, isProviderType } from './providers/build.js';
 import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
@@ -59,6 +61,8 @@ export class CarrierManager {
   readonly simulator: SimulatorConnector;
   private readonly smpp = new Map<string, SmppConnector>();
   private readonly closing = new Set<SmppConnector>();
+  /** HTTP provider connectors (WhatsApp Cloud API, TwiML voice): no binds, built from their row. */
+  private readonly providers = new Map<string, HttpProviderConnector>();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
   private loaded: Promise<void> | null = null;
@@ -85,7 +89,7 @@ export class CarrierManager {
 
   connector(name: string): Connector | null {
     if (name === SIMULATOR) return this.simulator;
-    return this.smpp.get(name) ?? null;
+    return this.smpp.get(name) ?? this.providers.get(name) ?? null;
   }
 
   /** One round of upkeep; never two at once. */
@@ -126,6 +130,7 @@ export class CarrierManager {
         void c.close().finally(() => this.closing.delete(c));
       }
     }
+    this.refreshProviders(rows);
     if (!this.timer) return; // bind only in a running service, not in a CLI command
     for (const [name, row] of wanted) {
       if (this.smpp.has(name)) continue;
@@ -140,11 +145,24 @@ export class CarrierManager {
     }
   }
 
+  private refreshProviders(rows: CarrierRow[]): void {
+    const wanted = new Map(rows.filter((r) => isProviderType(r.type) && r.enabled === 1).map((r) => [r.name, r]));
+    for (const [name, c] of this.providers) if (wanted.get(name)?.version !== c.version) this.providers.delete(name);
+    for (const [name, row] of wanted) {
+      if (this.providers.has(name)) continue;
+      try {
+        this.providers.set(name, buildProviderConnector(this.ctx, row));
+      } catch (err) {
+        this.ctx.log.error({ carrier: name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
+      }
+    }
+  }
+
   private async reportStatus(): Promise<void> {
     const now = Date.now();
     const rows = this.rows.map((r) => {
-      const c = r.type === 'smpp' ? this.smpp.get(r.name) : this.simulator;
-      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : (c as SmppConnector).state;
+      const c = r.type === 'smpp' ? this.smpp.get(r.name) : isProviderType(r.type) ? this.providers.get(r.name) : this.simulator;
+      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : c instanceof SmppConnector ? c.state : 'bound';
       return { carrier: r.name, holder: this.holder, state, stats: JSON.stringify(c?.stats ?? emptyStats()), updated_at: now };
     });
     if (rows.length === 0) return;
@@ -164,7 +182,7 @@ export class CarrierManager {
   /** Per-connector figures of this process, for /metrics. */
   snapshot(): Array<{ name: string; state: string; stats: ConnectorStats }> {
     return this.rows.map((r) => {
-      const c = r.type === 'smpp' ? this.smpp.get(r.name) : this.simulator;
+      const c = r.type === 'smpp' ? this.smpp.get(r.name) : isProviderType(r.type) ? this.providers.get(r.name) : this.simulator;
       const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c.available ? 'bound' : 'connecting';
       return { name: r.name, state, stats: c?.stats ?? emptyStats() };
     });

@@ -4,7 +4,7 @@ import type { Generated } from 'kysely';
 export interface CarriersTable {
   id: Generated<number>;
   name: string;
-  type: 'smpp' | 'simulator';
+  type: 'smpp' | 'simulator' | 'whatsapp-cloud' | 'twiml-voice';
   enabled: number;
   settings: string;
   password_enc: string | null;
@@ -85,7 +85,26 @@ export interface UnmatchedRepliesTable {
   received_at: number;
 }
 
+/** The provider's id of each message an HTTP provider connector accepted (its webhooks name it). */
+export interface ProviderMessageIdsTable {
+  carrier: string;
+  carrier_id: string;
+  message_id: number;
+  created_at: number;
+}
+
+/** Provider webhooks refused: wrong or missing signature, unknown connector, unreadable body. */
+export interface ProviderRejectionsTable {
+  id: Generated<number>;
+  carrier: string;
+  reason: string;
+  remote_address: string;
+  received_at: number;
+}
+
 export interface CarrierTables {
+  provider_message_ids: ProviderMessageIdsTable;
+  provider_rejections: ProviderRejectionsTable;
   carriers: CarriersTable;
   carrier_routes: CarrierRoutesTable;
   carrier_binds: CarrierBindsTable;

@@ -16,6 +16,7 @@ import * as m0014b from './0014_b_idempotency.js';
 import * as m0016 from './0016_security.js';
 import * as m0017 from './0017_carriers.js';
 import * as m0018 from './0018_panel.js';
+import * as m0019 from './0019_provider_connectors.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -36,4 +37,5 @@ export const migrations: Record<string, Migration> = {
   '0016_security': m0016,
   '0017_carriers': m0017,
   '0018_panel': m0018,
+  '0019_provider_connectors': m0019,
 };

@@ -1,0 +1,74 @@
+import type { AppContext } from '../../context.js';
+import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
+import type { Connector } from '../manager.js';
+import { emptyStats, type ConnectorStats } from '../status.js';
+import { recordProviderIds } from './store.js';
+
+/** Requests in flight at once per connector in this process. */
+const PARALLEL = 8;
+
+/**
+ * A connector that speaks a provider's HTTP API: one request per message,
+ * paced at the connector's messages per second, at most PARALLEL at once.
+ * Each accepted message's provider id is recorded before submit() returns,
+ * so the provider's webhooks can find it. Network errors and 5xx/429 are
+ * transient: the dispatcher retries them (the message was charged once, at
+ * submission, and stays charged once).
+ */
+export abstract class HttpProviderConnector implements Connector {
+  readonly stats: ConnectorStats = emptyStats();
+  readonly available = true;
+  private readonly pacer: Pacer;
+
+  constructor(
+    protected readonly ctx: AppContext,
+    readonly name: string,
+    readonly version: number,
+    messagesPerSecond: number,
+  ) {
+    this.pacer = new Pacer(messagesPerSecond);
+  }
+
+  protected abstract send(m: OutboundMessage): Promise<SubmitOutcome>;
+
+  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
+    const outcomes: SubmitOutcome[] = new Array(batch.length);
+    let next = 0;
+    const lane = async () => {
+      while (next < batch.length) {
+        const i = next++;
+        await this.pacer.take(1);
+        try {
+          outcomes[i] = await this.send(batch[i]);
+        } catch (err) {
+          outcomes[i] = { ok: false, permanent: false, error: `${this.name}: ${(err as Error).message}` };
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(PARALLEL, batch.length) }, lane));
+    const accepted = outcomes.flatMap((o, i) => (o.ok && o.carrierId ? [{ carrierId: o.carrierId, messageId: batch[i].id }] : []));
+    await recordProviderIds(this.ctx, this.name, accepted);
+    for (const o of outcomes) {
+      if (o.ok) this.stats.submitted++;
+      else if (o.permanent) this.stats.refused++;
+      else this.error(o.error);
+    }
+    return outcomes;
+  }
+
+  error(reason: string): void {
+    this.stats.errors++;
+    this.stats.last_error = reason.slice(0, 300);
+    this.stats.last_error_at = Date.now();
+  }
+}
+
+/** The body of a provider's answer, as JSON when it is JSON. */
+export async function readJson(res: Response): Promise<any> {
+  const text = await res.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    return { raw: text.slice(0, 200) };
+  }
+}

@@ -1,0 +1,42 @@
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { findProviderIds } from '../providers/store.js';
+import { applyProviderStatuses, refuse, sameText } from '../providers/webhooks.js';
+import { TwimlConnector, twilioSignature } from './connector.js';
+import { callStatusCode } from './mapping.js';
+
+/**
+ * The status callback of a TwiML voice connector
+ * (https://www.twilio.com/docs/voice/api/call-resource#statuscallback):
+ * a form POST signed in X-Twilio-Signature
+ * (https://www.twilio.com/docs/usage/security#validating-requests). The
+ * signature is checked against the URL this service gave the provider
+ * (PUBLIC_BASE_URL), not the Host header, so a proxy in front changes nothing.
+ */
+export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {
+  app.post<{ Params: { name: string }; Body: Record<string, unknown> }>(
+    '/carriers/twiml-voice/:name/status',
+    { schema: { tags: ['providers'], summary: 'TwiML voice status callback', security: [], params: { type: 'object', properties: { name: { type: 'string' } } } } },
+    async (request, reply) => {
+      await ctx.carriers.manager.ready();
+      const c = ctx.carriers.manager.connector(request.params.name);
+      if (!(c instanceof TwimlConnector)) return refuse(ctx, request, request.params.name, 404, 'provider_01', 'status callback for an unknown connector');
+      const body = request.body && typeof request.body === 'object' ? request.body : {};
+      const params = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]));
+      const signature = request.headers['x-twilio-signature'];
+      if (typeof signature !== 'string' || !sameText(signature, twilioSignature(c.secrets.auth_token, c.statusCallback, params))) {
+        return refuse(ctx, request, c.name, 401, 'provider_02', signature ? 'wrong X-Twilio-Signature' : 'unsigned status callback');
+      }
+      const code = callStatusCode(params.CallStatus ?? '', params.ErrorCode);
+      if (code !== null && params.CallSid) {
+        const ids = await findProviderIds(ctx, c.name, [params.CallSid]);
+        const messageId = ids.get(params.CallSid);
+        if (messageId !== undefined) {
+          c.stats.receipts++;
+          await applyProviderStatuses(ctx, [{ messageId, code, at: Date.now() }]);
+        }
+      }
+      return reply.code(204).send();
+    },
+  );
+}

@@ -1,0 +1,109 @@
+import { createHmac } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { AppContext } from '../../context.js';
+import { recordReply } from '../../messaging/delivery.js';
+import { findProviderIds, latestMessageTo } from '../providers/store.js';
+import { applyProviderStatuses, rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
+import { WhatsappConnector } from './connector.js';
+import { statusCode } from './mapping.js';
+
+/** X-Hub-Signature-256 of a body: "sha256=" + HMAC-SHA256(app secret, raw body) in hex. */
+export const hubSignature = (appSecret: string, body: string) => `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+
+const schema = (summary: string) => ({ tags: ['providers'], summary, security: [], params: { type: 'object', properties: { name: { type: 'string' } } } });
+
+/**
+ * The Cloud API's webhook for one connector (set it as the app's callback
+ * URL): the verification handshake (GET, hub.mode=subscribe with the
+ * connector's verify token → hub.challenge) and the signed POSTs
+ * (https://developers.facebook.com/docs/graph-api/webhooks/getting-started,
+ * payload: .../whatsapp/cloud-api/webhooks/components).
+ */
+export function whatsappWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {
+  const connectorNamed = async (name: string) => {
+    await ctx.carriers.manager.ready();
+    const c = ctx.carriers.manager.connector(name);
+    return c instanceof WhatsappConnector ? c : null;
+  };
+
+  app.get<{ Params: { name: string }; Querystring: Record<string, string> }>('/carriers/whatsapp-cloud/:name/webhook', { schema: schema('WhatsApp Cloud API webhook verification') }, async (request, reply) => {
+    const c = await connectorNamed(request.params.name);
+    if (!c) return refuse(ctx, request, request.params.name, 404, 'provider_01', 'verification for an unknown connector');
+    const q = request.query;
+    if (q['hub.mode'] !== 'subscribe' || typeof q['hub.verify_token'] !== 'string' || !sameText(q['hub.verify_token'], c.secrets.verify_token)) {
+      return refuse(ctx, request, c.name, 403, 'provider_03', 'verification with a wrong verify token');
+    }
+    return reply.type('text/plain').send(String(q['hub.challenge'] ?? ''));
+  });
+
+  app.register(async (scope) => {
+    rawJsonBodies(scope);
+    scope.post<{ Params: { name: string }; Body: unknown }>('/carriers/whatsapp-cloud/:name/webhook', { schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages') }, async (request, reply) => {
+      const c = await connectorNamed(request.params.name);
+      if (!c) return refuse(ctx, request, request.params.name, 404, 'provider_01', 'webhook for an unknown connector');
+      const raw = typeof request.body === 'string' ? request.body : '';
+      const signature = request.headers['x-hub-signature-256'];
+      if (typeof signature !== 'string' || !sameText(signature, hubSignature(c.secrets.app_secret, raw))) {
+        return refuse(ctx, request, c.name, 401, 'provider_02', signature ? 'wrong X-Hub-Signature-256' : 'unsigned webhook');
+      }
+      let payload: any;
+      try {
+        payload = JSON.parse(raw);
+      } catch {
+        return refuse(ctx, request, c.name, 400, 'provider_04', 'signed webhook that is not JSON');
+      }
+      await handlePayload(ctx, c, payload);
+      return reply.code(200).send({ received: true });
+    });
+  });
+}
+
+interface Status { id?: unknown; status?: unknown; timestamp?: unknown; errors?: Array<{ code?: unknown }> }
+interface Incoming { from?: unknown; id?: unknown; timestamp?: unknown; type?: unknown; text?: { body?: unknown }; [k: string]: unknown }
+
+const epochMs = (t: unknown) => (typeof t === 'string' && /^\d{1,12}$/.test(t) ? Number(t) * 1000 : Date.now());
+
+/** What a customer sent, as text: its body, or for media the type and caption (the media itself stays with the provider). */
+function incomingText(m: Incoming): string {
+  if (m.type === 'text' && typeof m.text?.body === 'string') return m.text.body;
+  const part = typeof m.type === 'string' ? (m[m.type] as { caption?: unknown; body?: unknown } | undefined) : undefined;
+  const caption = typeof part?.caption === 'string' ? part.caption : typeof part?.body === 'string' ? part.body : '';
+  return `[${String(m.type ?? 'unknown')}]${caption ? ` ${caption}` : ''}`;
+}
+
+async function handlePayload(ctx: AppContext, c: WhatsappConnector, payload: any): Promise<void> {
+  const values = (Array.isArray(payload?.entry) ? payload.entry : []).flatMap((e: any) => (Array.isArray(e?.changes) ? e.changes : [])).filter((ch: any) => ch?.field === 'messages').map((ch: any) => ch.value ?? {});
+  for (const value of values) {
+    // Another phone number of the same app: not this connector's.
+    if (value.metadata?.phone_number_id !== undefined && String(value.metadata.phone_number_id) !== c.settings.phone_number_id) continue;
+    // Meta batches a few per POST: more than 1000 in one is not the provider, and is cut.
+    const statuses: Status[] = Array.isArray(value.statuses) ? value.statuses.slice(0, 1000) : [];
+    const ids = await findProviderIds(ctx, c.name, statuses.map((s) => String(s.id ?? '')));
+    const reports = statuses.flatMap((s) => {
+      const messageId = ids.get(String(s.id ?? ''));
+      const errorCode = typeof s.errors?.[0]?.code === 'number' ? (s.errors[0].code as number) : undefined;
+      const code = statusCode(String(s.status), errorCode);
+      return messageId === undefined || code === null ? [] : [{ messageId, code, at: epochMs(s.timestamp), read: s.status === 'read' }];
+    });
+    c.stats.receipts += reports.length;
+    await applyProviderStatuses(ctx, reports);
+
+    const messages: Incoming[] = Array.isArray(value.messages) ? value.messages.slice(0, 1000) : [];
+    for (const m of messages) {
+      if (typeof m.from !== 'string' || !/^\d{6,15}$/.test(m.from) || typeof m.id !== 'string') continue;
+      // The Cloud API may deliver a webhook again: each incoming message id is taken once.
+      const fresh = await ctx.db.kysely
+        .insertInto('provider_message_ids')
+        .values({ carrier: `${c.name}#in`, carrier_id: m.id.slice(0, 200), message_id: 0, created_at: Date.now() })
+        .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
+        .executeTakeFirst();
+      if (Number(fresh.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
+      c.stats.replies++;
+      const text = incomingText(m).slice(0, 4096);
+      const at = epochMs(m.timestamp);
+      const to = await latestMessageTo(ctx, c.name, m.from);
+      const matched = to ? await recordReply(ctx, { accountId: to.account_id, number: m.from, text, at }) : null;
+      if (!matched) await ctx.db.kysely.insertInto('unmatched_replies').values({ carrier: c.name, source: m.from, destination: c.settings.phone_number_id, text, received_at: at }).execute();
+    }
+  }
+}

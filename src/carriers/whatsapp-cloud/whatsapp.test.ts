@@ -1,0 +1,133 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { startHttpServer } from '../../../test/helpers/http-server.js';
+import { startWhatsappCloud } from '../../../test/helpers/whatsapp-cloud.js';
+import { createInstance } from '../../features/chatapp/store.js';
+import { providerSettings, sealProviderSecrets } from '../providers/cli.js';
+
+const SECRETS = { access_token: 'EAAG-test-token-123', app_secret: 'app-secret-abc', verify_token: 'verify-me' };
+
+describeEngines('WhatsApp Cloud API connector', (engine) => {
+  let h: Harness;
+  let wa: Awaited<ReturnType<typeof startWhatsappCloud>>;
+  let hooks: Awaited<ReturnType<typeof startHttpServer>>;
+  beforeAll(async () => {
+    h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', DISPATCH_RETRY_MS: '10', CARRIER_POLL_MS: '100' } });
+    wa = await startWhatsappCloud({ accessToken: SECRETS.access_token, appSecret: SECRETS.app_secret, phoneNumberId: '106540352242922' });
+    hooks = await startHttpServer(() => ({ status: 200, body: 'ok', type: 'text/plain' }));
+    const settings = providerSettings('whatsapp-cloud', { phoneNumberId: '106540352242922', graphUrl: wa.url, otpTemplate: 'codigo_verificacion' });
+    const sealed = sealProviderSecrets(h.ctx, 'whatsapp-cloud', '-', () => Object.entries(SECRETS).map(([k, v]) => `${k}=${v}`).join('\n'));
+    const now = Date.now();
+    await h.ctx.db.kysely.insertInto('carriers').values({ name: 'wa', type: 'whatsapp-cloud', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now }).execute();
+    // The default chat-app route (the simulator) now goes to the Cloud API connector.
+    await h.ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', 'chatapp').where('prefix', '=', '').where('account_id', '=', 0).execute();
+    await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'chatapp', prefix: '', account_id: 0, carriers: '["wa"]', created_at: now }).execute();
+    await h.ctx.carriers.manager.tick();
+  });
+  afterAll(async () => {
+    await h.close();
+    await wa.stop();
+    await hooks.stop();
+  });
+
+  const setup = async () => {
+    const a = await h.createAccount(10);
+    const instance = await createInstance(h.ctx.db.kysely, a.id);
+    expect((await h.post('/webhook/add', { url: `${hooks.url}/hook/${a.id}`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
+    return { ...a, instance: instance.instance_id };
+  };
+  const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 15_000);
+  const events = (accountId: number) => hooks.seen.filter((r) => r.method === 'POST' && r.path === `/hook/${accountId}`).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
+  const webhook = (body: string, signature?: string) =>
+    h.request('POST', '/carriers/whatsapp-cloud/wa/webhook', { body, headers: { 'content-type': 'application/json', ...(signature ? { 'x-hub-signature-256': signature } : {}) } });
+  const statusPayload = (id: string, status: string, extra: Record<string, unknown> = {}) => wa.payload({ statuses: [{ id, status, timestamp: '1700000000', recipient_id: '525512345678', ...extra }] });
+
+  it('sends text to the documented request shape; delivered and read webhooks update the status and reach the account webhook', async () => {
+    const a = await setup();
+    const r = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512345678', message: 'Hola 👋' }, a.apikey);
+    expect(r.body.code).toBe('whatsapp_21');
+    const m = await sent(r.body.reference);
+    expect(m).toMatchObject({ carrier: 'wa', stage: 1, carrier_id: expect.stringMatching(/^wamid\./) });
+    const request = wa.sends().find((s) => JSON.parse(s.body).text?.body === 'Hola 👋')!;
+    expect(request.headers.authorization).toBe(`Bearer ${SECRETS.access_token}`);
+    expect(JSON.parse(request.body)).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: '525512345678', type: 'text', text: { preview_url: false, body: 'Hola 👋' } });
+
+    const delivered = statusPayload(m.carrier_id!, 'delivered');
+    // The provider redelivers: parallel copies apply once.
+    const answers = await Promise.all([1, 2, 3, 4].map(() => webhook(delivered, wa.sign(delivered))));
+    expect(answers.map((x) => x.status)).toEqual([200, 200, 200, 200]);
+    expect(await message(r.body.reference)).toMatchObject({ stage: 2, status: 'delivered', dlr_code: 0 });
+    const read = statusPayload(m.carrier_id!, 'read');
+    expect((await webhook(read, wa.sign(read))).status).toBe(200);
+    const tracking = await h.ctx.db.kysely.selectFrom('read_trackings').selectAll().where('message_id', '=', m.id).executeTakeFirstOrThrow();
+    expect(tracking).toMatchObject({ reads: 1, first_read_at: 1_700_000_000_000 });
+    await eventually(async () => events(a.id).length >= 1, 15_000);
+    expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: r.body.reference, status: '0', number: '525512345678' })]);
+  });
+
+  it('sends media by link with caption; failed with its error code maps to the spec status', async () => {
+    const a = await setup();
+    const r = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512345679', type: 'image', message: 'https://cdn.example.com/promo.jpg', caption: 'Promo' }, a.apikey);
+    const m = await sent(r.body.reference);
+    const request = wa.sends().find((s) => JSON.parse(s.body).to === '525512345679')!;
+    expect(JSON.parse(request.body)).toEqual({ messaging_product: 'whatsapp', recipient_type: 'individual', to: '525512345679', type: 'image', image: { link: 'https://cdn.example.com/promo.jpg', caption: 'Promo' } });
+    const failed = statusPayload(m.carrier_id!, 'failed', { errors: [{ code: 131047, title: 'Re-engagement message' }] });
+    expect((await webhook(failed, wa.sign(failed))).status).toBe(200);
+    expect(await message(r.body.reference)).toMatchObject({ stage: 2, status: 'undelivered', dlr_code: 4 });
+    await eventually(async () => events(a.id).some((e) => e.status === '4'), 15_000);
+  });
+
+  it('an incoming message becomes a response event for the account that wrote to that number', async () => {
+    const a = await setup();
+    const r = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512340000', message: '¿Confirma su cita?' }, a.apikey);
+    await sent(r.body.reference);
+    const incoming = wa.payload({ contacts: [{ profile: { name: 'Ana' }, wa_id: '525512340000' }], messages: [{ from: '525512340000', id: 'wamid.IN1', timestamp: '1700000100', type: 'text', text: { body: 'Sí, confirmo' } }] });
+    await Promise.all([webhook(incoming, wa.sign(incoming)), webhook(incoming, wa.sign(incoming))]);
+    await eventually(async () => events(a.id).some((e) => e.type === 'response'), 15_000);
+    expect(events(a.id).filter((e) => e.type === 'response')).toEqual([expect.objectContaining({ reference: r.body.reference, response: 'Sí, confirmo', message: '¿Confirma su cita?' })]);
+    expect(await h.ctx.db.kysely.selectFrom('replies').select('text').where('account_id', '=', a.id).execute()).toEqual([{ text: 'Sí, confirmo' }]);
+  });
+
+  it('refuses and records unsigned or wrongly signed webhooks and wrong verify tokens; answers the handshake', async () => {
+    const body = statusPayload('wamid.forged', 'delivered');
+    expect((await webhook(body)).status).toBe(401);
+    const wrong = await webhook(body, wa.sign(body, 'not-the-secret'));
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).toMatchObject({ success: false, code: 'provider_02' });
+    expect((await webhook('not json', wa.sign('not json'))).status).toBe(400);
+    expect((await h.request('POST', '/carriers/whatsapp-cloud/nobody/webhook', { body, headers: { 'content-type': 'application/json' } })).status).toBe(404);
+    const ok = await h.get('/carriers/whatsapp-cloud/wa/webhook?hub.mode=subscribe&hub.verify_token=verify-me&hub.challenge=1158201444');
+    expect([ok.status, ok.body]).toEqual([200, 1158201444]);
+    expect((await h.get('/carriers/whatsapp-cloud/wa/webhook?hub.mode=subscribe&hub.verify_token=guess&hub.challenge=1')).status).toBe(403);
+    const rows = await h.ctx.db.kysely.selectFrom('provider_rejections').select(['carrier', 'reason']).orderBy('id').execute();
+    expect(rows.map((x) => x.reason)).toEqual(['unsigned webhook', 'wrong X-Hub-Signature-256', 'signed webhook that is not JSON', 'webhook for an unknown connector', 'verification with a wrong verify token']);
+    expect(JSON.stringify(rows)).not.toContain(SECRETS.app_secret);
+  });
+
+  it('retries when the provider rate-limits or is down: sent once it answers, charged once; a permanent refusal is final', async () => {
+    const a = await setup();
+    wa.failures.push({ http: 429, code: 130429, message: 'Rate limit hit' }, { http: 500, code: 131000, message: 'Something went wrong' });
+    const before = wa.sends().length;
+    const r = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512341111', message: 'Reintento' }, a.apikey);
+    const m = await sent(r.body.reference);
+    expect(m).toMatchObject({ stage: 1, carrier: 'wa' });
+    expect(wa.sends().slice(before).filter((s) => JSON.parse(s.body).to === '525512341111')).toHaveLength(3);
+    expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(9.5);
+
+    wa.failures.push({ http: 400, code: 131026, message: 'Message undeliverable' });
+    const p = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512342222', message: 'No llega' }, a.apikey);
+    const refused = await eventually(async () => ((await message(p.body.reference)).stage === 2 ? message(p.body.reference) : null), 15_000);
+    expect(refused).toMatchObject({ dlr_code: 1, carrier: 'wa' });
+  });
+
+  it('sends OTP codes with the configured authentication template', async () => {
+    const a = await setup();
+    const r = await h.post('/v2/otp', { phone_number: '5512343333', country_code: '52', channel: 'chatapp' }, a.apikey);
+    expect(r.status).toBeLessThan(300);
+    const request = await eventually(async () => wa.sends().find((s) => JSON.parse(s.body).to === '525512343333'), 15_000);
+    const body = JSON.parse(request.body);
+    expect(body).toMatchObject({ type: 'template', template: { name: 'codigo_verificacion', language: { code: 'es_MX' } } });
+    expect(body.template.components[0].parameters[0].text).toMatch(/^\S{4,12}$/);
+  });
+});
