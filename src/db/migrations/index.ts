@@ -12,6 +12,7 @@ import * as m0011 from './0011_payments.js';
 import * as m0012 from './0012_staff_wallet_loyalty.js';
 import * as m0013 from './0013_dispatch_claims.js';
 import * as m0017 from './0017_carriers.js';
+import * as m0020 from './0020_stripe_checkout.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -28,4 +29,5 @@ export const migrations: Record<string, Migration> = {
   '0012_staff_wallet_loyalty': m0012,
   '0013_dispatch_claims': m0013,
   '0017_carriers': m0017,
+  '0020_stripe_checkout': m0020,
 };
