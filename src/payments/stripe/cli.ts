@@ -21,6 +21,7 @@ export function paymentProviderCommands(program: Command, run: CliRunner): void 
     .command('set-stripe')
     .description('payment links through Stripe Checkout; reads the secret key and the webhook signing secret from standard input, one per line')
     .option('--api-base <url>', 'Stripe API address', STRIPE_API_BASE)
+    .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         if (!/^https?:\/\/[^\s/]+(:\d+)?$/.test(o.apiBase)) throw new CliError('--api-base is an http(s) address without a path');
@@ -29,7 +30,11 @@ export function paymentProviderCommands(program: Command, run: CliRunner): void 
       }),
     );
 
-  cmd.command('show').action((o) =>
+  cmd
+    .command('show')
+    .description('the configured provider (secrets shown only as "set")')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
     run(o, async (ctx) => {
       const s = await loadStripeSettings(ctx);
       return s ? { provider: 'stripe', api_base: s.apiBase, secret_key: 'set', webhook_secret: 'set' } : { provider: 'simulator' };
@@ -39,5 +44,6 @@ export function paymentProviderCommands(program: Command, run: CliRunner): void 
   cmd
     .command('use-simulator')
     .description('forget the Stripe settings: payment links go back to the simulator')
+    .option('--json', 'print one JSON object')
     .action((o) => run(o, async (ctx) => ({ provider: 'simulator', removed: await removeStripeSettings(ctx) })));
 }
