@@ -8,7 +8,8 @@ import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { paymentProvider } from '../../payments/registry.js';
-import { findByToken, insertPaymentRequest, markPaid, type PaymentRequest } from './store.js';
+import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
+import { recordPayment } from './paid.js';
 
 defineMessages({
   payment_01: 'number is required',
@@ -137,7 +138,8 @@ export async function completePayment(ctx: AppContext, token: string, enteredAmo
   if (cents === undefined) return { kind: 'invalid_amount', request };
   const outcome = await paymentProvider(ctx).confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
   if (!outcome.ok) return { kind: 'declined', request, reason: outcome.reason };
-  const paid = await markPaid(ctx.db.kysely, request.id, cents, outcome.providerRef);
+  const paid = await ctx.db.kysely.transaction().execute((trx) => recordPayment(trx, ctx, request.id, cents, outcome.providerRef));
+  ctx.worker.nudge();
   if (!paid) return { kind: 'already_paid', request: (await findByToken(ctx.db.kysely, token)) ?? request };
   return { kind: 'paid', request: paid };
 }

@@ -1,11 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import { isUniqueViolation } from '../../db/engine.js';
-import { recordEvents } from '../../events/record.js';
 import { ApiError } from '../../http/errors.js';
-import { formatLocal } from '../../lib/time.js';
 import { sameDigest } from '../../lib/secrets.js';
-import { markPaid } from '../../features/payments/store.js';
+import { recordPayment } from '../../features/payments/paid.js';
 import { STRIPE } from './settings.js';
 
 /** Stripe's default tolerance: a signature older (or newer) than 5 minutes is a replay. */
@@ -90,24 +88,7 @@ export async function handleStripeWebhook(ctx: AppContext, webhookSecret: string
         // checkout.session.completed of a delayed method (OXXO, SPEI) arrives unpaid; async_payment_succeeded follows.
         if (session.payment_status !== 'paid') return;
         const cents = Number.isSafeInteger(session.amount_total) ? session.amount_total! : (request.amount_cents ?? 0);
-        const paid = await markPaid(trx, request.id, cents, typeof session.payment_intent === 'string' ? session.payment_intent : session.id!);
-        if (!paid) return;
-        await recordEvents(trx, ctx, [
-          {
-            accountId: paid.account_id,
-            type: 'confirmation',
-            reference: paid.reference,
-            payload: {
-              type: 'confirmation',
-              reference: paid.reference,
-              request_id: paid.request_id,
-              payment_status: 'paid',
-              paid_amount: String(cents / 100),
-              currency: paid.currency,
-              paid_date: formatLocal(paid.paid_at ?? Date.now()),
-            },
-          },
-        ]);
+        await recordPayment(trx, ctx, request.id, cents, typeof session.payment_intent === 'string' ? session.payment_intent : session.id!);
       } else {
         await trx
           .updateTable('payment_requests')
