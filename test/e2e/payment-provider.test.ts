@@ -57,5 +57,5 @@ describeEngines('mensajero payment-provider (operator CLI) and a serve process u
     }
 
     expect((await runMensajero(['payment-provider', 'use-simulator', '--json'], e.env)).json).toEqual({ provider: 'simulator', removed: true });
-  });
+  }, 120_000);
 });
