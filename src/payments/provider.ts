@@ -11,6 +11,8 @@ export interface CheckoutRequest {
   amountCents: number | null;
   currency: string;
   concept: string;
+  /** Where a hosted payment page sends the payer back (our /pay/{token} page). */
+  returnUrl?: string;
 }
 
 export interface ConfirmRequest {
@@ -28,7 +30,7 @@ export type CheckoutStatus = 'pending' | 'paid' | 'unknown';
 export interface PaymentProvider {
   readonly name: string;
   /** Opens a checkout for a new request; returns the provider's id for it. */
-  createCheckout(req: CheckoutRequest): Promise<{ checkoutId: string }>;
+  createCheckout(req: CheckoutRequest): Promise<{ checkoutId: string; url?: string }>;
   /**
    * Charges the payer. Must be idempotent per checkout: two confirmations of
    * one checkout (two tabs, a double click) charge once and return the same

@@ -17,6 +17,7 @@ import * as m0016 from './0016_security.js';
 import * as m0017 from './0017_carriers.js';
 import * as m0018 from './0018_panel.js';
 import * as m0019 from './0019_provider_connectors.js';
+import * as m0020 from './0020_stripe_checkout.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -38,4 +39,5 @@ export const migrations: Record<string, Migration> = {
   '0017_carriers': m0017,
   '0018_panel': m0018,
   '0019_provider_connectors': m0019,
+  '0020_stripe_checkout': m0020,
 };

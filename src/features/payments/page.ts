@@ -45,6 +45,8 @@ export function paymentPage(request: PaymentRequest, notice?: { error?: string; 
   if (request.status === 'paid') {
     const when = request.paid_at ? ` el ${escapeHtml(formatLocal(request.paid_at))}` : '';
     parts.push(`<p class="status paid">${notice?.done ? 'Pago completado' : 'Este pago ya fue completado'}${when}.</p>`);
+  } else if (request.checkout_closed_at !== null) {
+    parts.push('<p class="status closed">Este enlace de pago expiró. Pide uno nuevo a quien te lo envió.</p>');
   } else {
     const amountField =
       request.amount_cents === null

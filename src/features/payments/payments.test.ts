@@ -170,6 +170,8 @@ describeEngines('payment requests', (engine) => {
     const row = await h.ctx.db.kysely.selectFrom('payment_requests').selectAll().where('request_id', '=', r.body.request_id).executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'paid', paid_amount_cents: 123450 });
     expect(row.provider_ref).toMatch(/^simch_/);
+    const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('account_id', '=', a.id).where('reference', '=', r.body.reference).execute();
+    expect(events.map((e) => JSON.parse(e.payload)).filter((p) => p.payment_status === 'paid')).toEqual([expect.objectContaining({ type: 'confirmation', request_id: r.body.request_id, paid_amount: '1234.5', currency: 'MXN' })]);
   });
 
   it('lets the payer enter the amount when the request has none', async () => {

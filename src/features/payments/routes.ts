@@ -9,6 +9,9 @@ import type { Feature } from '../feature.js';
 import { notFoundPage, PAGE_HEADERS, paymentPage } from './page.js';
 import { completePayment, sendPaymentRequest } from './service.js';
 import { findByRequestId, findByToken } from './store.js';
+import { useConfiguredPaymentProvider } from '../../payments/configured.js';
+import { stripeWebhookRoute } from '../../payments/stripe/route.js';
+import { paymentProviderCommands } from '../../payments/stripe/cli.js';
 
 const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -54,6 +57,7 @@ const html = { 'text/html': { schema: { type: 'string' } } };
 
 export const payments: Feature = {
   name: 'payments',
+  cli: paymentProviderCommands,
   routes(api, ctx) {
     api.post(
       '/paymentrequest/send',
@@ -88,13 +92,18 @@ export const payments: Feature = {
     );
   },
 
-  publicRoutes(app, ctx) {
+  async publicRoutes(app, ctx) {
+    await useConfiguredPaymentProvider(ctx);
+    await app.register(async (scope) => stripeWebhookRoute(scope, ctx));
+
     app.get<{ Params: { token: string } }>(
       '/pay/:token',
-      { schema: { tags: ['payments'], summary: 'Payment page of a payment link (HTML, no key)', security: [], params: TokenParams, response: { 200: { content: html }, 404: { content: html } } } },
+      { schema: { tags: ['payments'], summary: 'Payment page of a payment link (HTML, no key)', security: [], params: TokenParams, response: { 200: { content: html }, 303: { description: "to the provider's hosted checkout (Stripe)", type: 'null' }, 404: { content: html } } } },
       async (request, reply) => {
         const row = await findByToken(ctx.db.kysely, request.params.token);
         if (!row) return reply.code(404).headers(PAGE_HEADERS).send(notFoundPage());
+        // A hosted checkout (Stripe) is where a pending request is paid: the short link leads there.
+        if (row.checkout_url && row.status === 'pending' && row.checkout_closed_at === null) return reply.code(303).headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(row.checkout_url);
         return reply.headers(PAGE_HEADERS).send(paymentPage(row));
       },
     );

@@ -8,7 +8,8 @@ import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { paymentProvider } from '../../payments/registry.js';
-import { findByToken, insertPaymentRequest, markPaid, type PaymentRequest } from './store.js';
+import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
+import { recordPayment } from './paid.js';
 
 defineMessages({
   payment_01: 'number is required',
@@ -25,6 +26,10 @@ defineMessages({
   payment_12: 'message plus the payment link is longer than 160 GSM-7 characters',
   payment_13: 'you have no payment request with this request_id',
   payment_get_01: 'payment_request',
+  payment_14: 'amount is required: the payment provider needs it to open its checkout',
+  payment_provider_01: 'the payment provider refused to open the checkout',
+  payment_provider_02: 'the payment provider is unavailable; nothing was sent or charged, try again later',
+  payment_webhook_01: 'webhook refused: missing, wrong or stale signature, or not an event',
 });
 
 export const MIN_AMOUNT = 15;
@@ -71,7 +76,8 @@ export async function sendPaymentRequest(ctx: AppContext, account: Authenticated
 
   const requestId = uuidv7();
   const provider = paymentProvider(ctx);
-  const { checkoutId } = await provider.createCheckout({ requestId, amountCents, currency: ctx.config.PAYMENT_CURRENCY, concept: input.template });
+  // Before the transaction: a provider that is down refuses the send (nothing debited). Its idempotency key is the request_id.
+  const checkout = await provider.createCheckout({ requestId, amountCents, currency: ctx.config.PAYMENT_CURRENCY, concept: input.template, returnUrl: url });
   const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
     const result = await submitMessages(trx, ctx, {
       accountId: account.id,
@@ -97,7 +103,10 @@ export async function sendPaymentRequest(ctx: AppContext, account: Authenticated
       name: input.name ?? null,
       email: input.email ?? null,
       provider: provider.name,
-      checkout_id: checkoutId,
+      checkout_id: checkout.checkoutId,
+      checkout_url: checkout.url ?? null,
+      checkout_closed_at: null,
+      checkout_closed_reason: null,
       provider_ref: null,
       paid_amount_cents: null,
       created_at: Date.now(),
@@ -129,7 +138,8 @@ export async function completePayment(ctx: AppContext, token: string, enteredAmo
   if (cents === undefined) return { kind: 'invalid_amount', request };
   const outcome = await paymentProvider(ctx).confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
   if (!outcome.ok) return { kind: 'declined', request, reason: outcome.reason };
-  const paid = await markPaid(ctx.db.kysely, request.id, cents, outcome.providerRef);
+  const paid = await ctx.db.kysely.transaction().execute((trx) => recordPayment(trx, ctx, request.id, cents, outcome.providerRef));
+  ctx.worker.nudge();
   if (!paid) return { kind: 'already_paid', request: (await findByToken(ctx.db.kysely, token)) ?? request };
   return { kind: 'paid', request: paid };
 }

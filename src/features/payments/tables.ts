@@ -30,8 +30,35 @@ export interface PaymentRequestsTable {
   provider_ref: string | null;
   created_at: number;
   paid_at: number | null;
+  /** The provider's hosted page (Stripe Checkout's session url); the short link redirects there. */
+  checkout_url: string | null;
+  /** When the provider's session ended unpaid (expired or cancelled), and why. */
+  checkout_closed_at: number | null;
+  checkout_closed_reason: string | null;
+}
+
+export interface PaymentProviderSettingsTable {
+  id: Generated<number>;
+  provider: string;
+  api_base: string;
+  secret_key_enc: string;
+  webhook_secret_enc: string;
+  updated_at: number;
+}
+
+export interface PaymentWebhooksTable {
+  id: Generated<number>;
+  provider: string;
+  event_id: string | null;
+  event_type: string | null;
+  outcome: 'applied' | 'duplicate' | 'ignored' | 'refused';
+  reason: string | null;
+  remote_address: string | null;
+  received_at: number;
 }
 
 export interface PaymentTables {
   payment_requests: PaymentRequestsTable;
+  payment_provider_settings: PaymentProviderSettingsTable;
+  payment_webhooks: PaymentWebhooksTable;
 }

@@ -1,0 +1,33 @@
+import type { Transaction } from 'kysely';
+import type { AppContext } from '../../context.js';
+import type { Database } from '../../db/schema.js';
+import { recordEvents } from '../../events/record.js';
+import { formatLocal } from '../../lib/time.js';
+import { markPaid, type PaymentRequest } from './store.js';
+
+/**
+ * pending → paid (once) and, in the same transaction, the account's
+ * `confirmation` event naming the SMS's reference with `payment_status=paid`.
+ * Undefined when the request was already paid (then no event).
+ */
+export async function recordPayment(trx: Transaction<Database>, ctx: AppContext, requestId: number, cents: number, providerRef: string): Promise<PaymentRequest | undefined> {
+  const paid = await markPaid(trx, requestId, cents, providerRef);
+  if (!paid) return undefined;
+  await recordEvents(trx, ctx, [
+    {
+      accountId: paid.account_id,
+      type: 'confirmation',
+      reference: paid.reference,
+      payload: {
+        type: 'confirmation',
+        reference: paid.reference,
+        request_id: paid.request_id,
+        payment_status: 'paid',
+        paid_amount: String(cents / 100),
+        currency: paid.currency,
+        paid_date: formatLocal(paid.paid_at ?? Date.now()),
+      },
+    },
+  ]);
+  return paid;
+}
