@@ -5,8 +5,14 @@ import { Command } from 'commander';
 import { loadConfig } from './config.js';
 import { accountCommands } from './cli/accounts.js';
 import { runCli } from './cli/run.js';
-import { serve } from './cli/serve.js';
-import { features } from './features/index.js';
+// The command modules only, not the features' routes: a CLI command must not load the server (issue 13).
+// Keep in step with the `cli` of the features in src/features/index.ts.
+import { smsCommands } from './features/sms/cli.js';
+import { chatappCli } from './features/chatapp/cli.js';
+import { otpCommands } from './features/otp/cli.js';
+import { webhookCommands } from './features/webhooks/cli.js';
+import { walletCommands } from './features/wallet/cli.js';
+import { loyaltyCommands } from './features/loyalty/cli.js';
 
 const program = new Command('mensajero').description('Mensajero messaging service').showHelpAfterError();
 
@@ -15,6 +21,8 @@ program
   .description('run the HTTP API, workers and simulators (what npm start runs)')
   .option('--json', 'accepted for uniformity; the service logs JSON')
   .action(async () => {
+    // Loaded on demand: the server and every feature are only for `serve`.
+    const { serve } = await import('./cli/serve.js');
     await serve(loadConfig());
   });
 
@@ -25,7 +33,7 @@ program
   .action((o) => runCli(o, async () => ({ migrated: true }), () => 'database is migrated'));
 
 accountCommands(program, runCli);
-for (const f of features) f.cli?.(program, runCli);
+for (const commands of [smsCommands, chatappCli, otpCommands, webhookCommands, walletCommands, loyaltyCommands]) commands(program, runCli);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
