@@ -10,6 +10,7 @@ import { benchSms } from './sms.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchSmpp } from './smpp.js';
 import { benchSecurity } from './security.js';
+import { benchStartup } from './startup.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -25,6 +26,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['webhooks', benchWebhooks],
   ['smpp', benchSmpp],
   ['security', benchSecurity],
+  ['startup', benchStartup],
 ];
 
 const only = process.env.BENCH?.split(',');

@@ -21,7 +21,7 @@ async function lookupsDuring(burst: () => Promise<unknown>): Promise<number> {
 }
 
 /**
- * The thread-pool starvation of issue 14: a burst of password hashes (the
+ * The thread-pool starvation: a burst of password hashes (the
  * /employee/add, /manager/subaccount/add work) against DNS lookups (what
  * webhook registration and delivery need). Baseline: the same hashes sent to
  * the pool unbounded, as before. Rounds interleave the two.

@@ -47,7 +47,7 @@ export async function benchWebhooks(): Promise<string> {
   const receiver = await startReceiver();
   const hostConcurrency = 8;
 
-  // Baseline: HEAD + POST pairs from a bare client, 8 at a time (the per-host cap), keep-alive.
+  // Baseline: HEAD + POST pairs from a bare client, 8 at a time (the per-host cap), keep-alive (HEAD included: reset false).
   const agent = new Agent({ connections: hostConcurrency });
   const body = 'type=confirmation&reference=baseline&status=0&number=525512345678&date=20260101000000&extra_params=';
   let next = 0;
@@ -55,7 +55,7 @@ export async function benchWebhooks(): Promise<string> {
   await Promise.all(
     Array.from({ length: hostConcurrency }, async () => {
       while (next++ < EVENTS) {
-        await (await request(receiver.url, { dispatcher: agent, method: 'HEAD' })).body.dump();
+        await (await request(receiver.url, { dispatcher: agent, method: 'HEAD', reset: false })).body.dump();
         await (await request(receiver.url, { dispatcher: agent, method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.dump();
       }
     }),
@@ -111,7 +111,7 @@ export async function benchWebhooks(): Promise<string> {
       `Ratio delivery ÷ baseline: **${fmt(deliveredPerSec / baselinePerSec, 2)}**.`,
       '',
       `Latency from a simulated delivery report to the event's arrival (${LATENCY_SENDS} single sends, WORKER_POLL_MS ${ctx.config.WORKER_POLL_MS}): p50 **${fmt(percentile(latencies, 50))} ms**, p99 **${fmt(percentile(latencies, 99))} ms**.`,
-      'The webhook lane finds a new event by polling (WORKER_POLL_MS), so the poll interval bounds this latency; undici closes the connection after every HEAD, so each event costs two connections in both rows above.',
+      'The webhook lane finds a new event by polling (WORKER_POLL_MS), so the poll interval bounds this latency. Both rows keep their connections (a pool per checked address; HEAD with reset false).',
       '',
     ].join('\n');
   } finally {

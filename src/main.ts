@@ -6,7 +6,6 @@ import { loadConfig } from './config.js';
 import { accountCommands } from './cli/accounts.js';
 import { backupCommand } from './cli/backup.js';
 import { runCli } from './cli/run.js';
-import { serve } from './cli/serve.js';
 import { features } from './features/index.js';
 
 const program = new Command('mensajero').description('Mensajero messaging service').showHelpAfterError();
@@ -16,6 +15,8 @@ program
   .description('run the HTTP API, workers and simulators (what npm start runs)')
   .option('--json', 'accepted for uniformity; the service logs JSON')
   .action(async () => {
+    // Loaded on demand: the HTTP server, workers and carriers are only for `serve`.
+    const { serve } = await import('./cli/serve.js');
     await serve(loadConfig());
   });
 

@@ -1,7 +1,7 @@
 import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
-import SQLite from 'better-sqlite3';
-import pg from 'pg';
+import type SQLite from 'better-sqlite3';
+import type pg from 'pg';
 import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
@@ -25,8 +25,13 @@ export interface Db {
 
 export type Executor = Kysely<Database> | Transaction<Database>;
 
-// BIGINT columns hold epoch milliseconds and credit units, both far below 2^53.
-pg.types.setTypeParser(20, (v) => Number(v));
+// The driver of the engine in use only is loaded: each costs start-up time.
+async function loadPg(): Promise<typeof pg> {
+  const { default: driver } = await import('pg');
+  // BIGINT columns hold epoch milliseconds and credit units, both far below 2^53.
+  driver.types.setTypeParser(20, (v) => Number(v));
+  return driver;
+}
 
 export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); tests give each suite its own. */
@@ -40,7 +45,8 @@ export async function openDatabase(url: string, opts: OpenOptions = {}): Promise
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${url.split(':')[0]}:)`);
 }
 
-function openSqlite(path: string): Db {
+async function openSqlite(path: string): Promise<Db> {
+  const { default: SQLite } = await import('better-sqlite3');
   const file = path === '' ? ':memory:' : path;
   if (file !== ':memory:') {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
@@ -99,6 +105,7 @@ class CurrentSchemaPostgresDialect extends PostgresDialect {
 async function openPostgres(url: string, opts: OpenOptions): Promise<Db> {
   const schema = opts.pgSchema;
   if (schema && !/^[a-z_][a-z0-9_]*$/.test(schema)) throw new Error(`bad schema name ${schema}`);
+  const pg = await loadPg();
   if (schema) {
     const admin = new pg.Client({ connectionString: url });
     await admin.connect();

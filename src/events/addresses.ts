@@ -27,6 +27,20 @@ export function isForbiddenAddress(address: string): boolean {
 
 const IPV4_COMPATIBLE = ipaddr.parseCIDR('::/96') as [ipaddr.IPv6, number];
 
+/**
+ * Errors of expected outcomes (a refused destination, a retry) are made
+ * without a stack trace: capturing one per failed attempt is wasted work.
+ */
+export function withoutStack<T>(make: () => T): T {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return make();
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+}
+
 export class ForbiddenDestination extends Error {
   constructor(readonly host: string, readonly address: string) {
     super(`${host} resolves to ${address}, a private, local or reserved address`);
@@ -52,7 +66,7 @@ export async function resolveDestination(host: string, allowPrivate: boolean): P
   if (addresses.length === 0) throw new Error(`${host} has no address`);
   if (!allowPrivate) {
     const bad = addresses.find((a) => isForbiddenAddress(a.address));
-    if (bad) throw new ForbiddenDestination(host, bad.address);
+    if (bad) throw withoutStack(() => new ForbiddenDestination(host, bad.address));
   }
   return addresses;
 }

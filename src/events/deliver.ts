@@ -5,7 +5,8 @@ import { webhookSecret } from '../features/webhooks/store.js';
 import { decrypt } from '../lib/secrets.js';
 import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';
-import { safeAgent, send, type HttpAnswer } from './http.js';
+import { sendChecked, type HttpAnswer } from './http.js';
+import { withoutStack } from './addresses.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { signatureHeaders } from './signature.js';
 import { recordEndpointHealth } from './endpoint-health.js';
@@ -81,7 +82,7 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
   d.slots.outcome(host, outcome.delivered);
   d.accountSlots.outcome(tenant, outcome.delivered);
   const retryIn = await recordAttempt(d, event, url, outcome);
-  if (retryIn !== null) throw new RetryLater(retryIn, outcome.error ?? 'not delivered');
+  if (retryIn !== null) throw withoutStack(() => new RetryLater(retryIn, outcome.error ?? 'not delivered'));
 }
 
 const destinationHost = (url: string) => {
@@ -111,20 +112,16 @@ async function attempt(ctx: AppContext, event: EventRow, to: { url: string; meth
   const signed = method === 'GET' ? target.search.slice(1) : params;
   const headers = signatureHeaders(to.secret, event.uid ?? `msg_${event.id}`, Math.floor(Date.now() / 1000), signed);
 
-  const agent = safeAgent(ctx.config.WEBHOOK_ALLOW_PRIVATE, DELIVERY_TIMEOUT_MS);
-  try {
-    // Short: a receiver that never answers HEAD must not hold a slot for long.
-    const head = await send(agent, url, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
-    if (!headPasses(head)) return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
-    const res =
-      method === 'GET'
-        ? await send(agent, target.toString(), { method, headers, timeoutMs: DELIVERY_TIMEOUT_MS })
-        : await send(agent, target.toString(), { method, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: params, timeoutMs: DELIVERY_TIMEOUT_MS });
-    const delivered = res.status === 200;
-    return { ...res, durationMs: head.durationMs + res.durationMs, method, delivered, error: delivered ? null : (res.error ?? `answered ${res.status}`) };
-  } finally {
-    agent.close().catch(() => undefined);
-  }
+  const allowPrivate = ctx.config.WEBHOOK_ALLOW_PRIVATE;
+  // Short: a receiver that never answers HEAD must not hold a slot for long.
+  const head = await sendChecked(url, allowPrivate, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
+  if (!headPasses(head)) return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
+  const res =
+    method === 'GET'
+      ? await sendChecked(target.toString(), allowPrivate, { method, headers, timeoutMs: DELIVERY_TIMEOUT_MS })
+      : await sendChecked(target.toString(), allowPrivate, { method, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: params, timeoutMs: DELIVERY_TIMEOUT_MS });
+  const delivered = res.status === 200;
+  return { ...res, durationMs: head.durationMs + res.durationMs, method, delivered, error: delivered ? null : (res.error ?? `answered ${res.status}`) };
 }
 
 /**

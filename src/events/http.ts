@@ -34,6 +34,65 @@ export function safeAgent(allowPrivate: boolean, timeoutMs: number): Agent {
   });
 }
 
+interface CheckedPool {
+  address: string;
+  agent: Agent;
+}
+
+/** Connection pools of webhook deliveries, by origin (and private-address policy); the oldest is closed past this many. */
+const MAX_POOLS = 1000;
+const pools = new Map<string, CheckedPool>();
+
+/**
+ * The connection pool of a destination, kept between attempts so its sockets
+ * are reused (keep-alive). Every attempt resolves the name and checks the
+ * addresses again; the pool connects only to the address it was made for, and
+ * is replaced (the old one closed once its requests finish) when the name now
+ * resolves elsewhere. Rejects with ForbiddenDestination like safeAgent.
+ */
+export async function destinationAgent(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent> {
+  const target = new URL(url);
+  const [first] = await resolveDestination(target.hostname, allowPrivate);
+  const key = `${allowPrivate ? 1 : 0} ${target.origin}`;
+  const known = pools.get(key);
+  if (known?.address === first.address) return known.agent;
+  const connector = buildConnector({ timeout: timeoutMs });
+  // `host` keeps the name, so TLS still checks the certificate against it (SNI) and the Host header names it.
+  const agent = new Agent({ keepAliveTimeout: 4_000, connect: (options, callback) => connector({ ...options, hostname: first.address }, callback) });
+  pools.delete(key);
+  pools.set(key, { address: first.address, agent });
+  known?.agent.close().catch(() => undefined);
+  if (pools.size > MAX_POOLS) {
+    const [oldestKey, oldest] = pools.entries().next().value as [string, CheckedPool];
+    pools.delete(oldestKey);
+    oldest.agent.close().catch(() => undefined);
+  }
+  return agent;
+}
+
+/** `send` through the destination's checked pool (destinationAgent); never throws. */
+export async function sendChecked(
+  url: string,
+  allowPrivate: boolean,
+  opts: Parameters<typeof send>[2],
+): Promise<HttpAnswer> {
+  const started = performance.now();
+  let agent: Agent;
+  try {
+    agent = await destinationAgent(url, allowPrivate, opts.timeoutMs);
+  } catch (err) {
+    return failure(err, Math.round(performance.now() - started));
+  }
+  return send(agent, url, opts);
+}
+
+const failure = (err: unknown, durationMs: number): HttpAnswer => ({
+  status: null,
+  durationMs,
+  error: describeError(err),
+  ...(err instanceof ForbiddenDestination ? { forbidden: true } : {}),
+});
+
 /**
  * One request with a time limit, no redirects followed, the answer's body read
  * up to a small limit. Never throws: failures are an answer with status null.
@@ -54,11 +113,14 @@ export async function send(
       signal: AbortSignal.timeout(opts.timeoutMs),
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
+      // undici closes the socket after every HEAD (for servers that wrongly send a body);
+      // keep it: a receiver that does so only breaks its own next request, which is retried.
+      ...(opts.method === 'HEAD' ? { reset: false } : {}),
     });
     await res.body.dump({ limit: BODY_LIMIT }).catch(() => undefined);
     return { status: res.statusCode, durationMs: elapsed(), error: null };
   } catch (err) {
-    return { status: null, durationMs: elapsed(), error: describeError(err), ...(err instanceof ForbiddenDestination ? { forbidden: true } : {}) };
+    return failure(err, elapsed());
   }
 }
 

@@ -6,7 +6,7 @@ import { hashingLoad } from '../lib/passwords.js';
 
 const employee = (n: number, extra: Record<string, unknown> = {}) => ({ type: 'cajero', employee_name: `Ana ${n}`, business_name: 'Tienda', number: String(5500000000 + n), password: `clave-${n}`, ...extra });
 
-/** The attacks of issue 14 item 6: endpoints that cost the server far more than the request. */
+/** The attacks: endpoints that cost the server far more than the request. */
 describeEngines('expensive endpoints', (engine) => {
   let h: Harness;
   beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 
-/** The attacks of issue 14 item 5 on the routes that need no API key. */
+/** The attacks on the routes that need no API key. */
 describeEngines('public routes under attack', (engine) => {
   let h: Harness;
   beforeAll(async () => {

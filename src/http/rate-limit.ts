@@ -1,4 +1,4 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Config } from '../config.js';
 import { ApiError } from './errors.js';
@@ -12,11 +12,9 @@ import { ApiError } from './errors.js';
 export class SendRateLimiter {
   private readonly limiters = new Map<number, RateLimiterAbstract>();
   private readonly namedLimiters = new Map<string, RateLimiterAbstract>();
-  private readonly redis: Redis | null;
+  private redis: Redis | null = null;
 
-  constructor(private readonly config: Config) {
-    this.redis = config.RATE_LIMIT_STORE === 'redis' ? new Redis(config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: true }) : null;
-  }
+  constructor(private readonly config: Config) {}
 
   /**
    * Connects to Redis when configured. Redis being down never stops the
@@ -25,7 +23,10 @@ export class SendRateLimiter {
    * outage once.
    */
   async connect(onError: (err: Error) => void): Promise<void> {
-    if (!this.redis) return;
+    if (this.config.RATE_LIMIT_STORE !== 'redis') return;
+    // Loaded only when configured: ioredis takes a third of a second to import (CLI start-up).
+    const { Redis } = await import('ioredis');
+    this.redis = new Redis(this.config.REDIS_URL, { enableOfflineQueue: false, lazyConnect: true });
     let reported = false;
     // One report per outage, not one per reconnection attempt.
     this.redis.on('error', (err) => {

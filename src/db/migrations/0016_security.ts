@@ -1,7 +1,7 @@
 import { sql, type Kysely } from 'kysely';
 
 /**
- * Security hardening (issue 14):
+ * Security hardening:
  * - sub-account emails unique per parent, stored as `<parent id> <email>`.
  * - accounts.max_subaccounts: the operator's cap of sub-accounts for one account (null: SUBACCOUNTS_PER_ACCOUNT).
  * - otp_verifications.locked_at: when the last round locked; a new code waits OTP_LOCK_COOLDOWN_SECONDS from it, also after a delete.

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { freshPhone, otpClient, recordCarrier, wrongCode } from './testing.js';
 
-/** The OTP pumping and toll-fraud attacks of issue 14 item 3, as an attacker would run them. */
+/** The OTP pumping and toll-fraud attacks, as an attacker would run them. */
 describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
   let h: Harness;
   let carrier: ReturnType<typeof recordCarrier>;

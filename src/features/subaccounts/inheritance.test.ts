@@ -5,7 +5,7 @@ import { toUnits } from '../../accounts/credits.js';
 import { saveSettings } from '../otp/store.js';
 import { freshPhone } from '../otp/testing.js';
 
-/** The attacks of issue 14 item 2: a free sub-account escaping its parent's controls. */
+/** The attacks: a free sub-account escaping its parent's controls. */
 describeEngines('sub-accounts inherit their parent controls', (engine) => {
   let h: Harness;
   let n = 0;
