@@ -4,7 +4,7 @@ import type { AppContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { requireAccount } from '../cli/accounts.js';
 import { encrypt } from '../lib/secrets.js';
-import { findCarrier, listCarriers, listRoutes, publicCarrier, publicRoute } from './store.js';
+import { findCarrier, listCarriers, listPublicRoutes, listRoutes, publicCarrier } from './store.js';
 import { parseSmppSettings, type SmppSettings } from './smpp/settings.js';
 import { carrierStatus } from './status.js';
 import { isKnownProvider, providerOptions, providerSettings, sealProviderSecrets } from './providers/cli.js';
@@ -252,12 +252,7 @@ export function carrierCommands(program: Command, run: CliRunner): void {
     .command('list')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const rows = await listRoutes(ctx.db.kysely);
-        const ids = [...new Set(rows.map((r) => r.account_id).filter((id) => id !== 0))];
-        const emails = new Map((ids.length ? await ctx.db.kysely.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute() : []).map((a) => [a.id, a.email]));
-        return { routes: rows.map((r) => publicRoute(r, r.account_id === 0 ? null : (emails.get(r.account_id) ?? String(r.account_id)))) };
-      }),
+      run(o, async (ctx) => ({ routes: await listPublicRoutes(ctx.db.kysely) })),
     );
 
   routes

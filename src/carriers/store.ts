@@ -1,6 +1,7 @@
 import type { Executor } from '../db/engine.js';
 import type { Selectable } from 'kysely';
 import type { CarriersTable, CarrierRoutesTable } from './tables.js';
+import { shownEmail } from '../accounts/subaccount-email.js';
 
 export type CarrierRow = Selectable<CarriersTable>;
 export type RouteRow = Selectable<CarrierRoutesTable>;
@@ -21,4 +22,12 @@ export function publicCarrier(row: CarrierRow): Record<string, unknown> {
 
 export function publicRoute(row: RouteRow, accountEmail: string | null): { channel: string; prefix: string; carriers: string[]; account: string | null } {
   return { channel: row.channel, prefix: row.prefix, carriers: JSON.parse(row.carriers) as string[], account: accountEmail };
+}
+
+/** Every route as `routes list` shows it, with the account a route is limited to by its plain email. */
+export async function listPublicRoutes(db: Executor): Promise<Array<ReturnType<typeof publicRoute>>> {
+  const rows = await listRoutes(db);
+  const ids = [...new Set(rows.map((r) => r.account_id).filter((id) => id !== 0))];
+  const emails = new Map((ids.length ? await db.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute() : []).map((a) => [a.id, shownEmail(a.email)]));
+  return rows.map((r) => publicRoute(r, r.account_id === 0 ? null : (emails.get(r.account_id) ?? String(r.account_id))));
 }

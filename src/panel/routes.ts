@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
-import { findAccountByEmail } from '../accounts/store.js';
+import { shownEmail } from '../accounts/subaccount-email.js';
 import { verifyPassword } from '../lib/passwords.js';
 import { randomToken } from '../lib/ids.js';
 import { html } from './html.js';
@@ -34,6 +34,7 @@ import { otpPage } from './pages/otp.js';
 import { programsPage } from './pages/programs.js';
 import type { PrincipalKind } from './tables.js';
 import { totpEnabled, useTotpCode } from './totp.js';
+import { SIGNIN_CANDIDATES, signinCandidates } from './signin-candidates.js';
 
 /**
  * Strict Content-Security-Policy: scripts and styles only from this origin's
@@ -50,7 +51,7 @@ const CSP = [
   "base-uri 'none'",
 ].join('; ');
 
-/** A hash to compare against when the email is unknown, so both cases cost one scrypt. */
+/** A hash nobody has: the unused candidate slots are checked against it, so every attempt costs the same. */
 const NO_SUCH_PERSON = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=';
 
 /** Five minutes to type the authenticator's code. */
@@ -72,6 +73,13 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         reply.header('referrer-policy', 'same-origin');
         reply.header('cache-control', 'no-store');
       });
+      // The service caps public routes' bodies at PUBLIC_BODY_LIMIT_BYTES; that stays for sign-in (anyone may post it). A
+      // signed-in route takes what the API takes, and its body is read only once a live session is known (earlyGuard).
+      scope.addHook('onRoute', (route) => {
+        const who = route.config?.panel;
+        if (who !== undefined && who !== 'public') route.bodyLimit = route.config?.panelBodyLimit ?? ctx.config.BODY_LIMIT_BYTES;
+      });
+      scope.addHook('onRequest', (request) => earlyGuard(ctx, request));
       scope.addHook('preHandler', (request, reply) => guard(ctx, request, reply));
       scope.setErrorHandler((error, request, reply) => errorPage(ctx, shared, request, reply, error as Error));
       scope.setNotFoundHandler((request, reply) => errorPage(ctx, shared, request, reply, new ApiError(404, 'not_found')));
@@ -100,7 +108,8 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       scope.get('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => totpForm(ctx, shared.assets(), request, reply));
       scope.post('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => {
         const s = request.panelSession!;
-        const email = s.account?.email ?? s.operator!.email;
+        // Throttled by the plain email, as at sign-in.
+        const email = shownEmail(s.account?.email ?? s.operator!.email);
         const principalId = s.account?.id ?? s.operator!.id;
         const t = translator(langOf(request));
         const wait = await signinWaitMinutes(ctx.db.kysely, ctx.config, email, request.ip);
@@ -125,6 +134,19 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
 }
 
 /**
+ * Before the body is read: a state-changing request to a signed-in route
+ * without a live session is refused, so nobody without one makes the
+ * server read a large body. `guard` decides the rest once the body is read.
+ */
+async function earlyGuard(ctx: AppContext, request: FastifyRequest): Promise<void> {
+  const who = request.routeOptions.config.panel;
+  if (who === undefined || who === 'public' || request.method === 'GET' || request.method === 'HEAD') return;
+  const session = await loadSession(ctx.db.kysely, readCookies(request)[SESSION_COOKIE]);
+  if (!session) throw new ApiError(403, 'csrf_refused');
+  request.panelSession = session;
+}
+
+/**
  * Every panel request: public routes pass; others need a live session of the
  * right kind (a page redirects to sign-in, anything else is refused), and
  * every state-changing request must come from this origin with the session's
@@ -134,7 +156,7 @@ async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
   const who = request.routeOptions.config.panel;
   if (request.method !== 'GET' && request.method !== 'HEAD' && !sameOrigin(request)) throw new ApiError(403, 'csrf_refused');
   if (who === undefined || who === 'public') return;
-  const session = await loadSession(ctx.db.kysely, readCookies(request)[SESSION_COOKIE]);
+  const session = request.panelSession ?? (await loadSession(ctx.db.kysely, readCookies(request)[SESSION_COOKIE]));
   if (!session) {
     if (request.method === 'GET') return void reply.redirect('/panel/', 303);
     throw new ApiError(403, 'csrf_refused');
@@ -203,18 +225,18 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   const wait = await signinWaitMinutes(db, ctx.config, email, request.ip);
   if (wait > 0) return signinForm(ctx, assets, request, reply, { status: 429, error: t('signin_throttled', { minutes: wait }), email });
 
-  // An operator's email signs in to the operator view; any other to its account.
-  const operator = await db.selectFrom('panel_operators').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst();
-  const account = operator ? undefined : await findAccountByEmail(db, email);
-  const hash = operator?.password_hash ?? (account?.status === 'active' ? account.password_hash : NO_SUCH_PERSON);
-  const valid = password.length > 0 && password.length <= 1024 && (await verifyPassword(password, hash).catch(() => false));
-  if (!valid || (!operator && !account)) {
+  // The password is tried against every person the email may name (signin-candidates.ts), always the same number of times.
+  const candidates = await signinCandidates(db, email);
+  const usable = password.length > 0 && password.length <= 1024;
+  const checks = Array.from({ length: SIGNIN_CANDIDATES }, (_, i) => (usable ? verifyPassword(password, candidates[i]?.hash ?? NO_SUCH_PERSON).catch(() => false) : false));
+  const matches = await Promise.all(checks);
+  const who = candidates.find((_, i) => matches[i]);
+  if (!who) {
     await recordSigninFailure(db, ctx.config, email, request.ip);
     return signinForm(ctx, assets, request, reply, { status: 401, error: t('signin_wrong'), email });
   }
   await pruneSessions(db);
-  const kind: PrincipalKind = operator ? 'operator' : 'account';
-  const principalId = Number(operator?.id ?? account!.id);
+  const { kind, id: principalId } = who;
   clearCookie(request, reply, SIGNIN_COOKIE);
   if (await totpEnabled(db, kind, principalId)) {
     // Two-step sign-in: a short session that opens only the code page; failures keep counting until the code is right.

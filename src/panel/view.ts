@@ -2,6 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { toCredits } from '../accounts/credits.js';
+import { shownEmail } from '../accounts/subaccount-email.js';
 import { html, type Html } from './html.js';
 import { isWordKey, LANGS, translator, type Lang, type Translate, type WordKey } from './i18n.js';
 import { LANG_COOKIE, readCookies, type PanelSession } from './session.js';
@@ -16,6 +17,8 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** Who may use a panel route: anyone, any signed-in person, account holders, or operators. */
     panel?: 'public' | 'any' | 'account' | 'operator' | 'pending';
+    /** A signed-in route's body limit when it needs more than BODY_LIMIT_BYTES (the contact import). */
+    panelBodyLimit?: number;
   }
 }
 
@@ -104,7 +107,7 @@ ${o.charts ? html`<link rel="stylesheet" href="${v.assets.url('uPlot.min.css')}"
 <a class="skip" href="#main">${v.t('skip')}</a>
 <header class="top">
   <span class="brand">${v.t('brand')}</span>
-  ${s ? html`<span class="who">${s.account?.email ?? s.operator?.email}</span>
+  ${s ? html`<span class="who">${shownEmail(s.account?.email ?? s.operator?.email ?? '')}</span>
   <span class="balance">${s.operator ? v.t('total_balance') : v.t('balance')}: <strong data-testid="balance">${balance === undefined ? v.t('none') : formatCredits(v, balance)}</strong> ${v.t('credits')}</span>` : ''}
   <span class="lang">${other.map((l) => html`<a href="/panel/lang?to=${l}&amp;back=${encodeURIComponent(v.path)}" lang="${l}" hreflang="${l}">${l === 'es' ? 'Español' : 'English'}</a>`)}</span>
   ${s ? html`<form method="post" action="/panel/signout" class="inline">${csrfField(v)}<button type="submit" class="link">${v.t('signout')}</button></form>` : ''}

@@ -6,6 +6,9 @@ import { describeEngines, type Harness } from '../helpers/harness.js';
 import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
 import { createOperator, signIn, signOut, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
 import { Secret, TOTP } from 'otpauth';
+import { TestSmsc } from '../helpers/smsc.js';
+import { encrypt } from '../../src/lib/secrets.js';
+import { parseSmppSettings } from '../../src/carriers/smpp/settings.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -37,7 +40,7 @@ describeEngines('panel sign-in', (engine) => {
   let panel: Awaited<ReturnType<typeof startPanel>>;
 
   beforeAll(async () => {
-    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1' });
+    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1', CARRIER_POLL_MS: '200' });
     ({ h, base, context, page, errors } = panel);
   });
   afterAll(async () => {
@@ -217,7 +220,30 @@ describeEngines('panel sign-in', (engine) => {
     const html = await page.content();
     expect(html).not.toContain(parent.email);
     expect(html).not.toContain(parent.apikey);
+    // The plain email is shown, never the stored '<parent id> <email>'.
+    expect(await page.textContent('header .who')).toBe(`sub-${parent.id}@example.com`);
     await signOut(page);
+  });
+
+  it('one plain email under two parents and as a top-level account: each password opens its own account', async () => {
+    const [p1, p2] = await Promise.all([h.createAccount(1), h.createAccount(2)]);
+    const email = `shared-${p1.id}@example.com`;
+    expect((await h.post('/manager/subaccount/add', { email, password: 'first child' }, p1.apikey)).body.success).toBe(true);
+    expect((await h.post('/manager/subaccount/add', { email, password: 'second child' }, p2.apikey)).body.success).toBe(true);
+    expect((await h.post('/manager/subaccount/credits/manage', { email, credits: 1, type: 1 }, p2.apikey)).body.code).toBe('subaccount_01');
+    const top = await withPassword(h, await h.createAccount(9, email), 'top level');
+    const keyOf = async (password: string) => {
+      await signIn(page, base, email, password);
+      expect(await page.textContent('header .who')).toBe(email);
+      const balance = await page.textContent('[data-testid=balance]');
+      await signOut(page);
+      return balance;
+    };
+    expect(await keyOf('top level')).toBe('9');
+    expect(await keyOf('first child')).toBe('0');
+    expect(await keyOf('second child')).toBe('1');
+    expect((await postSignin(h, email, 'nobody has this')).status).toBe(401);
+    expect(top.email).toBe(email);
   });
 
   it('operators sign in to the operator view, which lists accounts; account holders cannot see it', async () => {
@@ -227,6 +253,25 @@ describeEngines('panel sign-in', (engine) => {
     expect(page.url()).toBe(`${base}/panel/operator`);
     expect(await page.locator(`[data-testid=accounts] tr[data-account="${a.email}"]`).count()).toBe(1);
     expect(await page.textContent('[data-testid=routes]')).toContain('simulator');
+    // A SMPP carrier on a real SMSC: the page shows its live state as `carriers status` reports it.
+    const smsc = await new TestSmsc({ systemId: 'panel', password: 'pw' }).start();
+    try {
+      const now = Date.now();
+      const settings = parseSmppSettings({ host: '127.0.0.1', port: smsc.port, system_id: 'panel' });
+      await h.ctx.db.kysely.insertInto('carriers').values({ name: `smsc-${a.id}`, type: 'smpp', enabled: 1, settings: JSON.stringify(settings), password_enc: encrypt(h.ctx.secrets.keyEncryption, 'pw'), version: 1, created_at: now, updated_at: now }).execute();
+      await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'sms', prefix: '52', account_id: 0, carriers: JSON.stringify([`smsc-${a.id}`, 'simulator']), created_at: now }).execute();
+      const row = page.locator(`[data-testid=carriers] tr[data-carrier="smsc-${a.id}"]`);
+      await expect.poll(async () => (await page.reload(), row.locator('[data-state]').getAttribute('data-state')), { timeout: 20_000, interval: 300 }).toBe('bound');
+      expect(await row.textContent()).toContain('Conectado');
+      await expectAccessible(page);
+      await screenshot(page, `${engine}-operator-carriers`);
+      expect(await page.textContent('[data-testid=routes]')).toContain(`smsc-${a.id} → simulator`);
+      expect(await page.textContent('[data-testid=routes]')).toContain('+52');
+    } finally {
+      await h.ctx.db.kysely.deleteFrom('carrier_routes').where('prefix', '=', '52').execute();
+      await h.ctx.db.kysely.deleteFrom('carriers').where('name', '=', `smsc-${a.id}`).execute();
+      await smsc.stop();
+    }
     await expectAccessible(page);
     await screenshot(page, `${engine}-operator-desktop`);
     await page.setViewportSize(PHONE);

@@ -167,6 +167,12 @@ describeEngines('SMPP carriers end to end', (engine) => {
     await send(b.apikey, '5520000002');
     await eventually(async () => own.smsc.submitted.length === 1);
     expect(smsc.submitted).toHaveLength(1);
+    // routes list (and the panel's operator view) names a sub-account by its plain email, never '<parent id> <email>'.
+    const subEmail = `routed${counter}@example.com`;
+    expect((await h.post('/manager/subaccount/add', { email: subEmail, password: 'secret123' }, b.apikey)).body.success).toBe(true);
+    await cli('routes', 'add', '--channel', 'sms', '--prefix', '53', '--carriers', own.name, '--account', `${b.id} ${subEmail}`);
+    const listed = (await cli('routes', 'list')) as { routes: Array<{ prefix: string; account: string | null }> };
+    expect(listed.routes.find((r) => r.prefix === '53')?.account).toBe(subEmail);
   });
 
   it('turns a reply into a response event, reassembles a concatenated UCS-2 reply, and keeps a reply that matches nothing', async () => {

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { hashPassword } from '../../lib/passwords.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
 import { html } from '../html.js';
 import { confirmPassword } from '../confirm.js';
 import { createSession, endAllSessions, SESSION_COOKIE, setCookie } from '../session.js';
@@ -60,7 +61,7 @@ export function accountPage(scope: FastifyInstance, shared: Shared): Section {
   registerAction(scope, shared, section, 'totp-start', async (request, v, body) => {
     const { principal, s } = await current(v);
     await confirmPassword(request, v, principal.password_hash, principal.email, body.password);
-    return { shown: await startTotp(db, ctx.secrets.panelTotpEncryption, s.kind, Number(principal.id), principal.email) };
+    return { shown: await startTotp(db, ctx.secrets.panelTotpEncryption, s.kind, Number(principal.id), shownEmail(principal.email)) };
   });
   registerAction(scope, shared, section, 'totp-confirm', async (_request, v, body) => {
     const { principal, s } = await current(v);

@@ -73,7 +73,7 @@ export function contactsPage(scope: FastifyInstance, shared: Shared): Section {
      * line and writes nothing. Otherwise the answer streams progress lines
      * (NDJSON) while one transaction writes every row.
      */
-    importer.post('/contacts/import', { schema: { hide: true }, config: { panel: 'account' }, bodyLimit: MAX_IMPORT_BYTES }, async (request, reply) => {
+    importer.post('/contacts/import', { schema: { hide: true }, config: { panel: 'account', panelBodyLimit: MAX_IMPORT_BYTES } }, async (request, reply) => {
       const v = makeView(ctx, shared.assets(), request);
       const account = accountOf(v);
       const listKey = String((request.query as { list?: string }).list ?? '');

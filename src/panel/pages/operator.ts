@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { toCredits, toUnits } from '../../accounts/credits.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
 import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount } from '../../accounts/store.js';
 import { EMAIL } from '../../cli/accounts.js';
 import { isUniqueViolation } from '../../db/engine.js';
@@ -7,11 +8,10 @@ import { queueStats } from '../../jobs/queue.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
-import type { Channel } from '../../messaging/types.js';
+import { carrierStatus } from '../../carriers/status.js';
+import { listPublicRoutes } from '../../carriers/store.js';
 import { failingEndpoints, searchAccounts } from '../operator-store.js';
 import { csrfField, field, formatCredits, formatNumber, refuse, registerAction, type Section, type Shared } from '../view.js';
-
-const CHANNELS: Channel[] = ['sms', 'rcs', 'chatapp', 'voice'];
 
 /** Positive credits with at most 4 decimals (one unit), as the CLI accepts them. */
 function creditsField(text: string, allowZero: boolean): number {
@@ -20,7 +20,7 @@ function creditsField(text: string, allowZero: boolean): number {
   return n;
 }
 
-/** The operator view: accounts (search, create, add credits, archive), the carrier routes, the job queue, failing webhook endpoints. */
+/** The operator view: accounts (search, create, add credits, archive), the carriers (live state) and routes, the job queue, failing webhook endpoints. */
 export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const db = ctx.db.kysely;
@@ -31,7 +31,8 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     async render(v) {
       const search = (v.query.q ?? '').trim().slice(0, 100);
       const now = Date.now();
-      const [accounts, queue, failing] = await Promise.all([searchAccounts(db, search), queueStats(ctx.db), failingEndpoints(db, now)]);
+      // Carriers and routes from the same functions as `mensajero carriers status` and `routes list`.
+      const [accounts, queue, failing, carriers, routes] = await Promise.all([searchAccounts(db, search), queueStats(ctx.db), failingEndpoints(db, now), carrierStatus(ctx), listPublicRoutes(db)]);
       const waiting = queue.filter((q) => q.state === 'pending');
       return html`
 <section class="card" aria-labelledby="acc-title">
@@ -45,10 +46,10 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     <th scope="col">${v.t('email')}</th><th scope="col">${v.t('balance')}</th><th scope="col">${v.t('status')}</th><th scope="col">${v.t('parent')}</th><th scope="col">${v.t('actions')}</th>
   </tr></thead><tbody>${accounts.map(
     (a) => html`<tr data-account="${a.email}">
-    <td>${a.email}</td><td>${formatCredits(v, a.credits)}</td><td>${a.status === 'active' ? v.t('active') : v.t('archived')}</td><td>${a.parent_email ?? ''}</td>
+    <td>${shownEmail(a.email)}</td><td>${formatCredits(v, a.credits)}</td><td>${a.status === 'active' ? v.t('active') : v.t('archived')}</td><td>${a.parent_email ?? ''}</td>
     <td>${a.status === 'active'
       ? html`<form method="post" action="/panel/operator/credits" class="row">${csrfField(v)}<input type="hidden" name="email" value="${a.email}">
-        <label class="sr" for="add-${a.id}">${v.t('add_credits')} (${a.email})</label><input id="add-${a.id}" name="credits" inputmode="decimal" size="6" required>
+        <label class="sr" for="add-${a.id}">${v.t('add_credits')} (${shownEmail(a.email)})</label><input id="add-${a.id}" name="credits" inputmode="decimal" size="6" required>
         <button type="submit" class="small">${v.t('add_credits')}</button></form>
       <form method="post" action="/panel/operator/archive">${csrfField(v)}<input type="hidden" name="email" value="${a.email}"><button type="submit" class="small danger">${v.t('archive')}</button></form>`
       : ''}</td></tr>`,
@@ -62,14 +63,19 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   </form>
 </section>
 
-<section class="card" aria-labelledby="routes-title">
-  <h2 id="routes-title">${v.t('routes')}</h2>
-  <div class="scroll"><table class="stack" data-testid="routes"><thead><tr><th scope="col">${v.t('channel')}</th><th scope="col">${v.t('carrier')}</th><th scope="col">${v.t('pace')}</th></tr></thead><tbody>
-  ${CHANNELS.map((channel) => {
-    const route = ctx.carriers.route(channel);
-    return html`<tr><td>${channel}</td><td>${route?.driver.name ?? v.t('none')}</td><td>${route ? formatNumber(v, route.driver.messagesPerSecond) : ''}</td></tr>`;
-  })}
+<section class="card" aria-labelledby="carriers-title">
+  <h2 id="carriers-title">${v.t('carriers')}</h2>
+  <div class="scroll"><table class="stack" data-testid="carriers"><thead><tr><th scope="col">${v.t('carrier')}</th><th scope="col">${v.t('carrier_state')}</th><th scope="col">${v.t('window_in_use')}</th><th scope="col">${v.t('carrier_counters')}</th><th scope="col">${v.t('last_error')}</th></tr></thead><tbody>
+  ${carriers.map((c) => html`<tr data-carrier="${c.name}"><td>${c.name} (${c.type})</td><td data-state="${c.state}">${v.t(`carrier_${c.state}`)}</td><td>${formatNumber(v, c.window_in_use)}</td>
+    <td>${v.t('carrier_counts', { submitted: c.submitted, refused: c.refused, throttled: c.throttled, errors: c.errors, receipts: c.receipts, replies: c.replies, binds: c.binds, processes: c.processes })}</td>
+    <td>${c.last_error ? html`${c.last_error_at ? formatLocal(c.last_error_at) : ''} ${c.last_error}` : v.t('none')}</td></tr>`)}
   </tbody></table></div>
+  <h3>${v.t('routes')}</h3>
+  ${routes.length === 0
+    ? html`<p>${v.t('routes_none')}</p>`
+    : html`<div class="scroll"><table class="stack" data-testid="routes"><thead><tr><th scope="col">${v.t('channel')}</th><th scope="col">${v.t('prefix')}</th><th scope="col">${v.t('carriers')}</th><th scope="col">${v.t('route_account')}</th></tr></thead><tbody>
+    ${routes.map((r) => html`<tr><td>${r.channel}</td><td>${r.prefix === '' ? v.t('route_any_number') : `+${r.prefix}`}</td><td>${r.carriers.join(' → ')}</td><td>${r.account ?? v.t('route_every_account')}</td></tr>`)}
+    </tbody></table></div>`}
   <p class="help">${v.t('routes_help')}</p>
 </section>
 
@@ -87,7 +93,7 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   ${failing.length === 0
     ? html`<p>${v.t('failing_none')}</p>`
     : html`<div class="scroll"><table class="stack" data-testid="failing-webhooks"><thead><tr><th scope="col">${v.t('email')}</th><th scope="col">${v.t('webhook_url')}</th><th scope="col">${v.t('last_error')}</th><th scope="col">${v.t('failures_hour')}</th><th scope="col">${v.t('pending')}</th></tr></thead><tbody>
-    ${failing.map((f) => html`<tr><td>${f.email}</td><td>${f.url}</td><td>${formatLocal(f.lastAt)} ${f.lastError}</td><td>${f.failuresLastHour}</td><td>${f.pending}</td></tr>`)}
+    ${failing.map((f) => html`<tr><td>${shownEmail(f.email)}</td><td>${f.url}</td><td>${formatLocal(f.lastAt)} ${f.lastError}</td><td>${f.failuresLastHour}</td><td>${f.pending}</td></tr>`)}
     </tbody></table></div>`}
 </section>`;
     },
