@@ -45,8 +45,17 @@ function canonical(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
-const requestHash = (request: FastifyRequest) =>
-  createHash('sha256').update(canonical({ method: request.method, route: request.routeOptions.url, query: request.query ?? {}, body: request.body ?? {} })).digest('hex');
+function requestHash(request: FastifyRequest): string {
+  let text: string;
+  try {
+    text = canonical({ method: request.method, route: request.routeOptions.url, query: request.query ?? {}, body: request.body ?? {} });
+  } catch (err) {
+    // The route's own validation has not run yet: a hostile body can nest deeper than the call stack.
+    if (err instanceof RangeError) throw new ApiError(400, 'invalid_json', 'the body nests too deeply');
+    throw err;
+  }
+  return createHash('sha256').update(text).digest('hex');
+}
 
 /**
  * Idempotency-Key on the API routes that send or charge: the first request

@@ -10,13 +10,25 @@ const UNSTORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[
 
 export const isStorable = (s: string): boolean => !UNSTORABLE.test(s);
 
-/** The path (`a.b.0`) of the first string in `value` that is not storable, '' for the value itself, or null when all are. */
-export function unstorablePath(value: unknown, path: string[] = []): string | null {
-  if (typeof value === 'string') return isStorable(value) ? null : path.join('.');
-  if (value === null || typeof value !== 'object') return null;
-  for (const [k, v] of Object.entries(value)) {
-    const found = unstorablePath(v, [...path, k]);
-    if (found !== null) return found;
+/**
+ * The path (`a.b.0`) of the first string in `value` that is not storable, '' for the value itself, or null when all are.
+ * Walks with its own stack (a hostile body can nest deeper than the call stack)
+ * and builds the path only for the string it reports.
+ */
+export function unstorablePath(value: unknown): string | null {
+  type Node = { value: unknown; key: string; parent: Node | null };
+  const pending: Node[] = [{ value, key: '', parent: null }];
+  while (pending.length > 0) {
+    const node = pending.pop()!;
+    if (typeof node.value === 'string') {
+      if (isStorable(node.value)) continue;
+      const path: string[] = [];
+      for (let n: Node | null = node; n?.parent; n = n.parent) path.push(n.key);
+      return path.reverse().join('.');
+    }
+    if (node.value === null || typeof node.value !== 'object') continue;
+    const entries = Object.entries(node.value);
+    for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], key: entries[i][0], parent: node });
   }
   return null;
 }

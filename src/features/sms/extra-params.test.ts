@@ -17,4 +17,14 @@ describeEngines('hostile extra_params', (engine) => {
     expect(r.body).toMatchObject({ success: false, code: 'sms_41' });
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(10);
   });
+
+  it('answers 400, not 500, to the same body with an Idempotency-Key', async () => {
+    const a = await h.createAccount(10);
+    const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
+    const body = `{"numbers":"5512345678","message":"Hola","extra_params":{"a":${deep}}}`;
+    const r = await h.request('POST', '/sms/send', { apikey: a.apikey, body, headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' } });
+    expect(r.status).toBe(400);
+    expect(r.body).toMatchObject({ success: false });
+    expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(10);
+  });
 });
