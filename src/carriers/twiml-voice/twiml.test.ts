@@ -1,8 +1,11 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startTwimlApi } from '../../../test/helpers/twiml-voice.js';
 import { providerSettings, sealProviderSecrets } from '../providers/cli.js';
+
+// These wait on dispatch retries and webhook deliveries; CI runs them beside the crash suite, which loads both cores.
+vi.setConfig({ testTimeout: 90_000 });
 
 const SID = 'AC0123456789abcdef0123456789abcdef';
 const TOKEN = 'twiml-auth-token-xyz';
@@ -36,7 +39,7 @@ describeEngines('TwiML voice connector', (engine) => {
     return a;
   };
   const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 15_000);
+  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 40_000);
   const events = (accountId: number) => hooks.seen.filter((r) => r.method === 'POST' && r.path === `/hook/${accountId}`).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
   const callbackUrl = () => `${h.config.publicBaseUrl}/carriers/twiml-voice/calls/status`;
   const callback = (params: Record<string, string>, signature?: string) =>
@@ -59,7 +62,7 @@ describeEngines('TwiML voice connector', (engine) => {
     const answers = await Promise.all([1, 2, 3].map(() => callback(params, api.sign(callbackUrl(), params))));
     expect(answers.map((x) => x.status)).toEqual([204, 204, 204]);
     expect(await message(m.reference)).toMatchObject({ stage: 2, status: 'delivered', dlr_code: 0 });
-    await eventually(async () => events(a.id).length >= 1, 15_000);
+    await eventually(async () => events(a.id).length >= 1, 40_000);
     expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: m.reference, status: '0', number: '525512345678' })]);
   });
 
@@ -111,7 +114,7 @@ describeEngines('TwiML voice connector', (engine) => {
     api.failures.push({ http: 400, code: 21211, message: "The 'To' number is not a valid phone number." });
     const bad = await send(a, '5512348888');
     const badRef = bad.body.references[0].reference;
-    const closed = await eventually(async () => ((await message(badRef)).stage === 2 ? message(badRef) : null), 15_000);
+    const closed = await eventually(async () => ((await message(badRef)).stage === 2 ? message(badRef) : null), 40_000);
     expect(closed).toMatchObject({ dlr_code: 7, carrier: 'calls' });
   });
 });

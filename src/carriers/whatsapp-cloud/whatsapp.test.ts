@@ -1,9 +1,12 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startWhatsappCloud } from '../../../test/helpers/whatsapp-cloud.js';
 import { createInstance } from '../../features/chatapp/store.js';
 import { providerSettings, sealProviderSecrets } from '../providers/cli.js';
+
+// These wait on dispatch retries and webhook deliveries; CI runs them beside the crash suite, which loads both cores.
+vi.setConfig({ testTimeout: 90_000 });
 
 const SECRETS = { access_token: 'EAAG-test-token-123', app_secret: 'app-secret-abc', verify_token: 'verify-me' };
 
@@ -37,7 +40,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     return { ...a, instance: instance.instance_id };
   };
   const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 15_000);
+  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 40_000);
   const events = (accountId: number) => hooks.seen.filter((r) => r.method === 'POST' && r.path === `/hook/${accountId}`).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
   const webhook = (body: string, signature?: string) =>
     h.request('POST', '/carriers/whatsapp-cloud/wa/webhook', { body, headers: { 'content-type': 'application/json', ...(signature ? { 'x-hub-signature-256': signature } : {}) } });
@@ -62,7 +65,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     expect((await webhook(read, wa.sign(read))).status).toBe(200);
     const tracking = await h.ctx.db.kysely.selectFrom('read_trackings').selectAll().where('message_id', '=', m.id).executeTakeFirstOrThrow();
     expect(tracking).toMatchObject({ reads: 1, first_read_at: 1_700_000_000_000 });
-    await eventually(async () => events(a.id).length >= 1, 15_000);
+    await eventually(async () => events(a.id).length >= 1, 40_000);
     expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: r.body.reference, status: '0', number: '525512345678' })]);
   });
 
@@ -75,7 +78,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     const failed = statusPayload(m.carrier_id!, 'failed', { errors: [{ code: 131047, title: 'Re-engagement message' }] });
     expect((await webhook(failed, wa.sign(failed))).status).toBe(200);
     expect(await message(r.body.reference)).toMatchObject({ stage: 2, status: 'undelivered', dlr_code: 4 });
-    await eventually(async () => events(a.id).some((e) => e.status === '4'), 15_000);
+    await eventually(async () => events(a.id).some((e) => e.status === '4'), 40_000);
   });
 
   it('an incoming message becomes a response event for the account that wrote to that number', async () => {
@@ -84,7 +87,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     await sent(r.body.reference);
     const incoming = wa.payload({ contacts: [{ profile: { name: 'Ana' }, wa_id: '525512340000' }], messages: [{ from: '525512340000', id: 'wamid.IN1', timestamp: '1700000100', type: 'text', text: { body: 'Sí, confirmo' } }] });
     await Promise.all([webhook(incoming, wa.sign(incoming)), webhook(incoming, wa.sign(incoming))]);
-    await eventually(async () => events(a.id).some((e) => e.type === 'response'), 15_000);
+    await eventually(async () => events(a.id).some((e) => e.type === 'response'), 40_000);
     expect(events(a.id).filter((e) => e.type === 'response')).toEqual([expect.objectContaining({ reference: r.body.reference, response: 'Sí, confirmo', message: '¿Confirma su cita?' })]);
     expect(await h.ctx.db.kysely.selectFrom('replies').select('text').where('account_id', '=', a.id).execute()).toEqual([{ text: 'Sí, confirmo' }]);
   });
@@ -117,7 +120,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
 
     wa.failures.push({ http: 400, code: 131026, message: 'Message undeliverable' });
     const p = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512342222', message: 'No llega' }, a.apikey);
-    const refused = await eventually(async () => ((await message(p.body.reference)).stage === 2 ? message(p.body.reference) : null), 15_000);
+    const refused = await eventually(async () => ((await message(p.body.reference)).stage === 2 ? message(p.body.reference) : null), 40_000);
     expect(refused).toMatchObject({ dlr_code: 1, carrier: 'wa' });
   });
 
@@ -125,7 +128,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     const a = await setup();
     const r = await h.post('/v2/otp', { phone_number: '5512343333', country_code: '52', channel: 'chatapp' }, a.apikey);
     expect(r.status).toBeLessThan(300);
-    const request = await eventually(async () => wa.sends().find((s) => JSON.parse(s.body).to === '525512343333'), 15_000);
+    const request = await eventually(async () => wa.sends().find((s) => JSON.parse(s.body).to === '525512343333'), 40_000);
     const body = JSON.parse(request.body);
     expect(body).toMatchObject({ type: 'template', template: { name: 'codigo_verificacion', language: { code: 'es_MX' } } });
     expect(body.template.components[0].parameters[0].text).toMatch(/^\S{4,12}$/);
