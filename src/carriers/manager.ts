@@ -97,6 +97,12 @@ export class CarrierManager {
     return (this.ticking ??= this.upkeep().finally(() => (this.ticking = null)));
   }
 
+  /** A round that starts after this call, so it sees every change made before it (a running round may have read the old rows). */
+  async refreshNow(): Promise<void> {
+    await this.ticking;
+    await this.tick();
+  }
+
   private async upkeep(): Promise<void> {
     try {
       await this.refresh();

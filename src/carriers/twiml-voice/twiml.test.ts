@@ -25,7 +25,7 @@ describeEngines('TwiML voice connector', (engine) => {
     // Voice is routed through the route table like SMS: the default voice route now goes to this connector.
     await h.ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', 'voice').where('prefix', '=', '').where('account_id', '=', 0).execute();
     await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'voice', prefix: '', account_id: 0, carriers: '["calls"]', created_at: now }).execute();
-    await h.ctx.carriers.manager.tick();
+    await h.ctx.carriers.manager.refreshNow();
   });
   afterAll(async () => {
     await h.close();

@@ -25,7 +25,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     // The default chat-app route (the simulator) now goes to the Cloud API connector.
     await h.ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', 'chatapp').where('prefix', '=', '').where('account_id', '=', 0).execute();
     await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'chatapp', prefix: '', account_id: 0, carriers: '["wa"]', created_at: now }).execute();
-    await h.ctx.carriers.manager.tick();
+    await h.ctx.carriers.manager.refreshNow();
   });
   afterAll(async () => {
     await h.close();
