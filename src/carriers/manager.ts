@@ -10,6 +10,8 @@ import { applyWaitingReceipts, pruneReceipts } from './smpp/receipts-store.js';
 import { parseSmppSettings } from './smpp/settings.js';
 import type { HttpProviderConnector } from './providers/connector.js';
 import { buildProviderConnector, isProviderType } from './providers/build.js';
+import { providerIds } from './providers/receipts.js';
+import * as early from './early-receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
@@ -111,6 +113,7 @@ export class CarrierManager {
       const processes = await this.liveProcesses();
       await Promise.all([...this.smpp.values()].map((c) => c.tick(processes)));
       for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, c.name);
+      for (const c of this.providers.values()) await early.applyWaitingReceipts(this.ctx, providerIds, c.name);
       if (this.ticks++ % 30 === 0) {
         await pruneThroughput(this.ctx.db);
         await pruneReceipts(this.ctx);

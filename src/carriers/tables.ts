@@ -56,13 +56,15 @@ export interface SmppIdsTable {
   created_at: number;
 }
 
-/** Receipts waiting for the id of their message (early receipts); deleted once applied. */
+/** Receipts waiting for the id of their message (early receipts), of SMPP and HTTP provider connectors alike; deleted once applied. */
 export interface SmppReceiptsTable {
   id: Generated<number>;
   carrier: string;
   carrier_id: string;
   code: number;
   at: number;
+  /** 1: a provider's `read` status (also recorded as a read of the message). */
+  read: Generated<number>;
 }
 
 export interface SmppReplyPartsTable {

@@ -15,18 +15,23 @@ import { startHttpServer } from './http-server.js';
  */
 export async function startTwimlApi(opts: { accountSid: string; authToken: string }) {
   const failures: Array<{ http: number; code: number; message: string }> = [];
+  /** Run with each created call's sid and form before the create is answered (a status callback overtaking the answer). */
+  const before: { answer: ((sid: string, form: URLSearchParams) => Promise<void>) | null } = { answer: null };
   const basic = `Basic ${Buffer.from(`${opts.accountSid}:${opts.authToken}`).toString('base64')}`;
-  const server = await startHttpServer((r) => {
+  const server = await startHttpServer(async (r) => {
     if (r.method !== 'POST' || r.path !== `/2010-04-01/Accounts/${opts.accountSid}/Calls.json`) return { status: 404, body: { code: 20404, message: 'The requested resource was not found', status: 404 } };
     if (r.headers.authorization !== basic) return { status: 401, body: { code: 20003, message: 'Authenticate', status: 401 } };
     const f = failures.shift();
     if (f) return { status: f.http, body: { code: f.code, message: f.message, more_info: `https://www.twilio.com/docs/errors/${f.code}`, status: f.http } };
     const form = new URLSearchParams(r.body);
-    return { status: 201, body: { sid: `CA${randomBytes(16).toString('hex')}`, account_sid: opts.accountSid, to: form.get('To'), from: form.get('From'), status: 'queued' } };
+    const sid = `CA${randomBytes(16).toString('hex')}`;
+    await before.answer?.(sid, form);
+    return { status: 201, body: { sid, account_sid: opts.accountSid, to: form.get('To'), from: form.get('From'), status: 'queued' } };
   });
   return {
     ...server,
     failures,
+    before,
     /** Create-call requests received, as their form fields. */
     calls: () => server.seen.filter((r) => r.method === 'POST').map((r) => ({ headers: r.headers, form: Object.fromEntries(new URLSearchParams(r.body)) })),
     sign: (url: string, params: Record<string, string>, token = opts.authToken) =>

@@ -16,18 +16,23 @@ import { startHttpServer } from './http-server.js';
 export async function startWhatsappCloud(opts: { accessToken: string; appSecret: string; phoneNumberId: string }) {
   /** Answers queued for the next sends: a Graph error code with its HTTP status. */
   const failures: Array<{ http: number; code: number; message: string }> = [];
-  const server = await startHttpServer((r) => {
+  /** Run with each accepted message's id before the send is answered (a status webhook overtaking the answer). */
+  const before: { answer: ((id: string, to: string) => Promise<void>) | null } = { answer: null };
+  const server = await startHttpServer(async (r) => {
     if (r.method !== 'POST' || r.path !== `/v21.0/${opts.phoneNumberId}/messages`) return { status: 404, body: { error: { message: 'Unknown path', type: 'OAuthException', code: 803 } } };
     if (r.headers.authorization !== `Bearer ${opts.accessToken}`) return { status: 401, body: { error: { message: 'Invalid OAuth access token', type: 'OAuthException', code: 190, fbtrace_id: 'x' } } };
     const f = failures.shift();
     if (f) return { status: f.http, body: { error: { message: f.message, type: 'OAuthException', code: f.code, fbtrace_id: 'x' } } };
     const body = JSON.parse(r.body);
-    return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id: `wamid.${randomBytes(12).toString('base64')}` }] } };
+    const id = `wamid.${randomBytes(12).toString('base64')}`;
+    await before.answer?.(id, body.to);
+    return { status: 200, body: { messaging_product: 'whatsapp', contacts: [{ input: body.to, wa_id: body.to }], messages: [{ id }] } };
   });
   const sends = () => server.seen.filter((r) => r.method === 'POST');
   return {
     ...server,
     failures,
+    before,
     /** Every send request the API received (also the refused ones). */
     sends,
     /** A webhook body of the documented shape carrying `value` (statuses or messages). */

@@ -1,6 +1,12 @@
 import type { AppContext } from '../../context.js';
+import { applyReceiptsFor } from '../early-receipts.js';
+import { providerIds } from './receipts.js';
 
-/** Records the provider's id of each accepted message (its webhooks name it); an id seen again is kept as first recorded. */
+/**
+ * Records the provider's id of each accepted message (its webhooks name it);
+ * an id seen again is kept as first recorded. Statuses the provider posted
+ * before this (it may call back before it answers the send) are applied now.
+ */
 export async function recordProviderIds(ctx: AppContext, carrier: string, ids: Array<{ carrierId: string; messageId: number }>): Promise<void> {
   if (ids.length === 0) return;
   const now = Date.now();
@@ -9,6 +15,10 @@ export async function recordProviderIds(ctx: AppContext, carrier: string, ids: A
     .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
     .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
     .execute();
+  // On the message too, now: a status that overtakes the dispatcher's record of the hand-off closes the
+  // message (stage 2), and that record then changes nothing, so it would never name its carrier id.
+  for (const i of ids) await ctx.db.kysely.updateTable('messages').set({ carrier, carrier_id: i.carrierId }).where('id', '=', i.messageId).where('carrier_id', 'is', null).execute();
+  await applyReceiptsFor(ctx, providerIds, carrier, ids.map((i) => i.carrierId));
 }
 
 /** Provider id → our message id, for the ids this connector recorded. */

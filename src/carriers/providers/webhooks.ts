@@ -27,10 +27,11 @@ export async function refuse(ctx: AppContext, request: FastifyRequest, carrier: 
   throw new ApiError(status, code);
 }
 
-/** Reads from the provider's status reports: applied once per message (applyDeliveryReports keeps the first final status), and a read recorded. */
-export async function applyProviderStatuses(ctx: AppContext, reports: Array<{ messageId: number; code: number; at: number; read?: boolean }>): Promise<void> {
-  await applyDeliveryReports(ctx, reports);
+/** The provider's status reports: applied once per message (applyDeliveryReports keeps the first final status), and a read recorded. */
+export async function applyProviderStatuses(ctx: AppContext, reports: Array<{ messageId: number; code: number; at: number; read?: boolean }>): Promise<number> {
+  const applied = await applyDeliveryReports(ctx, reports);
   for (const r of reports.filter((x) => x.read)) await recordProviderRead(ctx, r.messageId, r.at);
+  return applied;
 }
 
 /**

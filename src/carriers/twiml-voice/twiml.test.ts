@@ -39,7 +39,12 @@ describeEngines('TwiML voice connector', (engine) => {
     return a;
   };
   const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 40_000);
+  // Sent: the hand-off recorded (the connector names the carrier id on the message a moment before).
+  const sent = (reference: string) =>
+    eventually(async () => {
+      const row = await message(reference);
+      return row.stage >= 1 && row.carrier_id ? row : null;
+    }, 40_000);
   const events = (accountId: number) => hooks.seen.filter((r) => r.method === 'POST' && r.path === `/hook/${accountId}`).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
   const callbackUrl = () => `${h.config.publicBaseUrl}/carriers/twiml-voice/calls/status`;
   const callback = (params: Record<string, string>, signature?: string) =>
@@ -64,6 +69,32 @@ describeEngines('TwiML voice connector', (engine) => {
     expect(await message(m.reference)).toMatchObject({ stage: 2, status: 'delivered', dlr_code: 0 });
     await eventually(async () => events(a.id).length >= 1, 40_000);
     expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: m.reference, status: '0', number: '525512345678' })]);
+  });
+
+  it('a status callback posted before the call is answered waits for the call sid, then applies', async () => {
+    const a = await setup();
+    const early: Array<{ sid: string; recorded: boolean; answer: number }> = [];
+    api.before.answer = async (sid, form) => {
+      if (form.get('To') !== '+525512346666') return;
+      const recorded = await h.ctx.db.kysely.selectFrom('provider_message_ids').select('message_id').where('carrier', '=', 'calls').where('carrier_id', '=', sid).executeTakeFirst();
+      const params = { CallSid: sid, AccountSid: SID, CallStatus: 'busy', From: '+525500000000', To: '+525512346666' };
+      early.push({ sid, recorded: recorded !== undefined, answer: (await callback(params, api.sign(callbackUrl(), params))).status });
+    };
+    try {
+      const r = await send(a, '5512346666');
+      const ref = r.body.references[0].reference;
+      // The status may be applied before the dispatcher records the send: wait for both.
+      const m = await eventually(async () => {
+        const row = await message(ref);
+        return row.stage === 2 && row.carrier_id ? row : null;
+      }, 40_000);
+      expect(early).toEqual([{ sid: m.carrier_id, recorded: false, answer: 204 }]);
+      expect(m).toMatchObject({ carrier: 'calls', status: 'undelivered', dlr_code: 2 });
+      await eventually(async () => events(a.id).length >= 1, 40_000);
+      expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: ref, status: '2' })]);
+    } finally {
+      api.before.answer = null;
+    }
   });
 
   it('maps busy, no-answer, failed and canceled to the spec status codes', async () => {

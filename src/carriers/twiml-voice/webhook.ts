@@ -1,7 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { findProviderIds } from '../providers/store.js';
-import { applyProviderStatuses, refuse, sameText } from '../providers/webhooks.js';
+import { storeReceipts } from '../early-receipts.js';
+import { providerIds } from '../providers/receipts.js';
+import { refuse, sameText } from '../providers/webhooks.js';
 import { TwimlConnector, twilioSignature } from './connector.js';
 import { callStatusCode } from './mapping.js';
 
@@ -29,12 +30,9 @@ export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void 
       }
       const code = callStatusCode(params.CallStatus ?? '', params.ErrorCode);
       if (code !== null && params.CallSid) {
-        const ids = await findProviderIds(ctx, c.name, [params.CallSid]);
-        const messageId = ids.get(params.CallSid);
-        if (messageId !== undefined) {
-          c.stats.receipts++;
-          await applyProviderStatuses(ctx, [{ messageId, code, at: Date.now() }]);
-        }
+        c.stats.receipts++;
+        // The callback may come before the create-call answer recorded the sid: it waits for it.
+        await storeReceipts(ctx, providerIds, c.name, [{ carrierId: params.CallSid.slice(0, 200), code, at: Date.now() }]);
       }
       return reply.code(204).send();
     },

@@ -2,8 +2,10 @@ import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { recordReply } from '../../messaging/delivery.js';
-import { findProviderIds, latestMessageTo } from '../providers/store.js';
-import { applyProviderStatuses, rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
+import { storeReceipts } from '../early-receipts.js';
+import { providerIds } from '../providers/receipts.js';
+import { latestMessageTo } from '../providers/store.js';
+import { rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
 import { WhatsappConnector } from './connector.js';
 import { statusCode } from './mapping.js';
 
@@ -78,15 +80,15 @@ async function handlePayload(ctx: AppContext, c: WhatsappConnector, payload: any
     if (value.metadata?.phone_number_id !== undefined && String(value.metadata.phone_number_id) !== c.settings.phone_number_id) continue;
     // Meta batches a few per POST: more than 1000 in one is not the provider, and is cut.
     const statuses: Status[] = Array.isArray(value.statuses) ? value.statuses.slice(0, 1000) : [];
-    const ids = await findProviderIds(ctx, c.name, statuses.map((s) => String(s.id ?? '')));
-    const reports = statuses.flatMap((s) => {
-      const messageId = ids.get(String(s.id ?? ''));
+    const receipts = statuses.flatMap((s) => {
       const errorCode = typeof s.errors?.[0]?.code === 'number' ? (s.errors[0].code as number) : undefined;
       const code = statusCode(String(s.status), errorCode);
-      return messageId === undefined || code === null ? [] : [{ messageId, code, at: epochMs(s.timestamp), read: s.status === 'read' }];
+      const carrierId = typeof s.id === 'string' ? s.id.slice(0, 200) : '';
+      return carrierId === '' || code === null ? [] : [{ carrierId, code, at: epochMs(s.timestamp), read: s.status === 'read' }];
     });
-    c.stats.receipts += reports.length;
-    await applyProviderStatuses(ctx, reports);
+    c.stats.receipts += receipts.length;
+    // A status may come before the send's answer recorded the message id: it waits for it.
+    await storeReceipts(ctx, providerIds, c.name, receipts);
 
     const messages: Incoming[] = Array.isArray(value.messages) ? value.messages.slice(0, 1000) : [];
     for (const m of messages) {

@@ -40,7 +40,12 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     return { ...a, instance: instance.instance_id };
   };
   const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  const sent = (reference: string) => eventually(async () => ((await message(reference)).carrier_id ? message(reference) : null), 40_000);
+  // Sent: the hand-off recorded (the connector names the carrier id on the message a moment before).
+  const sent = (reference: string) =>
+    eventually(async () => {
+      const row = await message(reference);
+      return row.stage >= 1 && row.carrier_id ? row : null;
+    }, 40_000);
   const events = (accountId: number) => hooks.seen.filter((r) => r.method === 'POST' && r.path === `/hook/${accountId}`).map((r) => Object.fromEntries(new URLSearchParams(r.body)));
   const webhook = (body: string, signature?: string) =>
     h.request('POST', '/carriers/whatsapp-cloud/wa/webhook', { body, headers: { 'content-type': 'application/json', ...(signature ? { 'x-hub-signature-256': signature } : {}) } });
@@ -67,6 +72,40 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     expect(tracking).toMatchObject({ reads: 1, first_read_at: 1_700_000_000_000 });
     await eventually(async () => events(a.id).length >= 1, 40_000);
     expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: r.body.reference, status: '0', number: '525512345678' })]);
+  });
+
+  it('a status posted before the send is answered waits for the message id, then applies (delivered and read)', async () => {
+    const a = await setup();
+    const early: Array<{ id: string; recorded: boolean; answers: number[] }> = [];
+    wa.before.answer = async (id, to) => {
+      if (to !== '525512347777') return;
+      const recorded = await h.ctx.db.kysely.selectFrom('provider_message_ids').select('message_id').where('carrier', '=', 'wa').where('carrier_id', '=', id).executeTakeFirst();
+      const now = String(Math.floor(Date.now() / 1000));
+      const answers: number[] = [];
+      for (const status of ['delivered', 'read']) {
+        const body = statusPayload(id, status, { timestamp: now });
+        answers.push((await webhook(body, wa.sign(body))).status);
+      }
+      early.push({ id, recorded: recorded !== undefined, answers });
+    };
+    try {
+      const r = await h.post('/chatapp/send', { instance_id: a.instance, number: '5512347777', message: 'Carrera' }, a.apikey);
+      // The status may be applied before the dispatcher records the send: wait for both.
+      const m = await eventually(async () => {
+        const row = await message(r.body.reference);
+        return row.stage === 2 && row.carrier_id ? row : null;
+      }, 40_000);
+      expect(early).toEqual([{ id: m.carrier_id, recorded: false, answers: [200, 200] }]);
+      expect(m).toMatchObject({ carrier: 'wa', status: 'delivered', dlr_code: 0 });
+      // The read is recorded right after the status is applied.
+      const tracking = await eventually(() => h.ctx.db.kysely.selectFrom('read_trackings').selectAll().where('message_id', '=', m.id).executeTakeFirst(), 40_000);
+      expect(tracking.reads).toBe(1);
+      expect(await h.ctx.db.kysely.selectFrom('smpp_receipts').select('id').where('carrier', '=', 'wa').where('carrier_id', '=', m.carrier_id!).execute()).toEqual([]);
+      await eventually(async () => events(a.id).length >= 1, 40_000);
+      expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: r.body.reference, status: '0' })]);
+    } finally {
+      wa.before.answer = null;
+    }
   });
 
   it('sends media by link with caption; failed with its error code maps to the spec status', async () => {

@@ -10,7 +10,7 @@ export type InstanceStatus = ChatappInstance['status'];
 export async function createInstance(db: Executor, accountId: number): Promise<ChatappInstance> {
   return db
     .insertInto('chatapp_instances')
-    .values({ instance_id: randomToken(12), account_id: accountId, status: 'active', created_at: Date.now() })
+    .values({ instance_id: randomToken(12), account_id: accountId, status: 'active', created_at: Date.now(), cloud_settings: null, cloud_secrets_enc: null })
     .returningAll()
     .executeTakeFirstOrThrow();
 }

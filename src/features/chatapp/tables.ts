@@ -8,6 +8,10 @@ export interface ChatappInstancesTable {
   account_id: number;
   status: 'active' | 'inactive';
   created_at: number;
+  /** Bound to its own Cloud API phone number: WhatsappSettings as JSON (null: routed like any chat-app message). */
+  cloud_settings: string | null;
+  /** Its access token, app secret and verify token, sealed with the server key. */
+  cloud_secrets_enc: string | null;
 }
 
 export interface ChatappTables {
