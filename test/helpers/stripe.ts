@@ -39,8 +39,10 @@ export interface TestStripe {
   sessions: Map<string, StripeSession>;
   /** Every POST /v1/checkout/sessions received (after failures too). */
   creations: { idempotencyKey: string | undefined; form: URLSearchParams; answered: number }[];
-  /** The next n creations answer `status` (500, 503 or 429) without creating anything. */
+  /** The next n creations answer `status` (500, 502, 503 or 429) without creating anything. */
   failNext(n: number, status: number): void;
+  /** The next n creations create their session, then the connection drops before the answer (a lost answer). */
+  dropNext(n: number): void;
   /** A signed event, as Stripe would POST it: the raw body and its Stripe-Signature header. */
   signedEvent(type: string, session: StripeSession, opts?: { secret?: string; at?: number; id?: string }): { body: string; signature: string; id: string };
   close(): Promise<void>;
@@ -64,6 +66,7 @@ export async function startTestStripe(): Promise<TestStripe> {
   const saved = new Map<string, { status: number; body: unknown }>();
   const creations: TestStripe['creations'] = [];
   let failures: { n: number; status: number } = { n: 0, status: 500 };
+  let drops = 0;
   let base = '';
 
   const server = createServer(async (req, res) => {
@@ -120,6 +123,10 @@ export async function startTestStripe(): Promise<TestStripe> {
     };
     sessions.set(id, session);
     if (key) saved.set(key, { status: 200, body: session });
+    if (drops > 0) {
+      drops--;
+      return req.socket.destroy();
+    }
     record.answered = 200;
     send(res, 200, session);
   });
@@ -134,6 +141,9 @@ export async function startTestStripe(): Promise<TestStripe> {
     creations,
     failNext(n, status) {
       failures = { n, status };
+    },
+    dropNext(n) {
+      drops = n;
     },
     signedEvent(type, session, opts = {}) {
       const id = opts.id ?? `evt_${randomBytes(12).toString('hex')}`;

@@ -46,7 +46,9 @@ export function paymentPage(request: PaymentRequest, notice?: { error?: string; 
     const when = request.paid_at ? ` el ${escapeHtml(formatLocal(request.paid_at))}` : '';
     parts.push(`<p class="status paid">${notice?.done ? 'Pago completado' : 'Este pago ya fue completado'}${when}.</p>`);
   } else if (request.checkout_closed_at !== null) {
-    parts.push('<p class="status closed">Este enlace de pago expiró. Pide uno nuevo a quien te lo envió.</p>');
+    // A delayed method (OXXO, SPEI) that was not paid in time closes the checkout too.
+    const what = request.checkout_closed_reason === 'payment_failed' ? 'El pago no se completó' : 'Este enlace de pago expiró';
+    parts.push(`<p class="status closed">${what}. Pide uno nuevo a quien te lo envió.</p>`);
   } else {
     const amountField =
       request.amount_cents === null

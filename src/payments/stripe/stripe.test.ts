@@ -151,6 +151,84 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     expect(await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', a.id).execute()).toHaveLength(1);
   });
 
+  it('a delayed payment method: completed while unpaid leaves the request pending; async_payment_succeeded marks it paid once', async () => {
+    const a = await h.createAccount(5);
+    const r = await send(a);
+    const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id)!;
+    // OXXO: the voucher is issued, the session completes, the money comes days later.
+    const completed = stripe.signedEvent('checkout.session.completed', { ...session, status: 'complete', payment_status: 'unpaid' });
+    expect((await deliver(completed)).body.outcome).toBe('applied');
+    expect(await row(r.body.request_id)).toMatchObject({ status: 'pending', checkout_closed_at: null });
+    const succeeded = stripe.signedEvent('checkout.session.async_payment_succeeded', { ...session, status: 'complete', payment_status: 'paid', payment_intent: 'pi_oxxo_1' });
+    const answers = await Promise.all([deliver(succeeded), deliver(succeeded), deliver(succeeded)]);
+    expect(answers.map((x) => x.body.outcome).sort()).toEqual(['applied', 'duplicate', 'duplicate']);
+    expect(await row(r.body.request_id)).toMatchObject({ status: 'paid', provider_ref: 'pi_oxxo_1', paid_amount_cents: 123450 });
+    const events = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).where('reference', '=', r.body.reference).execute();
+    expect(events.filter((e) => JSON.parse(e.payload).payment_status === 'paid')).toHaveLength(1);
+  });
+
+  it('async_payment_failed records the failed payment: the request stays unpaid and its link says so instead of opening the checkout', async () => {
+    const a = await h.createAccount(5);
+    const r = await send(a);
+    const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id)!;
+    expect((await deliver(stripe.signedEvent('checkout.session.completed', { ...session, status: 'complete', payment_status: 'unpaid' }))).body.outcome).toBe('applied');
+    expect((await deliver(stripe.signedEvent('checkout.session.async_payment_failed', { ...session, status: 'complete', payment_status: 'unpaid' }))).body.outcome).toBe('applied');
+    expect(await row(r.body.request_id)).toMatchObject({ status: 'pending', checkout_closed_reason: 'payment_failed' });
+    const page = await h.get(new URL(r.body.payment_url).pathname);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain('El pago no se completó');
+    expect((await h.post('/paymentrequest/get', { request_id: r.body.request_id }, a.apikey)).body.payment_status).not.toBe('paid');
+  });
+
+  it('an answer lost after Stripe created the session is retried with the same idempotency key: one session, one SMS, charged once', async () => {
+    const a = await h.createAccount(5);
+    stripe.dropNext(1);
+    stripe.failNext(1, 502);
+    const r = await send(a);
+    expect(r.body.code).toBe('sms_11');
+    const tries = stripe.creations.filter((c) => c.idempotencyKey === r.body.request_id);
+    // A 502 from Stripe's edge, then the session created but its answer lost, then Stripe's replay of that session.
+    expect(tries.map((c) => c.answered)).toEqual([502, 0, 200]);
+    const sessions = [...stripe.sessions.values()].filter((s) => s.client_reference_id === r.body.request_id);
+    expect(sessions).toHaveLength(1);
+    expect((await row(r.body.request_id)).checkout_id).toBe(sessions[0].id);
+    expect(await credit(a)).toBe(4);
+  });
+
+  it('a request Stripe refuses (wrong key) answers 502 at once, not retried; Stripe unreachable answers 503 after the retries; nothing sent or charged either way', async () => {
+    const a = await h.createAccount(5);
+    const messages = () => h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute();
+    try {
+      await saveStripeSettings(h.ctx, { apiBase: stripe.url, secretKey: 'sk_test_not_the_right_key', webhookSecret: stripe.webhookSecret });
+      await useConfiguredPaymentProvider(h.ctx);
+      const before = stripe.creations.length;
+      const refused = await send(a);
+      expect(refused.status).toBe(502);
+      expect(refused.body).toMatchObject({ success: false, code: 'payment_provider_01', provider_error: 'api_key_invalid' });
+      expect(JSON.stringify(refused.body)).not.toContain('sk_test_not_the_right_key');
+      expect(stripe.creations.slice(before).map((c) => c.answered)).toEqual([401]);
+
+      // Nothing listens there: connection refused on every attempt.
+      const closed = createServer();
+      await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+      const port = (closed.address() as AddressInfo).port;
+      await new Promise<void>((resolve) => closed.close(() => resolve()));
+      await saveStripeSettings(h.ctx, { apiBase: `http://127.0.0.1:${port}`, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret });
+      await useConfiguredPaymentProvider(h.ctx);
+      const down = await send(a);
+      expect(down.status).toBe(503);
+      expect(down.body).toMatchObject({ success: false, code: 'payment_provider_02' });
+    } finally {
+      await saveStripeSettings(h.ctx, { apiBase: stripe.url, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret });
+      await useConfiguredPaymentProvider(h.ctx);
+    }
+    expect(await credit(a)).toBe(5);
+    expect(await messages()).toEqual([]);
+    expect(await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', a.id).execute()).toEqual([]);
+    // Working again: the next send goes through.
+    expect((await send(a)).body.code).toBe('sms_11');
+  });
+
   it('needs the amount (Checkout charges a fixed amount): payment_14, nothing sent', async () => {
     const a = await h.createAccount(5);
     const r = await h.post('/paymentrequest/send', { ...valid, amount: undefined }, a.apikey);
