@@ -15,6 +15,10 @@ import * as early from './early-receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
+import { WhatsappConnector } from './whatsapp-cloud/connector.js';
+import { WhatsappSecretsSchema, WhatsappSettingsSchema } from './whatsapp-cloud/settings.js';
+import { instanceConnectorName, listBoundInstances } from '../features/chatapp/cloud.js';
+import type { ChatappInstance } from '../features/chatapp/store.js';
 
 /** A connector as the router uses it. */
 export interface Connector {
@@ -65,6 +69,8 @@ export class CarrierManager {
   private readonly closing = new Set<SmppConnector>();
   /** HTTP provider connectors (WhatsApp Cloud API, TwiML voice): no binds, built from their row. */
   private readonly providers = new Map<string, HttpProviderConnector>();
+  /** Chat-app instances bound to their own Cloud API number, by instance id, in the order they were created. */
+  private instances = new Map<string, { key: string; accountId: number; active: boolean; connector: WhatsappConnector | null }>();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
   private loaded: Promise<void> | null = null;
@@ -91,7 +97,27 @@ export class CarrierManager {
 
   connector(name: string): Connector | null {
     if (name === SIMULATOR) return this.simulator;
+    if (name.startsWith('instance:')) return this.instances.get(name.slice('instance:'.length))?.connector ?? null;
     return this.smpp.get(name) ?? this.providers.get(name) ?? null;
+  }
+
+  /**
+   * The bound instance a chat-app message goes out through, if any: the
+   * instance it names, or for a send that names none (OTP codes over
+   * chat-app) the account's first active bound instance. null: the routes apply.
+   */
+  instanceFor(m: OutboundMessage): string | null {
+    if (m.channel !== 'chatapp') return null;
+    const named = typeof m.meta?.instance_id === 'string' ? m.meta.instance_id : null;
+    if (named) return this.instances.has(named) ? instanceConnectorName(named) : null;
+    for (const [id, b] of this.instances) if (b.active && b.accountId === m.accountId) return instanceConnectorName(id);
+    return null;
+  }
+
+  /** The connector of a bound instance whose Cloud API number is this one (webhooks of one Meta app name several numbers). */
+  instanceByPhoneNumber(phoneNumberId: string): WhatsappConnector | null {
+    for (const b of this.instances.values()) if (b.connector?.settings.phone_number_id === phoneNumberId) return b.connector;
+    return null;
   }
 
   /** One round of upkeep; never two at once. */
@@ -113,7 +139,7 @@ export class CarrierManager {
       const processes = await this.liveProcesses();
       await Promise.all([...this.smpp.values()].map((c) => c.tick(processes)));
       for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, c.name);
-      for (const c of this.providers.values()) await early.applyWaitingReceipts(this.ctx, providerIds, c.name);
+      for (const c of [...this.providers.values(), ...[...this.instances.values()].flatMap((b) => b.connector ?? [])]) await early.applyWaitingReceipts(this.ctx, providerIds, c.name);
       if (this.ticks++ % 30 === 0) {
         await pruneThroughput(this.ctx.db);
         await pruneReceipts(this.ctx);
@@ -125,7 +151,7 @@ export class CarrierManager {
 
   private async refresh(): Promise<void> {
     if (this.stopped) return;
-    const [rows, routes] = await Promise.all([listCarriers(this.ctx.db.kysely), listRoutes(this.ctx.db.kysely)]);
+    const [rows, routes, bound] = await Promise.all([listCarriers(this.ctx.db.kysely), listRoutes(this.ctx.db.kysely), listBoundInstances(this.ctx.db.kysely)]);
     this.rows = rows;
     this.routes = routes.map((r) => ({ channel: r.channel, prefix: r.prefix, accountId: Number(r.account_id), carriers: JSON.parse(r.carriers) as string[] }));
     this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
@@ -140,6 +166,7 @@ export class CarrierManager {
       }
     }
     this.refreshProviders(rows);
+    this.refreshInstances(bound);
     if (!this.timer) return; // bind only in a running service, not in a CLI command
     for (const [name, row] of wanted) {
       if (this.smpp.has(name)) continue;
@@ -165,6 +192,31 @@ export class CarrierManager {
         this.ctx.log.error({ carrier: name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
       }
     }
+  }
+
+  /** Connectors of bound instances: rebuilt when their binding changed, kept (with their pacing) otherwise. */
+  private refreshInstances(bound: ChatappInstance[]): void {
+    const next: typeof this.instances = new Map();
+    for (const i of bound) {
+      const key = `${i.cloud_settings}|${i.cloud_secrets_enc}`;
+      const had = this.instances.get(i.instance_id);
+      const entry = { key, accountId: Number(i.account_id), active: i.status === 'active' };
+      if (had?.key === key) {
+        next.set(i.instance_id, { ...had, ...entry });
+        continue;
+      }
+      try {
+        const settings = WhatsappSettingsSchema.parse(JSON.parse(i.cloud_settings!));
+        const secrets = WhatsappSecretsSchema.parse(JSON.parse(decrypt(this.ctx.secrets.keyEncryption, i.cloud_secrets_enc!)));
+        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.ctx, instanceConnectorName(i.instance_id), 0, settings, secrets) });
+      } catch (err) {
+        // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.
+        next.set(i.instance_id, { ...entry, connector: null });
+        // Never a secret: only which instance and why its binding is unusable.
+        this.ctx.log.error({ instance: i.instance_id, err: (err as Error).message }, 'chat-app instance binding unusable; its messages wait');
+      }
+    }
+    this.instances = next;
   }
 
   private async reportStatus(): Promise<void> {

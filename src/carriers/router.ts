@@ -28,7 +28,9 @@ export class RouterDriver implements CarrierDriver {
     const lastError: string[] = new Array(batch.length).fill('');
     let pending: Array<{ index: number; candidates: string[] }> = [];
     batch.forEach((m, index) => {
-      const candidates = pickRoute(this.manager.routes, m.channel, m.number, m.accountId);
+      // A chat-app instance bound to its own Cloud API number wins over the routes (no failover: it is that number or none).
+      const instance = this.manager.instanceFor(m);
+      const candidates = instance ? [instance] : pickRoute(this.manager.routes, m.channel, m.number, m.accountId);
       if (candidates) pending.push({ index, candidates: [...candidates] });
       else outcomes[index] = { ok: false, permanent: true, error: `no route for ${m.channel} to ${m.number.slice(0, 4)}…`, status: NO_ROUTE_STATUS, carrier: null };
     });

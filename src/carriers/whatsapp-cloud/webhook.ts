@@ -8,6 +8,7 @@ import { latestMessageTo } from '../providers/store.js';
 import { rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
 import { WhatsappConnector } from './connector.js';
 import { statusCode } from './mapping.js';
+import { instanceConnectorName } from '../../features/chatapp/cloud.js';
 
 /** X-Hub-Signature-256 of a body: "sha256=" + HMAC-SHA256(app secret, raw body) in hex. */
 export const hubSignature = (appSecret: string, body: string) => `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
@@ -15,22 +16,29 @@ export const hubSignature = (appSecret: string, body: string) => `sha256=${creat
 const schema = (summary: string) => ({ tags: ['providers'], summary, security: [], params: { type: 'object', properties: { name: { type: 'string' } } } });
 
 /**
- * The Cloud API's webhook for one connector (set it as the app's callback
- * URL): the verification handshake (GET, hub.mode=subscribe with the
- * connector's verify token → hub.challenge) and the signed POSTs
+ * The Cloud API's webhooks (set one as the app's callback URL): the
+ * verification handshake (GET, hub.mode=subscribe with the verify token →
+ * hub.challenge) and the signed POSTs
  * (https://developers.facebook.com/docs/graph-api/webhooks/getting-started,
- * payload: .../whatsapp/cloud-api/webhooks/components).
+ * payload: .../whatsapp/cloud-api/webhooks/components). One pair per
+ * whatsapp-cloud connector, and one per chat-app instance bound to its own
+ * number, each checked with its own verify token and app secret.
  */
 export function whatsappWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {
-  const connectorNamed = async (name: string) => {
+  webhookPair(app, ctx, '/carriers/whatsapp-cloud/:name/webhook', (name) => name, 'connector');
+  webhookPair(app, ctx, '/chatapp/instances/:name/webhook', instanceConnectorName, 'instance');
+}
+
+function webhookPair(app: FastifyInstance, ctx: AppContext, path: string, connectorName: (param: string) => string, what: string): void {
+  const connectorNamed = async (param: string) => {
     await ctx.carriers.manager.ready();
-    const c = ctx.carriers.manager.connector(name);
+    const c = ctx.carriers.manager.connector(connectorName(param));
     return c instanceof WhatsappConnector ? c : null;
   };
 
-  app.get<{ Params: { name: string }; Querystring: Record<string, string> }>('/carriers/whatsapp-cloud/:name/webhook', { schema: schema('WhatsApp Cloud API webhook verification') }, async (request, reply) => {
+  app.get<{ Params: { name: string }; Querystring: Record<string, string> }>(path, { schema: schema('WhatsApp Cloud API webhook verification') }, async (request, reply) => {
     const c = await connectorNamed(request.params.name);
-    if (!c) return refuse(ctx, request, request.params.name, 404, 'provider_01', 'verification for an unknown connector');
+    if (!c) return refuse(ctx, request, connectorName(request.params.name), 404, 'provider_01', `verification for an unknown ${what}`);
     const q = request.query;
     if (q['hub.mode'] !== 'subscribe' || typeof q['hub.verify_token'] !== 'string' || !sameText(q['hub.verify_token'], c.secrets.verify_token)) {
       return refuse(ctx, request, c.name, 403, 'provider_03', 'verification with a wrong verify token');
@@ -40,9 +48,9 @@ export function whatsappWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
 
   app.register(async (scope) => {
     rawJsonBodies(scope);
-    scope.post<{ Params: { name: string }; Body: unknown }>('/carriers/whatsapp-cloud/:name/webhook', { schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages') }, async (request, reply) => {
+    scope.post<{ Params: { name: string }; Body: unknown }>(path, { schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages') }, async (request, reply) => {
       const c = await connectorNamed(request.params.name);
-      if (!c) return refuse(ctx, request, request.params.name, 404, 'provider_01', 'webhook for an unknown connector');
+      if (!c) return refuse(ctx, request, connectorName(request.params.name), 404, 'provider_01', `webhook for an unknown ${what}`);
       const raw = typeof request.body === 'string' ? request.body : '';
       const signature = request.headers['x-hub-signature-256'];
       if (typeof signature !== 'string' || !sameText(signature, hubSignature(c.secrets.app_secret, raw))) {
@@ -60,6 +68,17 @@ export function whatsappWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
   });
 }
 
+/**
+ * Whose a webhook's `value` is: the connector whose URL it came to, or, for
+ * another number of the same Meta app (an app has one callback URL for all
+ * its numbers), the bound instance of that number with the same app secret.
+ */
+function ownerOf(ctx: AppContext, c: WhatsappConnector, phoneNumberId: unknown): WhatsappConnector | null {
+  if (phoneNumberId === undefined || String(phoneNumberId) === c.settings.phone_number_id) return c;
+  const other = ctx.carriers.manager.instanceByPhoneNumber(String(phoneNumberId));
+  return other && sameText(other.secrets.app_secret, c.secrets.app_secret) ? other : null;
+}
+
 interface Status { id?: unknown; status?: unknown; timestamp?: unknown; errors?: Array<{ code?: unknown }> }
 interface Incoming { from?: unknown; id?: unknown; timestamp?: unknown; type?: unknown; text?: { body?: unknown }; [k: string]: unknown }
 
@@ -73,11 +92,12 @@ function incomingText(m: Incoming): string {
   return `[${String(m.type ?? 'unknown')}]${caption ? ` ${caption}` : ''}`;
 }
 
-async function handlePayload(ctx: AppContext, c: WhatsappConnector, payload: any): Promise<void> {
+async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: any): Promise<void> {
   const values = (Array.isArray(payload?.entry) ? payload.entry : []).flatMap((e: any) => (Array.isArray(e?.changes) ? e.changes : [])).filter((ch: any) => ch?.field === 'messages').map((ch: any) => ch.value ?? {});
   for (const value of values) {
-    // Another phone number of the same app: not this connector's.
-    if (value.metadata?.phone_number_id !== undefined && String(value.metadata.phone_number_id) !== c.settings.phone_number_id) continue;
+    const c = ownerOf(ctx, to, value.metadata?.phone_number_id);
+    // Another phone number of the same app that nobody here sends from.
+    if (!c) continue;
     // Meta batches a few per POST: more than 1000 in one is not the provider, and is cut.
     const statuses: Status[] = Array.isArray(value.statuses) ? value.statuses.slice(0, 1000) : [];
     const receipts = statuses.flatMap((s) => {

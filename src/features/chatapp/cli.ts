@@ -1,24 +1,64 @@
 import type { Command } from 'commander';
+import type { AppContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
-import { createInstance, listInstances, setInstanceStatus } from './store.js';
+import { bindingFromOptions, cloudOptions, publicInstance, saveBinding, wantsBinding } from './cloud.js';
+import { createInstance, findInstance, listInstances, setInstanceStatus } from './store.js';
 
-/** `mensajero chatapp-instances add|list|disable|enable`. */
+/** `mensajero chatapp-instances add|list|disable|enable|bind|unbind`. */
 export function chatappCli(program: Command, run: CliRunner): void {
   const instances = program.command('chatapp-instances').description('chat-app instances of an account');
 
+  cloudOptions(
+    instances
+      .command('add')
+      .description('link a new, active chat-app instance to the account; with --cloud-phone-number-id, bound to that Cloud API number')
+      .requiredOption('--email <email>')
+      .option(...PARENT_OPTION)
+      .option('--json', 'print one JSON object'),
+  ).action((o) =>
+    run(o, async (ctx) => {
+      const account = await requireAccount(ctx, o.email, o.parent);
+      // Read and checked before anything is written: a wrong binding creates no instance.
+      const binding = wantsBinding(o) ? bindingFromOptions(ctx, o) : null;
+      return ctx.db.kysely.transaction().execute(async (trx) => {
+        const instance = await createInstance(trx, account.id);
+        if (binding) await saveBinding(trx, instance, binding);
+        return publicInstance({ ...instance, ...binding });
+      });
+    }, (r) => `instance ${r.instance_id} (${r.status})${r.cloud_phone_number_id ? ` on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}` : ''}`),
+  );
+
+  cloudOptions(
+    instances
+      .command('bind')
+      .description('send this instance\'s messages through its own Cloud API phone number (options over the current binding; secrets kept unless --cloud-secrets - is given)')
+      .requiredOption('--email <email>')
+      .option(...PARENT_OPTION)
+      .requiredOption('--instance <instance_id>')
+      .option('--json', 'print one JSON object'),
+  ).action((o) =>
+    run(o, async (ctx) => {
+      const instance = await requireInstance(ctx, o);
+      const binding = bindingFromOptions(ctx, o, instance);
+      await saveBinding(ctx.db.kysely, instance, binding);
+      return publicInstance({ ...instance, ...binding });
+    }, (r) => `instance ${r.instance_id} on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}`),
+  );
+
   instances
-    .command('add')
-    .description('link a new, active chat-app instance to the account')
+    .command('unbind')
+    .description('forget the instance\'s Cloud API number (and its secrets): its messages follow the chat-app routes again')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
+    .requiredOption('--instance <instance_id>')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        const instance = await createInstance(ctx.db.kysely, account.id);
-        return { instance_id: instance.instance_id, status: instance.status };
-      }, (r) => `instance ${r.instance_id} (${r.status})`),
+        const instance = await requireInstance(ctx, o);
+        await saveBinding(ctx.db.kysely, instance, null);
+        return publicInstance({ ...instance, cloud_settings: null, cloud_secrets_enc: null });
+      }, (r) => `instance ${r.instance_id} (${r.status}), routed`),
     );
 
   instances
@@ -30,8 +70,8 @@ export function chatappCli(program: Command, run: CliRunner): void {
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
         const rows = await listInstances(ctx.db.kysely, account.id);
-        return { instances: rows.map((i) => ({ instance_id: i.instance_id, status: i.status })) };
-      }, (r) => r.instances.map((i) => `${i.instance_id} ${i.status}`).join('\n') || 'no instances'),
+        return { instances: rows.map(publicInstance) };
+      }, (r) => r.instances.map((i) => `${i.instance_id} ${i.status}${i.cloud_phone_number_id ? ` cloud:${i.cloud_phone_number_id}` : ''}`).join('\n') || 'no instances'),
     );
 
   for (const [name, status] of [['disable', 'inactive'], ['enable', 'active']] as const) {
@@ -50,4 +90,11 @@ export function chatappCli(program: Command, run: CliRunner): void {
         }, (r) => `instance ${r.instance_id} (${r.status})`),
       );
   }
+}
+
+async function requireInstance(ctx: AppContext, o: { email: string; parent?: string; instance: string }) {
+  const account = await requireAccount(ctx, o.email, o.parent);
+  const instance = await findInstance(ctx.db.kysely, account.id, o.instance);
+  if (!instance) throw new CliError(`account ${o.email} has no instance ${o.instance}`);
+  return instance;
 }
