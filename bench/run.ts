@@ -6,6 +6,7 @@ import { benchFoundation } from './foundation.js';
 import { benchOtp } from './otp.js';
 import { benchContacts } from './contacts.js';
 import { benchReports } from './reports.js';
+import { benchReportsPostgres } from './reports-pg.js';
 import { benchSms } from './sms.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchSmpp } from './smpp.js';
@@ -22,6 +23,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['otp', benchOtp],
   ['sms', benchSms],
   ['reports', benchReports],
+  ['reports-pg', benchReportsPostgres],
   ['contacts', benchContacts],
   ['webhooks', benchWebhooks],
   ['smpp', benchSmpp],

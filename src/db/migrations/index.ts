@@ -18,6 +18,7 @@ import * as m0017 from './0017_carriers.js';
 import * as m0018 from './0018_panel.js';
 import * as m0019 from './0019_provider_connectors.js';
 import * as m0020 from './0020_stripe_checkout.js';
+import * as m0026 from './0026_report_order.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -40,4 +41,5 @@ export const migrations: Record<string, Migration> = {
   '0018_panel': m0018,
   '0019_provider_connectors': m0019,
   '0020_stripe_checkout': m0020,
+  '0026_report_order': m0026,
 };
