@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { createRequire } from 'node:module';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -46,14 +47,32 @@ export interface BenchService {
   base: string;
   apikey: string;
   accountId: number;
+  /** The PostgreSQL schema of the service's tables, when it runs on PostgreSQL. */
+  pgSchema?: string;
   close(): Promise<void>;
 }
 
-/** A real `mensajero serve` (in this process) on a fresh SQLite file, with one funded account. */
-export async function startBenchService(env: Record<string, string> = {}, credits = 1_000_000_000): Promise<BenchService> {
+/**
+ * The PostgreSQL server the PostgreSQL sections use: BENCH_DATABASE_URL, else
+ * TEST_DATABASE_URL (the tests' server). Undefined when neither is set: those
+ * sections are then skipped with a note.
+ */
+export function benchPostgresUrl(): string | undefined {
+  const url = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  return url && /^postgres(ql)?:\/\//.test(url) ? url : undefined;
+}
+
+export interface BenchServiceOptions {
+  /** Run on this PostgreSQL server, in a schema of its own dropped on close; default a fresh SQLite file. */
+  postgresUrl?: string;
+}
+
+/** A real `mensajero serve` (in this process) on a fresh SQLite file or PostgreSQL schema, with one funded account. */
+export async function startBenchService(env: Record<string, string> = {}, credits = 1_000_000_000, opts: BenchServiceOptions = {}): Promise<BenchService> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-'));
+  const pgSchema = opts.postgresUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
   const config = loadConfig({
-    DATABASE_URL: `sqlite:${join(dir, 'bench.db')}`,
+    DATABASE_URL: opts.postgresUrl ?? `sqlite:${join(dir, 'bench.db')}`,
     DATA_DIR: dir,
     PORT: '0',
     HOST: '127.0.0.1',
@@ -61,7 +80,7 @@ export async function startBenchService(env: Record<string, string> = {}, credit
     RATE_LIMIT_PER_SECOND: '1000000',
     ...env,
   } as NodeJS.ProcessEnv);
-  const service = await startService(config, { log: pino({ level: 'silent' }) });
+  const service = await startService(config, { log: pino({ level: 'silent' }), pgSchema });
   const address = service.app.server.address();
   const port = address && typeof address === 'object' ? address.port : 0;
   config.publicBaseUrl = `http://127.0.0.1:${port}`;
@@ -75,9 +94,11 @@ export async function startBenchService(env: Record<string, string> = {}, credit
     base: config.publicBaseUrl,
     apikey,
     accountId: account.id,
+    pgSchema,
     async close() {
       await service.stop();
       rmSync(dir, { recursive: true, force: true });
+      if (opts.postgresUrl && pgSchema) await dropSchema(opts.postgresUrl, pgSchema);
     },
   };
 }
@@ -99,5 +120,22 @@ export async function peakRssGrowth<T>(fn: () => Promise<T>): Promise<{ value: T
     return { value, peakMb: (peak - start) / 1_048_576, ms: performance.now() - t0 };
   } finally {
     clearInterval(timer);
+  }
+}
+
+/** A PostgreSQL client on `url` whose tables are those of `schema`. */
+export async function pgClient(url: string, schema: string) {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await client.connect();
+  return client;
+}
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  const client = await pgClient(url, 'public');
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  } finally {
+    await client.end();
   }
 }

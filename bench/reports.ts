@@ -89,8 +89,8 @@ function fill(db: SQLite.Database, accountId: number): number {
 }
 
 /** Reads the report as a stream, counting rows and bytes, keeping nothing. */
-function streamReport(base: string, apikey: string): Promise<{ rows: number; bytes: number }> {
-  const body = JSON.stringify({ start_date: DAY, end_date: DAY });
+export function streamReport(base: string, apikey: string, day = DAY): Promise<{ rows: number; bytes: number }> {
+  const body = JSON.stringify({ start_date: day, end_date: day });
   const marker = '"reference":';
   return new Promise((resolve, reject) => {
     const req = request(`${base}/reports/generate`, { method: 'POST', headers: { apikey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {

@@ -6,7 +6,9 @@ import { benchFoundation } from './foundation.js';
 import { benchOtp } from './otp.js';
 import { benchContacts } from './contacts.js';
 import { benchReports } from './reports.js';
+import { benchReportsPostgres } from './reports-pg.js';
 import { benchSms } from './sms.js';
+import { benchDrainPostgres } from './drain-pg.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchSmpp } from './smpp.js';
 import { benchSecurity } from './security.js';
@@ -21,7 +23,9 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['foundation', benchFoundation],
   ['otp', benchOtp],
   ['sms', benchSms],
+  ['drain-pg', benchDrainPostgres],
   ['reports', benchReports],
+  ['reports-pg', benchReportsPostgres],
   ['contacts', benchContacts],
   ['webhooks', benchWebhooks],
   ['smpp', benchSmpp],

@@ -1,4 +1,6 @@
+import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
+import type { Database } from '../db/schema.js';
 import { recordEvents, type NewEvent } from '../events/record.js';
 import { formatCompact } from '../lib/time.js';
 
@@ -34,6 +36,50 @@ const validStatus = (code: number) => (Number.isInteger(code) && code >= 0 && co
  */
 export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryReport[]): Promise<number> {
   if (reports.length === 0) return 0;
+  let applied = 0;
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const updated = ctx.db.engine === 'postgres' ? await applyOnPostgres(trx, reports) : await applyByCode(trx, reports);
+    applied = updated.length;
+    await recordEvents(trx, ctx, updated.map((m) => confirmationPayload(m, m.code, m.at)));
+  });
+  // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
+  if (applied > 0) ctx.worker.nudge();
+  return applied;
+}
+
+type Applied = { account_id: number; reference: string; number: string; extra_params: string | null; code: number; at: number };
+
+/** A message reported twice in one batch takes the first report, as it would across batches. */
+function firstPerMessage(reports: DeliveryReport[]): DeliveryReport[] {
+  const seen = new Set<number>();
+  return reports.filter((r) => !seen.has(r.messageId) && seen.add(r.messageId));
+}
+
+/**
+ * PostgreSQL: one UPDATE … FROM unnest(ids, codes, times) per 5,000 reports,
+ * whatever mix of codes they carry. The arrays are three parameters, so the
+ * statement text is the same for every batch and nothing is bound per message.
+ */
+async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryReport[]): Promise<Applied[]> {
+  const all = firstPerMessage(reports);
+  const updated: Applied[] = [];
+  for (let i = 0; i < all.length; i += 5000) {
+    const batch = all.slice(i, i + 5000);
+    const { rows } = await sql<Applied>`
+      UPDATE messages AS m
+      SET stage = 2, status = CASE WHEN r.code = 0 THEN 'delivered' ELSE 'undelivered' END, dlr_code = r.code, dlr_at = r.at,
+        -- A report may overtake the record of the submission: the message was sent by then.
+        sent_at = COALESCE(m.sent_at, r.at)
+      FROM unnest(${batch.map((r) => r.messageId)}::bigint[], ${batch.map((r) => validStatus(r.code))}::int[], ${batch.map((r) => r.at)}::bigint[]) AS r(id, code, at)
+      WHERE m.id = r.id AND m.stage < 2 AND m.sandbox = 0
+      RETURNING m.account_id, m.reference, m.number, m.extra_params, r.code, r.at`.execute(trx);
+    updated.push(...rows);
+  }
+  return updated;
+}
+
+/** SQLite (no array parameters): one UPDATE per status code and 1,000 messages; each group takes its first report's time. */
+async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]): Promise<Applied[]> {
   const byCode = new Map<number, DeliveryReport[]>();
   for (const r of reports) {
     const code = validStatus(r.code);
@@ -41,30 +87,23 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
     if (!group) byCode.set(code, (group = []));
     group.push(r);
   }
-  let applied = 0;
-  await ctx.db.kysely.transaction().execute(async (trx) => {
-    const events: NewEvent[] = [];
-    for (const [code, group] of byCode) {
-      const at = group[0].at;
-      for (let i = 0; i < group.length; i += 1000) {
-        const updated = await trx
-          .updateTable('messages')
-          // A report may overtake the record of the submission: the message was sent by then.
-          .set((eb) => ({ stage: 2, status: code === 0 ? 'delivered' : 'undelivered', dlr_code: code, dlr_at: at, sent_at: eb.fn.coalesce('sent_at', eb.val(at)) }))
-          .where('id', 'in', group.slice(i, i + 1000).map((r) => r.messageId))
-          .where('stage', '<', 2)
-          .where('sandbox', '=', 0)
-          .returning(['account_id', 'reference', 'number', 'extra_params'])
-          .execute();
-        applied += updated.length;
-        for (const m of updated) events.push(confirmationPayload(m, code, at));
-      }
+  const updated: Applied[] = [];
+  for (const [code, group] of byCode) {
+    const at = group[0].at;
+    for (let i = 0; i < group.length; i += 1000) {
+      const rows = await trx
+        .updateTable('messages')
+        // A report may overtake the record of the submission: the message was sent by then.
+        .set((eb) => ({ stage: 2, status: code === 0 ? 'delivered' : 'undelivered', dlr_code: code, dlr_at: at, sent_at: eb.fn.coalesce('sent_at', eb.val(at)) }))
+        .where('id', 'in', group.slice(i, i + 1000).map((r) => r.messageId))
+        .where('stage', '<', 2)
+        .where('sandbox', '=', 0)
+        .returning(['account_id', 'reference', 'number', 'extra_params'])
+        .execute();
+      for (const m of rows) updated.push({ ...m, code, at });
     }
-    await recordEvents(trx, ctx, events);
-  });
-  // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
-  if (applied > 0) ctx.worker.nudge();
-  return applied;
+  }
+  return updated;
 }
 
 /**

@@ -83,6 +83,40 @@ describeEngines('messaging pipeline', (engine) => {
     expect(await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).execute()).toHaveLength(1);
   });
 
+  it('applies one batch of mixed reports once per message: first report wins, codes outside 0-12 become 5, sandbox untouched', async () => {
+    const a = await h.createAccount(10);
+    // Scheduled an hour ahead so the worker leaves them alone: the reports below overtake the hand-off.
+    const res = await submit(request(a.id, ['5511111111', '5522222222', '5533333333'], { scheduledAt: Date.now() + 3_600_000 }));
+    const sandbox = await submit(request(a.id, ['5544444444'], { sandbox: true }));
+    const [m1, m2, m3] = res.messageIds;
+    const at = Date.now() - 5_000;
+    const applied = await applyDeliveryReports(h.ctx, [
+      { messageId: m1, code: 6, at },
+      { messageId: m2, code: 0, at: at + 1 },
+      { messageId: m1, code: 0, at: at + 2 },
+      { messageId: m3, code: 99, at },
+      { messageId: sandbox.messageIds[0], code: 0, at },
+    ]);
+    expect(applied).toBe(3);
+    const rows = await Promise.all(res.references.map((r) => message(r.reference)));
+    expect(rows.map((m) => [m.stage, m.status, m.dlr_code])).toEqual([
+      [2, 'undelivered', 6],
+      [2, 'delivered', 0],
+      [2, 'undelivered', 5],
+    ]);
+    expect(rows[0]).toMatchObject({ dlr_at: at, sent_at: at });
+    expect(rows[1]).toMatchObject({ dlr_at: at + 1, sent_at: at + 1 });
+    expect(await message(sandbox.references[0].reference)).toMatchObject({ status: 'sandbox', dlr_code: null });
+    const events = await h.ctx.db.kysely.selectFrom('events').select(['reference', 'payload']).where('account_id', '=', a.id).execute();
+    expect(events.map((e) => [e.reference, JSON.parse(e.payload).status]).sort()).toEqual(
+      [
+        [res.references[0].reference, '6'],
+        [res.references[1].reference, '0'],
+        [res.references[2].reference, '5'],
+      ].sort(),
+    );
+  });
+
   it('refunds a message the carrier refuses and reports it as rejected', async () => {
     const a = await h.createAccount(3);
     const res = await submit(request(a.id, ['5559999001'], { inlineDispatch: true }));
