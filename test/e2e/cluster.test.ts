@@ -19,7 +19,8 @@ async function clusterOfTwo(engine: EngineName) {
     CHAOS_CARRIER_URL: carrier.url,
     CHAOS_CARRIER_BATCH: '20',
     WORKER_POLL_MS: '20',
-    JOB_LEASE_MS: '2000',
+    // Long enough that a claim is not lost to a busy event loop (the full suite loads the machine), short enough to take over the killed worker's claims.
+    JOB_LEASE_MS: '10000',
     SIMULATOR_DLR_DELAY_MS: '20',
     RATE_LIMIT_PER_SECOND: '10000',
     // Every verify attempt below comes from one number in one second.
@@ -69,7 +70,10 @@ async function clusterOfTwo(engine: EngineName) {
     // 60 single sends, the OTP's code, the batch of 200.
     expect(messages).toHaveLength(261);
     expect(carrier.handOffs.size).toBe(261);
-    expect(carrier.repeated().filter((id) => !inFlight.has(id))).toEqual([]);
+    const outside = carrier.repeated().filter((id) => !inFlight.has(id));
+    // What a failure needs to be understood: when each repeated batch arrived and from which process.
+    if (outside.length > 0) console.info('repeated outside the in-flight set', JSON.stringify({ victim, batches: carrier.batches.filter((b) => b.ids.some((id) => outside.includes(id))) }));
+    expect(outside).toEqual([]);
     const account = await db.kysely.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow();
     expect(account.credits).toBe(CREDITS * 10_000 - messages.reduce((sum, m) => sum + m.price_units, 0));
     expect(output()).not.toMatch(/"level":50[^\n]*"msg":"unexpected error"/);
