@@ -22,6 +22,7 @@ const MAX_FAILED_STARTS = 5;
  */
 export async function runPrimary(config: Config, workers: number, log: Logger): Promise<void> {
   const db = await openDatabase(config.DATABASE_URL);
+  const database = db.describe;
   try {
     await migrateToLatest(db);
   } finally {
@@ -47,7 +48,7 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
       log.info({ worker_pid: worker.process.pid }, 'worker started');
       if (!allUp && listening.size === workers) {
         allUp = true;
-        log.info({ port: address.port, workers, database: describe(config.DATABASE_URL) }, 'mensajero is serving');
+        log.info({ port: address.port, workers, database }, 'mensajero is serving');
       }
     });
   };
@@ -98,10 +99,4 @@ function warnAboutPerProcessLimits(config: Config, log: Logger): void {
   if (config.RATE_LIMIT_STORE === 'memory') {
     log.warn('RATE_LIMIT_STORE=memory counts send rate limits per worker: with several workers set RATE_LIMIT_STORE=redis so they share one count');
   }
-}
-
-function describe(url: string): string {
-  if (url.startsWith('sqlite:')) return url;
-  const u = new URL(url);
-  return `postgres://${u.host}${u.pathname}`;
 }
