@@ -13,6 +13,7 @@ import { benchWebhooks } from './webhooks.js';
 import { benchSmpp } from './smpp.js';
 import { benchSecurity } from './security.js';
 import { benchStartup } from './startup.js';
+import { benchCluster } from './cluster.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -31,6 +32,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['smpp', benchSmpp],
   ['security', benchSecurity],
   ['startup', benchStartup],
+  ['cluster', benchCluster],
 ];
 
 const only = process.env.BENCH?.split(',');

@@ -9,6 +9,9 @@ const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/** `serve --workers` and WEB_CONCURRENCY: processes sharing the port. */
+export const MAX_WORKERS = 64;
+
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
 const schema = z.object({
@@ -37,6 +40,7 @@ const schema = z.object({
   RATE_LIMIT_STORE: z.enum(['memory', 'redis', 'postgres']).default('memory'),
   REDIS_URL: z.string().default('redis://127.0.0.1:6379'),
   RATE_LIMIT_KEY_PREFIX: z.string().default('mensajero'),
+  WEB_CONCURRENCY: z.coerce.number().int().min(1).max(MAX_WORKERS).default(1),
   WORKER_CONCURRENCY: intFrom(4, 0),
   WORKER_POLL_MS: intFrom(250, 5),
   JOB_LEASE_MS: intFrom(60_000, 100),

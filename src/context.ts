@@ -2,22 +2,30 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Db } from './db/engine.js';
 import { migrateToLatest } from './db/migrate.js';
-import { Worker } from './jobs/worker.js';
+import type { Worker } from './jobs/worker.js';
 import { loadServerSecret, Secrets } from './lib/secrets.js';
-import { SendRateLimiter } from './http/rate-limit.js';
-import { Metrics } from './metrics/metrics.js';
-import { CarrierRegistry, loadCarrierModule } from './carriers/registry.js';
+import type { SendRateLimiter } from './http/rate-limit.js';
+import type { Metrics } from './metrics/metrics.js';
+import type { CarrierRegistry } from './carriers/registry.js';
 
 /**
- * Everything a feature needs, built once per process and passed down
- * explicitly (no globals): routes, jobs and CLI commands all take it.
+ * What a CLI command needs: configuration, the database, the server secret
+ * and a logger. Built without the worker, carriers and metrics, whose modules
+ * cost a command most of its start-up time.
  */
-export interface AppContext {
+export interface BaseContext {
   config: Config;
   db: Db;
   secrets: Secrets;
-  worker: Worker;
   log: Logger;
+}
+
+/**
+ * Everything a feature needs, built once per process and passed down
+ * explicitly (no globals): routes and jobs take it.
+ */
+export interface AppContext extends BaseContext {
+  worker: Worker;
   rateLimiter: SendRateLimiter;
   metrics: Metrics;
   carriers: CarrierRegistry;
@@ -46,11 +54,29 @@ export interface ContextOptions {
   migrate?: boolean;
 }
 
-export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+/** The context of a CLI command: the database (migrated unless told not to), the secret and a logger. */
+export async function createBaseContext(config: Config, opts: ContextOptions = {}): Promise<BaseContext> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const db = await openDatabase(config.DATABASE_URL, { pgSchema: opts.pgSchema });
-  if (opts.migrate !== false) await migrateToLatest(db);
-  const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
+  try {
+    if (opts.migrate !== false) await migrateToLatest(db);
+    const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
+    return { config, db, secrets, log };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/** The context of `serve`: the base one plus the worker, rate limiter, metrics and carriers, loaded only here. */
+export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const [{ Worker }, { SendRateLimiter }, { Metrics }, { CarrierRegistry, loadCarrierModule }] = await Promise.all([
+    import('./jobs/worker.js'),
+    import('./http/rate-limit.js'),
+    import('./metrics/metrics.js'),
+    import('./carriers/registry.js'),
+  ]);
+  const { db, secrets, log } = await createBaseContext(config, opts);
   const worker = new Worker(db, { concurrency: config.WORKER_CONCURRENCY, pollMs: config.WORKER_POLL_MS, leaseMs: config.JOB_LEASE_MS }, log);
   const rateLimiter = new SendRateLimiter(config);
   await rateLimiter.connect((err) => log.warn({ err: err.message }, 'Redis is unreachable: rate limits count per process until it answers'));
@@ -59,6 +85,10 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   ctx.carriers = new CarrierRegistry(ctx);
   if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);
   return ctx;
+}
+
+export async function closeBaseContext(ctx: BaseContext): Promise<void> {
+  await ctx.db.close();
 }
 
 export async function closeContext(ctx: AppContext): Promise<void> {

@@ -1,23 +1,29 @@
 #!/usr/bin/env node
 // First: sizes the thread pool before anything uses it.
 import './lib/threadpool.js';
-import { Command } from 'commander';
-import { loadConfig } from './config.js';
-import { accountCommands } from './cli/accounts.js';
-import { backupCommand } from './cli/backup.js';
+import { Command, InvalidArgumentError } from 'commander';
+import { loadConfig, MAX_WORKERS } from './config.js';
 import { runCli } from './cli/run.js';
-import { features } from './features/index.js';
+import { registerCommands } from './cli/commands.js';
 
 const program = new Command('mensajero').description('Mensajero messaging service').showHelpAfterError();
+
+const workerCount = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS) throw new InvalidArgumentError(`a whole number from 1 to ${MAX_WORKERS}`);
+  return n;
+};
 
 program
   .command('serve')
   .description('run the HTTP API, workers and simulators (what npm start runs)')
+  .option('--workers <n>', 'processes sharing the port (default WEB_CONCURRENCY, else 1)', workerCount)
   .option('--json', 'accepted for uniformity; the service logs JSON')
-  .action(async () => {
+  .action(async (o: { workers?: number }) => {
+    const config = loadConfig();
     // Loaded on demand: the HTTP server, workers and carriers are only for `serve`.
     const { serve } = await import('./cli/serve.js');
-    await serve(loadConfig());
+    await serve(config, o.workers ?? config.WEB_CONCURRENCY);
   });
 
 program
@@ -26,9 +32,7 @@ program
   .option('--json', 'print one JSON object')
   .action((o) => runCli(o, async () => ({ migrated: true }), () => 'database is migrated'));
 
-accountCommands(program, runCli);
-backupCommand(program, runCli);
-for (const f of features) f.cli?.(program, runCli);
+await registerCommands(program, runCli, process.argv[2]);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

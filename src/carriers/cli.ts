@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
-import type { AppContext } from '../context.js';
+import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { requireAccount } from '../cli/accounts.js';
 import { encrypt } from '../lib/secrets.js';
@@ -87,13 +87,13 @@ function readPassword(value: string): string {
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 
-async function requireCarrier(ctx: AppContext, name: string) {
+async function requireCarrier(ctx: BaseContext, name: string) {
   const row = await findCarrier(ctx.db.kysely, name);
   if (!row) throw new CliError(`no carrier named ${name}`);
   return row;
 }
 
-async function accountIdOf(ctx: AppContext, email: string | undefined): Promise<number> {
+async function accountIdOf(ctx: BaseContext, email: string | undefined): Promise<number> {
   return email === undefined ? 0 : (await requireAccount(ctx, email)).id;
 }
 

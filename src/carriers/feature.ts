@@ -1,12 +1,10 @@
 import type { Feature } from '../features/feature.js';
-import { carrierCommands } from './cli.js';
 import { whatsappWebhookRoutes } from './whatsapp-cloud/webhook.js';
 import { twimlWebhookRoutes } from './twiml-voice/webhook.js';
 
 /** Carrier connectors and routes: the operator's CLI, and binding them in a running service. */
 export const carriers: Feature = {
   name: 'carriers',
-  cli: carrierCommands,
   // Provider callbacks: public, each checks the provider's own signature.
   publicRoutes: (app, ctx) => {
     whatsappWebhookRoutes(app, ctx);

@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { BaseContext } from '../context.js';
 import { listCarriers } from './store.js';
 
 /** Counters one process keeps for one connector (summed over processes by `carriers status`). */
@@ -30,7 +30,7 @@ const COUNTERS = ['binds', 'window_in_use', 'submitted', 'refused', 'throttled',
  * a bind, connecting when any is trying, down otherwise (or when no process
  * runs), disabled when the operator disabled it.
  */
-export async function carrierStatus(ctx: AppContext): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
+export async function carrierStatus(ctx: BaseContext): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
   const carriers = await listCarriers(ctx.db.kysely);
   const rows = await ctx.db.kysely.selectFrom('carrier_process_status').selectAll().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
   return carriers.map((c) => {

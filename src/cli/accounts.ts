@@ -4,7 +4,7 @@ import { adjustCredits, findAccountByEmail, insertAccount, rotateKey, type Accou
 import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
-import type { AppContext } from '../context.js';
+import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from './run.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
@@ -17,7 +17,7 @@ export const PARENT_OPTION = ['--parent <parent_email>', 'the account is the sub
  * sub-account by its stored `<parent id> <email>`); with `--parent`, the
  * parent's sub-account with that plain email.
  */
-export async function requireAccount(ctx: AppContext, email: string, parentEmail?: string): Promise<Account> {
+export async function requireAccount(ctx: BaseContext, email: string, parentEmail?: string): Promise<Account> {
   if (parentEmail === undefined) {
     const account = await findAccountByEmail(ctx.db.kysely, email);
     if (!account) throw new CliError(`no account with email ${email}`);
@@ -73,7 +73,7 @@ function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
 }
 
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
-async function pricesOf(ctx: AppContext, accountId: number): Promise<Record<Channel, number>> {
+async function pricesOf(ctx: BaseContext, accountId: number): Promise<Record<Channel, number>> {
   const prices = { ...DEFAULT_PRICES };
   for (const channel of Object.keys(prices) as Channel[]) prices[channel] = toCredits(await priceUnits(ctx.db.kysely, accountId, channel));
   return prices;

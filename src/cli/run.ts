@@ -1,6 +1,6 @@
-import { loadConfig } from '../config.js';
-import { closeContext, createContext, type AppContext } from '../context.js';
 import pino from 'pino';
+import { loadConfig } from '../config.js';
+import { closeBaseContext, createBaseContext, type BaseContext } from '../context.js';
 
 /** Whether to print JSON; set by the global --json option. */
 export interface CliOptions {
@@ -17,14 +17,14 @@ export class CliError extends Error {}
  */
 export type CliRunner = <T extends Record<string, unknown>>(
   opts: CliOptions,
-  action: (ctx: AppContext) => Promise<T>,
+  action: (ctx: BaseContext) => Promise<T>,
   human?: (result: T) => string,
 ) => Promise<void>;
 
 export const runCli: CliRunner = async (opts, action, human) => {
-  let ctx: AppContext | undefined;
+  let ctx: BaseContext | undefined;
   try {
-    ctx = await createContext(loadConfig(), { log: pino({ level: 'warn' }, pino.destination(2)) });
+    ctx = await createBaseContext(loadConfig(), { log: pino({ level: 'warn' }, pino.destination(2)) });
     const result = await action(ctx);
     process.stdout.write(opts.json ? JSON.stringify(result) + '\n' : (human ? human(result) : JSON.stringify(result, null, 2)) + '\n');
   } catch (err) {
@@ -33,6 +33,6 @@ export const runCli: CliRunner = async (opts, action, human) => {
     else process.stderr.write(`error: ${message}\n`);
     process.exitCode = err instanceof CliError ? 2 : 1;
   } finally {
-    if (ctx) await closeContext(ctx);
+    if (ctx) await closeBaseContext(ctx);
   }
 };

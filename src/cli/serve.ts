@@ -1,6 +1,7 @@
+import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { closeContext, createContext, type AppContext, type ContextOptions } from '../context.js';
+import { closeContext, createContext, createLogger, type AppContext, type ContextOptions } from '../context.js';
 import { features } from '../features/index.js';
 import { buildServer, type BuildOptions } from '../server.js';
 import { buildMetricsServer } from '../metrics/route.js';
@@ -57,8 +58,17 @@ export function boundPort(app: FastifyInstance): number | undefined {
   return address && typeof address === 'object' ? address.port : undefined;
 }
 
-export async function serve(config: Config): Promise<void> {
-  const service = await startService(config);
+/**
+ * `mensajero serve`: one process, or with `workers` > 1 a primary that
+ * migrates and runs that many copies sharing the port (src/cluster/primary.ts).
+ * A cluster worker skips the migrations: its primary ran them.
+ */
+export async function serve(config: Config, workers = 1): Promise<void> {
+  if (cluster.isPrimary && workers > 1) {
+    const { runPrimary } = await import('../cluster/primary.js');
+    return runPrimary(config, workers, createLogger(config.LOG_LEVEL));
+  }
+  const service = await startService(config, { migrate: cluster.isPrimary });
   // The bound port, not PORT: with PORT=0 the system picks a free one (tests read it from this line).
   const metricsPort = service.metricsApp && boundPort(service.metricsApp);
   service.ctx.log.info({ port: boundPort(service.app), ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}), database: service.ctx.db.describe }, 'mensajero is serving');

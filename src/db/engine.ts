@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, type DatabaseIntrospector, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type DatabaseIntrospector, type Driver, type SqliteDialectConfig, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
 import { CurrentSchemaIntrospector } from './pg-introspector.js';
@@ -58,7 +58,7 @@ async function openSqlite(path: string): Promise<Db> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new InlineLimitPlugin()] });
+  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new InlineLimitPlugin()] });
   if (file === ':memory:') return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
   const reader = withStatementCache(new SQLite(file, { readonly: true, fileMustExist: true }));
   return {
@@ -71,6 +71,29 @@ async function openSqlite(path: string): Promise<Db> {
       await kysely.destroy();
     },
   };
+}
+
+/**
+ * Transactions take SQLite's write lock as they begin (BEGIN IMMEDIATE), so a
+ * transaction that waits for another process's write waits (busy_timeout)
+ * instead of failing: a deferred one that read first and then writes gets
+ * SQLITE_BUSY at once when another process wrote meanwhile, and its request
+ * answered 500. Within a process Kysely runs one query at a time anyway.
+ */
+class ImmediateSqliteDriver extends SqliteDriver {
+  override async beginTransaction(connection: DatabaseConnection): Promise<void> {
+    await connection.executeQuery(CompiledQuery.raw('begin immediate'));
+  }
+}
+
+class ImmediateSqliteDialect extends SqliteDialect {
+  constructor(private readonly settings: SqliteDialectConfig) {
+    super(settings);
+  }
+
+  override createDriver(): Driver {
+    return new ImmediateSqliteDriver(this.settings);
+  }
 }
 
 /**

@@ -1,8 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
-import type { Command } from 'commander';
 import type { Worker } from '../jobs/worker.js';
-import type { CliRunner } from '../cli/run.js';
 
 /** One resource of the spec: its API routes (behind the apikey hook), public routes and jobs. */
 export interface Feature {
@@ -10,6 +8,4 @@ export interface Feature {
   routes?: (api: FastifyInstance, ctx: AppContext) => void | Promise<void>;
   publicRoutes?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
   jobs?: (worker: Worker, ctx: AppContext) => void;
-  /** Operator commands added to the `mensajero` CLI. */
-  cli?: (program: Command, run: CliRunner) => void;
 }

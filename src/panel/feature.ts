@@ -1,10 +1,8 @@
 import type { Feature } from '../features/feature.js';
 import { panelRoutes } from './routes.js';
-import { operatorCommands } from './cli.js';
 
 /** The account panel at /panel/: account holders' self-service and the operator view, server-rendered. */
 export const panel: Feature = {
   name: 'panel',
   publicRoutes: (app, ctx) => panelRoutes(app, ctx),
-  cli: operatorCommands,
 };

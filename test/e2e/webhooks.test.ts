@@ -12,7 +12,7 @@ import { startService, type RunningService } from '../../src/cli/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
 import { submitMessages } from '../../src/messaging/submit.js';
-import { webhooks } from '../../src/features/webhooks/routes.js';
+import { webhookCommands } from '../../src/features/webhooks/cli.js';
 import type { AppContext } from '../../src/context.js';
 import { runCommands } from '../helpers/cli.js';
 
@@ -82,7 +82,7 @@ const eventsOf = (s: Service, accountId: number) => s.ctx.db.kysely.selectFrom('
 const attemptsOf = (s: Service, eventId: number) => s.ctx.db.kysely.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
 
 /** Runs a `mensajero` command of the webhooks feature in this process, against `ctx`. */
-const cli = (ctx: AppContext, args: string[]) => runCommands(ctx, [webhooks.cli!], [...args, '--json']);
+const cli = (ctx: AppContext, args: string[]) => runCommands(ctx, [webhookCommands], [...args, '--json']);
 
 const settle = (ms = 400) => new Promise((r) => setTimeout(r, ms));
 

@@ -72,8 +72,8 @@ export function runMensajero(args: string[], env: Record<string, string>): Promi
  * gave EADDRINUSE), reads the port from the "mensajero is serving" log line,
  * and waits until /readyz answers.
  */
-export async function startServe(env: Record<string, string>): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], { env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
+  const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let log = '';
   let port: number | undefined;

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { CliError } from '../../cli/run.js';
 import { encrypt } from '../../lib/secrets.js';
 import { WhatsappSecretsSchema, WhatsappSettingsSchema } from '../whatsapp-cloud/settings.js';
@@ -61,7 +61,7 @@ export function providerSettings(type: string, o: Record<string, unknown>, base:
  * show in the process list), validated and sealed with the server key.
  * Only the key names ever reach an error message.
  */
-export function sealProviderSecrets(ctx: AppContext, type: string, source: unknown, input: () => string = () => readFileSync(0, 'utf8')): string {
+export function sealProviderSecrets(ctx: BaseContext, type: string, source: unknown, input: () => string = () => readFileSync(0, 'utf8')): string {
   if (source !== '-') throw new CliError('--secrets - is required: the secrets are read from standard input as key=value lines');
   const secrets: Record<string, string> = {};
   for (const line of input().split(/\r?\n/)) {

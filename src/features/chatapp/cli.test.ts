@@ -6,7 +6,7 @@ import { loadConfig } from '../../config.js';
 import { accountCommands } from '../../cli/accounts.js';
 import { runCli } from '../../cli/run.js';
 import { startService, type RunningService } from '../../cli/serve.js';
-import { chatapp } from './routes.js';
+import { chatappCli } from './cli.js';
 
 /**
  * The chatapp-instances commands through the real CLI runner (commander
@@ -36,7 +36,7 @@ describeEngines('mensajero chatapp-instances', (engine) => {
     try {
       const program = new Command('mensajero').exitOverride();
       accountCommands(program, runCli);
-      chatapp.cli!(program, runCli);
+      chatappCli(program, runCli);
       await program.parseAsync(args, { from: 'user' });
     } finally {
       write.mockRestore();

@@ -4,7 +4,6 @@ import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
-import { chatappCli } from './cli.js';
 import { ChatappSend, sendChatapp } from './service.js';
 
 const Reply = z.object({
@@ -42,5 +41,4 @@ export const chatapp: Feature = {
       api.get(path, get, handler);
     }
   },
-  cli: chatappCli,
 };

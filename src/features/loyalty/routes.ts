@@ -4,7 +4,6 @@ import { jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { Envelope, name, staffId, tenDigits } from '../staff/fields.js';
-import { loyaltyCommands } from './cli.js';
 import { enroll, redeem, requireLoyalty, sale } from './service.js';
 import { listMembers, listPrograms, type LoyaltyMember } from './store.js';
 
@@ -76,7 +75,6 @@ const tags = ['loyalty'];
 
 export const loyalty: Feature = {
   name: 'loyalty',
-  cli: loyaltyCommands,
   routes(api, ctx) {
     api.post(
       '/loyalty/get',

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext, BaseContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
@@ -27,7 +27,7 @@ export const DEFAULT_STAMPS = 10;
 export const MAX_STAMPS = 100;
 
 /** Creates a program and the contact list it owns (linked to the tool, so /contacts/* refuses changes to it). */
-export async function createLoyalty(ctx: AppContext, accountId: number, name: string, stampsRequired: number, appClient = ''): Promise<LoyaltyProgram> {
+export async function createLoyalty(ctx: BaseContext, accountId: number, name: string, stampsRequired: number, appClient = ''): Promise<LoyaltyProgram> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const list = await createList(trx, { accountId, name: `loyalty: ${name}`, linkedTool: 'loyalty' });
     return insertProgram(trx, {

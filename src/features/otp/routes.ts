@@ -4,7 +4,6 @@ import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import type { Feature } from '../feature.js';
-import { otpCommands } from './cli.js';
 import { otpMetrics } from './metrics.js';
 import { OtpError } from './errors.js';
 import { CreateBody, NumberQuery, parseOtp, VerifyBody } from './params.js';
@@ -81,7 +80,6 @@ const numberKey = (accountId: number, p: { country_code: string; phone_number: s
 
 export const otp: Feature = {
   name: 'otp',
-  cli: otpCommands,
   routes(api, ctx) {
     otpMetrics(ctx);
     const errorHandler = otpErrorHandler(ctx);

@@ -11,7 +11,6 @@ import { completePayment, sendPaymentRequest } from './service.js';
 import { findByRequestId, findByToken } from './store.js';
 import { useConfiguredPaymentProvider } from '../../payments/configured.js';
 import { stripeWebhookRoute } from '../../payments/stripe/route.js';
-import { paymentProviderCommands } from '../../payments/stripe/cli.js';
 
 const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -57,7 +56,6 @@ const html = { 'text/html': { schema: { type: 'string' } } };
 
 export const payments: Feature = {
   name: 'payments',
-  cli: paymentProviderCommands,
   routes(api, ctx) {
     api.post(
       '/paymentrequest/send',

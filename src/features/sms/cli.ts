@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { importLandlines, upsertSender, type LandlineRow } from './store.js';
@@ -8,7 +8,7 @@ import { importLandlines, upsertSender, type LandlineRow } from './store.js';
 /** An alphanumeric sender id: 1 to 11 letters, digits or spaces, at least one letter. */
 const SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
-export async function addSender(ctx: AppContext, email: string, name: string, rcs: boolean, parentEmail?: string): Promise<{ sender: string; rcs: boolean }> {
+export async function addSender(ctx: BaseContext, email: string, name: string, rcs: boolean, parentEmail?: string): Promise<{ sender: string; rcs: boolean }> {
   if (!SENDER.test(name)) throw new CliError('--sender is 1 to 11 letters, digits or spaces, with at least one letter');
   const account = await requireAccount(ctx, email, parentEmail);
   await upsertSender(ctx.db.kysely, account.id, name, rcs);

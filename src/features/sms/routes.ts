@@ -8,7 +8,6 @@ import { bool, flag, jsonSchema, optionalText, text } from '../../http/fields.js
 import { parse } from '../../http/validate.js';
 import { ReadConfirmation } from '../../messaging/tracking.js';
 import type { Feature } from '../feature.js';
-import { smsCommands } from './cli.js';
 import { sendSms } from './service.js';
 import { clickShortLink, shortLinkTarget } from './store.js';
 
@@ -91,4 +90,4 @@ function publicRoutes(app: FastifyInstance, ctx: AppContext): void {
   );
 }
 
-export const sms: Feature = { name: 'sms', routes, publicRoutes, cli: smsCommands };
+export const sms: Feature = { name: 'sms', routes, publicRoutes };

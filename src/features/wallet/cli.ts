@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { createWallet } from './service.js';
 
 /** A program name as the operator gives it: trimmed, 1 to 100 characters, no control characters. */
@@ -12,7 +12,7 @@ export function programName(raw: string): string {
 }
 
 /** The account a program is created for: it must exist and be active. */
-export async function requireActiveAccount(ctx: AppContext, email: string, parentEmail?: string) {
+export async function requireActiveAccount(ctx: BaseContext, email: string, parentEmail?: string) {
   const account = await requireAccount(ctx, email, parentEmail);
   if (account.status !== 'active') throw new CliError(`the account ${email} is archived`);
   return account;

@@ -5,7 +5,6 @@ import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
 import type { Feature } from '../feature.js';
 import { Envelope, name, staffId, tenDigits } from '../staff/fields.js';
-import { walletCommands } from './cli.js';
 import { amountCents, fromCents, optionalAmountCents } from './money.js';
 import { ADD, enroll, move, requireWallet } from './service.js';
 import { listMembers, listPrograms, type WalletMember } from './store.js';
@@ -44,7 +43,6 @@ const tags = ['wallet'];
 
 export const wallet: Feature = {
   name: 'wallet',
-  cli: walletCommands,
   routes(api, ctx) {
     api.post(
       '/wallet/get',

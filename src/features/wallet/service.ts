@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext, BaseContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
@@ -31,7 +31,7 @@ export const ADD = 0;
 export const REDEEM = 1;
 
 /** Creates a program and the contact list it owns (linked to the tool, so /contacts/* refuses changes to it). */
-export async function createWallet(ctx: AppContext, accountId: number, name: string, appClient = ''): Promise<WalletProgram> {
+export async function createWallet(ctx: BaseContext, accountId: number, name: string, appClient = ''): Promise<WalletProgram> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const list = await createList(trx, { accountId, name: `wallet: ${name}`, linkedTool: 'wallet' });
     return insertProgram(trx, { account_id: accountId, wallet_key: randomToken(16), name, app_client: appClient, list_id: list.id, created_at: Date.now() });

@@ -3,7 +3,7 @@ import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { formatLocal } from '../../lib/time.js';
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { rotateWebhookSecret, webhookSecret } from './store.js';
 import { listEvents } from './events-store.js';
 import { redeliver as redeliverChecked } from './service.js';
@@ -79,7 +79,7 @@ export function webhookCommands(program: Command, run: CliRunner): void {
     .action((o) => run(o, (ctx) => redeliver(ctx, positiveInt(o.id, '--id')), (r) => `event ${r.id} (${r.reference}) queued for delivery`));
 }
 
-async function redeliver(ctx: AppContext, id: number) {
+async function redeliver(ctx: BaseContext, id: number) {
   try {
     const event = await redeliverChecked(ctx, id);
     return { ...event, state: 'pending' };

@@ -11,7 +11,6 @@ import type { Feature } from '../feature.js';
 import { findWebhook } from './store.js';
 import { formatLocal } from '../../lib/time.js';
 import { addWebhook, changeStatus, removeWebhook, urlIsWellFormed } from './service.js';
-import { webhookCommands } from './cli.js';
 
 defineMessages({
   webhook_01: 'webhook_data',
@@ -94,5 +93,4 @@ export const webhooks: Feature = {
     const delivery = { ctx, slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY), accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY), metrics: webhookMetrics(ctx) };
     worker.register(LANE, { kind: DELIVER_JOB, handler: (p: { eventId: number }) => deliverEvent(delivery, p.eventId) }, ctx.config.WEBHOOK_CONCURRENCY);
   },
-  cli: webhookCommands,
 };

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext, BaseContext } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
 import { ForbiddenDestination, resolveDestination } from '../../events/addresses.js';
 import { safeAgent, send } from '../../events/http.js';
@@ -85,7 +85,7 @@ export async function removeWebhook(ctx: AppContext, accountId: number): Promise
  * one is given), when the account has no enabled webhook, and while the
  * event is pending.
  */
-export async function redeliver(ctx: AppContext, eventId: number, accountId?: number): Promise<{ id: number; reference: string }> {
+export async function redeliver(ctx: BaseContext, eventId: number, accountId?: number): Promise<{ id: number; reference: string }> {
   let query = ctx.db.kysely.selectFrom('events').select(['id', 'account_id', 'reference']).where('id', '=', eventId);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
   const event = await query.executeTakeFirst();

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { decrypt, encrypt } from '../../lib/secrets.js';
 
 export const STRIPE = 'stripe';
@@ -11,7 +11,7 @@ export interface StripeSettings {
 }
 
 /** Stores (or replaces) the Stripe settings; both secrets are sealed with the API-key encryption key. */
-export async function saveStripeSettings(ctx: AppContext, s: StripeSettings): Promise<void> {
+export async function saveStripeSettings(ctx: BaseContext, s: StripeSettings): Promise<void> {
   const row = {
     api_base: s.apiBase,
     secret_key_enc: encrypt(ctx.secrets.keyEncryption, s.secretKey),
@@ -25,13 +25,13 @@ export async function saveStripeSettings(ctx: AppContext, s: StripeSettings): Pr
     .execute();
 }
 
-export async function loadStripeSettings(ctx: AppContext): Promise<StripeSettings | undefined> {
+export async function loadStripeSettings(ctx: BaseContext): Promise<StripeSettings | undefined> {
   const row = await ctx.db.kysely.selectFrom('payment_provider_settings').selectAll().where('provider', '=', STRIPE).executeTakeFirst();
   if (!row) return undefined;
   return { apiBase: row.api_base, secretKey: decrypt(ctx.secrets.keyEncryption, row.secret_key_enc), webhookSecret: decrypt(ctx.secrets.keyEncryption, row.webhook_secret_enc) };
 }
 
-export async function removeStripeSettings(ctx: AppContext): Promise<boolean> {
+export async function removeStripeSettings(ctx: BaseContext): Promise<boolean> {
   const r = await ctx.db.kysely.deleteFrom('payment_provider_settings').where('provider', '=', STRIPE).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import type { CliRunner } from './run.js';
+
+type Register = (program: Command, run: CliRunner) => void;
+
+/**
+ * The operator commands, by the top-level names each module registers. A
+ * command loads its own module only (`mensajero accounts create` does not
+ * load carriers, webhooks or the HTTP server); `--help` and unknown names load
+ * them all. commands.test.ts checks the names against what each registers.
+ */
+export const commandModules: Array<{ names: string[]; load: () => Promise<Register> }> = [
+  { names: ['accounts'], load: async () => (await import('./accounts.js')).accountCommands },
+  { names: ['backup'], load: async () => (await import('./backup.js')).backupCommand },
+  { names: ['senders', 'landlines'], load: async () => (await import('../features/sms/cli.js')).smsCommands },
+  { names: ['chatapp-instances'], load: async () => (await import('../features/chatapp/cli.js')).chatappCli },
+  { names: ['otp'], load: async () => (await import('../features/otp/cli.js')).otpCommands },
+  { names: ['webhooks', 'events'], load: async () => (await import('../features/webhooks/cli.js')).webhookCommands },
+  { names: ['payment-provider'], load: async () => (await import('../payments/stripe/cli.js')).paymentProviderCommands },
+  { names: ['wallets'], load: async () => (await import('../features/wallet/cli.js')).walletCommands },
+  { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
+  { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
+  { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
+];
+
+/** Registers the modules that define `name`, or every module when no module claims it (help, a typo). */
+export async function registerCommands(program: Command, run: CliRunner, name: string | undefined): Promise<void> {
+  const claimed = commandModules.filter((m) => name !== undefined && m.names.includes(name));
+  for (const m of claimed.length > 0 ? claimed : commandModules) (await m.load())(program, run);
+}
