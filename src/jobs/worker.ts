@@ -173,6 +173,7 @@ export class Worker {
   private readonly lanes = new Map<string, { defs: Map<string, JobDefinition>; concurrency?: number }>();
   private readonly started: Lane[] = [];
   private readonly kindToLane = new Map<string, string>();
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly db: Db,
@@ -196,13 +197,25 @@ export class Worker {
     }
   }
 
-  /** Wakes the lanes now (call after committing a transaction that enqueued due work). */
-  nudge(): void {
-    for (const lane of this.started) lane.nudge();
+  /**
+   * Wakes now the lanes that run these job kinds, or every lane without
+   * kinds (call after committing a transaction that enqueued due work).
+   * Each lane woken runs a claim query: wake only those with work.
+   */
+  nudge(...kinds: string[]): void {
+    const names = new Set(kinds.map((k) => this.kindToLane.get(k)));
+    for (const lane of this.started) if (kinds.length === 0 || names.has(lane.name)) lane.nudge();
+  }
+
+  /** Work started outside the lanes (an inline hand-off) that stop() waits for. */
+  track(work: Promise<unknown>): void {
+    const p = work.catch(() => {}).finally(() => this.background.delete(p));
+    this.background.add(p);
   }
 
   async stop(): Promise<void> {
     await Promise.all(this.started.map((l) => l.stop()));
     this.started.length = 0;
+    while (this.background.size > 0) await Promise.all([...this.background]);
   }
 }

@@ -9,7 +9,7 @@ import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { priceUnits } from './pricing.js';
 import type { SubmitRequest, SubmitResult } from './types.js';
-import { DISPATCH_JOB } from './dispatch.js';
+import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
@@ -85,8 +85,9 @@ export async function submitMessages(trx: Transaction<Database>, ctx: AppContext
     const ids = await trx.insertInto('messages').values(rows.slice(i, i + CHUNK)).returning('id').execute();
     for (const { id } of ids) messageIds.push(id);
   }
-  const dispatchAt = scheduledAt ?? (req.inlineDispatch ? now + INLINE_SAFETY_NET_MS : now);
-  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: dispatchAt, maxAttempts: 20 });
+  const inline = req.inlineDispatch === true && !scheduledAt;
+  const dispatchAt = scheduledAt ?? (inline ? now + INLINE_SAFETY_NET_MS : now);
+  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: dispatchAt, maxAttempts: 20, uniqueKey: inline ? safetyNetKey(campaign.id) : undefined });
   return {
     campaignId: campaign.id,
     references: rows.map((r) => ({ reference: r.reference, number: r.number })),
