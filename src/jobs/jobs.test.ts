@@ -39,12 +39,14 @@ describeEngines('job queue', (engine) => {
     const w = new Worker(h.ctx.db, { concurrency: 2, pollMs: 60_000, leaseMs: 60_000 }, silent);
     w.register('lane-a', { kind: 'nudge.a', handler: async () => void ran.push('a') });
     w.register('lane-b', { kind: 'nudge.b', handler: async () => void ran.push('b') });
+    // Due after both lanes' first claim at start: then they sleep for a minute.
+    const due = Date.now() + 3000;
+    await enqueueMany(h.ctx.db.kysely, [{ kind: 'nudge.a', payload: {}, runAt: due }, { kind: 'nudge.b', payload: {}, runAt: due }]);
     w.start();
-    await new Promise((r) => setTimeout(r, 200)); // both lanes found nothing and sleep for a minute
-    await enqueueMany(h.ctx.db.kysely, [{ kind: 'nudge.a', payload: {} }, { kind: 'nudge.b', payload: {} }]);
+    await new Promise((r) => setTimeout(r, due - Date.now() + 100));
     w.nudge('nudge.a');
     await eventually(async () => ran.length === 1);
-    await new Promise((r) => setTimeout(r, 200));
+    await new Promise((r) => setTimeout(r, 300));
     expect(ran).toEqual(['a']);
     w.nudge();
     await eventually(async () => ran.length === 2);

@@ -51,6 +51,7 @@ class Lane {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
+  private nudged = false;
   private readonly inFlight = new Set<Promise<void>>();
   private loopDone: Promise<void> | null = null;
 
@@ -67,8 +68,10 @@ class Lane {
     this.loopDone = this.loop();
   }
 
+  /** Claims again now; a nudge that comes while the lane is claiming makes it claim once more instead of sleeping. */
   nudge(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.nudged = true;
   }
 
   private async loop(): Promise<void> {
@@ -90,6 +93,10 @@ class Lane {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.nudged) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       this.wake = () => {
         if (this.timer) clearTimeout(this.timer);

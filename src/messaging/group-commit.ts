@@ -1,4 +1,4 @@
-import { sql, type Transaction } from 'kysely';
+import { CompiledQuery, type Transaction } from 'kysely';
 import type { Db } from '../db/engine.js';
 import type { Database } from '../db/schema.js';
 
@@ -17,6 +17,10 @@ interface Pending {
 /** Requests per shared transaction at most, and their recipients at most. */
 const MAX_REQUESTS = 200;
 const MAX_WEIGHT = 2_000;
+
+const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
+const RELEASE = CompiledQuery.raw('release savepoint grouped');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
 
 /**
  * Group commit: concurrent requests share one transaction instead of paying
@@ -64,13 +68,13 @@ export class GroupCommit {
     try {
       await this.db.kysely.transaction().execute(async (trx) => {
         for (const p of batch) {
-          await sql`savepoint grouped`.execute(trx);
+          await trx.executeQuery(SAVEPOINT);
           try {
             outcomes.push({ ok: true, value: await p.work(trx) });
-            await sql`release savepoint grouped`.execute(trx);
+            await trx.executeQuery(RELEASE);
           } catch (error) {
-            await sql`rollback to savepoint grouped`.execute(trx);
-            await sql`release savepoint grouped`.execute(trx);
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
             outcomes.push({ ok: false, error });
           }
         }
