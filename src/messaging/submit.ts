@@ -47,7 +47,9 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  * Throws ApiError sms_07 when the balance does not cover it (nothing written),
  * and 429 sms_17 when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
- * After the transaction commits, call ctx.worker.nudge() for prompt dispatch.
+ * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
+ * prompt dispatch, or with inlineDispatch hand the messages over yourself
+ * (dispatchMessages, or inlineHandOff(ctx).add for shared rounds).
  */
 export async function submitMessages(trx: Transaction<Database>, ctx: AppContext, req: SubmitRequest): Promise<SubmitResult> {
   const now = Date.now();
