@@ -214,6 +214,11 @@ export class Worker {
     for (const lane of this.started) if (kinds.length === 0 || names.has(lane.name)) lane.nudge();
   }
 
+  /** Whether this process runs its lanes (start() and not yet stop()). */
+  get running(): boolean {
+    return this.started.length > 0;
+  }
+
   /** Work started outside the lanes (an inline hand-off) that stop() waits for. */
   track(work: Promise<unknown>): void {
     const p = work.catch(() => {}).finally(() => this.background.delete(p));

@@ -67,7 +67,8 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   const tokens = input.read_confirmation ? newReadTokens(recipients.length) : null;
   const perRecipient: Recipient[] = tokens ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) })) : recipients;
   const sandbox = input.sandbox === 1;
-  const inline = !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
+  // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
+  const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
   const result = await groupCommit(ctx.db).run(async (trx) => {
     const r = await submitMessages(trx, ctx, {
       accountId,
