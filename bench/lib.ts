@@ -12,6 +12,8 @@ import { toUnits } from '../src/accounts/credits.js';
 
 export interface LoadResult {
   requestsPerSecond: number;
+  /** 2xx answers over the whole run. */
+  ok?: number;
   p50Ms: number;
   p99Ms: number;
   errors: number;
@@ -35,6 +37,7 @@ export async function load(opts: { url: string; method?: 'GET' | 'POST'; headers
   const result = JSON.parse(stdout);
   return {
     requestsPerSecond: result.requests.average,
+    ok: result['2xx'],
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.errors,

@@ -11,7 +11,8 @@ import { openDatabase } from '../src/db/engine.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedId } from '../src/lib/ids.js';
 import { submitMessages } from '../src/messaging/submit.js';
-import { fmt, load, startBenchService } from './lib.js';
+import { fmt, load, startBenchService, type BenchService } from './lib.js';
+import { kannelInstalled, startKannel, type Kannel } from './kannel.js';
 
 const RECIPIENTS = 500;
 const numbers = Array.from({ length: RECIPIENTS }, (_, i) => String(5510000000 + i));
@@ -127,6 +128,116 @@ export async function simulatorDrain(): Promise<string> {
   ].join('\n');
 }
 
+/** A round's figures: messages accepted per second during the load, and delivered per second until the last one was. */
+interface Round {
+  accepted: number;
+  delivered: number;
+  /** Messages delivered per CPU-second of the server processes (Mensajero: this process; Kannel: bearerbox + smsbox). */
+  perCpu: number;
+  p50Ms: number;
+  p99Ms: number;
+}
+
+const ROUND_SECONDS = 5;
+const ROUNDS = 3;
+const CONNECTIONS = 50;
+
+async function untilDrained(what: string, remaining: () => Promise<number>): Promise<void> {
+  const until = performance.now() + 120_000;
+  while ((await remaining()) > 0) {
+    if (performance.now() > until) throw new Error(`${what} did not drain in 120 s`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** One load round against our POST /sms/send, then the wait until every message has its delivery report from the simulator. */
+async function ourRound(svc: BenchService, recipients: string[]): Promise<Round> {
+  const db = svc.service.ctx.db.kysely;
+  const count = async (undelivered: boolean) =>
+    Number((await (undelivered ? db.selectFrom('messages').where('stage', '<', 2) : db.selectFrom('messages')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const before = await count(false);
+  const body = JSON.stringify({ numbers: recipients.join(','), message: 'Hola' });
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  const r = await load({ url: `${svc.base}/sms/send`, headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body, connections: CONNECTIONS, durationSec: ROUND_SECONDS });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`/sms/send answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+  const loadSeconds = (performance.now() - t0) / 1000;
+  await untilDrained('our sends', () => count(true));
+  const messages = (await count(false)) - before;
+  const seconds = (performance.now() - t0) / 1000;
+  return { accepted: messages / loadSeconds, delivered: messages / seconds, perCpu: messages / cpuSeconds(process.cpuUsage(cpu0)), p50Ms: r.p50Ms, p99Ms: r.p99Ms };
+}
+
+/** The same round against Kannel's sendsms, until bearerbox has handed every message to fakesmsc. */
+async function kannelRound(kannel: Kannel, recipients: string[]): Promise<Round> {
+  const before = (await kannel.sent()).sent;
+  const cpu0 = kannel.cpuSeconds();
+  const t0 = performance.now();
+  const r = await load({ url: `${kannel.sendsmsUrl}&to=${encodeURIComponent(recipients.join(' '))}`, method: 'GET', connections: CONNECTIONS, durationSec: ROUND_SECONDS });
+  if (r.non2xx > 0 || r.errors > 0) throw new Error(`Kannel sendsms answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+  const loadSeconds = (performance.now() - t0) / 1000;
+  const messages = (r.ok ?? 0) * recipients.length;
+  await untilDrained('Kannel', async () => {
+    const s = await kannel.sent();
+    return s.queued + Math.max(0, before + messages - s.sent);
+  });
+  const seconds = (performance.now() - t0) / 1000;
+  return { accepted: messages / loadSeconds, delivered: messages / seconds, perCpu: messages / (kannel.cpuSeconds() - cpu0), p50Ms: r.p50Ms, p99Ms: r.p99Ms };
+}
+
+const mean = (rounds: Round[], k: keyof Round) => rounds.reduce((a, r) => a + r[k], 0) / rounds.length;
+
+/**
+ * Mensajero against Kannel (bearerbox + smsbox + fakesmsc) as the peer, with
+ * one and with 500 recipients per request, in interleaved rounds of the same
+ * load; both counted until every message reached the (fake) carrier.
+ */
+export async function sendVsKannel(): Promise<string> {
+  const head = [
+    '## SMS 10(c): single-recipient and 500-recipient sends vs Kannel',
+    '',
+    `${CONNECTIONS} connections, ${ROUND_SECONDS} s per round, ${ROUNDS} interleaved rounds per system and size, autocannon in its own process. Mensajero: POST /sms/send on SQLite, worker on, simulator with SIMULATOR_DLR_DELAY_MS=0, counted until every message has its delivery report. Kannel: GET /cgi-bin/sendsms (500 numbers space-separated in \`to\`), counted until bearerbox has handed every message to fakesmsc.`,
+    '',
+  ];
+  const kannel = kannelInstalled() ? await startKannel() : null;
+  const svc = await startBenchService({ SIMULATOR_DLR_DELAY_MS: '0', WORKER_POLL_MS: '20' });
+  const sizes: Array<[string, string[], number]> = [
+    ['1 recipient per request', [numbers[0]], 1.0],
+    ['500 recipients per request', numbers, 1.5],
+  ];
+  const rows: string[] = [];
+  try {
+    for (const [label, recipients, target] of sizes) {
+      const ours: Round[] = [];
+      const theirs: Round[] = [];
+      for (let i = 0; i < ROUNDS; i++) {
+        ours.push(await ourRound(svc, recipients));
+        if (kannel) theirs.push(await kannelRound(kannel, recipients));
+      }
+      const row = (system: string, r: Round[]) => `| ${system}, ${label} | ${fmt(mean(r, 'accepted'))} | ${fmt(mean(r, 'delivered'))} | ${fmt(mean(r, 'perCpu'))} | ${fmt(mean(r, 'p50Ms'))} | ${fmt(mean(r, 'p99Ms'))} |`;
+      rows.push(row('Mensajero', ours) + ' |');
+      if (kannel) {
+        const ratio = (k: keyof Round) => fmt(mean(ours, k) / mean(theirs, k), 2);
+        rows.push(`${row('Kannel', theirs)} **${ratio('delivered')}** (accepted ${ratio('accepted')}, per CPU-second ${ratio('perCpu')}; target ≥ ${fmt(target, 1)}) |`);
+      }
+    }
+  } finally {
+    kannel?.stop();
+    await svc.close();
+  }
+  return [
+    ...head,
+    '| system | accepted msg/s | delivered msg/s | delivered per CPU-second | p50 ms | p99 ms | Mensajero ÷ Kannel, delivered msg/s |',
+    '|---|---:|---:|---:|---:|---:|---:|',
+    ...rows,
+    '',
+    kannel
+      ? 'Each figure is the mean of its rounds; delivered msg/s counts from the start of the load to the last message reaching the carrier. Per CPU-second divides by the CPU time the server processes got (Mensajero: this process, which also runs the simulator; Kannel: bearerbox + smsbox, fakesmsc apart), which a loaded machine does not bias. Kannel runs without a message store (a kill -9 loses its queue); Mensajero commits each message before answering.'
+      : 'Kannel comparison skipped: bearerbox is not installed (apt-get install kannel kannel-extras).',
+    '',
+  ].join('\n');
+}
+
 export async function benchSms(): Promise<string> {
-  return (await sendVsRawInsert()) + '\n' + (await simulatorDrain());
+  return (await sendVsRawInsert()) + '\n' + (await simulatorDrain()) + '\n' + (await sendVsKannel());
 }

@@ -34,6 +34,26 @@ describeEngines('job queue', (engine) => {
     expect(ran).toEqual(['committed']);
   });
 
+  it('wakes only the lane of the kinds it is nudged for', async () => {
+    const ran: string[] = [];
+    const w = new Worker(h.ctx.db, { concurrency: 2, pollMs: 60_000, leaseMs: 60_000 }, silent);
+    w.register('lane-a', { kind: 'nudge.a', handler: async () => void ran.push('a') });
+    w.register('lane-b', { kind: 'nudge.b', handler: async () => void ran.push('b') });
+    // Due after both lanes' first claim at start: then they sleep for a minute.
+    const due = Date.now() + 3000;
+    await enqueueMany(h.ctx.db.kysely, [{ kind: 'nudge.a', payload: {}, runAt: due }, { kind: 'nudge.b', payload: {}, runAt: due }]);
+    w.start();
+    await new Promise((r) => setTimeout(r, due - Date.now() + 100));
+    w.nudge('nudge.a');
+    await eventually(async () => ran.length === 1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(ran).toEqual(['a']);
+    w.nudge();
+    await eventually(async () => ran.length === 2);
+    await w.stop();
+    expect(ran).toEqual(['a', 'b']);
+  });
+
   it('runs a scheduled job at its time, not before', async () => {
     const ranAt: number[] = [];
     const w = worker();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { affected, type Db, type Executor } from '../db/engine.js';
+import { affected, compiledOnce, type Db, type Executor } from '../db/engine.js';
 import type { JobsTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 
@@ -19,8 +19,17 @@ export interface EnqueueOptions {
  * transaction commits. `payload` is stored as JSON.
  */
 export async function enqueue(db: Executor, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
-  await enqueueMany(db, [{ kind, payload, ...opts }]);
+  const now = Date.now();
+  await insertJob(db, kind, JSON.stringify(payload ?? null), opts.runAt ?? now, opts.maxAttempts ?? 10, opts.uniqueKey ?? null, now);
 }
+
+/** One job: every send enqueues one, so its statement is compiled once. */
+const insertJob = compiledOnce((db, kind: string, payload: string, runAt: number, maxAttempts: number, uniqueKey: string | null, now: number) =>
+  db
+    .insertInto('jobs')
+    .values({ kind, payload, run_at: runAt, max_attempts: maxAttempts, locked_until: null, locked_by: null, last_error: null, unique_key: uniqueKey, created_at: now })
+    .onConflict((oc) => oc.column('unique_key').doNothing()),
+);
 
 export async function enqueueMany(db: Executor, jobs: Array<{ kind: string; payload: unknown } & EnqueueOptions>): Promise<void> {
   if (jobs.length === 0) return;

@@ -51,6 +51,7 @@ class Lane {
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
+  private nudged = false;
   private readonly inFlight = new Set<Promise<void>>();
   private loopDone: Promise<void> | null = null;
 
@@ -67,8 +68,10 @@ class Lane {
     this.loopDone = this.loop();
   }
 
+  /** Claims again now; a nudge that comes while the lane is claiming makes it claim once more instead of sleeping. */
   nudge(): void {
-    this.wake?.();
+    if (this.wake) this.wake();
+    else this.nudged = true;
   }
 
   private async loop(): Promise<void> {
@@ -90,6 +93,10 @@ class Lane {
   }
 
   private sleep(ms: number): Promise<void> {
+    if (this.nudged) {
+      this.nudged = false;
+      return Promise.resolve();
+    }
     return new Promise((resolve) => {
       this.wake = () => {
         if (this.timer) clearTimeout(this.timer);
@@ -173,6 +180,7 @@ export class Worker {
   private readonly lanes = new Map<string, { defs: Map<string, JobDefinition>; concurrency?: number }>();
   private readonly started: Lane[] = [];
   private readonly kindToLane = new Map<string, string>();
+  private readonly background = new Set<Promise<unknown>>();
 
   constructor(
     private readonly db: Db,
@@ -196,13 +204,30 @@ export class Worker {
     }
   }
 
-  /** Wakes the lanes now (call after committing a transaction that enqueued due work). */
-  nudge(): void {
-    for (const lane of this.started) lane.nudge();
+  /**
+   * Wakes now the lanes that run these job kinds, or every lane without
+   * kinds (call after committing a transaction that enqueued due work).
+   * Each lane woken runs a claim query: wake only those with work.
+   */
+  nudge(...kinds: string[]): void {
+    const names = new Set(kinds.map((k) => this.kindToLane.get(k)));
+    for (const lane of this.started) if (kinds.length === 0 || names.has(lane.name)) lane.nudge();
+  }
+
+  /** Whether this process runs its lanes (start() and not yet stop()). */
+  get running(): boolean {
+    return this.started.length > 0;
+  }
+
+  /** Work started outside the lanes (an inline hand-off) that stop() waits for. */
+  track(work: Promise<unknown>): void {
+    const p = work.catch(() => {}).finally(() => this.background.delete(p));
+    this.background.add(p);
   }
 
   async stop(): Promise<void> {
     await Promise.all(this.started.map((l) => l.stop()));
     this.started.length = 0;
+    while (this.background.size > 0) await Promise.all([...this.background]);
   }
 }

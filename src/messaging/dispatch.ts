@@ -10,6 +10,9 @@ import { confirmationPayload } from './delivery.js';
 
 export const DISPATCH_JOB = 'messaging.dispatch';
 
+/** The unique key of an inline-dispatched campaign's dispatch job, by which the hand-off removes it once done. */
+export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
+
 /** Delivery status code recorded for a message the carrier refused at submission: 4, rejected. */
 export const REFUSED_STATUS = 4;
 

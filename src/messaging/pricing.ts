@@ -1,4 +1,4 @@
-import type { Executor } from '../db/engine.js';
+import { compiledOnce, type Executor } from '../db/engine.js';
 import { toUnits } from '../accounts/credits.js';
 import type { Channel } from './types.js';
 
@@ -13,15 +13,18 @@ export const DEFAULT_PRICES: Record<Channel, number> = {
   voice: 2,
 };
 
-/** The account's own price, else its parent's (a sub-account inherits), else the default. */
-export async function priceUnits(db: Executor, accountId: number, channel: Channel): Promise<number> {
-  const rows = await db
+const pricesOf = compiledOnce((db, accountId: number, channel: Channel) =>
+  db
     .selectFrom('accounts')
     .innerJoin('account_prices', (join) => join.on((eb) => eb.or([eb('account_prices.account_id', '=', eb.ref('accounts.id')), eb('account_prices.account_id', '=', eb.ref('accounts.parent_id'))])))
     .select(['account_prices.account_id', 'account_prices.units'])
     .where('accounts.id', '=', accountId)
-    .where('account_prices.channel', '=', channel)
-    .execute();
+    .where('account_prices.channel', '=', channel),
+);
+
+/** The account's own price, else its parent's (a sub-account inherits), else the default. */
+export async function priceUnits(db: Executor, accountId: number, channel: Channel): Promise<number> {
+  const { rows } = await pricesOf(db, accountId, channel);
   const row = rows.find((r) => r.account_id === accountId) ?? rows[0];
   return row ? row.units : toUnits(DEFAULT_PRICES[channel]);
 }

@@ -1,6 +1,8 @@
-import type { Transaction } from 'kysely';
+import type { Insertable, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
+import type { MessagesTable } from './tables.js';
+import { compiledOnce } from '../db/engine.js';
 import { debitCredits } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
 import { defineMessages } from '../http/codes.js';
@@ -8,8 +10,8 @@ import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { priceUnits } from './pricing.js';
-import type { SubmitRequest, SubmitResult } from './types.js';
-import { DISPATCH_JOB } from './dispatch.js';
+import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
+import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
@@ -20,6 +22,23 @@ export const INLINE_SAFETY_NET_MS = 30_000;
 /** Rows per INSERT: under SQLite's bound-parameter limit with every column. */
 const CHUNK = 500;
 
+// The statements of every send, compiled once (see compiledOnce).
+const insertCampaign = compiledOnce(
+  (db, accountId: number, name: string, channel: Channel, source: MessageSource, sandbox: number, total: number, scheduledAt: number | null, now: number) =>
+    db
+      .insertInto('campaigns')
+      .values({ account_id: accountId, name, channel, source, sandbox, total, scheduled_at: scheduledAt, created_at: now })
+      .returning('id'),
+);
+type MessageRow = Insertable<MessagesTable>;
+const MESSAGE_COLUMNS = ['account_id', 'campaign_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'sandbox', 'extra_params', 'meta', 'price_units', 'stage', 'status', 'dlr_code', 'carrier', 'carrier_id', 'error', 'scheduled_at', 'created_at', 'sent_at', 'dlr_at'] as const;
+const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
+  db
+    .insertInto('messages')
+    .values(Object.fromEntries(MESSAGE_COLUMNS.map((c, i) => [c, values[i]])) as unknown as MessageRow)
+    .returning('id'),
+);
+
 /**
  * The one entry point of every outbound message (SMS, RCS, chat-app, voice,
  * OTP codes, payment links). Inside the caller's transaction it debits the
@@ -28,7 +47,9 @@ const CHUNK = 500;
  * Throws ApiError sms_07 when the balance does not cover it (nothing written),
  * and 429 sms_17 when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
- * After the transaction commits, call ctx.worker.nudge() for prompt dispatch.
+ * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
+ * prompt dispatch, or with inlineDispatch hand the messages over yourself
+ * (dispatchMessages, or inlineHandOff(ctx).add for shared rounds).
  */
 export async function submitMessages(trx: Transaction<Database>, ctx: AppContext, req: SubmitRequest): Promise<SubmitResult> {
   const now = Date.now();
@@ -39,20 +60,9 @@ export async function submitMessages(trx: Transaction<Database>, ctx: AppContext
   if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
-  const campaign = await trx
-    .insertInto('campaigns')
-    .values({
-      account_id: req.accountId,
-      name: req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`,
-      channel: req.channel,
-      source: req.source,
-      sandbox: sandbox ? 1 : 0,
-      total: req.recipients.length,
-      scheduled_at: scheduledAt,
-      created_at: now,
-    })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const name = req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`;
+  const { rows: inserted } = await insertCampaign(trx, req.accountId, name, req.channel, req.source, sandbox ? 1 : 0, req.recipients.length, scheduledAt, now);
+  const campaign = inserted[0];
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
   const rows = req.recipients.map((r) => ({
@@ -81,12 +91,14 @@ export async function submitMessages(trx: Transaction<Database>, ctx: AppContext
     dlr_at: null,
   }));
   const messageIds: number[] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) {
+  if (rows.length === 1) messageIds.push((await insertOneMessage(trx, ...MESSAGE_COLUMNS.map((c) => rows[0][c]))).rows[0].id);
+  else for (let i = 0; i < rows.length; i += CHUNK) {
     const ids = await trx.insertInto('messages').values(rows.slice(i, i + CHUNK)).returning('id').execute();
     for (const { id } of ids) messageIds.push(id);
   }
-  const dispatchAt = scheduledAt ?? (req.inlineDispatch ? now + INLINE_SAFETY_NET_MS : now);
-  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: dispatchAt, maxAttempts: 20 });
+  const inline = req.inlineDispatch === true && !scheduledAt;
+  const dispatchAt = scheduledAt ?? (inline ? now + INLINE_SAFETY_NET_MS : now);
+  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: dispatchAt, maxAttempts: 20, uniqueKey: inline ? safetyNetKey(campaign.id) : undefined });
   return {
     campaignId: campaign.id,
     references: rows.map((r) => ({ reference: r.reference, number: r.number })),

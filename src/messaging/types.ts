@@ -35,8 +35,9 @@ export interface SubmitRequest {
   /** Overrides the account's channel price per message, in credit units. */
   priceUnits?: number;
   /**
-   * The sender submits the messages itself right after commit (dispatchMessages)
-   * to learn the carrier's answer (OTP). The dispatch job then only runs
+   * The sender submits the messages itself right after commit: dispatchMessages
+   * to learn the carrier's answer (OTP), or the shared rounds of
+   * inlineHandOff (small /sms/send requests). The dispatch job then only runs
    * INLINE_SAFETY_NET_MS later, for a crash or a transient carrier failure.
    */
   inlineDispatch?: boolean;

@@ -3,6 +3,9 @@ import { toCredits } from '../../accounts/credits.js';
 import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
+import { DISPATCH_JOB } from '../../messaging/dispatch.js';
+import { groupCommit } from '../../messaging/group-commit.js';
+import { inlineHandOff } from '../../messaging/handoff.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient } from '../../messaging/types.js';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
@@ -37,10 +40,14 @@ export interface SmsSendResult {
 /** Public address of a short link. */
 export const shortLinkUrl = (ctx: AppContext, code: string) => `${ctx.config.publicBaseUrl}/s/${code}`;
 
+/** Immediate sends of at most this many recipients are handed to the carrier by the request (inline); larger ones by the dispatch job lanes. */
+export const INLINE_MAX_RECIPIENTS = 10;
+
 /**
  * POST/GET /sms/send: every rule, then one transaction (submitMessages:
  * campaign, messages, debit, dispatch job; plus the short link and the
- * read-confirmation links). Accepted whole or not at all.
+ * read-confirmation links), shared with concurrent sends (group commit).
+ * Accepted whole or not at all.
  */
 export async function sendSms(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
   const now = Date.now();
@@ -60,7 +67,9 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   const tokens = input.read_confirmation ? newReadTokens(recipients.length) : null;
   const perRecipient: Recipient[] = tokens ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) })) : recipients;
   const sandbox = input.sandbox === 1;
-  const result = await ctx.db.kysely.transaction().execute(async (trx) => {
+  // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
+  const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
+  const result = await groupCommit(ctx.db).run(async (trx) => {
     const r = await submitMessages(trx, ctx, {
       accountId,
       channel: input.channel === 2 ? 'rcs' : 'sms',
@@ -73,14 +82,16 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
       sandbox,
       scheduledAt,
       extraParams,
+      inlineDispatch: inline,
     });
     if (shortCode && composed.shortenedUrl) await insertShortLink(trx, { code: shortCode, accountId, campaignId: r.campaignId, url: composed.shortenedUrl });
     if (tokens && input.read_confirmation) {
       await recordReadTrackings(trx, accountId, input.read_confirmation, tokens.map((token, i) => ({ token, messageId: r.messageIds[i] })));
     }
     return r;
-  });
-  if (!sandbox && !scheduledAt) ctx.worker.nudge();
+  }, accountId, recipients.length);
+  if (inline) inlineHandOff(ctx).add(result.campaignId, result.messageIds);
+  else if (!sandbox && !scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
   return {
     code: landline ? 'sms_19' : 'sms_11',
     total_messages: result.references.length,

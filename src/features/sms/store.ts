@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/engine.js';
+import { compiledOnce, type Executor } from '../../db/engine.js';
 
 /** A registered sender of the account, or undefined. */
 export async function findSender(db: Executor, accountId: number, name: string) {
@@ -18,9 +18,15 @@ export async function upsertSender(db: Executor, accountId: number, name: string
 /** Whether the national number falls in an imported landline range: one indexed query over its prefixes. */
 export async function isLandline(db: Executor, countryCode: string, national: string): Promise<boolean> {
   const prefixes = Array.from({ length: national.length }, (_, i) => national.slice(0, i + 1));
-  const row = await db.selectFrom('landline_prefixes').select('prefix').where('country_code', '=', countryCode).where('prefix', 'in', prefixes).limit(1).executeTakeFirst();
-  return row !== undefined;
+  let query = landlineQueries.get(prefixes.length);
+  if (!query) landlineQueries.set(prefixes.length, (query = landlineQuery()));
+  return (await query(db, countryCode, ...prefixes)).rows.length > 0;
 }
+
+/** One compiled query per number length (numbers are validated, so a few). Every single-recipient send runs one. */
+const landlineQueries = new Map<number, ReturnType<typeof landlineQuery>>();
+const landlineQuery = () =>
+  compiledOnce((db, countryCode: string, ...prefixes: string[]) => db.selectFrom('landline_prefixes').select('prefix').where('country_code', '=', countryCode).where('prefix', 'in', prefixes).limit(1));
 
 export interface LandlineRow {
   countryCode: string;

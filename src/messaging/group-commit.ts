@@ -1,0 +1,124 @@
+import { CompiledQuery, type Transaction } from 'kysely';
+import type { Db } from '../db/engine.js';
+import type { Database } from '../db/schema.js';
+
+type Work<T> = (trx: Transaction<Database>) => Promise<T>;
+
+interface Pending {
+  work: Work<unknown>;
+  /** Orders the requests of a batch (the account id), so that processes lock account rows in one order. */
+  order: number;
+  /** Bounds the size of a batch (recipients). */
+  weight: number;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+/** Requests per shared transaction at most, and their recipients at most. */
+const MAX_REQUESTS = 200;
+const MAX_WEIGHT = 2_000;
+
+const SAVEPOINT = CompiledQuery.raw('savepoint grouped');
+const RELEASE = CompiledQuery.raw('release savepoint grouped');
+const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
+
+/**
+ * Group commit: concurrent requests share one transaction instead of paying
+ * a BEGIN/COMMIT (and, on PostgreSQL, a WAL flush) each. Each request runs
+ * in its own savepoint, so one that throws (insufficient credits, a
+ * constraint) is rolled back alone; every request is answered only after the
+ * shared COMMIT, so nothing is reported accepted before it is durable.
+ * While a batch commits, the next requests queue and form the next batch;
+ * a lone request waits one turn of the event loop at most.
+ */
+export class GroupCommit {
+  private queue: Pending[] = [];
+  private running = false;
+
+  constructor(private readonly db: Db) {}
+
+  run<T>(work: Work<T>, order: number, weight = 1): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, order, weight, resolve: resolve as (v: unknown) => void, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      // One turn of the event loop lets the requests already read from their sockets join the batch.
+      while (this.queue.length > 0) await nextTurn().then(() => this.commit(this.takeBatch()));
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private takeBatch(): Pending[] {
+    let weight = 0;
+    let n = 0;
+    while (n < this.queue.length && n < MAX_REQUESTS && (n === 0 || weight + this.queue[n].weight <= MAX_WEIGHT)) weight += this.queue[n++].weight;
+    return this.queue.splice(0, n).sort((a, b) => a.order - b.order);
+  }
+
+  private async commit(batch: Pending[]): Promise<void> {
+    if (batch.length === 1) return settle(batch[0], () => this.db.kysely.transaction().execute(batch[0].work));
+    const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
+    let bodyDone = false;
+    try {
+      await this.db.kysely.transaction().execute(async (trx) => {
+        for (const p of batch) {
+          await trx.executeQuery(SAVEPOINT);
+          try {
+            outcomes.push({ ok: true, value: await p.work(trx) });
+            await trx.executeQuery(RELEASE);
+          } catch (error) {
+            await trx.executeQuery(ROLLBACK_TO);
+            await trx.executeQuery(RELEASE);
+            outcomes.push({ ok: false, error });
+          }
+        }
+        bodyDone = true;
+      });
+    } catch (error) {
+      // Failed before COMMIT (a savepoint statement, a lost connection):
+      // nothing was written, each request runs again alone. A failed COMMIT
+      // itself is answered as such, as a lone transaction's would be.
+      if (!bodyDone) {
+        for (const p of batch) await settle(p, () => this.db.kysely.transaction().execute(p.work));
+      } else for (const p of batch) p.reject(error);
+      return;
+    }
+    for (let i = 0; i < batch.length; i++) {
+      const o = outcomes[i];
+      if (o.ok) batch[i].resolve(o.value);
+      else if (isLockConflict(o.error)) await settle(batch[i], () => this.db.kysely.transaction().execute(batch[i].work));
+      else batch[i].reject(o.error);
+    }
+  }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+async function settle(p: Pending, run: () => Promise<unknown>): Promise<void> {
+  try {
+    p.resolve(await run());
+  } catch (error) {
+    p.reject(error);
+  }
+}
+
+/** PostgreSQL deadlock or serialization failure: the request did nothing wrong and runs again alone. */
+function isLockConflict(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '40P01' || code === '40001';
+}
+
+const instances = new WeakMap<Db, GroupCommit>();
+
+/** The process's group commit for this database. */
+export function groupCommit(db: Db): GroupCommit {
+  let g = instances.get(db);
+  if (!g) instances.set(db, (g = new GroupCommit(db)));
+  return g;
+}

@@ -1,0 +1,70 @@
+import type { AppContext } from '../context.js';
+import { DISPATCH_JOB, dispatchMessages, safetyNetKey } from './dispatch.js';
+
+/** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
+const ROUND = 1_000;
+
+/**
+ * Inline hand-off: committed messages of small immediate sends are handed to
+ * their carrier by this process right after the commit, in shared rounds,
+ * instead of waiting for a dispatch job to be claimed. Their dispatch job
+ * (due INLINE_SAFETY_NET_MS later) stays as the safety net for a crash or a
+ * transient carrier failure; a round deletes the jobs of the campaigns it
+ * finished. The claim rules of dispatchMessages keep it at most once.
+ */
+export class InlineHandOff {
+  private queue: Array<{ campaignId: number; messageIds: number[] }> = [];
+  private running: Promise<void> | null = null;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  add(campaignId: number, messageIds: number[]): void {
+    this.queue.push({ campaignId, messageIds });
+    if (!this.running) {
+      this.running = this.drain().finally(() => (this.running = null));
+      this.ctx.worker.track(this.running);
+    }
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve)); // lets the sends committed together join this round
+      let n = 0;
+      let size = 0;
+      while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND)) size += this.queue[n++].messageIds.length;
+      const round = this.queue.splice(0, n);
+      try {
+        await this.handOver(round);
+      } catch (err) {
+        // The dispatch jobs are still there: they send what this round did not.
+        this.ctx.log.warn({ err, campaigns: round.length }, 'inline hand-off failed; the dispatch jobs will send these messages');
+      }
+    }
+  }
+
+  private async handOver(round: Array<{ campaignId: number; messageIds: number[] }>): Promise<void> {
+    const outcomes = await dispatchMessages(this.ctx, round.flatMap((c) => c.messageIds));
+    const final = new Set(outcomes.filter((o) => o.outcome.ok || o.outcome.permanent).map((o) => o.messageId));
+    const done = round.filter((c) => c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
+    const retry = round.filter((c) => !c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
+    const jobs = () => this.ctx.db.kysely.updateTable('jobs').where('kind', '=', DISPATCH_JOB).where('state', '=', 'pending');
+    for (let i = 0; i < done.length; i += 500) {
+      await this.ctx.db.kysely.deleteFrom('jobs').where('kind', '=', DISPATCH_JOB).where('unique_key', 'in', done.slice(i, i + 500)).execute();
+    }
+    // Not taken at once (a transient carrier error, claimed elsewhere): the job retries at the usual pace, not after the whole safety net.
+    const retryAt = Date.now() + this.ctx.config.DISPATCH_RETRY_MS;
+    for (let i = 0; i < retry.length; i += 500) {
+      await jobs().set({ run_at: retryAt }).where('unique_key', 'in', retry.slice(i, i + 500)).where('run_at', '>', retryAt).where('locked_by', 'is', null).execute();
+    }
+    if (outcomes.length > 0) this.ctx.worker.nudge('carrier', 'webhooks');
+  }
+}
+
+const instances = new WeakMap<AppContext, InlineHandOff>();
+
+/** The process's inline hand-off. */
+export function inlineHandOff(ctx: AppContext): InlineHandOff {
+  let h = instances.get(ctx);
+  if (!h) instances.set(ctx, (h = new InlineHandOff(ctx)));
+  return h;
+}
