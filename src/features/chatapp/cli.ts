@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { bindingFromOptions, cloudOptions, publicInstance, saveBinding, wantsBinding } from './cloud.js';
@@ -92,7 +92,7 @@ export function chatappCli(program: Command, run: CliRunner): void {
   }
 }
 
-async function requireInstance(ctx: AppContext, o: { email: string; parent?: string; instance: string }) {
+async function requireInstance(ctx: BaseContext, o: { email: string; parent?: string; instance: string }) {
   const account = await requireAccount(ctx, o.email, o.parent);
   const instance = await findInstance(ctx.db.kysely, account.id, o.instance);
   if (!instance) throw new CliError(`account ${o.email} has no instance ${o.instance}`);

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { CliError } from '../../cli/run.js';
 import { providerSettings, sealProviderSecrets } from '../../carriers/providers/cli.js';
@@ -36,7 +36,7 @@ export const wantsBinding = (o: Record<string, unknown>) => Object.keys(o).some(
  * settings validated like a whatsapp-cloud connector's, secrets read from
  * standard input and sealed (required for a first binding, kept otherwise).
  */
-export function bindingFromOptions(ctx: AppContext, o: Record<string, unknown>, current?: ChatappInstance, input?: () => string): { cloud_settings: string; cloud_secrets_enc: string } {
+export function bindingFromOptions(ctx: BaseContext, o: Record<string, unknown>, current?: ChatappInstance, input?: () => string): { cloud_settings: string; cloud_secrets_enc: string } {
   const base = current?.cloud_settings ? JSON.parse(current.cloud_settings) : {};
   const options = { phoneNumberId: o.cloudPhoneNumberId, graphUrl: o.cloudGraphUrl, graphVersion: o.cloudGraphVersion, otpTemplate: o.cloudOtpTemplate, otpLanguage: o.cloudOtpLanguage, messagesPerSecond: o.cloudMessagesPerSecond };
   if (options.phoneNumberId === undefined && base.phone_number_id === undefined) throw new CliError('--cloud-phone-number-id is required to bind an instance');
