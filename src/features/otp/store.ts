@@ -166,8 +166,9 @@ export async function findSettings(db: Executor, accountId: number): Promise<Otp
   return db.selectFrom('otp_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();
 }
 
-/** What a new code needs to know of the caller: the settings that apply (as effectiveSettings) and the top-level account. */
+/** What a new code needs to know of the caller. */
 export interface OtpCaller {
+  /** The account's parent, or itself. Per-number daily caps count on it, so sub-accounts cannot multiply them. */
   rootAccountId: number;
   allowedCountries: string | null;
   maxPerNumberHour: number | null;
@@ -211,11 +212,6 @@ export interface DayKey {
   day: string;
 }
 
-/**
- * Counts one send (and a round when `round`) for the number today, only if
- * both stay within the caps: one conditional upsert, so parallel requests
- * cannot pass them. False when a cap is reached.
- */
 const countToday = prepared<{ root: number; countryCode: string; phoneNumber: string; day: string; r: number; maxRounds: number; maxSends: number }, { sends: number }>((db, slot) =>
   db
     .insertInto('otp_number_days')
@@ -238,6 +234,11 @@ const forgetEarlierDays = prepared<{ root: number; countryCode: string; phoneNum
     .where('day', '<', slot('day')),
 );
 
+/**
+ * Counts one send (and a round when `round`) for the number today, only if
+ * both stay within the caps: one conditional upsert, so parallel requests
+ * cannot pass them. False when a cap is reached.
+ */
 export async function countDailySend(db: Executor, k: DayKey, round: boolean, caps: { rounds: number; sends: number }): Promise<boolean> {
   const r = round ? 1 : 0;
   if (r > caps.rounds || 1 > caps.sends) return false;
