@@ -1,8 +1,9 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
-import { findAccountByKey, type AuthenticatedAccount } from '../accounts/store.js';
+import type { AuthenticatedAccount } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
 import { ipAllowed, parseAllowList } from './allow-list.js';
+import { keyLookup } from './key-lookup.js';
 import { accountForKeyId, checkToken, isLoginToken } from './token.js';
 
 declare module 'fastify' {
@@ -19,11 +20,12 @@ declare module 'fastify' {
 const KEY_IN_URL = /[?&](apikey|token)=/i;
 
 /**
- * The apikey hook. No cache: each request reads the key and account with one
- * indexed query, so a rotated key or an archived account stops working at
- * once in every process.
+ * The apikey hook. Each request gets the key and account as the database has
+ * them now (src/auth/key-lookup.ts), so a rotated key or an archived account
+ * stops working at once in every process.
  */
 export function authenticate(ctx: AppContext) {
+  const accountForKey = keyLookup(ctx.db);
   const allowListCache = new Map<string, ReturnType<typeof parseAllowList>>();
   return async function (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (KEY_IN_URL.test(request.url)) {
@@ -45,7 +47,7 @@ export function authenticate(ctx: AppContext) {
       account = check.ok ? await accountForKeyId(ctx.db.kysely, check.keyId) : undefined;
       if (!account) throw new ApiError(401, 'auth_05', 'Invalid token, or its API key was rotated or its account archived: log in again with POST /auth');
     } else {
-      account = key.length <= 200 ? await findAccountByKey(ctx.db, key) : undefined;
+      account = key.length <= 200 ? await accountForKey(key) : undefined;
     }
     if (!account) throw new ApiError(401, 'auth_05', 'Invalid or disabled API key');
     if (account.allow_ips) {

@@ -20,6 +20,12 @@ export interface Db {
    * mutex. For lookups on every request (the API key); see bench/RESULTS.md.
    */
   readRow?: <T>(sqlText: string, parameters: readonly unknown[]) => T | undefined;
+  /**
+   * SQLite files only: PRAGMA data_version on the read connection. It changes
+   * whenever any other connection, in this process or another, commits a
+   * change to the file: a row read at an unchanged version is still current.
+   */
+  dataVersion?: () => number;
   close(): Promise<void>;
 }
 
@@ -61,11 +67,13 @@ async function openSqlite(path: string): Promise<Db> {
   const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new InlineLimitPlugin()] });
   if (file === ':memory:') return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
   const reader = withStatementCache(new SQLite(file, { readonly: true, fileMustExist: true }));
+  const dataVersion = reader.prepare('PRAGMA data_version').pluck();
   return {
     kysely,
     engine: 'sqlite',
     describe: `sqlite:${file}`,
     readRow: <T>(sqlText: string, parameters: readonly unknown[]) => reader.prepare(sqlText).get(...parameters) as T | undefined,
+    dataVersion: () => dataVersion.get() as number,
     close: async () => {
       reader.close();
       await kysely.destroy();

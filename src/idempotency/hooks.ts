@@ -67,43 +67,54 @@ function requestHash(request: FastifyRequest): string {
  * to the account.
  */
 export function idempotencyHooks(api: FastifyInstance, ctx: AppContext): void {
-  api.addHook('preHandler', async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers['idempotency-key'];
-    if (header === undefined || !applies(request)) return;
-    const key = Array.isArray(header) ? header[0] : header;
-    if (Array.isArray(header) || !KEY.test(key)) throw new ApiError(400, 'idempotency_key_invalid');
-    const hash = requestHash(request);
-    const deadline = Date.now() + RUNNING_LOCK_MS + 5_000;
-    for (;;) {
-      const r = await reserve(ctx.db, request.account.id, key, hash);
-      if (r.kind === 'reserved') {
-        request.idempotencyKeyId = r.id;
-        return;
-      }
-      if (r.kind === 'mismatch') throw new ApiError(422, 'idempotency_key_mismatch');
-      if (r.kind === 'replay') {
-        reply.code(r.response.status).header('idempotent-replayed', 'true');
-        if (r.response.contentType) reply.header('content-type', r.response.contentType);
-        return reply.send(r.response.body);
-      }
-      if (Date.now() > deadline) throw new ApiError(409, 'idempotency_key_in_progress', undefined, {}, { 'retry-after': '1' });
-      await new Promise((resolve) => setTimeout(resolve, POLL_MS));
-    }
+  // Every API request passes these hooks, most without the header: that case answers at once, without a promise.
+  api.addHook('preHandler', (request, reply, done) => {
+    if (request.headers['idempotency-key'] === undefined || !applies(request)) return done();
+    reserveOrReplay(ctx, request, reply).then(() => done(), done);
   });
 
-  api.addHook('onSend', async (request, reply, payload) => {
-    const id = request.idempotencyKeyId;
-    if (id === undefined) return payload;
-    request.idempotencyKeyId = undefined;
-    const status = reply.statusCode;
-    const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
-    try {
-      if (status >= 500 || status === 429 || body === null) await release(ctx.db, id);
-      else await saveResponse(ctx.db, id, { status, contentType: (reply.getHeader('content-type') as string | undefined) ?? null, body });
-    } catch (err) {
-      // The response still goes out; the key stays "running" until its lock expires, then a repeat runs again.
-      request.log.error({ err }, 'recording an idempotent response failed');
-    }
-    return payload;
+  api.addHook('onSend', (request, reply, payload, done) => {
+    if (request.idempotencyKeyId === undefined) return done(null, payload);
+    recordResponse(ctx, request, reply, payload).then(() => done(null, payload));
   });
+}
+
+/** Reserves the key for this request, or answers with the kept response of the first one. */
+async function reserveOrReplay(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const header = request.headers['idempotency-key']!;
+  const key = Array.isArray(header) ? header[0] : header;
+  if (Array.isArray(header) || !KEY.test(key)) throw new ApiError(400, 'idempotency_key_invalid');
+  const hash = requestHash(request);
+  const deadline = Date.now() + RUNNING_LOCK_MS + 5_000;
+  for (;;) {
+    const r = await reserve(ctx.db, request.account.id, key, hash);
+    if (r.kind === 'reserved') {
+      request.idempotencyKeyId = r.id;
+      return;
+    }
+    if (r.kind === 'mismatch') throw new ApiError(422, 'idempotency_key_mismatch');
+    if (r.kind === 'replay') {
+      reply.code(r.response.status).header('idempotent-replayed', 'true');
+      if (r.response.contentType) reply.header('content-type', r.response.contentType);
+      reply.send(r.response.body);
+      return;
+    }
+    if (Date.now() > deadline) throw new ApiError(409, 'idempotency_key_in_progress', undefined, {}, { 'retry-after': '1' });
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}
+
+/** Keeps the response for repeats (or frees the key when the response is not one to keep). Never throws. */
+async function recordResponse(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+  const id = request.idempotencyKeyId!;
+  request.idempotencyKeyId = undefined;
+  const status = reply.statusCode;
+  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  try {
+    if (status >= 500 || status === 429 || body === null) await release(ctx.db, id);
+    else await saveResponse(ctx.db, id, { status, contentType: (reply.getHeader('content-type') as string | undefined) ?? null, body });
+  } catch (err) {
+    // The response still goes out; the key stays "running" until its lock expires, then a repeat runs again.
+    request.log.error({ err }, 'recording an idempotent response failed');
+  }
 }

@@ -7,7 +7,7 @@ import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './c
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, countDailySend, countFailure, effectiveSettings, ensureVerification, rootAccountId, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -47,10 +47,10 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
   checkSupportedCountry(ctx, p.country_code);
-  const settings = await effectiveSettings(ctx.db.kysely, accountId);
-  const dayKey: DayKey = { rootAccountId: await rootAccountId(ctx.db.kysely, accountId), countryCode: p.country_code, phoneNumber: p.phone_number, day: formatLocalDate(now) };
-  if (settings?.allowed_countries && !settings.allowed_countries.split(',').includes(p.country_code)) {
-    throw new OtpError(403, 'otp_country_blocked', { hint: `This account sends codes only to country codes ${settings.allowed_countries}; the operator changes it with mensajero otp settings.`, next: [] });
+  const caller = await otpCaller(ctx.db.kysely, accountId);
+  const dayKey: DayKey = { rootAccountId: caller.rootAccountId, countryCode: p.country_code, phoneNumber: p.phone_number, day: formatLocalDate(now) };
+  if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(p.country_code)) {
+    throw new OtpError(403, 'otp_country_blocked', { hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`, next: [] });
   }
 
   const { company, template, warnings } = channelText(p, path);
@@ -59,8 +59,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
 
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const attempt = await ctx.db.kysely.transaction().execute(async (trx) => {
-      await ensureVerification(trx, key, now);
-      const before = (await findVerification(trx, key))!;
+      const before = await ensureVerification(trx, key, now);
       const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
       const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
       if (decision.newCode) checkLockCooldown(ctx, before, current.state, now);
@@ -86,7 +85,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
       if (!(await countDailySend(trx, dayKey, decision.newCode, caps))) throw dailyLimit(current.state, caps, now);
       // The row is now written (and, on PostgreSQL, locked) by this transaction: counting here sees every committed start.
-      const hourlyLimit = settings?.max_per_number_hour ?? null;
+      const hourlyLimit = caller.maxPerNumberHour;
       const startId = decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
         const sent = await submitMessages(trx, ctx, {

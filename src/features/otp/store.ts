@@ -1,6 +1,7 @@
 import { sql, type Selectable, type Updateable, type UpdateQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { affected, type Executor } from '../../db/engine.js';
+import { prepared } from '../../db/prepared.js';
 import type { OtpSettingsTable, OtpVerificationsTable } from './tables.js';
 
 export type Verification = Selectable<OtpVerificationsTable>;
@@ -12,34 +13,56 @@ export interface NumberKey {
   phoneNumber: string;
 }
 
-export async function findVerification(db: Executor, k: NumberKey): Promise<Verification | undefined> {
-  return db
+const selectVerification = prepared<{ accountId: number; countryCode: string; phoneNumber: string }, Verification>((db, slot) =>
+  db
     .selectFrom('otp_verifications')
     .selectAll()
-    .where('account_id', '=', k.accountId)
-    .where('country_code', '=', k.countryCode)
-    .where('phone_number', '=', k.phoneNumber)
-    .executeTakeFirst();
+    .where('account_id', '=', slot('accountId'))
+    .where('country_code', '=', slot('countryCode'))
+    .where('phone_number', '=', slot('phoneNumber')),
+);
+
+export async function findVerification(db: Executor, k: NumberKey): Promise<Verification | undefined> {
+  return (await selectVerification(db, { ...k })).rows[0];
 }
 
-/** The number's one row (state none when new); parallel callers all get the same row. */
-export async function ensureVerification(db: Executor, k: NumberKey, now: number): Promise<void> {
-  await db
+const upsertVerification = prepared<{ accountId: number; countryCode: string; phoneNumber: string; now: number }, Verification>((db, slot) =>
+  db
     .insertInto('otp_verifications')
-    .values({ account_id: k.accountId, country_code: k.countryCode, phone_number: k.phoneNumber, state: 'none', version: 0, round: 0, attempts_remaining: 0, created_at: now, updated_at: now })
-    .onConflict((oc) => oc.columns(['account_id', 'country_code', 'phone_number']).doNothing())
-    .execute();
+    .values({ account_id: slot('accountId'), country_code: slot('countryCode'), phone_number: slot('phoneNumber'), state: 'none', version: 0, round: 0, attempts_remaining: 0, created_at: slot('now'), updated_at: slot('now') })
+    // A write that changes nothing, so that an existing row is returned too (and, on PostgreSQL, locked until the transaction ends: parallel creates queue here instead of retrying).
+    .onConflict((oc) => oc.columns(['account_id', 'country_code', 'phone_number']).doUpdateSet({ version: sql`otp_verifications.version` }))
+    .returningAll(),
+);
+
+/** The number's one row, inserted (state none) when new; parallel callers all get the same row. */
+export async function ensureVerification(db: Executor, k: NumberKey, now: number): Promise<Verification> {
+  return (await upsertVerification(db, { ...k, now })).rows[0]!;
 }
+
+type Changes = Updateable<OtpVerificationsTable>;
+
+/** One prepared UPDATE per set of columns a transition writes (a handful, all named in code). */
+const transitions = new Map<string, ReturnType<typeof prepared<Record<string, unknown>, never>>>();
 
 /** Applies a transition decided on the row at `version`; false when the row changed meanwhile. */
-export async function applyIfUnchanged(db: Executor, id: number, version: number, changes: Updateable<OtpVerificationsTable>): Promise<boolean> {
-  const result = await db
-    .updateTable('otp_verifications')
-    .set({ ...changes, version: version + 1 })
-    .where('id', '=', id)
-    .where('version', '=', version)
-    .executeTakeFirst();
-  return affected(result) === 1;
+export async function applyIfUnchanged(db: Executor, id: number, version: number, changes: Changes): Promise<boolean> {
+  const columns = Object.keys(changes).sort() as Array<keyof Changes & string>;
+  const shape = columns.join(',');
+  let update = transitions.get(shape);
+  if (!update) {
+    update = prepared<Record<string, unknown>, never>((db, slot) =>
+      db
+        .updateTable('otp_verifications')
+        .set(Object.fromEntries(columns.map((c) => [c, slot(c)])))
+        .set({ version: slot('$next') })
+        .where('id', '=', slot('$id'))
+        .where('version', '=', slot('$version')),
+    );
+    transitions.set(shape, update);
+  }
+  const result = await update(db, { ...changes, $next: version + 1, $id: id, $version: version });
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }
 
 /** The round of this code, still open: pending, attempts left, not expired. */
@@ -48,32 +71,40 @@ const openRound =
   <O>(qb: UpdateQueryBuilder<Database, 'otp_verifications', 'otp_verifications', O>) =>
     qb.where('id', '=', id).where('code_hash', '=', codeHash).where('state', '=', 'pending').where('attempts_remaining', '>', 0).where('expires_at', '>', now);
 
-/** pending → verified for the right code; false when another request got there first. */
-export async function markVerified(db: Executor, id: number, codeHash: string, now: number): Promise<boolean> {
-  const result = await openRound(id, codeHash, now)(
+type RoundParams = { id: number; codeHash: string; now: number };
+
+const verifyRound = prepared<RoundParams, never>((db, slot) =>
+  openRound(slot('id'), slot('codeHash'), slot('now'))(
     db
       .updateTable('otp_verifications')
-      .set({ state: 'verified', verified_at: now, updated_at: now, code_hash: null, code_enc: null, version: sql`version + 1` }),
-  ).executeTakeFirst();
-  return affected(result) === 1;
+      .set({ state: 'verified', verified_at: slot('now'), updated_at: slot('now'), code_hash: null, code_enc: null, version: sql`version + 1` }),
+  ),
+);
+
+/** pending → verified for the right code; false when another request got there first. */
+export async function markVerified(db: Executor, id: number, codeHash: string, now: number): Promise<boolean> {
+  const result = await verifyRound(db, { id, codeHash, now });
+  return Number(result.numAffectedRows ?? 0n) === 1;
 }
+
+const failRound = prepared<RoundParams, { attempts_remaining: number; state: string }>((db, slot) =>
+  openRound(slot('id'), slot('codeHash'), slot('now'))(
+    db.updateTable('otp_verifications').set({
+      attempts_remaining: sql`attempts_remaining - 1`,
+      state: sql`CASE WHEN attempts_remaining <= 1 THEN 'locked' ELSE 'pending' END`,
+      locked_at: sql`CASE WHEN attempts_remaining <= 1 THEN ${slot('now')} ELSE locked_at END`,
+      updated_at: slot('now'),
+      version: sql`version + 1`,
+    }),
+  ).returning(['attempts_remaining', 'state']),
+);
 
 /**
  * One wrong code: takes an attempt, and the last one locks. Undefined when
  * the round is no longer open (used up, verified, rotated or expired).
  */
 export async function takeAttempt(db: Executor, id: number, codeHash: string, now: number): Promise<{ attempts_remaining: number; state: string } | undefined> {
-  return openRound(id, codeHash, now)(
-    db.updateTable('otp_verifications').set({
-      attempts_remaining: sql`attempts_remaining - 1`,
-      state: sql`CASE WHEN attempts_remaining <= 1 THEN 'locked' ELSE 'pending' END`,
-      locked_at: sql`CASE WHEN attempts_remaining <= 1 THEN ${now} ELSE locked_at END`,
-      updated_at: now,
-      version: sql`version + 1`,
-    }),
-  )
-    .returning(['attempts_remaining', 'state'])
-    .executeTakeFirst();
+  return (await failRound(db, { id, codeHash, now })).rows[0];
 }
 
 /**
@@ -135,15 +166,35 @@ export async function findSettings(db: Executor, accountId: number): Promise<Otp
   return db.selectFrom('otp_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();
 }
 
-/** The settings that apply: the account's own row, else its parent's (a sub-account inherits them whole). */
-export async function effectiveSettings(db: Executor, accountId: number): Promise<OtpSettings | undefined> {
-  const rows = await db
+/** What a new code needs to know of the caller. */
+export interface OtpCaller {
+  /** The account's parent, or itself. Per-number daily caps count on it, so sub-accounts cannot multiply them. */
+  rootAccountId: number;
+  allowedCountries: string | null;
+  maxPerNumberHour: number | null;
+}
+
+const selectOtpCaller = prepared<{ accountId: number }, { parent_id: number | null; has_own: number; own_countries: string | null; own_hour: number | null; parent_countries: string | null; parent_hour: number | null }>((db, slot) =>
+  db
     .selectFrom('accounts')
-    .innerJoin('otp_settings', (join) => join.on((eb) => eb.or([eb('otp_settings.account_id', '=', eb.ref('accounts.id')), eb('otp_settings.account_id', '=', eb.ref('accounts.parent_id'))])))
-    .selectAll('otp_settings')
-    .where('accounts.id', '=', accountId)
-    .execute();
-  return rows.find((r) => r.account_id === accountId) ?? rows[0];
+    .leftJoin('otp_settings as own', 'own.account_id', 'accounts.id')
+    .leftJoin('otp_settings as inherited', 'inherited.account_id', 'accounts.parent_id')
+    .select(['accounts.parent_id', 'own.allowed_countries as own_countries', 'own.max_per_number_hour as own_hour', 'inherited.allowed_countries as parent_countries', 'inherited.max_per_number_hour as parent_hour'])
+    .select(sql<number>`case when own.account_id is null then 0 else 1 end`.as('has_own'))
+    .where('accounts.id', '=', slot('accountId')),
+);
+
+/** The caller's OTP settings (its own row, else its parent's: a sub-account inherits them whole) and its top-level account, in one query. */
+export async function otpCaller(db: Executor, accountId: number): Promise<OtpCaller> {
+  const row = (await selectOtpCaller(db, { accountId })).rows[0];
+  if (!row) return { rootAccountId: accountId, allowedCountries: null, maxPerNumberHour: null };
+  const own = Number(row.has_own) === 1;
+  const hour = own ? row.own_hour : row.parent_hour;
+  return {
+    rootAccountId: row.parent_id === null ? accountId : Number(row.parent_id),
+    allowedCountries: own ? row.own_countries : row.parent_countries,
+    maxPerNumberHour: hour === null ? null : Number(hour),
+  };
 }
 
 export async function saveSettings(db: Executor, accountId: number, changes: Partial<Pick<OtpSettings, 'allowed_countries' | 'max_per_number_hour'>>, now: number): Promise<void> {
@@ -154,18 +205,34 @@ export async function saveSettings(db: Executor, accountId: number, changes: Par
     .execute();
 }
 
-/** The top-level account: the account's parent, or itself. Per-number daily caps count on it, so sub-accounts cannot multiply them. */
-export async function rootAccountId(db: Executor, accountId: number): Promise<number> {
-  const row = await db.selectFrom('accounts').select('parent_id').where('id', '=', accountId).executeTakeFirst();
-  return row?.parent_id ?? accountId;
-}
-
 export interface DayKey {
   rootAccountId: number;
   countryCode: string;
   phoneNumber: string;
   day: string;
 }
+
+const countToday = prepared<{ root: number; countryCode: string; phoneNumber: string; day: string; r: number; maxRounds: number; maxSends: number }, { sends: number }>((db, slot) =>
+  db
+    .insertInto('otp_number_days')
+    .values({ root_account_id: slot('root'), country_code: slot('countryCode'), phone_number: slot('phoneNumber'), day: slot('day'), rounds: slot('r'), sends: 1 })
+    .onConflict((oc) =>
+      oc
+        .columns(['root_account_id', 'country_code', 'phone_number', 'day'])
+        .doUpdateSet({ rounds: sql`otp_number_days.rounds + ${slot('r')}`, sends: sql`otp_number_days.sends + 1` })
+        .where(sql<boolean>`otp_number_days.rounds + ${slot('r')} <= ${slot('maxRounds')} AND otp_number_days.sends + 1 <= ${slot('maxSends')}`),
+    )
+    .returning('sends'),
+);
+
+const forgetEarlierDays = prepared<{ root: number; countryCode: string; phoneNumber: string; day: string }, never>((db, slot) =>
+  db
+    .deleteFrom('otp_number_days')
+    .where('root_account_id', '=', slot('root'))
+    .where('country_code', '=', slot('countryCode'))
+    .where('phone_number', '=', slot('phoneNumber'))
+    .where('day', '<', slot('day')),
+);
 
 /**
  * Counts one send (and a round when `round`) for the number today, only if
@@ -175,26 +242,12 @@ export interface DayKey {
 export async function countDailySend(db: Executor, k: DayKey, round: boolean, caps: { rounds: number; sends: number }): Promise<boolean> {
   const r = round ? 1 : 0;
   if (r > caps.rounds || 1 > caps.sends) return false;
-  // Earlier days' counts of this number are of no further use.
-  await db
-    .deleteFrom('otp_number_days')
-    .where('root_account_id', '=', k.rootAccountId)
-    .where('country_code', '=', k.countryCode)
-    .where('phone_number', '=', k.phoneNumber)
-    .where('day', '<', k.day)
-    .execute();
-  const row = await db
-    .insertInto('otp_number_days')
-    .values({ root_account_id: k.rootAccountId, country_code: k.countryCode, phone_number: k.phoneNumber, day: k.day, rounds: r, sends: 1 })
-    .onConflict((oc) =>
-      oc
-        .columns(['root_account_id', 'country_code', 'phone_number', 'day'])
-        .doUpdateSet({ rounds: sql`otp_number_days.rounds + ${r}`, sends: sql`otp_number_days.sends + 1` })
-        .where(sql<boolean>`otp_number_days.rounds + ${r} <= ${caps.rounds} AND otp_number_days.sends + 1 <= ${caps.sends}`),
-    )
-    .returning('sends')
-    .executeTakeFirst();
-  return row !== undefined;
+  const key = { root: k.rootAccountId, countryCode: k.countryCode, phoneNumber: k.phoneNumber, day: k.day };
+  const row = (await countToday(db, { ...key, r, maxRounds: caps.rounds, maxSends: caps.sends })).rows[0];
+  if (row === undefined) return false;
+  // The first send of the day for the number: earlier days' counts are of no further use.
+  if (Number(row.sends) === 1) await forgetEarlierDays(db, key);
+  return true;
 }
 
 /** Takes back a send the carrier refused (nothing reached the number). */
@@ -210,13 +263,16 @@ export async function uncountDailySend(db: Executor, k: DayKey, round: boolean):
     .execute();
 }
 
+const addFailure = prepared<{ accountId: number }, never>((db, slot) =>
+  db
+    .insertInto('otp_failure_counts')
+    .values({ account_id: slot('accountId'), failures: 1 })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet({ failures: sql`otp_failure_counts.failures + 1` })),
+);
+
 /** One more wrong code typed for the account (the /metrics figure). */
 export async function countFailure(db: Executor, accountId: number): Promise<void> {
-  await db
-    .insertInto('otp_failure_counts')
-    .values({ account_id: accountId, failures: 1 })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet({ failures: sql`otp_failure_counts.failures + 1` }))
-    .execute();
+  await addFailure(db, { accountId });
 }
 
 export async function failureCounts(db: Executor): Promise<Array<{ account_id: number; failures: number }>> {

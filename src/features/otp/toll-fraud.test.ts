@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { freshPhone, otpClient, recordCarrier, wrongCode } from './testing.js';
+import { saveSettings } from './store.js';
 
 /** The OTP pumping and toll-fraud attacks, as an attacker would run them. */
 describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
@@ -89,6 +90,30 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     expect(replies.filter((r) => r.status === 201)).toHaveLength(3);
     expect(replies.filter((r) => r.status === 429).map((r) => r.body.error)).toEqual(['otp_daily_limit', 'otp_daily_limit']);
     expect(carrier.textsTo(`52${phone}`)).toHaveLength(3);
+  });
+
+  it('a sub-account uses its parent\'s OTP settings whole, unless it has its own row', async () => {
+    const parent = await h.createAccount(100);
+    const email = `otp-settings-sub-${parent.id}@example.com`;
+    const sub = (await h.post('/manager/subaccount/add', { email, password: 'secret123' }, parent.apikey)).body.apikey;
+    await h.post('/manager/subaccount/credits/manage', { email, type: 1, credits: 10 }, parent.apikey);
+    await saveSettings(h.ctx.db.kysely, parent.id, { allowed_countries: '1' }, Date.now());
+    expect((await otpClient(h, sub, freshPhone()).send()).body.error).toBe('otp_country_blocked');
+    // Its own row replaces the parent's entirely: its countries are any, its hourly limit 1.
+    const subId = (await h.ctx.db.kysely.selectFrom('accounts').select('id').where('parent_id', '=', parent.id).executeTakeFirstOrThrow()).id;
+    await saveSettings(h.ctx.db.kysely, subId, { max_per_number_hour: 1 }, Date.now());
+    const c = otpClient(h, sub, freshPhone());
+    expect((await c.send()).status).toBe(201);
+    expect((await c.send({ code_rotate: true })).body.error).toBe('otp_rate_limited');
+  });
+
+  it('the first send of a day forgets the number\'s counts of earlier days', async () => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, freshPhone());
+    const days = () => h.ctx.db.kysely.selectFrom('otp_number_days').select(['day', 'rounds', 'sends']).where('phone_number', '=', c.number.phone_number).orderBy('day').execute();
+    await h.ctx.db.kysely.insertInto('otp_number_days').values({ root_account_id: a.id, country_code: '52', phone_number: c.number.phone_number, day: '2000-01-01', rounds: 3, sends: 5 }).execute();
+    expect((await c.send()).status).toBe(201);
+    expect(await days()).toEqual([{ day: expect.not.stringMatching(/^2000/), rounds: 1, sends: 1 }]);
   });
 
   it('counts wrong codes per account for /metrics', async () => {

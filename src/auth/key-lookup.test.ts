@@ -1,0 +1,47 @@
+import Database from 'better-sqlite3';
+import { sql } from 'kysely';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
+
+/**
+ * A key's caller is never older than the database, whoever changed it: here
+ * a second connection (as the CLI in another process would) writes between
+ * requests of a key the server has just used.
+ */
+describeEngines('API key lookup stays current', (engine) => {
+  let h: Harness;
+  let other: (statement: string) => Promise<void>;
+  beforeAll(async () => {
+    h = await startHarness(engine, { worker: false });
+    if (engine === 'sqlite') {
+      const connection = new Database(h.config.DATABASE_URL.slice('sqlite:'.length));
+      other = async (statement) => void connection.prepare(statement).run();
+    } else {
+      other = async (statement) => void (await sql.raw(statement).execute(h.ctx.db.kysely));
+    }
+  });
+  afterAll(() => h.close());
+  const consult = (apikey: string) => h.post('/credits/consult', {}, apikey);
+
+  it('shows a balance changed by another connection on the next request', async () => {
+    const a = await h.createAccount(5);
+    expect((await consult(a.apikey)).body.credit).toBe(5);
+    expect((await consult(a.apikey)).body.credit).toBe(5);
+    await other(`UPDATE accounts SET credits = credits + 20000 WHERE id = ${a.id}`);
+    expect((await consult(a.apikey)).body.credit).toBe(7);
+  });
+
+  it('refuses a key revoked by another connection on the next request', async () => {
+    const a = await h.createAccount(1);
+    expect((await consult(a.apikey)).status).toBe(200);
+    await other(`UPDATE api_keys SET revoked_at = 1 WHERE account_id = ${a.id}`);
+    expect((await consult(a.apikey)).status).toBe(401);
+  });
+
+  it('refuses the key of an account archived by another connection on the next request', async () => {
+    const a = await h.createAccount(1);
+    expect((await consult(a.apikey)).status).toBe(200);
+    await other(`UPDATE accounts SET status = 'archived' WHERE id = ${a.id}`);
+    expect((await consult(a.apikey)).status).toBe(401);
+  });
+});
