@@ -2,7 +2,7 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, type Compilable, type DatabaseConnection, type DatabaseIntrospector, type Driver, type QueryResult, type SqliteDialectConfig, type Transaction } from 'kysely';
+import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type DatabaseIntrospector, type Driver, type SqliteDialectConfig, type Transaction } from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
 import { CurrentSchemaIntrospector } from './pg-introspector.js';
@@ -171,34 +171,4 @@ export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: big
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE';
-}
-
-/**
- * A query whose shape never changes, built and compiled once per engine.
- * Kysely builds, transforms and compiles every statement anew, which on the
- * hot path of a send costs about as much as running it. `build` receives
- * markers in place of the values; each execute() binds its own values where
- * the markers were (values written as constants in `build` stay). A marker
- * must stay a bound value: not in a LIMIT, nor a list whose length varies.
- */
-export function compiledOnce<V extends unknown[], R>(build: (db: Executor, ...values: V) => Compilable<R>) {
-  const compiled = new Map<boolean, { sql: string; slots: Array<number | { value: unknown }> }>();
-  const marker = (i: number) => `\u0000compiledOnce:${i}`;
-  const compile = (db: Executor, arity: number) => {
-    const markers = Array.from({ length: arity }, (_, i) => marker(i)) as V;
-    const query = build(db, ...markers).compile();
-    const slots = query.parameters.map((p) => {
-      const i = markers.indexOf(p);
-      return i >= 0 ? i : { value: p };
-    });
-    if (markers.some((_, i) => !slots.includes(i))) throw new Error(`compiledOnce: a value is not bound in ${query.sql}`);
-    return { sql: query.sql, slots };
-  };
-  return async (db: Executor, ...values: V): Promise<QueryResult<R>> => {
-    const pg = isPostgres(db);
-    let q = compiled.get(pg);
-    if (!q) compiled.set(pg, (q = compile(db, values.length)));
-    const parameters = q.slots.map((s) => (typeof s === 'number' ? values[s] : s.value));
-    return db.executeQuery<R>(CompiledQuery.raw(q.sql, parameters));
-  };
 }

@@ -45,3 +45,19 @@ export function prepared<Params extends Record<string, unknown>, Row>(build: (db
     return db.executeQuery<Row>(CompiledQuery.raw(sql, values));
   };
 }
+
+/**
+ * prepared() with positional values: `build` receives a slot for each value
+ * of the call, in order, and the call binds them there. Compiled once per
+ * engine and number of values, so a rest parameter (an IN list) gets one
+ * statement per length.
+ */
+export function compiledOnce<V extends unknown[], R>(build: (db: Executor, ...values: V) => Compilable<R>) {
+  const byArity = new Map<number, (db: Executor, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
+  return (db: Executor, ...values: V): Promise<QueryResult<R>> => {
+    let query = byArity.get(values.length);
+    if (!query) byArity.set(values.length, (query = prepared<Record<string, unknown>, R>((d, slot) => build(d, ...(values.map((_, i) => slot(String(i))) as V)))));
+    // An array is a record of its indexes: value i fills slot "i".
+    return query(db, values as unknown as Record<string, unknown>);
+  };
+}

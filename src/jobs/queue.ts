@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { affected, compiledOnce, type Db, type Executor } from '../db/engine.js';
+import { affected, type Db, type Executor } from '../db/engine.js';
+import { compiledOnce } from '../db/prepared.js';
 import type { JobsTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 

@@ -1,4 +1,5 @@
-import { compiledOnce, type Executor } from '../db/engine.js';
+import type { Executor } from '../db/engine.js';
+import { compiledOnce } from '../db/prepared.js';
 import { toUnits } from '../accounts/credits.js';
 import type { Channel } from './types.js';
 

@@ -2,7 +2,7 @@ import type { Insertable, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import type { MessagesTable } from './tables.js';
-import { compiledOnce } from '../db/engine.js';
+import { compiledOnce } from '../db/prepared.js';
 import { debitCredits } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
 import { defineMessages } from '../http/codes.js';

@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import { compiledOnce, type Executor } from '../../db/engine.js';
+import type { Executor } from '../../db/engine.js';
+import { compiledOnce } from '../../db/prepared.js';
 
 /** A registered sender of the account, or undefined. */
 export async function findSender(db: Executor, accountId: number, name: string) {
@@ -18,15 +19,11 @@ export async function upsertSender(db: Executor, accountId: number, name: string
 /** Whether the national number falls in an imported landline range: one indexed query over its prefixes. */
 export async function isLandline(db: Executor, countryCode: string, national: string): Promise<boolean> {
   const prefixes = Array.from({ length: national.length }, (_, i) => national.slice(0, i + 1));
-  let query = landlineQueries.get(prefixes.length);
-  if (!query) landlineQueries.set(prefixes.length, (query = landlineQuery()));
-  return (await query(db, countryCode, ...prefixes)).rows.length > 0;
+  return (await landlineQuery(db, countryCode, ...prefixes)).rows.length > 0;
 }
 
-/** One compiled query per number length (numbers are validated, so a few). Every single-recipient send runs one. */
-const landlineQueries = new Map<number, ReturnType<typeof landlineQuery>>();
-const landlineQuery = () =>
-  compiledOnce((db, countryCode: string, ...prefixes: string[]) => db.selectFrom('landline_prefixes').select('prefix').where('country_code', '=', countryCode).where('prefix', 'in', prefixes).limit(1));
+/** Compiled once per number length (numbers are validated, so a few). Every single-recipient send runs one. */
+const landlineQuery = compiledOnce((db, countryCode: string, ...prefixes: string[]) => db.selectFrom('landline_prefixes').select('prefix').where('country_code', '=', countryCode).where('prefix', 'in', prefixes).limit(1));
 
 export interface LandlineRow {
   countryCode: string;
