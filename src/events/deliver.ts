@@ -83,10 +83,10 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
   d.held += mine;
   const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
   try {
-    const rows = await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]);
+    const batch: Batch = { rows: await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]), loadedAt: Date.now(), secrets: new Map() };
     const settleExtra = async (e: (typeof extras)[number]) => {
       try {
-        await d.writer.write(await turn(d, rows.get(e.eventId), BATCH_SLOT_WAIT_MS), e.job);
+        await d.writer.write(await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS), e.job);
       } catch (err) {
         // Left leased: it runs again when the lease runs out.
         ctx.log.warn({ err, eventId: e.eventId }, 'a webhook delivery could not be recorded');
@@ -96,7 +96,7 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
     };
     const others = Promise.all(extras.map(settleExtra));
     try {
-      const own = await turn(d, rows.get(eventId), SLOT_WAIT_MS);
+      const own = await turn(d, batch, eventId, SLOT_WAIT_MS);
       const retryIn = own.kind === 'none' ? null : own.kind === 'defer' ? own.delayMs : await d.writer.write(own);
       if (retryIn !== null) throw withoutStack(() => new RetryLater(retryIn, own.kind === 'defer' ? own.reason : own.kind === 'attempt' ? (own.outcome.error ?? 'not delivered') : 'retry'));
     } finally {
@@ -134,28 +134,44 @@ async function loadEvents(d: Delivery, ids: number[]) {
   return new Map(rows.map((r) => [Number(r.id), r]));
 }
 
-/** One event's turn: attempted, closed, deferred, or nothing to do. Never throws for an expected outcome. */
-async function turn(d: Delivery, row: LoadedEvent | undefined, slotWaitMs: number): Promise<Settlement> {
+interface Batch {
+  rows: Map<number, LoadedEvent>;
+  loadedAt: number;
+  /** Signing secrets created for accounts that had none when the rows were read, once per account. */
+  secrets: Map<number, Promise<string>>;
+}
+
+/** What becomes of an event before any attempt, as its row says: nothing, closed, deferred; null when it is to be attempted. */
+function beforeAttempt(row: LoadedEvent | undefined, now: number): Settlement | null {
   if (!row || row.state !== 'pending') return { kind: 'none' };
-  const { webhook_method, parent_id, url, webhook_status, backoff_until, secret_enc, ...event } = row;
-  const now = Date.now();
   // A job re-run after a crash must not pull a scheduled retry forward.
-  if (event.next_attempt_at !== null && event.next_attempt_at > now + 50) return { kind: 'defer', delayMs: event.next_attempt_at - now, reason: 'retry scheduled' };
-  if (url === null || webhook_status !== 1) return { kind: 'close', eventId: event.id, state: url === null ? 'cancelled' : 'not_delivered' };
+  if (row.next_attempt_at !== null && row.next_attempt_at > now + 50) return { kind: 'defer', delayMs: row.next_attempt_at - now, reason: 'retry scheduled' };
+  if (row.url === null || row.webhook_status !== 1) return { kind: 'close', eventId: row.id, state: row.url === null ? 'cancelled' : 'not_delivered' };
   // An endpoint that keeps timing out waits out its back-off; the wait is not an attempt.
-  if (backoff_until !== null && backoff_until > now) return { kind: 'defer', delayMs: backoff_until - now + Math.round(Math.random() * 1000), reason: 'endpoint backing off' };
-  const key = d.ctx.secrets.webhookEncryption;
-  const secret = secret_enc ? decryptSecret(key, secret_enc) : await webhookSecret(d.ctx.db.kysely, key, event.account_id);
-  const host = destinationHost(url);
+  if (row.backoff_until !== null && row.backoff_until > now) return { kind: 'defer', delayMs: row.backoff_until - now + Math.round(Math.random() * 1000), reason: 'endpoint backing off' };
+  return null;
+}
+
+/** One event's turn: attempted, closed, deferred, or nothing to do. Never throws for an expected outcome. */
+async function turn(d: Delivery, batch: Batch, eventId: number, slotWaitMs: number): Promise<Settlement> {
+  let row = batch.rows.get(eventId);
+  const early = beforeAttempt(row, Date.now());
+  if (early || !row) return early ?? { kind: 'none' };
   // A fair share per tenant first (one account and its free sub-accounts cannot fill the lane with their hosts), then per host.
-  const tenant = String(parent_id ?? event.account_id);
+  const tenant = String(row.parent_id ?? row.account_id);
+  const host = destinationHost(row.url!);
   if (!(await d.accountSlots.acquire(tenant, slotWaitMs))) return { kind: 'defer', delayMs: d.accountSlots.deferMs(tenant), reason: 'account busy' };
   let outcome: AttemptOutcome;
-  const at = Date.now();
   try {
     if (!(await d.slots.acquire(host, slotWaitMs))) return { kind: 'defer', delayMs: d.slots.deferMs(host), reason: 'destination busy' };
     try {
-      outcome = await attempt(d.ctx, event, { url, method: webhook_method === 'GET' ? 'GET' : 'POST', secret });
+      // After a long wait for a slot the webhook may have changed (deleted, disabled, backing off, another URL): the event is read again.
+      if (Date.now() - batch.loadedAt > SLOT_WAIT_MS) {
+        row = (await loadEvents(d, [eventId])).get(eventId);
+        const changed = beforeAttempt(row, Date.now());
+        if (changed || !row || destinationHost(row.url!) !== host) return changed ?? { kind: 'defer', delayMs: 0, reason: 'webhook changed' };
+      }
+      outcome = await attempt(d.ctx, row, { url: row.url!, method: row.webhook_method === 'GET' ? 'GET' : 'POST', secret: await signingSecret(d, batch, row) });
     } finally {
       d.slots.release(host);
     }
@@ -164,7 +180,17 @@ async function turn(d: Delivery, row: LoadedEvent | undefined, slotWaitMs: numbe
   }
   d.slots.outcome(host, outcome.delivered);
   d.accountSlots.outcome(tenant, outcome.delivered);
-  return { kind: 'attempt', event, url, outcome, at: Date.now() };
+  const { webhook_method, parent_id, url, webhook_status, backoff_until, secret_enc, ...event } = row;
+  return { kind: 'attempt', event, url: url!, outcome, at: Date.now() };
+}
+
+/** The account's signing secret: from the row, or created once per batch for an account that had none. */
+async function signingSecret(d: Delivery, batch: Batch, row: LoadedEvent): Promise<string> {
+  const key = d.ctx.secrets.webhookEncryption;
+  if (row.secret_enc) return decryptSecret(key, row.secret_enc);
+  let secret = batch.secrets.get(row.account_id);
+  if (!secret) batch.secrets.set(row.account_id, (secret = webhookSecret(d.ctx.db.kysely, key, row.account_id)));
+  return secret;
 }
 
 /** Decrypted signing secrets by their sealed form: decrypting one per attempt is wasted work. */
