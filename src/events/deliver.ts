@@ -24,6 +24,8 @@ export const DELIVERY_TIMEOUT_MS = 10_000;
 const SLOT_WAIT_MS = 200;
 /** The same for a job a batch claimed: it waits in memory, in turn with the others. */
 const BATCH_SLOT_WAIT_MS = 3_000;
+/** A batch's event read longer ago than this is read again before its attempt. */
+const FRESH_MS = 1_000;
 
 type EventRow = Selectable<EventsTable>;
 
@@ -166,7 +168,7 @@ async function turn(d: Delivery, batch: Batch, eventId: number, slotWaitMs: numb
     if (!(await d.slots.acquire(host, slotWaitMs))) return { kind: 'defer', delayMs: d.slots.deferMs(host), reason: 'destination busy' };
     try {
       // After a long wait for a slot the webhook may have changed (deleted, disabled, backing off, another URL): the event is read again.
-      if (Date.now() - batch.loadedAt > SLOT_WAIT_MS) {
+      if (Date.now() - batch.loadedAt > FRESH_MS) {
         row = (await loadEvents(d, [eventId])).get(eventId);
         const changed = beforeAttempt(row, Date.now());
         if (changed || !row || destinationHost(row.url!) !== host) return changed ?? { kind: 'defer', delayMs: 0, reason: 'webhook changed' };
