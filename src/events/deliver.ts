@@ -1,21 +1,31 @@
 import type { Selectable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { RetryLater } from '../jobs/worker.js';
+import { claimJobs } from '../jobs/queue.js';
 import { webhookSecret } from '../features/webhooks/store.js';
 import { decrypt } from '../lib/secrets.js';
 import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';
 import { sendChecked, type HttpAnswer } from './http.js';
 import { withoutStack } from './addresses.js';
-import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { signatureHeaders } from './signature.js';
-import { recordEndpointHealth } from './endpoint-health.js';
-import type { WebhookMetrics } from './metrics.js';
+import { webhookMetrics, type WebhookMetrics } from './metrics.js';
+import { DELIVER_JOB } from './record.js';
+import { renewHeldJobs } from './delivery-jobs.js';
+import { OutcomeWriter, type AttemptOutcome, type Settlement } from './outcome-writer.js';
 
 /** Per request of the event itself; the HEAD check has its own, shorter limit (WEBHOOK_HEAD_TIMEOUT_MS). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
-/** How long a job waits for a free slot of its destination before stepping back in the queue. */
-const HOST_WAIT_MS = 200;
+/**
+ * How long the lane's job waits for a free slot of its tenant or destination
+ * before stepping back in the queue: it holds a lane slot meanwhile. A
+ * failing host's jobs step back at once (HostSlots).
+ */
+const SLOT_WAIT_MS = 200;
+/** The same for a job a batch claimed: it waits in memory, in turn with the others. */
+const BATCH_SLOT_WAIT_MS = 3_000;
+/** A batch's event read longer ago than this is read again before its attempt. */
+const FRESH_MS = 1_000;
 
 type EventRow = Selectable<EventsTable>;
 
@@ -24,55 +34,146 @@ export interface Delivery {
   slots: HostSlots;
   /** In-flight deliveries per top-level account (its sub-accounts count with it): WEBHOOK_ACCOUNT_CONCURRENCY. */
   accountSlots: HostSlots;
-  metrics?: WebhookMetrics;
+  writer: OutcomeWriter;
+  /** Events this process's batches hold (claimed, not yet recorded). */
+  held: number;
+}
+
+/** The delivery state of a process: its slots, its writer, its metrics. */
+export function createDelivery(ctx: AppContext, metrics: WebhookMetrics | undefined = webhookMetrics(ctx)): Delivery {
+  return {
+    ctx,
+    slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY),
+    accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY),
+    writer: new OutcomeWriter(ctx, metrics),
+    held: 0,
+  };
 }
 
 /**
- * One attempt at delivering an event (the job `webhooks.deliver`). The event
- * row decides: only a `pending` event is sent, to the webhook as it is now.
- * A failed attempt schedules the next one by throwing RetryLater, so the job
- * row itself carries the next attempt time and survives a restart.
+ * A batch claims between this many jobs beside the lane's own and the
+ * maximum, while the process's batches hold fewer than WEBHOOK_CONCURRENCY × 2
+ * events: at most a quarter of the lane's slots wait on batches, the rest
+ * stay free for single events.
+ */
+const BATCH_MIN_EXTRAS = 8;
+const BATCH_MAX_EXTRAS = 31;
+
+/**
+ * The job `webhooks.deliver` of one event, run as a batch: besides the job
+ * the lane claimed, it claims more due delivery jobs in one statement
+ * (within the limits above), attempts
+ * them all concurrently (each within its tenant's and host's slots), and
+ * the outcomes are written in groups (OutcomeWriter), the batch's own jobs
+ * with them. The event row decides: only a `pending` event is sent, to the
+ * webhook as it is now. A failed attempt schedules the next one on the job
+ * row (RetryLater for the lane's job), so it survives a restart; a batch
+ * cut short by a crash leaves its jobs leased, to run again once the lease
+ * runs out.
  */
 export async function deliverEvent(d: Delivery, eventId: number): Promise<void> {
-  const db = d.ctx.db.kysely;
-  // The event with everything its attempt needs, in one query.
-  const row = await db
+  const { ctx } = d;
+  const room = ctx.config.WEBHOOK_CONCURRENCY * 2 - d.held;
+  // A small claim costs as much as a large one: none when the process holds nearly its share.
+  const claimed = room > BATCH_MIN_EXTRAS ? await claimJobs(ctx.db, ctx.worker.id, [DELIVER_JOB], Math.min(BATCH_MAX_EXTRAS, room - 1), ctx.config.JOB_LEASE_MS) : [];
+  const extras = claimed.map((j) => ({ job: { id: Number(j.id), lockedBy: j.locked_by! }, eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId) }));
+  let mine = 1 + extras.length;
+  const settled = () => {
+    mine--;
+    d.held--;
+  };
+  d.held += mine;
+  const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
+  try {
+    const batch: Batch = { rows: await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]), loadedAt: Date.now(), secrets: new Map() };
+    const settleExtra = async (e: (typeof extras)[number]) => {
+      try {
+        await d.writer.write(await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS), e.job);
+      } catch (err) {
+        // Left leased: it runs again when the lease runs out.
+        ctx.log.warn({ err, eventId: e.eventId }, 'a webhook delivery could not be recorded');
+      } finally {
+        settled();
+      }
+    };
+    const others = Promise.all(extras.map(settleExtra));
+    try {
+      const own = await turn(d, batch, eventId, SLOT_WAIT_MS);
+      const retryIn = own.kind === 'none' ? null : own.kind === 'defer' ? own.delayMs : await d.writer.write(own);
+      if (retryIn !== null) throw withoutStack(() => new RetryLater(retryIn, own.kind === 'defer' ? own.reason : own.kind === 'attempt' ? (own.outcome.error ?? 'not delivered') : 'retry'));
+    } finally {
+      settled();
+      await others;
+    }
+  } finally {
+    stopRenewing();
+    d.held -= mine;
+  }
+}
+
+/** Keeps the batch's own jobs leased while it runs (the lane renews its own job). */
+function renewWhileRunning(d: Delivery, lockedBy: string): () => void {
+  const leaseMs = d.ctx.config.JOB_LEASE_MS;
+  const timer = setInterval(() => {
+    renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs).catch((err) => d.ctx.log.warn({ err }, 'renewing webhook delivery leases failed'));
+  }, Math.max(Math.floor(leaseMs / 3), 10));
+  return () => clearInterval(timer);
+}
+
+type LoadedEvent = Awaited<ReturnType<typeof loadEvents>> extends Map<number, infer R> ? R : never;
+
+/** The events with everything their attempts need, in one query. */
+async function loadEvents(d: Delivery, ids: number[]) {
+  const rows = await d.ctx.db.kysely
     .selectFrom('events')
     .innerJoin('accounts', 'accounts.id', 'events.account_id')
     .leftJoin('webhooks', 'webhooks.account_id', 'events.account_id')
     .leftJoin('webhook_secrets', 'webhook_secrets.account_id', 'events.account_id')
     .selectAll('events')
     .select(['accounts.webhook_method', 'accounts.parent_id', 'webhooks.url', 'webhooks.status as webhook_status', 'webhooks.backoff_until', 'webhook_secrets.secret_enc'])
-    .where('events.id', '=', eventId)
-    .executeTakeFirst();
-  if (!row || row.state !== 'pending') return;
-  const { webhook_method, parent_id, url, webhook_status, backoff_until, secret_enc, ...event } = row;
-  const now = Date.now();
-  // A job re-run after a crash must not pull a scheduled retry forward.
-  if (event.next_attempt_at !== null && event.next_attempt_at > now + 50) throw new RetryLater(event.next_attempt_at - now, 'retry scheduled');
+    .where('events.id', 'in', ids)
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), r]));
+}
 
-  if (url === null || webhook_status !== 1) {
-    await db
-      .updateTable('events')
-      .set({ state: url === null ? 'cancelled' : 'not_delivered', next_attempt_at: null })
-      .where('id', '=', event.id)
-      .where('state', '=', 'pending')
-      .execute();
-    return;
-  }
+interface Batch {
+  rows: Map<number, LoadedEvent>;
+  loadedAt: number;
+  /** Signing secrets created for accounts that had none when the rows were read, once per account. */
+  secrets: Map<number, Promise<string>>;
+}
+
+/** What becomes of an event before any attempt, as its row says: nothing, closed, deferred; null when it is to be attempted. */
+function beforeAttempt(row: LoadedEvent | undefined, now: number): Settlement | null {
+  if (!row || row.state !== 'pending') return { kind: 'none' };
+  // A job re-run after a crash must not pull a scheduled retry forward.
+  if (row.next_attempt_at !== null && row.next_attempt_at > now + 50) return { kind: 'defer', delayMs: row.next_attempt_at - now, reason: 'retry scheduled' };
+  if (row.url === null || row.webhook_status !== 1) return { kind: 'close', eventId: row.id, state: row.url === null ? 'cancelled' : 'not_delivered' };
   // An endpoint that keeps timing out waits out its back-off; the wait is not an attempt.
-  if (backoff_until !== null && backoff_until > now) throw new RetryLater(backoff_until - now + Math.round(Math.random() * 1000), 'endpoint backing off');
-  const key = d.ctx.secrets.webhookEncryption;
-  const secret = secret_enc ? decrypt(key, secret_enc) : await webhookSecret(db, key, event.account_id);
-  const host = destinationHost(url);
+  if (row.backoff_until !== null && row.backoff_until > now) return { kind: 'defer', delayMs: row.backoff_until - now + Math.round(Math.random() * 1000), reason: 'endpoint backing off' };
+  return null;
+}
+
+/** One event's turn: attempted, closed, deferred, or nothing to do. Never throws for an expected outcome. */
+async function turn(d: Delivery, batch: Batch, eventId: number, slotWaitMs: number): Promise<Settlement> {
+  let row = batch.rows.get(eventId);
+  const early = beforeAttempt(row, Date.now());
+  if (early || !row) return early ?? { kind: 'none' };
   // A fair share per tenant first (one account and its free sub-accounts cannot fill the lane with their hosts), then per host.
-  const tenant = String(parent_id ?? event.account_id);
-  if (!(await d.accountSlots.acquire(tenant, HOST_WAIT_MS))) throw new RetryLater(d.accountSlots.deferMs(tenant), 'account busy');
+  const tenant = String(row.parent_id ?? row.account_id);
+  const host = destinationHost(row.url!);
+  if (!(await d.accountSlots.acquire(tenant, slotWaitMs))) return { kind: 'defer', delayMs: d.accountSlots.deferMs(tenant), reason: 'account busy' };
   let outcome: AttemptOutcome;
   try {
-    if (!(await d.slots.acquire(host, HOST_WAIT_MS))) throw new RetryLater(d.slots.deferMs(host), 'destination busy');
+    if (!(await d.slots.acquire(host, slotWaitMs))) return { kind: 'defer', delayMs: d.slots.deferMs(host), reason: 'destination busy' };
     try {
-      outcome = await attempt(d.ctx, event, { url, method: webhook_method === 'GET' ? 'GET' : 'POST', secret });
+      // After a long wait for a slot the webhook may have changed (deleted, disabled, backing off, another URL): the event is read again.
+      if (Date.now() - batch.loadedAt > FRESH_MS) {
+        row = (await loadEvents(d, [eventId])).get(eventId);
+        const changed = beforeAttempt(row, Date.now());
+        if (changed || !row || destinationHost(row.url!) !== host) return changed ?? { kind: 'defer', delayMs: 0, reason: 'webhook changed' };
+      }
+      outcome = await attempt(d.ctx, row, { url: row.url!, method: row.webhook_method === 'GET' ? 'GET' : 'POST', secret: await signingSecret(d, batch, row) });
     } finally {
       d.slots.release(host);
     }
@@ -81,8 +182,29 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
   }
   d.slots.outcome(host, outcome.delivered);
   d.accountSlots.outcome(tenant, outcome.delivered);
-  const retryIn = await recordAttempt(d, event, url, outcome);
-  if (retryIn !== null) throw withoutStack(() => new RetryLater(retryIn, outcome.error ?? 'not delivered'));
+  const { webhook_method, parent_id, url, webhook_status, backoff_until, secret_enc, ...event } = row;
+  return { kind: 'attempt', event, url: url!, outcome, at: Date.now() };
+}
+
+/** The account's signing secret: from the row, or created once per batch for an account that had none. */
+async function signingSecret(d: Delivery, batch: Batch, row: LoadedEvent): Promise<string> {
+  const key = d.ctx.secrets.webhookEncryption;
+  if (row.secret_enc) return decryptSecret(key, row.secret_enc);
+  let secret = batch.secrets.get(row.account_id);
+  if (!secret) batch.secrets.set(row.account_id, (secret = webhookSecret(d.ctx.db.kysely, key, row.account_id)));
+  return secret;
+}
+
+/** Decrypted signing secrets by their sealed form: decrypting one per attempt is wasted work. */
+const secrets = new Map<string, string>();
+function decryptSecret(key: Buffer, sealed: string): string {
+  let plain = secrets.get(sealed);
+  if (plain === undefined) {
+    plain = decrypt(key, sealed);
+    if (secrets.size >= 1000) secrets.delete(secrets.keys().next().value!);
+    secrets.set(sealed, plain);
+  }
+  return plain;
 }
 
 const destinationHost = (url: string) => {
@@ -92,11 +214,6 @@ const destinationHost = (url: string) => {
     return url;
   }
 };
-
-interface AttemptOutcome extends HttpAnswer {
-  method: string;
-  delivered: boolean;
-}
 
 /** The HEAD check passes unless the receiver is gone (404, 410), failing (5xx) or silent. */
 const headPasses = (a: HttpAnswer) => a.status !== null && a.status !== 404 && a.status !== 410 && a.status < 500;
@@ -124,44 +241,3 @@ async function attempt(ctx: AppContext, event: EventRow, to: { url: string; meth
   return { ...res, durationMs: head.durationMs + res.durationMs, method, delivered, error: delivered ? null : (res.error ?? `answered ${res.status}`) };
 }
 
-/**
- * Logs the attempt and moves the event, in one transaction: delivered,
- * failed after the last retry, or pending with its next attempt time.
- * Returns the delay before the next attempt, or null when there is none.
- */
-async function recordAttempt(d: Delivery, event: EventRow, url: string, o: AttemptOutcome): Promise<number | null> {
-  const now = Date.now();
-  const attempts = event.attempts + 1;
-  // A forbidden address (private, local, reserved) will not change by retrying: failed at once.
-  const exhausted = !o.delivered && (attempts > MAX_RETRIES || o.forbidden === true);
-  const retryIn = o.delivered || exhausted ? null : retryDelayMs(attempts, d.ctx.config.WEBHOOK_RETRY_BASE_MS);
-  const moved = await d.ctx.db.kysely.transaction().execute(async (trx) => {
-    await trx
-      .insertInto('event_attempts')
-      .values({ event_id: event.id, account_id: event.account_id, attempted_at: now, url, method: o.method, http_status: o.status, duration_ms: o.durationMs, error: o.error?.slice(0, 500) ?? null })
-      .execute();
-    const result = await trx
-      .updateTable('events')
-      .set({
-        state: o.delivered ? 'delivered' : exhausted ? 'failed' : 'pending',
-        attempts,
-        delivered_at: o.delivered ? now : null,
-        next_attempt_at: retryIn === null ? null : now + retryIn,
-        last_status: o.status,
-        last_error: o.error?.slice(0, 500) ?? null,
-      })
-      .where('id', '=', event.id)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', event.attempts)
-      .executeTakeFirst();
-    await recordEndpointHealth(trx, d.ctx, event.account_id, { delivered: o.delivered, timedOut: o.error === 'timeout', url, error: o.error }, now);
-    return Number(result.numUpdatedRows ?? 0n) === 1;
-  });
-  d.metrics?.attempts.inc({ result: o.delivered ? 'delivered' : 'failed' });
-  if (!moved) return null; // cancelled, disabled or redelivered meanwhile: this job's work is over
-  if (o.delivered) {
-    d.metrics?.delivered.inc();
-    d.metrics?.latency.observe((now - event.created_at) / 1000);
-  } else if (exhausted) d.metrics?.failed.inc();
-  return retryIn;
-}

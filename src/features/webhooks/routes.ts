@@ -4,9 +4,7 @@ import { ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { DELIVER_JOB } from '../../events/record.js';
-import { deliverEvent } from '../../events/deliver.js';
-import { HostSlots } from '../../events/host-slots.js';
-import { webhookMetrics } from '../../events/metrics.js';
+import { createDelivery, deliverEvent } from '../../events/deliver.js';
 import type { Feature } from '../feature.js';
 import { findWebhook } from './store.js';
 import { formatLocal } from '../../lib/time.js';
@@ -90,7 +88,7 @@ export const webhooks: Feature = {
     });
   },
   jobs(worker, ctx) {
-    const delivery = { ctx, slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY), accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY), metrics: webhookMetrics(ctx) };
+    const delivery = createDelivery(ctx);
     worker.register(LANE, { kind: DELIVER_JOB, handler: (p: { eventId: number }) => deliverEvent(delivery, p.eventId) }, ctx.config.WEBHOOK_CONCURRENCY);
   },
 };

@@ -1,0 +1,39 @@
+import type { Executor } from '../db/engine.js';
+
+/**
+ * The delivery jobs a batch claimed beside the one the lane gave it
+ * (claimJobs gives every job of one claim the same `locked_by` token).
+ * Only the holder of the token may settle or renew them, as with the lane's
+ * own jobs, so a batch whose lease ran out changes nothing.
+ */
+export interface HeldJob {
+  id: number;
+  lockedBy: string;
+}
+
+/** Extends the lease of every job still held under `lockedBy`; the number renewed. */
+export async function renewHeldJobs(db: Executor, lockedBy: string, leaseMs: number): Promise<number> {
+  const result = await db.updateTable('jobs').set({ locked_until: Date.now() + leaseMs }).where('locked_by', '=', lockedBy).executeTakeFirst();
+  return Number(result.numUpdatedRows ?? 0n);
+}
+
+/** Removes finished jobs, those of one claim per statement. */
+export async function completeHeldJobs(db: Executor, jobs: HeldJob[]): Promise<void> {
+  const byToken = new Map<string, number[]>();
+  for (const j of jobs) byToken.set(j.lockedBy, [...(byToken.get(j.lockedBy) ?? []), j.id]);
+  for (const [lockedBy, ids] of byToken) {
+    for (let i = 0; i < ids.length; i += 500) {
+      await db.deleteFrom('jobs').where('id', 'in', ids.slice(i, i + 500)).where('locked_by', '=', lockedBy).execute();
+    }
+  }
+}
+
+/** Puts a job back in the queue, due at `runAt` (what failJob does for the lane's jobs; a delivery job never runs out of attempts). */
+export async function rescheduleHeldJob(db: Executor, job: HeldJob, runAt: number, reason: string): Promise<void> {
+  await db
+    .updateTable('jobs')
+    .set({ run_at: runAt, locked_until: null, locked_by: null, last_error: reason.slice(0, 2000) })
+    .where('id', '=', job.id)
+    .where('locked_by', '=', job.lockedBy)
+    .execute();
+}
