@@ -47,9 +47,16 @@ export class HostSlots {
     return (this.failures.get(host) ?? 0) >= this.limit;
   }
 
-  /** How long a job that found no slot steps back: 0.5–1.5 s; for a failing host, doubling per `limit` refusals up to ×64. */
+  /**
+   * How long a job that found no slot steps back. A busy but healthy host:
+   * 25–75 ms, enough to go behind every job already due (fairness comes from
+   * the queue's order, not from the length of the wait); a longer step left
+   * a backlog for one receiver waiting idle after the others were done. A
+   * failing host: 0.5–1.5 s, doubling per `limit` refusals up to ×64.
+   */
   deferMs(host: string): number {
-    const factor = this.failing(host) ? Math.min(2 ** Math.floor((this.refusals.get(host) ?? 0) / this.limit), 64) : 1;
+    if (!this.failing(host)) return Math.round(25 + Math.random() * 50);
+    const factor = Math.min(2 ** Math.floor((this.refusals.get(host) ?? 0) / this.limit), 64);
     return Math.round((500 + Math.random() * 1000) * factor);
   }
 
