@@ -17,6 +17,16 @@ export interface AttemptResult {
   error: string | null;
 }
 
+/** A success clears the endpoint's failure record (a statement that writes nothing when it is healthy). */
+export async function clearEndpointHealth(trx: Executor, accountId: number): Promise<void> {
+  await trx
+    .updateTable('webhooks')
+    .set({ failing_since: null, timeouts: 0, backoff_until: null })
+    .where('account_id', '=', accountId)
+    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('timeouts', '>', 0)]))
+    .execute();
+}
+
 /**
  * The health of an account's endpoint after an attempt, in the attempt's
  * transaction. A success clears it. A failure starts (or continues) the
@@ -27,15 +37,7 @@ export interface AttemptResult {
  * /webhook/get and `events list`.
  */
 export async function recordEndpointHealth(trx: Executor, ctx: AppContext, accountId: number, r: AttemptResult, now: number): Promise<void> {
-  if (r.delivered) {
-    await trx
-      .updateTable('webhooks')
-      .set({ failing_since: null, timeouts: 0, backoff_until: null })
-      .where('account_id', '=', accountId)
-      .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('timeouts', '>', 0)]))
-      .execute();
-    return;
-  }
+  if (r.delivered) return clearEndpointHealth(trx, accountId);
   const row = await trx
     .updateTable('webhooks')
     .set({ failing_since: sql`coalesce(failing_since, ${now})`, timeouts: r.timedOut ? sql`timeouts + 1` : sql`timeouts` })

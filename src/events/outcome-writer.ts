@@ -6,7 +6,7 @@ import type { EventsTable } from './tables.js';
 import type { HttpAnswer } from './http.js';
 import type { WebhookMetrics } from './metrics.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
-import { recordEndpointHealth } from './endpoint-health.js';
+import { clearEndpointHealth, recordEndpointHealth } from './endpoint-health.js';
 import { completeHeldJobs, rescheduleHeldJob, type HeldJob } from './delivery-jobs.js';
 
 export interface AttemptOutcome extends HttpAnswer {
@@ -115,13 +115,7 @@ export class OutcomeWriter {
     // A success clears the endpoint's failure record; written once per account and group, before any later failure of that account.
     const toClear = new Set<number>();
     const clear = async (accountId: number) => {
-      if (!toClear.delete(accountId)) return;
-      await trx
-        .updateTable('webhooks')
-        .set({ failing_since: null, timeouts: 0, backoff_until: null })
-        .where('account_id', '=', accountId)
-        .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('timeouts', '>', 0)]))
-        .execute();
+      if (toClear.delete(accountId)) await clearEndpointHealth(trx, accountId);
     };
     const results: Moved[] = [];
     const done: HeldJob[] = [];
