@@ -2,8 +2,8 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
-import { dispatchMessages } from '../../messaging/dispatch.js';
 import { groupCommit } from '../../messaging/group-commit.js';
+import { sharedDispatch } from '../../messaging/handoff.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
@@ -111,7 +111,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
     }, accountId);
     if (!attempt) continue;
 
-    const [outcome] = await dispatchMessages(ctx, attempt.messageIds);
+    const [outcome] = await sharedDispatch(ctx).dispatch(attempt.messageIds);
     const final = outcome?.outcome.ok || (outcome && !outcome.outcome.ok && outcome.outcome.permanent);
     const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
     if (final || refused) {
