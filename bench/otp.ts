@@ -25,10 +25,18 @@ export async function benchOtp(): Promise<string> {
     const statements = await countStatements(svc);
     const consult: LoadResult[] = [];
     const cycles: LoadResult[] = [];
+    const underLoad = { statements: 0, commits: 0 };
     for (let round = 0; round < ROUNDS; round++) {
       consult.push(await load({ url: `${svc.base}/credits/consult`, headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body: '{}', connections: CONNECTIONS, durationSec: DURATION_SEC }));
-      cycles.push(await runChild(svc.base, svc.apikey, round));
+      const count = { statements: 0, commits: 0 };
+      cycles.push(await withStatementHook((source, autocommit) => {
+        count.statements++;
+        if (/^commit/i.test(source) || (autocommit && !/^begin/i.test(source))) count.commits++;
+      }, () => runChild(svc.base, svc.apikey, round)));
+      underLoad.statements += count.statements;
+      underLoad.commits += count.commits;
     }
+    const cyclesRun = cycles.reduce((sum, r) => sum + (r.requestsPerSecond * DURATION_SEC) / 2, 0);
     for (const r of consult) if (r.non2xx > 0 || r.errors > 0) throw new Error(`credits/consult answered ${r.non2xx} non-2xx and ${r.errors} errors`);
     for (const r of cycles) if (r.non2xx > 0 || r.errors > 0) throw new Error(`OTP cycles answered ${r.non2xx} non-2xx and ${r.errors} errors`);
     const consultRps = median(consult.map((r) => r.requestsPerSecond));
@@ -46,6 +54,8 @@ export async function benchOtp(): Promise<string> {
       row('POST /v2/otp then /v2/otp/verify', cycles),
       '',
       `Cycles per second: **${fmt(cyclesPerSecond)}**. Ratio cycles/s ÷ /credits/consult requests/s (medians): **${fmt(cyclesPerSecond / consultRps, 3)}** (target ≥ 0.25).`,
+      '',
+      `Under load (every statement of the process during the cycle rounds, the API key lookups and the worker's polling included, ÷ cycles run): ${fmt(underLoad.statements / cyclesRun, 1)} statements and ${fmt(underLoad.commits / cyclesRun, 2)} commits per cycle (a COMMIT, or a write outside a transaction).`,
       '',
       `SQL statements per request, the API key lookup not counted (transactions in brackets): create ${statements.create.statements} (${statements.create.transactions}), of which ${statements.create.otp} before the message is handed to the pipeline; verify of the right code ${statements.verify.statements} (${statements.verify.transactions}); a wrong code ${statements.wrong.statements} (${statements.wrong.transactions}).`,
       '',
@@ -67,41 +77,55 @@ interface Count {
  * in its async context only (the job worker's polling is not counted).
  */
 async function countStatements(svc: BenchService): Promise<{ create: Count; verify: Count; wrong: Count }> {
-  const SQLite = createRequire(import.meta.url)('better-sqlite3');
-  const probe = new SQLite(':memory:');
-  const statementProto = Object.getPrototypeOf(probe.prepare('select 1'));
-  probe.close();
   const context = new AsyncLocalStorage<Count>();
-  const originals = new Map<string, (...args: unknown[]) => unknown>();
-  for (const method of ['run', 'get', 'all', 'iterate']) {
-    const original = statementProto[method];
-    originals.set(method, original);
-    statementProto[method] = function (this: { source: string }, ...args: unknown[]) {
-      const count = context.getStore();
-      if (count) {
-        count.statements++;
-        if (/^begin/i.test(this.source)) count.transactions++;
-        if (count.otp < 0 && this.source.includes('account_prices')) count.otp = count.statements - 1;
-      }
-      return original.apply(this, args);
-    };
-  }
   const run = async (f: () => Promise<unknown>): Promise<Count> => {
     const count: Count = { statements: 0, transactions: 0, otp: -1 };
     await context.run(count, f).catch(() => undefined);
     return count;
   };
+  return withStatementHook(
+    (source) => {
+      const count = context.getStore();
+      if (!count) return;
+      count.statements++;
+      if (/^begin/i.test(source)) count.transactions++;
+      if (count.otp < 0 && source.includes('account_prices')) count.otp = count.statements - 1;
+    },
+    async () => {
+      const { ctx } = svc.service;
+      const number = { phone_number: '5599999999', country_code: '52' };
+      let code = '';
+      const create = await run(async () => {
+        code = String((await sendCode(ctx, svc.accountId, parseOtp(CreateBody, { ...number, company: 'Bench', code_show: 1 }, 'POST /v2/otp'))).body.code);
+      });
+      const key = { accountId: svc.accountId, countryCode: number.country_code, phoneNumber: number.phone_number };
+      const wrong = await run(() => verifyCode(ctx, key, parseOtp(VerifyBody, { ...number, code: code === '111111' ? '222222' : '111111' }, 'POST /v2/otp/verify').code));
+      const verify = await run(() => verifyCode(ctx, key, code));
+      return { create, verify, wrong };
+    },
+  );
+}
+
+/**
+ * Calls `onStatement` with the SQL of every statement better-sqlite3 runs
+ * while `f` runs, and whether it is a write outside a transaction (a commit of its own).
+ */
+async function withStatementHook<T>(onStatement: (source: string, autocommit: boolean) => void, f: () => Promise<T>): Promise<T> {
+  const SQLite = createRequire(import.meta.url)('better-sqlite3');
+  const probe = new SQLite(':memory:');
+  const statementProto = Object.getPrototypeOf(probe.prepare('select 1'));
+  probe.close();
+  const originals = new Map<string, (...args: unknown[]) => unknown>();
+  for (const method of ['run', 'get', 'all', 'iterate']) {
+    const original = statementProto[method];
+    originals.set(method, original);
+    statementProto[method] = function (this: { source: string; reader: boolean; database: { inTransaction: boolean } }, ...args: unknown[]) {
+      onStatement(this.source, !this.reader && !this.database.inTransaction);
+      return original.apply(this, args);
+    };
+  }
   try {
-    const { ctx } = svc.service;
-    const number = { phone_number: '5599999999', country_code: '52' };
-    let code = '';
-    const create = await run(async () => {
-      code = String((await sendCode(ctx, svc.accountId, parseOtp(CreateBody, { ...number, company: 'Bench', code_show: 1 }, 'POST /v2/otp'))).body.code);
-    });
-    const key = { accountId: svc.accountId, countryCode: number.country_code, phoneNumber: number.phone_number };
-    const wrong = await run(() => verifyCode(ctx, key, parseOtp(VerifyBody, { ...number, code: code === '111111' ? '222222' : '111111' }, 'POST /v2/otp/verify').code));
-    const verify = await run(() => verifyCode(ctx, key, code));
-    return { create, verify, wrong };
+    return await f();
   } finally {
     for (const [method, original] of originals) statementProto[method] = original;
   }

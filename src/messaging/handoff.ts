@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { DISPATCH_JOB, dispatchMessages, safetyNetKey } from './dispatch.js';
+import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchOutcome } from './dispatch.js';
 
 /** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
 const ROUND = 1_000;
@@ -67,4 +67,65 @@ export function inlineHandOff(ctx: AppContext): InlineHandOff {
   let h = instances.get(ctx);
   if (!h) instances.set(ctx, (h = new InlineHandOff(ctx)));
   return h;
+}
+
+interface Waiting {
+  messageIds: number[];
+  resolve(outcomes: DispatchOutcome[]): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * Shared inline dispatch for senders that must know at once what the carrier
+ * answered (OTP): the messages of concurrent callers are handed over in one
+ * dispatchMessages round (one claim, one carrier batch, one recording
+ * transaction) instead of one round each. While a round runs, the next
+ * callers queue and form the next round.
+ */
+export class SharedDispatch {
+  private queue: Waiting[] = [];
+  private running = false;
+
+  constructor(private readonly ctx: AppContext) {}
+
+  /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
+  dispatch(messageIds: number[]): Promise<DispatchOutcome[]> {
+    return new Promise((resolve, reject) => {
+      this.queue.push({ messageIds, resolve, reject });
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    this.running = true;
+    try {
+      while (this.queue.length > 0) {
+        await new Promise<void>((resolve) => setImmediate(resolve)); // lets the callers of this turn join the round
+        let n = 0;
+        let size = 0;
+        while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND)) size += this.queue[n++].messageIds.length;
+        await this.round(this.queue.splice(0, n));
+      }
+    } finally {
+      this.running = false;
+    }
+  }
+
+  private async round(round: Waiting[]): Promise<void> {
+    try {
+      const outcomes = new Map((await dispatchMessages(this.ctx, round.flatMap((w) => w.messageIds))).map((o) => [o.messageId, o]));
+      for (const w of round) w.resolve(w.messageIds.flatMap((id) => outcomes.get(id) ?? []));
+    } catch (error) {
+      for (const w of round) w.reject(error);
+    }
+  }
+}
+
+const shared = new WeakMap<AppContext, SharedDispatch>();
+
+/** The process's shared inline dispatch. */
+export function sharedDispatch(ctx: AppContext): SharedDispatch {
+  let d = shared.get(ctx);
+  if (!d) shared.set(ctx, (d = new SharedDispatch(ctx)));
+  return d;
 }

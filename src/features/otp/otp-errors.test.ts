@@ -350,6 +350,33 @@ describeEngines('OTP errors', (engine) => {
     expect(await c.row()).toMatchObject({ state: 'locked', attempts_remaining: 0 });
   });
 
+  it('concurrency: a rotation and a verify of the old code in one shared commit: the verify wins whole or the old code counts as wrong', async () => {
+    for (let i = 0; i < 6; i++) {
+      const c = client();
+      const first = await c.send();
+      await c.elapseCooldown();
+      const [rotated, verified] = await Promise.all([c.send({ code_rotate: true }), c.verify(first.body.code)]);
+      const row = await c.row();
+      expect(row!.state).toBe('pending');
+      expect(row!.round).toBe(2);
+      if (verified.status === 200) {
+        // The verify committed first: the rotation started a new round after it.
+        expect(rotated.status).toBe(201);
+        expect(rotated.body.action).toBe('restarted');
+        expect(row!.attempts_remaining).toBe(7);
+      } else {
+        // The rotation committed first: the old code is now a wrong code.
+        expect(rotated.status).toBe(200);
+        expect(verified.status).toBe(401);
+        expect(row!.attempts_remaining).toBe(6);
+      }
+      expect(rotated.body.code).not.toBe(undefined);
+      expect((await c.verify(first.body.code === rotated.body.code ? wrongCode(rotated.body.code) : first.body.code)).status).toBe(401);
+      expect((await c.verify(rotated.body.code)).status).toBe(200);
+      expect(await c.messages()).toHaveLength(2);
+    }
+  });
+
   it('concurrency: parallel creates for one number make one pending verification and send one code', async () => {
     const c = client();
     const before = await credit();

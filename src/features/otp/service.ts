@@ -1,7 +1,9 @@
 import type { AppContext } from '../../context.js';
+import type { Executor } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
-import { dispatchMessages } from '../../messaging/dispatch.js';
+import { groupCommit } from '../../messaging/group-commit.js';
+import { sharedDispatch } from '../../messaging/handoff.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
@@ -57,8 +59,11 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const expiry = expiryFor(p.expiration_date, now, path);
   if (expiry.reduced) warnings.push('expiration_date is more than 3 days ahead: it was reduced to 3 days.');
 
+  // Every write runs through the process's group commit (shared with /sms/send):
+  // concurrent creates and verifies share one COMMIT, each in its own savepoint.
+  const grouped = groupCommit(ctx.db);
   for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const attempt = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const attempt = await grouped.run(async (trx) => {
       const before = await ensureVerification(trx, key, now);
       const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
       const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
@@ -103,18 +108,24 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
         }
         throw err;
       }
-    });
+    }, accountId);
     if (!attempt) continue;
 
-    const [outcome] = await dispatchMessages(ctx, attempt.messageIds);
+    const [outcome] = await sharedDispatch(ctx).dispatch(attempt.messageIds);
     const final = outcome?.outcome.ok || (outcome && !outcome.outcome.ok && outcome.outcome.permanent);
-    if (final) await maskSentText(ctx.db.kysely, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
-    if (outcome && !outcome.outcome.ok) {
-      if (outcome.outcome.permanent) {
+    const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
+    if (final || refused) {
+      await grouped.run(async (trx) => {
+        if (final) await maskSentText(trx, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
+        if (!refused) return;
         // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
-        await restore(ctx, attempt.before);
-        if (attempt.startId !== null) await forgetStart(ctx.db.kysely, attempt.startId);
-        await uncountDailySend(ctx.db.kysely, dayKey, attempt.decision.newCode);
+        await restore(trx, attempt.before);
+        if (attempt.startId !== null) await forgetStart(trx, attempt.startId);
+        await uncountDailySend(trx, dayKey, attempt.decision.newCode);
+      }, accountId);
+    }
+    if (outcome && !outcome.outcome.ok) {
+      if (refused) {
         const state = effectiveState(attempt.before, now);
         throw new OtpError(502, 'otp_send_failed', {
           state,
@@ -223,9 +234,9 @@ async function checkAndRecordStart(trx: Parameters<typeof startsSince>[0], key: 
 }
 
 /** Writes back the verification as it was before a send the carrier refused. */
-async function restore(ctx: AppContext, before: Verification): Promise<void> {
+async function restore(db: Executor, before: Verification): Promise<void> {
   const { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at } = before;
-  await applyIfUnchanged(ctx.db.kysely, before.id, before.version + 1, { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at, updated_at: Date.now() });
+  await applyIfUnchanged(db, before.id, before.version + 1, { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at, updated_at: Date.now() });
 }
 
 /** POST /v2/otp/verify. */
@@ -238,17 +249,17 @@ export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string)
     if (current.state !== 'pending') throw verifyRefusal(current.state, current.expires_at);
     const { id, code_hash } = row!;
     if (codeMatches(ctx.secrets.otpHmac, id, typed, code_hash)) {
-      if (!(await markVerified(ctx.db.kysely, id, code_hash!, now))) continue;
+      if (!(await groupCommit(ctx.db).run((trx) => markVerified(trx, id, code_hash!, now), key.accountId))) continue;
       return {
         status: 200,
         body: { success: true, state: 'verified', action: 'verified', message: 'The code is correct: the number is verified', hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.', next: [] },
       };
     }
-    const taken = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const taken = await groupCommit(ctx.db).run(async (trx) => {
       const t = await takeAttempt(trx, id, code_hash!, now);
       if (t) await countFailure(trx, key.accountId);
       return t;
-    });
+    }, key.accountId);
     if (!taken) continue;
     if (taken.state === 'locked') throw maxAttempts(current.expires_at);
     const left = taken.attempts_remaining;
