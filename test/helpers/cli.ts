@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -64,6 +64,18 @@ export function runMensajero(args: string[], env: Record<string, string>): Promi
       resolvePromise({ code: error ? ((error as any).code ?? 1) : 0, stdout, stderr, json });
     });
   });
+}
+
+/** Runs `mensajero <args> --json` synchronously with `input` on standard input: exit code, both outputs together, stdout parsed. */
+export function runMensajeroJson(args: string[], env: Record<string, string>, input = ''): { code: number | null; out: string; json: any } {
+  const r = spawnSync(process.execPath, [MAIN, ...args, '--json'], { env, input, encoding: 'utf8', timeout: 30_000 });
+  let json: any;
+  try {
+    json = JSON.parse(r.stdout);
+  } catch {
+    json = undefined;
+  }
+  return { code: r.status, out: r.stdout + r.stderr, json };
 }
 
 /**

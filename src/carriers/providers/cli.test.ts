@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines } from '../../../test/helpers/harness.js';
-import { cliEnv, MAIN, type CliEnv } from '../../../test/helpers/cli.js';
+import { cliEnv, runMensajeroJson, type CliEnv } from '../../../test/helpers/cli.js';
 
 describeEngines('provider connectors in the CLI', (engine) => {
   let e: CliEnv;
@@ -10,16 +9,7 @@ describeEngines('provider connectors in the CLI', (engine) => {
   });
   afterAll(() => e.cleanup());
 
-  const cli = (args: string[], input = '') => {
-    const r = spawnSync(process.execPath, [MAIN, ...args, '--json'], { env: e.env, input, encoding: 'utf8', timeout: 30_000 });
-    let json: any;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code: r.status, out: r.stdout + r.stderr, json };
-  };
+  const cli = (args: string[], input = '') => runMensajeroJson(args, e.env, input);
 
   it('adds WhatsApp and TwiML connectors with secrets from standard input, never printing them', async () => {
     const secrets = 'access_token=EAAG-secret-token\napp_secret=app-secret-1\nverify_token=verify-1\n';

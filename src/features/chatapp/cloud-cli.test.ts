@@ -1,7 +1,6 @@
-import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEngines } from '../../../test/helpers/harness.js';
-import { cliEnv, MAIN, type CliEnv } from '../../../test/helpers/cli.js';
+import { cliEnv, runMensajeroJson, type CliEnv } from '../../../test/helpers/cli.js';
 
 // A dozen cold CLI starts, beside other suites on two shared cores.
 vi.setConfig({ testTimeout: 120_000 });
@@ -13,16 +12,7 @@ describeEngines('chatapp-instances bound to a Cloud API number, in the CLI', (en
   });
   afterAll(() => e.cleanup());
 
-  const cli = (args: string[], input = '') => {
-    const r = spawnSync(process.execPath, [MAIN, ...args, '--json'], { env: e.env, input, encoding: 'utf8', timeout: 30_000 });
-    let json: any;
-    try {
-      json = JSON.parse(r.stdout);
-    } catch {
-      json = undefined;
-    }
-    return { code: r.status, out: r.stdout + r.stderr, json };
-  };
+  const cli = (args: string[], input = '') => runMensajeroJson(args, e.env, input);
   const SECRETS = 'access_token=EAAG-instance-token\napp_secret=instance-app-secret\nverify_token=instance-verify\n';
 
   it('add binds with secrets from standard input, keeps the contract fields, and never prints a secret; bind and unbind change it', () => {
