@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
+import { affected } from '../db/engine.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
@@ -215,7 +216,11 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
       if (!o.ok) continue;
       const by = o.carrier ?? carrier;
       if (!o.carrierId) plain.set(by, (plain.get(by) ?? []).concat(batch[k].id));
-      else await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('stage', '=', 0).execute();
+      else {
+        const sent = await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('stage', '=', 0).execute();
+        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still recorded on it.
+        if (affected(sent) === 0) await trx.updateTable('messages').set({ carrier: by, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('carrier_id', 'is', null).execute();
+      }
     }
     for (const [by, ids] of plain) await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, sent_at: now }).where('id', 'in', ids).where('stage', '=', 0).execute();
     // A refusal may name its status (12: no route); otherwise 4, rejected.

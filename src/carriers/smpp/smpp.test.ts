@@ -114,11 +114,14 @@ describeEngines('SMPP carriers end to end', (engine) => {
     ['EXPIRED (decimal submit_sm_resp id, hex receipt id)', '525514', 'decimal', { stat: 'EXPIRED', idIn: 'hex' }, 3],
     ['REJECTD arriving before its submit_sm_resp', '525515', 'hex', { stat: 'REJECTD', beforeResponse: true }, 4],
   ] as const)('maps a receipt: %s', async (_name, prefix, idFormat, plan, code) => {
-    await carrier({ receipt: () => ({ ...plan }), idFormat }, [], { prefix });
+    const { smsc, name } = await carrier({ receipt: () => ({ ...plan }), idFormat }, [], { prefix });
     const a = await h.createAccount(100);
     const [ref] = await send(a.apikey, `${prefix.slice(2)}000001`);
     const m = await finalMessage(ref);
     expect(m.dlr_code).toBe(code);
+    // The hand-off is recorded on the message even when its receipt was applied first.
+    await eventually(async () => (await message(ref)).carrier_id !== null);
+    expect(await message(ref)).toMatchObject({ carrier: name, carrier_id: smsc.submitted[0].messageId });
     const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).execute();
     expect(events.map((e) => JSON.parse(e.payload))).toEqual([expect.objectContaining({ type: 'confirmation', status: String(code) })]);
   });
