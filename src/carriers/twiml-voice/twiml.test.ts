@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startTwimlApi } from '../../../test/helpers/twiml-voice.js';
-import { providerSettings, sealProviderSecrets } from '../providers/cli.js';
+import { routeToProvider } from '../../../test/helpers/providers.js';
 
 // These wait on dispatch retries and webhook deliveries; CI runs them beside the crash suite, which loads both cores.
 vi.setConfig({ testTimeout: 90_000 });
@@ -18,14 +18,8 @@ describeEngines('TwiML voice connector', (engine) => {
     h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', DISPATCH_RETRY_MS: '10', CARRIER_POLL_MS: '100' } });
     api = await startTwimlApi({ accountSid: SID, authToken: TOKEN });
     hooks = await startHttpServer(() => ({ status: 200, body: 'ok', type: 'text/plain' }));
-    const settings = providerSettings('twiml-voice', { accountSid: SID, caller: '+525500000000', apiUrl: api.url, messagesPerSecond: 50 });
-    const sealed = sealProviderSecrets(h.ctx, 'twiml-voice', '-', () => `auth_token=${TOKEN}\n`);
-    const now = Date.now();
-    await h.ctx.db.kysely.insertInto('carriers').values({ name: 'calls', type: 'twiml-voice', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now }).execute();
     // Voice is routed through the route table like SMS: the default voice route now goes to this connector.
-    await h.ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', 'voice').where('prefix', '=', '').where('account_id', '=', 0).execute();
-    await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'voice', prefix: '', account_id: 0, carriers: '["calls"]', created_at: now }).execute();
-    await h.ctx.carriers.manager.refreshNow();
+    await routeToProvider(h, { name: 'calls', type: 'twiml-voice', channel: 'voice', options: { accountSid: SID, caller: '+525500000000', apiUrl: api.url, messagesPerSecond: 50 }, secrets: { auth_token: TOKEN } });
   });
   afterAll(async () => {
     await h.close();

@@ -4,14 +4,13 @@ import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startWhatsappCloud } from '../../../test/helpers/whatsapp-cloud.js';
 import { bindingFromOptions, saveBinding } from '../../features/chatapp/cloud.js';
 import { createInstance, findInstance } from '../../features/chatapp/store.js';
-import { providerSettings, sealProviderSecrets } from '../providers/cli.js';
+import { routeToProvider, secretLines } from '../../../test/helpers/providers.js';
 
 // These wait on dispatch retries and webhook deliveries; CI runs them beside the crash suite, which loads both cores.
 vi.setConfig({ testTimeout: 90_000 });
 
 const SHARED = { access_token: 'EAAG-shared-token', app_secret: 'shared-app-secret', verify_token: 'shared-verify' };
 const OWN = { access_token: 'EAAG-own-token', app_secret: 'own-app-secret', verify_token: 'own-verify' };
-const lines = (secrets: Record<string, string>) => () => Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join('\n');
 
 describeEngines('chat-app instances bound to their own Cloud API number', (engine) => {
   let h: Harness;
@@ -24,15 +23,7 @@ describeEngines('chat-app instances bound to their own Cloud API number', (engin
     own = await startWhatsappCloud({ accessToken: OWN.access_token, appSecret: OWN.app_secret, phoneNumberId: '200000000000002' });
     hooks = await startHttpServer(() => ({ status: 200, body: 'ok', type: 'text/plain' }));
     // The operator's shared number: a connector on the default chat-app route.
-    const settings = providerSettings('whatsapp-cloud', { phoneNumberId: '100000000000001', graphUrl: shared.url, otpTemplate: 'shared_template' });
-    const now = Date.now();
-    await h.ctx.db.kysely
-      .insertInto('carriers')
-      .values({ name: 'wa', type: 'whatsapp-cloud', enabled: 1, settings: JSON.stringify(settings), password_enc: sealProviderSecrets(h.ctx, 'whatsapp-cloud', '-', lines(SHARED)), version: 1, created_at: now, updated_at: now })
-      .execute();
-    await h.ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', 'chatapp').where('prefix', '=', '').where('account_id', '=', 0).execute();
-    await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'chatapp', prefix: '', account_id: 0, carriers: '["wa"]', created_at: now }).execute();
-    await h.ctx.carriers.manager.refreshNow();
+    await routeToProvider(h, { name: 'wa', type: 'whatsapp-cloud', channel: 'chatapp', options: { phoneNumberId: '100000000000001', graphUrl: shared.url, otpTemplate: 'shared_template' }, secrets: SHARED });
   });
   afterAll(async () => {
     await h.close();
@@ -50,7 +41,7 @@ describeEngines('chat-app instances bound to their own Cloud API number', (engin
     // One number, one instance: the previous test's account gives it up first.
     const previous = await h.ctx.db.kysely.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).execute();
     for (const p of previous) await saveBinding(h.ctx.db.kysely, p, null);
-    await saveBinding(h.ctx.db.kysely, bound, bindingFromOptions(h.ctx, options, undefined, lines(OWN)));
+    await saveBinding(h.ctx.db.kysely, bound, bindingFromOptions(h.ctx, options, undefined, secretLines(OWN)));
     await h.ctx.carriers.manager.refreshNow();
     expect((await h.post('/webhook/add', { url: `${hooks.url}/hook/${a.id}`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
     return { ...a, bound: bound.instance_id, routed: routed.instance_id };

@@ -3,7 +3,7 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../.
 import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startWhatsappCloud } from '../../../test/helpers/whatsapp-cloud.js';
 import { createInstance } from '../../features/chatapp/store.js';
-import { providerSettings, sealProviderSecrets } from '../providers/cli.js';
+import { routeToProvider } from '../../../test/helpers/providers.js';
 
 // These wait on dispatch retries and webhook deliveries; CI runs them beside the crash suite, which loads both cores.
 vi.setConfig({ testTimeout: 90_000 });
@@ -18,14 +18,8 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', DISPATCH_RETRY_MS: '10', CARRIER_POLL_MS: '100' } });
     wa = await startWhatsappCloud({ accessToken: SECRETS.access_token, appSecret: SECRETS.app_secret, phoneNumberId: '106540352242922' });
     hooks = await startHttpServer(() => ({ status: 200, body: 'ok', type: 'text/plain' }));
-    const settings = providerSettings('whatsapp-cloud', { phoneNumberId: '106540352242922', graphUrl: wa.url, otpTemplate: 'codigo_verificacion' });
-    const sealed = sealProviderSecrets(h.ctx, 'whatsapp-cloud', '-', () => Object.entries(SECRETS).map(([k, v]) => `${k}=${v}`).join('\n'));
-    const now = Date.now();
-    await h.ctx.db.kysely.insertInto('carriers').values({ name: 'wa', type: 'whatsapp-cloud', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now }).execute();
     // The default chat-app route (the simulator) now goes to the Cloud API connector.
-    await h.ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', 'chatapp').where('prefix', '=', '').where('account_id', '=', 0).execute();
-    await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'chatapp', prefix: '', account_id: 0, carriers: '["wa"]', created_at: now }).execute();
-    await h.ctx.carriers.manager.refreshNow();
+    await routeToProvider(h, { name: 'wa', type: 'whatsapp-cloud', channel: 'chatapp', options: { phoneNumberId: '106540352242922', graphUrl: wa.url, otpTemplate: 'codigo_verificacion' }, secrets: SECRETS });
   });
   afterAll(async () => {
     await h.close();
