@@ -5,6 +5,36 @@ import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchOutcome } fr
 const ROUND = 1_000;
 
 /**
+ * Items queued by concurrent callers, handled in rounds of at most ROUND
+ * messages: one turn of the event loop lets the callers of that turn join a
+ * round, and while a round runs the next callers queue for the following one.
+ */
+class RoundQueue<T extends { messageIds: number[] }> {
+  private queue: T[] = [];
+  private draining: Promise<void> | null = null;
+
+  constructor(private readonly handle: (round: T[]) => Promise<void>) {}
+
+  /** Queues an item; returns the drain it started, or null when one was already running. */
+  push(item: T): Promise<void> | null {
+    this.queue.push(item);
+    if (this.draining) return null;
+    this.draining = this.drain().finally(() => (this.draining = null));
+    return this.draining;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.queue.length > 0) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      let n = 0;
+      let size = 0;
+      while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND)) size += this.queue[n++].messageIds.length;
+      await this.handle(this.queue.splice(0, n));
+    }
+  }
+}
+
+/**
  * Inline hand-off: committed messages of small immediate sends are handed to
  * their carrier by this process right after the commit, in shared rounds,
  * instead of waiting for a dispatch job to be claimed. Their dispatch job
@@ -13,33 +43,22 @@ const ROUND = 1_000;
  * finished. The claim rules of dispatchMessages keep it at most once.
  */
 export class InlineHandOff {
-  private queue: Array<{ campaignId: number; messageIds: number[] }> = [];
-  private running: Promise<void> | null = null;
+  private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[] }>;
 
-  constructor(private readonly ctx: AppContext) {}
-
-  add(campaignId: number, messageIds: number[]): void {
-    this.queue.push({ campaignId, messageIds });
-    if (!this.running) {
-      this.running = this.drain().finally(() => (this.running = null));
-      this.ctx.worker.track(this.running);
-    }
-  }
-
-  private async drain(): Promise<void> {
-    while (this.queue.length > 0) {
-      await new Promise<void>((resolve) => setImmediate(resolve)); // lets the sends committed together join this round
-      let n = 0;
-      let size = 0;
-      while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND)) size += this.queue[n++].messageIds.length;
-      const round = this.queue.splice(0, n);
+  constructor(private readonly ctx: AppContext) {
+    this.rounds = new RoundQueue(async (round) => {
       try {
         await this.handOver(round);
       } catch (err) {
         // The dispatch jobs are still there: they send what this round did not.
         this.ctx.log.warn({ err, campaigns: round.length }, 'inline hand-off failed; the dispatch jobs will send these messages');
       }
-    }
+    });
+  }
+
+  add(campaignId: number, messageIds: number[]): void {
+    const drained = this.rounds.push({ campaignId, messageIds });
+    if (drained) this.ctx.worker.track(drained);
   }
 
   private async handOver(round: Array<{ campaignId: number; messageIds: number[] }>): Promise<void> {
@@ -83,32 +102,13 @@ interface Waiting {
  * callers queue and form the next round.
  */
 export class SharedDispatch {
-  private queue: Waiting[] = [];
-  private running = false;
+  private readonly rounds = new RoundQueue<Waiting>((round) => this.round(round));
 
   constructor(private readonly ctx: AppContext) {}
 
   /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
   dispatch(messageIds: number[]): Promise<DispatchOutcome[]> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ messageIds, resolve, reject });
-      if (!this.running) void this.drain();
-    });
-  }
-
-  private async drain(): Promise<void> {
-    this.running = true;
-    try {
-      while (this.queue.length > 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve)); // lets the callers of this turn join the round
-        let n = 0;
-        let size = 0;
-        while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND)) size += this.queue[n++].messageIds.length;
-        await this.round(this.queue.splice(0, n));
-      }
-    } finally {
-      this.running = false;
-    }
+    return new Promise((resolve, reject) => void this.rounds.push({ messageIds, resolve, reject }));
   }
 
   private async round(round: Waiting[]): Promise<void> {
