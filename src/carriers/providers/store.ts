@@ -15,9 +15,6 @@ export async function recordProviderIds(ctx: AppContext, carrier: string, ids: A
     .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
     .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
     .execute();
-  // On the message too, now: a status that overtakes the dispatcher's record of the hand-off closes the
-  // message (stage 2), and that record then changes nothing, so it would never name its carrier id.
-  for (const i of ids) await ctx.db.kysely.updateTable('messages').set({ carrier, carrier_id: i.carrierId }).where('id', '=', i.messageId).where('carrier_id', 'is', null).execute();
   await applyReceiptsFor(ctx, providerIds, carrier, ids.map((i) => i.carrierId));
 }
 
