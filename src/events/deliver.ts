@@ -11,7 +11,7 @@ import { withoutStack } from './addresses.js';
 import { signatureHeaders } from './signature.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { DELIVER_JOB } from './record.js';
-import { renewHeldJobs } from './delivery-jobs.js';
+import { renewHeldJobs } from '../jobs/held-jobs.js';
 import { OutcomeWriter, type AttemptOutcome, type Settlement } from './outcome-writer.js';
 
 /** Per request of the event itself; the HEAD check has its own, shorter limit (WEBHOOK_HEAD_TIMEOUT_MS). */

@@ -7,7 +7,7 @@ import type { HttpAnswer } from './http.js';
 import type { WebhookMetrics } from './metrics.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { clearEndpointHealth, recordEndpointHealth } from './endpoint-health.js';
-import { completeHeldJobs, rescheduleHeldJob, type HeldJob } from './delivery-jobs.js';
+import { completeHeldJobs, rescheduleHeldJob, type HeldJob } from '../jobs/held-jobs.js';
 
 export interface AttemptOutcome extends HttpAnswer {
   method: string;

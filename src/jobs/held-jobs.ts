@@ -1,8 +1,9 @@
-import type { Executor } from '../db/engine.js';
+import { affected, type Executor } from '../db/engine.js';
 
 /**
- * The delivery jobs a batch claimed beside the one the lane gave it
- * (claimJobs gives every job of one claim the same `locked_by` token).
+ * Jobs a handler claimed itself beside the one the lane gave it (webhook
+ * delivery batches; claimJobs gives every job of one claim the same
+ * `locked_by` token).
  * Only the holder of the token may settle or renew them, as with the lane's
  * own jobs, so a batch whose lease ran out changes nothing.
  */
@@ -14,7 +15,7 @@ export interface HeldJob {
 /** Extends the lease of every job still held under `lockedBy`; the number renewed. */
 export async function renewHeldJobs(db: Executor, lockedBy: string, leaseMs: number): Promise<number> {
   const result = await db.updateTable('jobs').set({ locked_until: Date.now() + leaseMs }).where('locked_by', '=', lockedBy).executeTakeFirst();
-  return Number(result.numUpdatedRows ?? 0n);
+  return affected(result);
 }
 
 /** Removes finished jobs, those of one claim per statement. */
