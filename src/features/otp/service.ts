@@ -112,11 +112,11 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
     if (!attempt) continue;
 
     const [outcome] = await sharedDispatch(ctx).dispatch(attempt.messageIds);
-    const final = outcome?.outcome.ok || (outcome && !outcome.outcome.ok && outcome.outcome.permanent);
     const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
-    if (final || refused) {
+    const final = outcome?.outcome.ok === true || refused;
+    if (final) {
       await grouped.run(async (trx) => {
-        if (final) await maskSentText(trx, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
+        await maskSentText(trx, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
         if (!refused) return;
         // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
         await restore(trx, attempt.before);
