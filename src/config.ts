@@ -33,6 +33,7 @@ const schema = z.object({
   CARRIER_MODULE: z.string().optional(),
   BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
   PUBLIC_BODY_LIMIT_BYTES: intFrom(4096, 256),
+  PROVIDER_WEBHOOK_BODY_LIMIT_BYTES: intFrom(1_048_576, 1024),
   METRICS_TOKEN: z.string().min(16, { error: 'METRICS_TOKEN must have at least 16 characters' }).optional(),
   METRICS_PORT: z.preprocess((v) => (v === '' ? undefined : v), z.coerce.number().int().min(0).max(65535).optional()),
   METRICS_HOST: z.string().default('127.0.0.1'),

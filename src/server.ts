@@ -15,6 +15,13 @@ import { features } from './features/index.js';
 import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from './http/openapi.js';
 import { metricsRoute } from './metrics/route.js';
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** A provider's signed callback (WhatsApp Cloud API, TwiML, Stripe): public, but bodies up to PROVIDER_WEBHOOK_BODY_LIMIT_BYTES. */
+    providerWebhook?: boolean;
+  }
+}
+
 /**
  * Builds the HTTP server: body parsing, envelopes, request ids, metrics,
  * OpenAPI, and every feature's routes (the API ones behind the apikey hook).
@@ -107,12 +114,13 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   if (ctx.config.METRICS_PORT === undefined) metricsRoute(app, ctx);
 
   // Public routes (no key: short links, read links, payment pages) take small bodies only, so nobody can make the server parse megabytes for free.
+  // Providers' callbacks carry whole messages and events: they take PROVIDER_WEBHOOK_BODY_LIMIT_BYTES, also checked before parsing.
   const publicLimit = ctx.config.PUBLIC_BODY_LIMIT_BYTES;
   for (const feature of features) {
     if (!feature.publicRoutes) continue;
     await app.register(async (scope) => {
       scope.addHook('onRoute', (route) => {
-        route.bodyLimit = Math.min(route.bodyLimit ?? publicLimit, publicLimit);
+        route.bodyLimit = route.config?.providerWebhook ? ctx.config.PROVIDER_WEBHOOK_BODY_LIMIT_BYTES : Math.min(route.bodyLimit ?? publicLimit, publicLimit);
       });
       await feature.publicRoutes!(scope, ctx);
     });

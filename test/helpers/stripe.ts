@@ -48,6 +48,59 @@ export interface TestStripe {
   close(): Promise<void>;
 }
 
+/**
+ * A session as a real `checkout.session.completed` event carries it: every field of the
+ * Checkout Session object (https://docs.stripe.com/api/checkout/sessions/object), filled
+ * the way a paid card payment fills them. Such events weigh about 3.5 to 4.5 KB.
+ */
+export function fullSession(s: StripeSession): StripeSession {
+  const address = { city: 'Ciudad de México', country: 'MX', line1: 'Avenida Paseo de la Reforma 222, piso 14', line2: 'Colonia Juárez, alcaldía Cuauhtémoc', postal_code: '06600', state: 'CDMX' };
+  const full = {
+    ...s,
+    adaptive_pricing: { enabled: true },
+    after_expiration: null,
+    allow_promotion_codes: null,
+    amount_subtotal: s.amount_total,
+    automatic_tax: { enabled: false, liability: null, status: null },
+    billing_address_collection: 'auto',
+    client_secret: null,
+    consent: null,
+    consent_collection: null,
+    created: Math.floor(Date.now() / 1000) - 120,
+    currency_conversion: null,
+    custom_fields: [],
+    custom_text: { after_submit: null, shipping_address: null, submit: { message: 'Al pagar acepta los términos del servicio y el aviso de privacidad de la empresa.' }, terms_of_service_acceptance: null },
+    customer: null,
+    customer_creation: 'if_required',
+    customer_details: { address, email: 'cliente.frecuente@example.com.mx', name: 'María Fernanda López Hernández', phone: '+525512345678', tax_exempt: 'none', tax_ids: [] },
+    customer_email: null,
+    expires_at: Math.floor(Date.now() / 1000) + 86_280,
+    invoice: null,
+    invoice_creation: { enabled: false, invoice_data: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: null, metadata: {}, rendering_options: null } },
+    livemode: false,
+    locale: 'es-419',
+    payment_link: null,
+    payment_method_collection: 'if_required',
+    payment_method_configuration_details: { id: 'pmc_1PgT2QLkdIwHu7ixQmZ8cR3d', parent: null },
+    payment_method_options: { card: { request_three_d_secure: 'automatic' }, oxxo: { expires_after_days: 3 } },
+    payment_method_types: ['card', 'oxxo', 'customer_balance'],
+    phone_number_collection: { enabled: false },
+    recovered_from: null,
+    saved_payment_method_options: { allow_redisplay_filters: ['always'], payment_method_remove: null, payment_method_save: null },
+    setup_intent: null,
+    shipping_address_collection: null,
+    shipping_cost: null,
+    shipping_details: { address, name: 'María Fernanda López Hernández' },
+    shipping_options: [],
+    submit_type: 'pay',
+    subscription: null,
+    tax_id_collection: { enabled: false, required: 'never' },
+    total_details: { amount_discount: 0, amount_shipping: 0, amount_tax: 0 },
+    ui_mode: 'hosted',
+  };
+  return full;
+}
+
 const read = (req: IncomingMessage) =>
   new Promise<string>((resolve) => {
     let body = '';
@@ -148,7 +201,9 @@ export async function startTestStripe(): Promise<TestStripe> {
     signedEvent(type, session, opts = {}) {
       const id = opts.id ?? `evt_${randomBytes(12).toString('hex')}`;
       const at = opts.at ?? Math.floor(Date.now() / 1000);
-      const body = JSON.stringify({ id, object: 'event', api_version: '2024-06-20', created: at, livemode: false, type, data: { object: session } });
+      // Stripe posts its events pretty-printed, two spaces deep.
+      const event = { id, object: 'event', api_version: '2024-06-20', created: at, data: { object: session }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type };
+      const body = JSON.stringify(event, null, 2);
       const v1 = createHmac('sha256', opts.secret ?? webhookSecret).update(`${at}.${body}`).digest('hex');
       return { body, signature: `t=${at},v1=${v1}`, id };
     },

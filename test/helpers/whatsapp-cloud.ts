@@ -13,6 +13,13 @@ import { startHttpServer } from './http-server.js';
  *   signed with `X-Hub-Signature-256: sha256=HMAC-SHA256(app secret, body)`
  *   (.../cloud-api/webhooks/components, .../graph-api/webhooks/getting-started).
  */
+/**
+ * JSON as Meta's webhooks write it: every character outside ASCII as a \uXXXX escape (an emoji
+ * as two) and "/" as "\/", so a message's body weighs up to 6 bytes per character (the reason
+ * signatures must be checked on the raw bytes, never on JSON re-encoded).
+ */
+const metaJson = (value: unknown) => JSON.stringify(value).replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`).replace(/\//g, '\\/');
+
 export async function startWhatsappCloud(opts: { accessToken: string; appSecret: string; phoneNumberId: string }) {
   /** Answers queued for the next sends: a Graph error code with its HTTP status. */
   const failures: Array<{ http: number; code: number; message: string }> = [];
@@ -35,9 +42,9 @@ export async function startWhatsappCloud(opts: { accessToken: string; appSecret:
     before,
     /** Every send request the API received (also the refused ones). */
     sends,
-    /** A webhook body of the documented shape carrying `value` (statuses or messages). */
+    /** A webhook body of the documented shape carrying `value` (statuses or messages), escaped as Meta escapes it. */
     payload(value: Record<string, unknown>) {
-      return JSON.stringify({ object: 'whatsapp_business_account', entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: opts.phoneNumberId }, ...value } }] }] });
+      return metaJson({ object: 'whatsapp_business_account', entry: [{ id: '102290129340398', changes: [{ field: 'messages', value: { messaging_product: 'whatsapp', metadata: { display_phone_number: '15550783881', phone_number_id: opts.phoneNumberId }, ...value } }] }] });
     },
     sign: (body: string, secret = opts.appSecret) => `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`,
   };

@@ -65,6 +65,22 @@ describeEngines('TwiML voice connector', (engine) => {
     expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: m.reference, status: '0', number: '525512345678' })]);
   });
 
+  it('takes a signed status callback over 4 KiB (all of the documented parameters, a long CallToken)', async () => {
+    const a = await setup();
+    const m = await sent((await send(a, '5512345670')).body.references[0].reference);
+    // https://www.twilio.com/docs/voice/api/call-resource#statuscallback: the call's parameters, its geography, the callback's own.
+    const params = {
+      CallSid: m.carrier_id!, AccountSid: SID, CallStatus: 'completed', From: '+525500000000', To: '+525512345670', CallDuration: '9', Duration: '1',
+      ApiVersion: '2010-04-01', Direction: 'outbound-api', CallerName: '', ForwardedFrom: '', ParentCallSid: '', SipResponseCode: '200',
+      Timestamp: new Date().toUTCString(), CallbackSource: 'call-progress-events', SequenceNumber: '3',
+      FromCity: 'CIUDAD DE MEXICO', FromState: 'CDMX', FromZip: '', FromCountry: 'MX', ToCity: 'CIUDAD DE MEXICO', ToState: 'CDMX', ToZip: '', ToCountry: 'MX',
+      CallToken: `%7B%22parentCallInfoToken%22%3A%22${'eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9'.repeat(100)}%22%7D`,
+    };
+    expect(new URLSearchParams(params).toString().length).toBeGreaterThan(4096);
+    expect((await callback(params, api.sign(callbackUrl(), params))).status).toBe(204);
+    expect(await message(m.reference)).toMatchObject({ stage: 2, status: 'delivered', dlr_code: 0 });
+  });
+
   it('a status callback posted before the call is answered waits for the call sid, then applies', async () => {
     const a = await setup();
     const early: Array<{ sid: string; recorded: boolean; answer: number }> = [];

@@ -17,7 +17,10 @@ import { callStatusCode } from './mapping.js';
 export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.post<{ Params: { name: string }; Body: Record<string, unknown> }>(
     '/carriers/twiml-voice/:name/status',
-    { schema: { tags: ['providers'], summary: 'TwiML voice status callback', security: [], params: { type: 'object', properties: { name: { type: 'string' } } } } },
+    {
+      schema: { tags: ['providers'], summary: 'TwiML voice status callback', security: [], params: { type: 'object', properties: { name: { type: 'string' } } } },
+      config: { providerWebhook: true },
+    },
     async (request, reply) => {
       await ctx.carriers.manager.ready();
       const c = ctx.carriers.manager.connector(request.params.name);

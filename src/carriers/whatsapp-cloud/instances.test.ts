@@ -84,6 +84,19 @@ describeEngines('chat-app instances bound to their own Cloud API number', (engin
     expect(events(a.id).filter((e) => e.type === 'response')).toEqual([expect.objectContaining({ reference: r.body.reference, response: 'Recibido' })]);
   });
 
+  it("the instance's webhook takes a signed 1,900-character message (over 4 KiB) and answers the instance's account", async () => {
+    const a = await setup();
+    const r = await h.post('/chatapp/send', { instance_id: a.bound, number: '5511110009', message: '¿Algún comentario?' }, a.apikey);
+    const m = await sent(r.body.reference);
+    const long = 'Sí, llegó 🙏🎉 ¡gracias! 😊 '.repeat(100).slice(0, 1900);
+    const incoming = own.payload({ messages: [{ from: '525511110009', id: 'wamid.OWN-LONG-1', timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body: long } }] });
+    expect(Buffer.byteLength(incoming)).toBeGreaterThan(4096);
+    expect((await webhook(a.bound, incoming, own.sign(incoming))).status).toBe(200);
+    expect(await h.ctx.db.kysely.selectFrom('replies').select(['account_id', 'message_id', 'text']).where('number', '=', '525511110009').execute()).toEqual([
+      { account_id: a.id, message_id: m.id, text: long },
+    ]);
+  });
+
   it("the instance's webhook is verified with its own app secret and verify token; others are refused and recorded", async () => {
     const a = await setup();
     const body = own.payload({ statuses: [{ id: 'wamid.forged', status: 'delivered', timestamp: '1700000000' }] });

@@ -48,7 +48,8 @@ function webhookPair(app: FastifyInstance, ctx: AppContext, path: string, connec
 
   app.register(async (scope) => {
     rawJsonBodies(scope);
-    scope.post<{ Params: { name: string }; Body: unknown }>(path, { schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages') }, async (request, reply) => {
+    const options = { schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages'), config: { providerWebhook: true } };
+    scope.post<{ Params: { name: string }; Body: unknown }>(path, options, async (request, reply) => {
       const c = await connectorNamed(request.params.name);
       if (!c) return refuse(ctx, request, connectorName(request.params.name), 404, 'provider_01', `webhook for an unknown ${what}`);
       const raw = typeof request.body === 'string' ? request.body : '';

@@ -15,7 +15,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
   let wa: Awaited<ReturnType<typeof startWhatsappCloud>>;
   let hooks: Awaited<ReturnType<typeof startHttpServer>>;
   beforeAll(async () => {
-    h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', DISPATCH_RETRY_MS: '10', CARRIER_POLL_MS: '100' } });
+    h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '50', DISPATCH_RETRY_MS: '10', CARRIER_POLL_MS: '100', PROVIDER_WEBHOOK_BODY_LIMIT_BYTES: '65536' } });
     wa = await startWhatsappCloud({ accessToken: SECRETS.access_token, appSecret: SECRETS.app_secret, phoneNumberId: '106540352242922' });
     hooks = await startHttpServer(() => ({ status: 200, body: 'ok', type: 'text/plain' }));
     // The default chat-app route (the simulator) now goes to the Cloud API connector.
@@ -127,6 +127,34 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
     await eventually(async () => events(a.id).some((e) => e.type === 'response'), 40_000);
     expect(events(a.id).filter((e) => e.type === 'response')).toEqual([expect.objectContaining({ reference: r.body.reference, response: 'Sí, confirmo', message: '¿Confirma su cita?' })]);
     expect(await h.ctx.db.kysely.selectFrom('replies').select('text').where('account_id', '=', a.id).execute()).toEqual([{ text: 'Sí, confirmo' }]);
+  });
+
+  /**
+   * A customer's message as Meta posts it; a reply quoting one of ours names it in `context`
+   * (https://developers.facebook.com/docs/whatsapp/cloud-api/webhooks/payload-examples, "Text Messages" and "Reply").
+   */
+  const incomingMessage = (from: string, id: string, body: string, quoted?: string) =>
+    wa.payload({
+      contacts: [{ profile: { name: 'Ana' }, wa_id: from }],
+      messages: [{ ...(quoted ? { context: { from: '15550783881', id: quoted } } : {}), from, id, timestamp: String(Math.floor(Date.now() / 1000)), type: 'text', text: { body } }],
+    });
+  const repliesTo = (number: string) => h.ctx.db.kysely.selectFrom('replies').select(['account_id', 'message_id', 'text']).where('number', '=', number).orderBy('id').execute();
+
+  it('takes a signed 1,900-character message (over 4 KiB); a body over PROVIDER_WEBHOOK_BODY_LIMIT_BYTES gets 413 and stores nothing', async () => {
+    const a = await setup();
+    const m = await sent((await h.post('/chatapp/send', { instance_id: a.instance, number: '5512349100', message: 'Cuéntenos' }, a.apikey)).body.reference);
+    // Meta escapes each accent as 6 bytes and each emoji as 12: 1,900 characters weigh about 4.5 KB.
+    const long = '¡Gracias! 🙏🎉 Mañana pido más 😊 '.repeat(100).slice(0, 1900);
+    const body = incomingMessage('525512349100', 'wamid.LONG1', long);
+    expect(Buffer.byteLength(body)).toBeGreaterThan(4096);
+    expect((await webhook(body, wa.sign(body))).status).toBe(200);
+    expect(await repliesTo('525512349100')).toEqual([{ account_id: a.id, message_id: m.id, text: long }]);
+
+    const huge = incomingMessage('525512349100', 'wamid.HUGE1', 'x'.repeat(70_000));
+    const refused = await webhook(huge, wa.sign(huge));
+    expect([refused.status, refused.body.code]).toEqual([413, 'body_too_large']);
+    expect(await repliesTo('525512349100')).toHaveLength(1);
+    expect(await h.ctx.db.kysely.selectFrom('provider_message_ids').select('carrier_id').where('carrier_id', '=', 'wamid.HUGE1').execute()).toEqual([]);
   });
 
   it('refuses and records unsigned or wrongly signed webhooks and wrong verify tokens; answers the handshake', async () => {

@@ -20,6 +20,7 @@ export async function stripeWebhookRoute(scope: FastifyInstance, ctx: AppContext
         security: [],
         response: { 200: { type: 'object', properties: { received: { type: 'boolean' }, outcome: { type: 'string' } } } },
       },
+      config: { providerWebhook: true },
     },
     async (request) => {
       // Read per request, so a secret rotated with the CLI applies at once in every process.

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
-import { startTestStripe, type TestStripe } from '../../../test/helpers/stripe.js';
+import { fullSession, startTestStripe, type TestStripe } from '../../../test/helpers/stripe.js';
 import { useConfiguredPaymentProvider } from '../configured.js';
 import { saveStripeSettings } from './settings.js';
 import { signatureProblem } from './webhook.js';
@@ -101,6 +101,17 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     // A paid request's link shows our page, no longer the checkout.
     expect((await h.get(new URL(r.body.payment_url).pathname)).status).toBe(200);
     expect(await credit(a)).toBe(4);
+  });
+
+  it('applies a realistic signed checkout.session.completed event over 4 KiB', async () => {
+    const a = await h.createAccount(5);
+    const r = await send(a);
+    const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id!)!;
+    const paid = stripe.signedEvent('checkout.session.completed', fullSession({ ...session, status: 'complete', payment_status: 'paid', payment_intent: 'pi_test_full_1' }));
+    expect(Buffer.byteLength(paid.body)).toBeGreaterThan(4096);
+    const answer = await deliver(paid);
+    expect([answer.status, answer.body.outcome]).toEqual([200, 'applied']);
+    expect(await row(r.body.request_id)).toMatchObject({ status: 'paid', provider_ref: 'pi_test_full_1' });
   });
 
   it('refuses and records unsigned, forged and stale webhooks; the request stays pending', async () => {
