@@ -114,6 +114,11 @@ export class CarrierManager {
     return null;
   }
 
+  /** The account of a bound instance's connector (`instance:<id>`): the one its number belongs to. */
+  instanceAccount(connectorName: string): number | undefined {
+    return connectorName.startsWith('instance:') ? this.instances.get(connectorName.slice('instance:'.length))?.accountId : undefined;
+  }
+
   /** The connector of a bound instance whose Cloud API number is this one (webhooks of one Meta app name several numbers). */
   instanceByPhoneNumber(phoneNumberId: string): WhatsappConnector | null {
     for (const b of this.instances.values()) if (b.connector?.settings.phone_number_id === phoneNumberId) return b.connector;

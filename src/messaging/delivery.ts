@@ -107,12 +107,12 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
 }
 
 /**
- * A customer's reply to the latest message the account sent that number:
- * stored, with its `response` event, in one transaction. Returns the
- * original message's reference, or null when the account never messaged
- * that number.
+ * A customer's reply to a message the account sent that number (`messageId`,
+ * or by default the latest): stored, with its `response` event, in one
+ * transaction. Returns the original message's reference, or null when the
+ * account never sent that message to that number.
  */
-export async function recordReply(ctx: AppContext, input: { accountId: number; number: string; text: string; at: number }): Promise<string | null> {
+export async function recordReply(ctx: AppContext, input: { accountId: number; number: string; text: string; at: number; messageId?: number }): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const original = await trx
       .selectFrom('messages')
@@ -120,6 +120,7 @@ export async function recordReply(ctx: AppContext, input: { accountId: number; n
       .where('account_id', '=', input.accountId)
       .where('number', '=', input.number)
       .where('sandbox', '=', 0)
+      .$if(input.messageId !== undefined, (q) => q.where('id', '=', input.messageId!))
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();

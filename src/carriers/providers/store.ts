@@ -30,9 +30,3 @@ export async function recordRejection(ctx: AppContext, carrier: string, reason: 
   ctx.log.warn({ carrier, reason, remote: remoteAddress }, 'provider webhook refused');
   await ctx.db.kysely.insertInto('provider_rejections').values({ carrier: carrier.slice(0, 60), reason: reason.slice(0, 300), remote_address: remoteAddress, received_at: Date.now() }).execute();
 }
-
-/** The account a provider's inbound message answers: the latest message this connector carried to that number. */
-export async function latestMessageTo(ctx: AppContext, carrier: string, number: string): Promise<{ account_id: number } | undefined> {
-  const row = await ctx.db.kysely.selectFrom('messages').select('account_id').where('carrier', '=', carrier).where('number', '=', number).where('sandbox', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst();
-  return row ? { account_id: Number(row.account_id) } : undefined;
-}

@@ -1,5 +1,5 @@
 import type { AppContext } from '../../context.js';
-import { recordReply } from '../../messaging/delivery.js';
+import { recordInboundReply } from '../../messaging/inbound-replies.js';
 import type { ConnectorStats } from '../status.js';
 import { decodeMessage, type Concatenation } from './encoding.js';
 import { isReceipt, type Pdu } from './pdu.js';
@@ -75,7 +75,8 @@ export class InboundHandler {
       text = whole;
     }
     this.stats.replies++;
-    await recordInboundReply(this.ctx, this.carrier, { source, destination, text, at: now });
+    const owners = await senderOwners(this.ctx, destination);
+    await recordInboundReply(this.ctx, { carrier: this.carrier, source, destination, text, at: now, owners });
   }
 
   /**
@@ -108,33 +109,9 @@ export class InboundHandler {
   }
 }
 
-/**
- * A customer reply: matched to the latest message sent to that number,
- * first among the accounts that own the destination address as a
- * registered sender, otherwise the latest message to that number from any
- * account within REPLY_MATCH_WINDOW_HOURS. The match goes through
- * recordReply (the `response` event, as with the simulator); no match is
- * kept in unmatched_replies (`carriers replies --unmatched`).
- */
-export async function recordInboundReply(ctx: AppContext, carrier: string, r: { source: string; destination: string; text: string; at: number }): Promise<'matched' | 'unmatched'> {
-  const db = ctx.db.kysely;
-  const owners = r.destination === '' ? [] : (await db.selectFrom('senders').select('account_id').where('name', '=', r.destination).execute()).map((s) => s.account_id);
-  let latest = owners.length
-    ? await db.selectFrom('messages').select('account_id').where('number', '=', r.source).where('account_id', 'in', owners).where('sandbox', '=', 0).orderBy('id', 'desc').limit(1).executeTakeFirst()
-    : undefined;
-  latest ??= await db
-    .selectFrom('messages')
-    .select('account_id')
-    .where('number', '=', r.source)
-    .where('sandbox', '=', 0)
-    .where('created_at', '>=', r.at - ctx.config.REPLY_MATCH_WINDOW_HOURS * 3_600_000)
-    .orderBy('id', 'desc')
-    .limit(1)
-    .executeTakeFirst();
-  if (latest && (await recordReply(ctx, { accountId: Number(latest.account_id), number: r.source, text: r.text, at: r.at }))) {
-    ctx.worker.nudge();
-    return 'matched';
-  }
-  await db.insertInto('unmatched_replies').values({ carrier, source: r.source, destination: r.destination, text: r.text, received_at: r.at }).execute();
-  return 'unmatched';
+/** The accounts that registered this address as a sender (`senders add`): a reply to it is theirs first. */
+async function senderOwners(ctx: AppContext, destination: string): Promise<number[]> {
+  if (destination === '') return [];
+  const rows = await ctx.db.kysely.selectFrom('senders').select('account_id').where('name', '=', destination).execute();
+  return rows.map((s) => Number(s.account_id));
 }

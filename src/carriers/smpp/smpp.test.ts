@@ -202,6 +202,34 @@ describeEngines('SMPP carriers end to end', (engine) => {
     expect(await h.ctx.db.kysely.selectFrom('smpp_reply_parts').selectAll().execute()).toEqual([]);
   });
 
+  it('a reply to an address no account claims goes to the latest message to that number through this connector within the match window, else to nobody', async () => {
+    const { smsc, name } = await carrier({}, [], { prefix: '525523' });
+    const [a, b] = [await h.createAccount(10), await h.createAccount(10)];
+    // B's messages to these numbers go through the simulator: B never wrote to anyone through this SMSC.
+    expect((await cli('routes', 'add', '--channel', 'sms', '--prefix', '525523', '--carriers', 'simulator', '--account', b.email)).error).toBeUndefined();
+    await eventually(async () => h.ctx.carriers.manager.routes.some((r) => r.prefix === '525523' && r.accountId === b.id));
+    const [old] = await send(a.apikey, '5523000001');
+    await eventually(async () => (await message(old)).carrier === name);
+    const past = Date.now() - (h.config.REPLY_MATCH_WINDOW_HOURS + 1) * 3_600_000;
+    await h.ctx.db.kysely.updateTable('messages').set({ created_at: past, sent_at: past }).where('reference', '=', old).execute();
+    const [other] = await send(b.apikey, '5523000001');
+    await eventually(async () => (await message(other)).carrier === 'simulator');
+
+    const replies = () => h.ctx.db.kysely.selectFrom('replies').select(['account_id', 'text']).where('number', '=', '525523000001').orderBy('id').execute();
+    const unmatched = () => h.ctx.db.kysely.selectFrom('unmatched_replies').select(['carrier', 'destination', 'text']).where('source', '=', '525523000001').execute();
+    // A's message is older than the window, B's went elsewhere: nobody's.
+    smsc.sendReply('525523000001', '55990', '¿Quién habla?');
+    expect(await eventually(async () => ((await unmatched()).length > 0 ? unmatched() : null), 10_000)).toEqual([{ carrier: name, destination: '55990', text: '¿Quién habla?' }]);
+    expect(await replies()).toEqual([]);
+
+    // A writes again through this SMSC: the next reply is A's.
+    const [recent] = await send(a.apikey, '5523000001');
+    await eventually(async () => smsc.submitted.length === 2);
+    smsc.sendReply('525523000001', '55990', 'Ya veo, gracias');
+    expect(await eventually(async () => ((await replies()).length > 0 ? replies() : null), 10_000)).toEqual([{ account_id: a.id, text: 'Ya veo, gracias' }]);
+    expect((await h.ctx.db.kysely.selectFrom('replies').select('message_id').where('number', '=', '525523000001').executeTakeFirstOrThrow()).message_id).toBe((await message(recent)).id);
+  });
+
   it('reassembles a reply sent with SAR TLVs', async () => {
     const { smsc } = await carrier({}, [], { prefix: '525522' });
     const a = await h.createAccount(10);

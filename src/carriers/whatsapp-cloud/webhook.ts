@@ -1,10 +1,9 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { recordReply } from '../../messaging/delivery.js';
+import { recordInboundReply } from '../../messaging/inbound-replies.js';
 import { storeReceipts } from '../early-receipts.js';
 import { providerIds } from '../providers/receipts.js';
-import { latestMessageTo } from '../providers/store.js';
 import { rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
 import { WhatsappConnector } from './connector.js';
 import { statusCode } from './mapping.js';
@@ -81,7 +80,8 @@ function ownerOf(ctx: AppContext, c: WhatsappConnector, phoneNumberId: unknown):
 }
 
 interface Status { id?: unknown; status?: unknown; timestamp?: unknown; errors?: Array<{ code?: unknown }> }
-interface Incoming { from?: unknown; id?: unknown; timestamp?: unknown; type?: unknown; text?: { body?: unknown }; [k: string]: unknown }
+/** An incoming message; `context.id` names the message of ours it quotes (a reply). */
+interface Incoming { from?: unknown; id?: unknown; timestamp?: unknown; type?: unknown; text?: { body?: unknown }; context?: { id?: unknown }; [k: string]: unknown }
 
 const epochMs = (t: unknown) => (typeof t === 'string' && /^\d{1,12}$/.test(t) ? Number(t) * 1000 : Date.now());
 
@@ -122,11 +122,17 @@ async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: an
         .executeTakeFirst();
       if (Number(fresh.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
       c.stats.replies++;
-      const text = incomingText(m).slice(0, 4096);
-      const at = epochMs(m.timestamp);
-      const to = await latestMessageTo(ctx, c.name, m.from);
-      const matched = to ? await recordReply(ctx, { accountId: to.account_id, number: m.from, text, at }) : null;
-      if (!matched) await ctx.db.kysely.insertInto('unmatched_replies').values({ carrier: c.name, source: m.from, destination: c.settings.phone_number_id, text, received_at: at }).execute();
+      const quoted = typeof m.context?.id === 'string' ? m.context.id.slice(0, 200) : undefined;
+      const instanceAccount = ctx.carriers.manager.instanceAccount(c.name);
+      await recordInboundReply(ctx, {
+        carrier: c.name,
+        source: m.from,
+        destination: c.settings.phone_number_id,
+        text: incomingText(m).slice(0, 4096),
+        at: epochMs(m.timestamp),
+        quoted,
+        owners: instanceAccount === undefined ? [] : [instanceAccount],
+      });
     }
   }
 }
