@@ -33,8 +33,8 @@ export type SubmitOutcome =
 
 /**
  * A connection to a carrier. Delivery reports and inbound replies flow back
- * into the core through messaging/delivery.ts (applyDeliveryReports,
- * recordReply), whatever the protocol.
+ * into the core through messaging/delivery.ts (applyDeliveryReports) and
+ * messaging/inbound-replies.ts (recordInboundReply), whatever the protocol.
  */
 export interface CarrierDriver {
   readonly name: string;
