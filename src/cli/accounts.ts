@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
-import { adjustCredits, findAccountByEmail, insertAccount, rotateKey, type Account } from '../accounts/store.js';
+import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount, rotateKey, unarchiveAccount, type Account } from '../accounts/store.js';
 import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -180,6 +180,36 @@ export function accountCommands(program: Command, run: CliRunner): void {
         });
         return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
       }),
+    );
+
+  accounts
+    .command('archive')
+    .description('suspend the account and its sub-accounts at once: keys, tokens and panel sessions stop; scheduled sends are not sent')
+    .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email, o.parent);
+        const { subaccounts } = await ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, account.id));
+        return { email: shownEmail(account.email), status: 'archived', subaccounts_archived: subaccounts };
+      }, (r) => `${r.email} archived, with ${r.subaccounts_archived} sub-accounts (unarchive each with accounts unarchive)`),
+    );
+
+  accounts
+    .command('unarchive')
+    .description('revive this one account with a new API key; its sub-accounts stay archived until unarchived one by one')
+    .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email, o.parent);
+        if (account.status === 'active') throw new CliError(`${shownEmail(account.email)} is not archived`);
+        const apikey = await ctx.db.kysely.transaction().execute((trx) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id));
+        if (!apikey) throw new CliError(`${shownEmail(account.email)} stays archived: unarchive its parent first`);
+        return { email: shownEmail(account.email), status: 'active', apikey };
+      }, (r) => `${r.email} is active again\nnew apikey: ${r.apikey}\n(its sub-accounts stay archived: unarchive each one)`),
     );
 
   accounts

@@ -69,7 +69,10 @@ export async function createSession(db: Executor, kind: PrincipalKind, principal
   return token;
 }
 
-/** The live session of a cookie token, with its account (active only) or operator; undefined otherwise. */
+/**
+ * The live session of a cookie token, with its operator or its account (an
+ * active one whose parent, if any, is active too); undefined otherwise.
+ */
 export async function loadSession(db: Executor, token: string | undefined): Promise<PanelSession | undefined> {
   if (!token || token.length > 100) return undefined;
   const row = await db.selectFrom('panel_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('expires_at', '>', Date.now()).executeTakeFirst();
@@ -79,8 +82,20 @@ export async function loadSession(db: Executor, token: string | undefined): Prom
     const operator = await db.selectFrom('panel_operators').select(['id', 'email']).where('id', '=', row.principal_id).executeTakeFirst();
     return operator ? { ...base, operator: { id: Number(operator.id), email: operator.email } } : undefined;
   }
-  const account = await db.selectFrom('accounts').selectAll().where('id', '=', row.principal_id).where('status', '=', 'active').executeTakeFirst();
+  const account = await findPanelAccount(db, row.principal_id);
   return account ? { ...base, account } : undefined;
+}
+
+/** The account of a panel session, read with its parent in one query: a suspended family has no session. */
+function findPanelAccount(db: Executor, id: number): Promise<Account | undefined> {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+    .selectAll('accounts')
+    .where('accounts.id', '=', id)
+    .where('accounts.status', '=', 'active')
+    .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]))
+    .executeTakeFirst();
 }
 
 export async function endSession(db: Executor, sessionId: number): Promise<void> {

@@ -21,7 +21,7 @@ export interface SigninCandidate {
 /**
  * Who a typed (lowercased) email may be, in the order the password is tried:
  * the operator, then the active top-level account, then active sub-accounts
- * with that plain email, oldest first; at most SIGNIN_CANDIDATES.
+ * of active parents with that plain email, oldest first; at most SIGNIN_CANDIDATES.
  */
 export async function signinCandidates(db: Executor, email: string): Promise<SigninCandidate[]> {
   const escaped = email.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -29,16 +29,17 @@ export async function signinCandidates(db: Executor, email: string): Promise<Sig
     db.selectFrom('panel_operators').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst(),
     db
       .selectFrom('accounts')
-      .select(['id', 'password_hash', 'parent_id'])
-      .where('status', '=', 'active')
+      .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+      .select(['accounts.id', 'accounts.password_hash', 'accounts.parent_id'])
+      .where('accounts.status', '=', 'active')
       .where((eb) =>
         eb.or([
-          eb.and([eb('email', '=', email), eb('parent_id', 'is', null)]),
-          eb.and([eb('parent_id', 'is not', null), sql<boolean>`${sql.ref('email')} like ${`% ${escaped}`} escape '\\'`]),
+          eb.and([eb('accounts.email', '=', email), eb('accounts.parent_id', 'is', null)]),
+          eb.and([eb('parent.status', '=', 'active'), sql<boolean>`${sql.ref('accounts.email')} like ${`% ${escaped}`} escape '\\'`]),
         ]),
       )
-      .orderBy(sql`case when parent_id is null then 0 else 1 end`)
-      .orderBy('id')
+      .orderBy(sql`case when accounts.parent_id is null then 0 else 1 end`)
+      .orderBy('accounts.id')
       .limit(SIGNIN_CANDIDATES)
       .execute(),
   ]);
