@@ -43,6 +43,14 @@ export function selectCaller(db: Executor) {
     .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]));
 }
 
+/**
+ * In a query on `accounts` joined to its parent as `parent`: the allow-list
+ * the panel applies to the account (its own, else its parent's) when the
+ * account or its parent asked for it (panel_allow_ip); null otherwise.
+ */
+export const panelAllowList = sql<string | null>`case when accounts.panel_allow_ip = 1 or parent.panel_allow_ip = 1
+  then coalesce(accounts.allow_ips, parent.allow_ips) end`;
+
 /** The caller behind a key that is not revoked; the caller narrows it to one key. */
 export function selectCallerOfKey(db: Executor) {
   return selectCaller(db).innerJoin('api_keys', 'api_keys.account_id', 'accounts.id').where('api_keys.revoked_at', 'is', null);

@@ -39,6 +39,7 @@ export function settingsOf(a: Account) {
     credits: toCredits(a.credits),
     webhook_method: a.webhook_method,
     allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
+    panel_allow_ip: a.panel_allow_ip === 1,
     rate_limit_per_sec: a.rate_limit_per_sec,
     max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
@@ -138,6 +139,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
+    .option('--panel-allow-ip <on|off>', 'apply the allow-list to the panel too (sign-in and every request; a parent covers its sub-accounts)')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
     .option('--max-subaccounts <n>', 'sub-accounts this account may have, or default (SUBACCOUNTS_PER_ACCOUNT)')
     .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
@@ -148,7 +150,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
-        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
+        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -163,6 +165,10 @@ export function accountCommands(program: Command, run: CliRunner): void {
               throw new CliError((err as Error).message);
             }
           }
+        }
+        if (o.panelAllowIp !== undefined) {
+          if (o.panelAllowIp !== 'on' && o.panelAllowIp !== 'off') throw new CliError('--panel-allow-ip is on or off');
+          changes.panel_allow_ip = o.panelAllowIp === 'on' ? 1 : 0;
         }
         if (o.rateLimit !== undefined) {
           if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
