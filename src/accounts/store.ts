@@ -172,7 +172,11 @@ export async function debitCredits(db: Executor, accountId: number, units: numbe
 export async function archiveAccount(db: Executor, accountId: number): Promise<{ subaccounts: number }> {
   const now = Date.now();
   const archivedAt = sql<number>`coalesce(archived_at, ${now})`;
-  await db.updateTable('accounts').set({ status: 'archived', archived_at: archivedAt, suspended: 1 }).where('id', '=', accountId).execute();
+  await db
+    .updateTable('accounts')
+    .set({ status: 'archived', archived_at: archivedAt, suspended: 1 })
+    .where('id', '=', accountId)
+    .execute();
   const archived = await db
     .updateTable('accounts')
     .set({ status: 'archived', archived_at: now, suspended: 1 })
@@ -181,7 +185,12 @@ export async function archiveAccount(db: Executor, accountId: number): Promise<{
     .returning(['id'])
     .execute();
   const family = [accountId, ...archived.map((a) => a.id)];
-  await db.updateTable('api_keys').set({ revoked_at: now }).where('account_id', 'in', family).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('account_id', 'in', family)
+    .where('revoked_at', 'is', null)
+    .execute();
   await db.deleteFrom('panel_sessions').where('kind', '=', 'account').where('principal_id', 'in', family).execute();
   return { subaccounts: family.length - 1 };
 }
@@ -191,7 +200,11 @@ export async function archiveAccount(db: Executor, accountId: number): Promise<{
  * revoked when it was archived); undefined when it was not archived. A
  * sub-account comes back only while its parent is active.
  */
-export async function unarchiveAccount(db: Executor, encryptionKey: Buffer, accountId: number): Promise<string | undefined> {
+export async function unarchiveAccount(
+  db: Executor,
+  encryptionKey: Buffer,
+  accountId: number,
+): Promise<string | undefined> {
   const revived = await db
     .updateTable('accounts')
     .set({ status: 'active', archived_at: null, suspended: 0 })
@@ -200,7 +213,13 @@ export async function unarchiveAccount(db: Executor, encryptionKey: Buffer, acco
     .where((eb) =>
       eb.or([
         eb('parent_id', 'is', null),
-        eb.exists(eb.selectFrom('accounts as parent').select('parent.id').whereRef('parent.id', '=', 'accounts.parent_id').where('parent.status', '=', 'active')),
+        eb.exists(
+          eb
+            .selectFrom('accounts as parent')
+            .select('parent.id')
+            .whereRef('parent.id', '=', 'accounts.parent_id')
+            .where('parent.status', '=', 'active'),
+        ),
       ]),
     )
     .executeTakeFirst();

@@ -85,6 +85,8 @@ describeEngines('archiving an account suspends its sub-accounts', (engine) => {
     expect(await cli('accounts', 'archive', '--email', parent.email)).toMatchObject({ email: parent.email, status: 'archived', subaccounts_archived: 2 });
     for (const m of [parent, ...subs]) await expectStopped(m);
 
+    const early = await cli('accounts', 'unarchive', '--email', subs[0].email, '--parent', parent.email);
+    expect(early.error).toMatch(/unarchive its parent first/);
     const revived = await cli('accounts', 'unarchive', '--email', parent.email);
     expect(revived).toMatchObject({ email: parent.email, status: 'active' });
     // The old key was revoked with the archive: a new one is issued, shown once.

@@ -5,6 +5,7 @@ import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js'
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { BaseContext } from '../context.js';
+import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
@@ -139,7 +140,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
-    .option('--panel-allow-ip <on|off>', 'apply the allow-list to the panel too (sign-in and every request; a parent covers its sub-accounts)')
+    .option('--panel-allow-ip <on|off>', 'apply the allow-list to the panel too (a parent: its sub-accounts too)')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
     .option('--max-subaccounts <n>', 'sub-accounts this account may have, or default (SUBACCOUNTS_PER_ACCOUNT)')
     .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
@@ -190,7 +191,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
 
   accounts
     .command('archive')
-    .description('suspend the account and its sub-accounts at once: keys, tokens and panel sessions stop; scheduled sends are not sent')
+    .description('suspend the account and its sub-accounts: keys, tokens, panel sessions and pending sends stop')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
@@ -204,7 +205,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
 
   accounts
     .command('unarchive')
-    .description('revive this one account with a new API key; its sub-accounts stay archived until unarchived one by one')
+    .description('revive this one account with a new API key; its sub-accounts stay archived')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
@@ -212,7 +213,8 @@ export function accountCommands(program: Command, run: CliRunner): void {
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
         if (account.status === 'active') throw new CliError(`${shownEmail(account.email)} is not archived`);
-        const apikey = await ctx.db.kysely.transaction().execute((trx) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id));
+        const revive = (trx: Executor) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id);
+        const apikey = await ctx.db.kysely.transaction().execute(revive);
         if (!apikey) throw new CliError(`${shownEmail(account.email)} stays archived: unarchive its parent first`);
         return { email: shownEmail(account.email), status: 'active', apikey };
       }, (r) => `${r.email} is active again\nnew apikey: ${r.apikey}\n(its sub-accounts stay archived: unarchive each one)`),

@@ -158,11 +158,14 @@ function activeSender<O>(accounts: SelectQueryBuilder<Database, 'accounts', O>) 
 async function closeSuspended(ctx: AppContext, candidates: Array<{ id: number; account_id: number }>): Promise<Set<number>> {
   const accountIds = [...new Set(candidates.map((c) => c.account_id))];
   if (accountIds.length === 0) return new Set();
-  const active = await activeSender(ctx.db.kysely.selectFrom('accounts')).where('accounts.id', 'in', accountIds).execute();
+  const active = await activeSender(ctx.db.kysely.selectFrom('accounts'))
+    .where('accounts.id', 'in', accountIds)
+    .execute();
   const suspended = new Set(accountIds.filter((id) => !active.some((a) => a.id === id)));
   if (suspended.size === 0) return new Set();
   const ids = candidates.filter((c) => suspended.has(c.account_id)).map((c) => c.id);
-  await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, Date.now()));
+  const now = Date.now();
+  await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
   ctx.worker.nudge(); // confirmation events to deliver
   return new Set(ids);
 }

@@ -81,7 +81,8 @@ export async function loadSession(db: Executor, token: string | undefined): Prom
   if (!token || token.length > 100) return undefined;
   const row = await db.selectFrom('panel_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('expires_at', '>', Date.now()).executeTakeFirst();
   if (!row) return undefined;
-  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp: row.pending_totp === 1, allowIps: null };
+  const pendingTotp = row.pending_totp === 1;
+  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp, allowIps: null };
   if (row.kind === 'operator') {
     const operator = await db.selectFrom('panel_operators').select(['id', 'email']).where('id', '=', row.principal_id).executeTakeFirst();
     return operator ? { ...base, operator: { id: Number(operator.id), email: operator.email } } : undefined;
@@ -92,11 +93,13 @@ export async function loadSession(db: Executor, token: string | undefined): Prom
   return { ...base, account, allowIps };
 }
 
+type PanelAccount = Account & { panel_allow_ips: string | null };
+
 /**
  * The account of a panel session with the allow-list its panel applies, read
  * with its parent in one query: a suspended family has no session.
  */
-export function panelAccount(db: Executor, id: number): Promise<(Account & { panel_allow_ips: string | null }) | undefined> {
+export function panelAccount(db: Executor, id: number): Promise<PanelAccount | undefined> {
   return db
     .selectFrom('accounts')
     .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')

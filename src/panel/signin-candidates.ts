@@ -48,6 +48,8 @@ export async function signinCandidates(db: Executor, email: string, ip: string):
   ]);
   const found: SigninCandidate[] = operator ? [{ kind: 'operator', id: Number(operator.id), hash: operator.password_hash }] : [];
   // An account whose panel is closed to this address is nobody here: the answer is the one for a wrong password.
-  for (const a of accounts) if (a.password_hash && allowListAdmits(a.panel_allow_ips, ip)) found.push({ kind: 'account', id: Number(a.id), hash: a.password_hash });
+  for (const a of accounts) {
+    if (a.password_hash && allowListAdmits(a.panel_allow_ips, ip)) found.push({ kind: 'account', id: Number(a.id), hash: a.password_hash });
+  }
   return found.slice(0, SIGNIN_CANDIDATES);
 }

@@ -53,7 +53,8 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
     <label for="allow">${v.t('allow_list')}</label>
     <textarea id="allow" name="allow" rows="4" aria-describedby="allow-help" spellcheck="false">${allow.join('\n')}</textarea>
     <p id="allow-help" class="help">${v.t('allow_list_help')}</p>
-    <label><input type="checkbox" name="panel_allow_ip" value="1" aria-describedby="panel-allow-help"${account.panel_allow_ip === 1 ? html` checked` : ''}> ${v.t('panel_allow_ip')}</label>
+    <label><input type="checkbox" name="panel_allow_ip" value="1" aria-describedby="panel-allow-help"${
+      account.panel_allow_ip === 1 ? html` checked` : ''}> ${v.t('panel_allow_ip')}</label>
     <p id="panel-allow-help" class="help">${v.t('panel_allow_ip_help')}</p>
     <button type="submit">${v.t('save')}</button>
   </form>
@@ -145,12 +146,17 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
       throw refuse(400, 'allow_list_invalid', { entry: (err as Error).message.replace(/^.*: /, '').slice(0, 80) });
     }
     const id = accountOf(v).id;
-    const settings = { allow_ips: allow.length === 0 ? null : JSON.stringify(allow), panel_allow_ip: body.panel_allow_ip === '1' ? 1 : 0 };
+    const settings = {
+      allow_ips: allow.length === 0 ? null : JSON.stringify(allow),
+      panel_allow_ip: body.panel_allow_ip === '1' ? 1 : 0,
+    };
     await db.transaction().execute(async (trx) => {
       await trx.updateTable('accounts').set(settings).where('id', '=', id).execute();
       // Read back as the panel will apply it (a parent's setting included): nobody shuts their own browser out by mistake.
       const after = await panelAccount(trx, id);
-      if (after && !allowListAdmits(after.panel_allow_ips, request.ip)) throw refuse(400, 'allow_list_locks_you_out', { ip: request.ip });
+      if (after && !allowListAdmits(after.panel_allow_ips, request.ip)) {
+        throw refuse(400, 'allow_list_locks_you_out', { ip: request.ip });
+      }
     });
     return { done: 'allow_list_saved' };
   });
