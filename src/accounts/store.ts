@@ -23,7 +23,12 @@ export async function findAccountById(db: Executor, id: number): Promise<Account
   return db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** An active account as a caller, with the settings a sub-account without its own inherits from its parent. */
+/**
+ * An active account as a caller, with the settings a sub-account without its
+ * own inherits from its parent. A sub-account whose parent is archived is no
+ * caller: the parent's row is read in the same query, so there is no moment
+ * where a suspended family still passes.
+ */
 export function selectCaller(db: Executor) {
   return db
     .selectFrom('accounts')
@@ -34,8 +39,17 @@ export function selectCaller(db: Executor) {
       sql<number | null>`coalesce(accounts.rate_limit_per_sec, parent.rate_limit_per_sec)`.as('rate_limit_per_sec'),
       sql<number>`case when accounts.rate_limit_per_sec is null and accounts.parent_id is not null then accounts.parent_id else accounts.id end`.as('rate_bucket'),
     ])
-    .where('accounts.status', '=', 'active');
+    .where('accounts.status', '=', 'active')
+    .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]));
 }
+
+/**
+ * In a query on `accounts` joined to its parent as `parent`: the allow-list
+ * the panel applies to the account (its own, else its parent's) when the
+ * account or its parent asked for it (panel_allow_ip); null otherwise.
+ */
+export const panelAllowList = sql<string | null>`case when accounts.panel_allow_ip = 1 or parent.panel_allow_ip = 1
+  then coalesce(accounts.allow_ips, parent.allow_ips) end`;
 
 /** The caller behind a key that is not revoked; the caller narrows it to one key. */
 export function selectCallerOfKey(db: Executor) {
@@ -146,8 +160,69 @@ export async function debitCredits(db: Executor, accountId: number, units: numbe
   return affected(result) === 1;
 }
 
-export async function archiveAccount(db: Executor, accountId: number): Promise<void> {
+/**
+ * The operator's archive: suspends an account and its whole family at once
+ * (call inside a transaction). The account and its active sub-accounts are
+ * archived and marked suspended (the sends they accepted are not handed over:
+ * src/messaging/dispatch.ts), every key of theirs is revoked (which ends their
+ * /auth tokens too) and their panel sessions end. Returns how many sub-accounts
+ * it archived. Unarchiving is per account (unarchiveAccount): reviving the
+ * parent leaves these archived.
+ */
+export async function archiveAccount(db: Executor, accountId: number): Promise<{ subaccounts: number }> {
   const now = Date.now();
-  await db.updateTable('accounts').set({ status: 'archived', archived_at: now }).where('id', '=', accountId).execute();
-  await db.updateTable('api_keys').set({ revoked_at: now }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+  const archivedAt = sql<number>`coalesce(archived_at, ${now})`;
+  await db
+    .updateTable('accounts')
+    .set({ status: 'archived', archived_at: archivedAt, suspended: 1 })
+    .where('id', '=', accountId)
+    .execute();
+  const archived = await db
+    .updateTable('accounts')
+    .set({ status: 'archived', archived_at: now, suspended: 1 })
+    .where('parent_id', '=', accountId)
+    .where('status', '=', 'active')
+    .returning(['id'])
+    .execute();
+  const family = [accountId, ...archived.map((a) => a.id)];
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('account_id', 'in', family)
+    .where('revoked_at', 'is', null)
+    .execute();
+  await db.deleteFrom('panel_sessions').where('kind', '=', 'account').where('principal_id', 'in', family).execute();
+  return { subaccounts: family.length - 1 };
+}
+
+/**
+ * archived → active for this one account, with a new key (its keys were
+ * revoked when it was archived); undefined when it was not archived. A
+ * sub-account comes back only while its parent is active.
+ */
+export async function unarchiveAccount(
+  db: Executor,
+  encryptionKey: Buffer,
+  accountId: number,
+): Promise<string | undefined> {
+  const revived = await db
+    .updateTable('accounts')
+    .set({ status: 'active', archived_at: null, suspended: 0 })
+    .where('id', '=', accountId)
+    .where('status', '=', 'archived')
+    .where((eb) =>
+      eb.or([
+        eb('parent_id', 'is', null),
+        eb.exists(
+          eb
+            .selectFrom('accounts as parent')
+            .select('parent.id')
+            .whereRef('parent.id', '=', 'accounts.parent_id')
+            .where('parent.status', '=', 'active'),
+        ),
+      ]),
+    )
+    .executeTakeFirst();
+  if (affected(revived) !== 1) return undefined;
+  return rotateKey(db, encryptionKey, accountId);
 }

@@ -32,3 +32,19 @@ export function ipAllowed(ip: string, ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, 
   }
   return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match([range, bits] as any));
 }
+
+/** Parsed allow-lists by their stored JSON text; a bound, not a tuning knob (a miss only costs the parse). */
+const parsedLists = new Map<string, ReturnType<typeof parseAllowList>>();
+const MAX_PARSED_LISTS = 1000;
+
+/** Whether a stored allow-list (JSON array of CIDRs; null: no restriction) admits `ip`. */
+export function allowListAdmits(allowIps: string | null, ip: string): boolean {
+  if (!allowIps) return true;
+  let ranges = parsedLists.get(allowIps);
+  if (!ranges) {
+    ranges = parseAllowList(JSON.parse(allowIps) as string[]);
+    if (parsedLists.size >= MAX_PARSED_LISTS) parsedLists.delete(parsedLists.keys().next().value!);
+    parsedLists.set(allowIps, ranges);
+  }
+  return ipAllowed(ip, ranges);
+}

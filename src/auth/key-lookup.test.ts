@@ -44,4 +44,13 @@ describeEngines('API key lookup stays current', (engine) => {
     await other(`UPDATE accounts SET status = 'archived' WHERE id = ${a.id}`);
     expect((await consult(a.apikey)).status).toBe(401);
   });
+
+  it("refuses a sub-account's key on the next request once another connection archives its parent", async () => {
+    const parent = await h.createAccount(1);
+    const sub = await h.post('/manager/subaccount/add', { email: `sub-${parent.id}@example.com`, password: 'branch1' }, parent.apikey);
+    expect((await consult(sub.body.apikey)).status).toBe(200);
+    expect((await consult(sub.body.apikey)).status).toBe(200);
+    await other(`UPDATE accounts SET status = 'archived' WHERE id = ${parent.id}`);
+    expect((await consult(sub.body.apikey)).status).toBe(401);
+  });
 });

@@ -41,15 +41,10 @@ export function accountForKeyId(db: Executor, keyId: number): Promise<Authentica
   return selectCallerOfKey(db).where('api_keys.id', '=', keyId).executeTakeFirst();
 }
 
-/** The id of an active key, by the key itself (for issuing a token). */
-export async function activeKeyId(db: Executor, keyHash: string): Promise<number | undefined> {
-  const row = await db
-    .selectFrom('api_keys')
-    .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-    .select('api_keys.id')
+/** An active key (of an active account in an active family) by the key itself, with its caller: for issuing a token. */
+export function activeKey(db: Executor, keyHash: string): Promise<(AuthenticatedAccount & { key_id: number }) | undefined> {
+  return selectCallerOfKey(db)
+    .select('api_keys.id as key_id')
     .where('api_keys.key_hash', '=', keyHash)
-    .where('api_keys.revoked_at', 'is', null)
-    .where('accounts.status', '=', 'active')
     .executeTakeFirst();
-  return row?.id;
 }

@@ -1,10 +1,11 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
-import { adjustCredits, findAccountByEmail, insertAccount, rotateKey, type Account } from '../accounts/store.js';
+import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount, rotateKey, unarchiveAccount, type Account } from '../accounts/store.js';
 import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import type { BaseContext } from '../context.js';
+import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
@@ -39,6 +40,7 @@ export function settingsOf(a: Account) {
     credits: toCredits(a.credits),
     webhook_method: a.webhook_method,
     allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
+    panel_allow_ip: a.panel_allow_ip === 1,
     rate_limit_per_sec: a.rate_limit_per_sec,
     max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
@@ -138,6 +140,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--webhook-method <method>', 'GET or POST')
     .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
+    .option('--panel-allow-ip <on|off>', 'apply the allow-list to the panel too (a parent: its sub-accounts too)')
     .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
     .option('--max-subaccounts <n>', 'sub-accounts this account may have, or default (SUBACCOUNTS_PER_ACCOUNT)')
     .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
@@ -148,7 +151,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
-        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
+        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -163,6 +166,10 @@ export function accountCommands(program: Command, run: CliRunner): void {
               throw new CliError((err as Error).message);
             }
           }
+        }
+        if (o.panelAllowIp !== undefined) {
+          if (o.panelAllowIp !== 'on' && o.panelAllowIp !== 'off') throw new CliError('--panel-allow-ip is on or off');
+          changes.panel_allow_ip = o.panelAllowIp === 'on' ? 1 : 0;
         }
         if (o.rateLimit !== undefined) {
           if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
@@ -180,6 +187,37 @@ export function accountCommands(program: Command, run: CliRunner): void {
         });
         return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
       }),
+    );
+
+  accounts
+    .command('archive')
+    .description('suspend the account and its sub-accounts: keys, tokens, panel sessions and pending sends stop')
+    .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email, o.parent);
+        const { subaccounts } = await ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, account.id));
+        return { email: shownEmail(account.email), status: 'archived', subaccounts_archived: subaccounts };
+      }, (r) => `${r.email} archived, with ${r.subaccounts_archived} sub-accounts (unarchive each with accounts unarchive)`),
+    );
+
+  accounts
+    .command('unarchive')
+    .description('revive this one account with a new API key; its sub-accounts stay archived')
+    .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(o, async (ctx) => {
+        const account = await requireAccount(ctx, o.email, o.parent);
+        if (account.status === 'active') throw new CliError(`${shownEmail(account.email)} is not archived`);
+        const revive = (trx: Executor) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id);
+        const apikey = await ctx.db.kysely.transaction().execute(revive);
+        if (!apikey) throw new CliError(`${shownEmail(account.email)} stays archived: unarchive its parent first`);
+        return { email: shownEmail(account.email), status: 'active', apikey };
+      }, (r) => `${r.email} is active again\nnew apikey: ${r.apikey}\n(its sub-accounts stay archived: unarchive each one)`),
     );
 
   accounts

@@ -35,6 +35,10 @@ export interface AccountsTable {
   max_subaccounts: Generated<number | null>;
   created_at: number;
   archived_at: number | null;
+  /** 1: archived by the operator (alone or with its parent): its accepted sends are not handed over. */
+  suspended: Generated<number>;
+  /** 1: the IP allow-list applies to the panel too (the parent's setting covers its sub-accounts). */
+  panel_allow_ip: Generated<number>;
 }
 
 export interface ApiKeysTable {

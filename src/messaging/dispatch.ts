@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Transaction } from 'kysely';
+import type { SelectQueryBuilder, Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { affected } from '../db/engine.js';
@@ -89,14 +89,17 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[], si
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
     const now = Date.now();
-    const candidates = await ctx.db.kysely
+    let candidates = await ctx.db.kysely
       .selectFrom('messages')
-      .select(['id', 'channel', 'claim_token'])
+      .select(['id', 'channel', 'claim_token', 'account_id'])
       .where('id', 'in', messageIds.slice(i, i + 1000))
       .where('stage', '=', 0)
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       .orderBy('id')
       .execute();
+    const held = await closeSuspended(ctx, candidates);
+    for (const id of held) results.push({ messageId: id, outcome: { ok: false, permanent: true, error: SUSPENDED_ERROR } });
+    if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
     const orphaned = candidates.filter((c) => c.claim_token !== null).length;
     if (orphaned > 0) ctx.log.warn({ count: orphaned }, 'handing over again messages that were in flight when their dispatcher stopped');
     for (const channel of new Set(candidates.map((c) => c.channel))) {
@@ -131,6 +134,42 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[], si
   return results;
 }
 
+const SUSPENDED_ERROR = 'not sent: the operator archived the account or its parent';
+
+/**
+ * Narrows a query on `accounts` to those whose sends go out: not suspended,
+ * nor their parent. A sub-account its parent archived through the API is not
+ * suspended: what it had accepted is still delivered (see Sub-accounts).
+ */
+function activeSender<O>(accounts: SelectQueryBuilder<Database, 'accounts', O>) {
+  return accounts
+    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+    .select('accounts.id')
+    .where('accounts.suspended', '=', 0)
+    .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.suspended', '=', 0)]));
+}
+
+/**
+ * Messages of a suspended family (the operator archived the account or its
+ * parent after they were accepted, scheduled ones included) are never handed
+ * over: they are closed as refused and refunded to their account, with their
+ * confirmation events. Returns the ids closed here.
+ */
+async function closeSuspended(ctx: AppContext, candidates: Array<{ id: number; account_id: number }>): Promise<Set<number>> {
+  const accountIds = [...new Set(candidates.map((c) => c.account_id))];
+  if (accountIds.length === 0) return new Set();
+  const active = await activeSender(ctx.db.kysely.selectFrom('accounts'))
+    .where('accounts.id', 'in', accountIds)
+    .execute();
+  const suspended = new Set(accountIds.filter((id) => !active.some((a) => a.id === id)));
+  if (suspended.size === 0) return new Set();
+  const ids = candidates.filter((c) => suspended.has(c.account_id)).map((c) => c.id);
+  const now = Date.now();
+  await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
+  ctx.worker.nudge(); // confirmation events to deliver
+  return new Set(ids);
+}
+
 /** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
 export const RECORD_RETRY_FOR_MS = 600_000;
 
@@ -142,6 +181,8 @@ async function claim(ctx: AppContext, ids: number[], token: string) {
     .where('id', 'in', ids)
     .where('stage', '=', 0)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    // An account archived while the batch waited for its turn: the next run closes its messages (closeSuspended).
+    .where((eb) => eb.exists(activeSender(eb.selectFrom('accounts').whereRef('accounts.id', '=', 'messages.account_id'))))
     .returning(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
     .execute();
   return rows.sort((a, b) => a.id - b.id);

@@ -8,6 +8,7 @@ import { html } from './html.js';
 import { translator } from './i18n.js';
 import { assetRoutes, loadAssets, type PanelAssets } from './assets.js';
 import {
+  checkPanelAddress,
   clearCookie,
   createSession,
   endSession,
@@ -143,6 +144,7 @@ async function earlyGuard(ctx: AppContext, request: FastifyRequest): Promise<voi
   if (who === undefined || who === 'public' || request.method === 'GET' || request.method === 'HEAD') return;
   const session = await loadSession(ctx.db.kysely, readCookies(request)[SESSION_COOKIE]);
   if (!session) throw new ApiError(403, 'csrf_refused');
+  checkPanelAddress(session, request.ip);
   request.panelSession = session;
 }
 
@@ -161,6 +163,7 @@ async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
     if (request.method === 'GET') return void reply.redirect('/panel/', 303);
     throw new ApiError(403, 'csrf_refused');
   }
+  checkPanelAddress(session, request.ip);
   request.panelSession = session;
   // Between the password and the authenticator code only the code page is open, and the code page only then.
   if (session.pendingTotp !== (who === 'pending')) {
@@ -226,7 +229,7 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   if (wait > 0) return signinForm(ctx, assets, request, reply, { status: 429, error: t('signin_throttled', { minutes: wait }), email });
 
   // The password is tried against every person the email may name (signin-candidates.ts), always the same number of times.
-  const candidates = await signinCandidates(db, email);
+  const candidates = await signinCandidates(db, email, request.ip);
   const usable = password.length > 0 && password.length <= 1024;
   const checks = Array.from({ length: SIGNIN_CANDIDATES }, (_, i) => (usable ? verifyPassword(password, candidates[i]?.hash ?? NO_SUCH_PERSON).catch(() => false) : false));
   const matches = await Promise.all(checks);

@@ -3,7 +3,9 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import { sha256Hex } from '../lib/secrets.js';
-import type { Account } from '../accounts/store.js';
+import { panelAllowList, type Account } from '../accounts/store.js';
+import { allowListAdmits } from '../auth/allow-list.js';
+import { ApiError } from '../http/errors.js';
 import type { PrincipalKind } from './tables.js';
 
 export const SESSION_COOKIE = 'mns_session';
@@ -24,6 +26,8 @@ export interface PanelSession {
   /** Password given, authenticator code still to come: only the code page is open. */
   pendingTotp: boolean;
   account?: Account;
+  /** The allow-list the panel applies to this account's requests (see panelAllowList); null: none. */
+  allowIps: string | null;
   operator?: Operator;
 }
 
@@ -69,18 +73,47 @@ export async function createSession(db: Executor, kind: PrincipalKind, principal
   return token;
 }
 
-/** The live session of a cookie token, with its account (active only) or operator; undefined otherwise. */
+/**
+ * The live session of a cookie token, with its operator or its account (an
+ * active one whose parent, if any, is active too); undefined otherwise.
+ */
 export async function loadSession(db: Executor, token: string | undefined): Promise<PanelSession | undefined> {
   if (!token || token.length > 100) return undefined;
   const row = await db.selectFrom('panel_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('expires_at', '>', Date.now()).executeTakeFirst();
   if (!row) return undefined;
-  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp: row.pending_totp === 1 };
+  const pendingTotp = row.pending_totp === 1;
+  const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp, allowIps: null };
   if (row.kind === 'operator') {
     const operator = await db.selectFrom('panel_operators').select(['id', 'email']).where('id', '=', row.principal_id).executeTakeFirst();
     return operator ? { ...base, operator: { id: Number(operator.id), email: operator.email } } : undefined;
   }
-  const account = await db.selectFrom('accounts').selectAll().where('id', '=', row.principal_id).where('status', '=', 'active').executeTakeFirst();
-  return account ? { ...base, account } : undefined;
+  const found = await panelAccount(db, row.principal_id);
+  if (!found) return undefined;
+  const { panel_allow_ips: allowIps, ...account } = found;
+  return { ...base, account, allowIps };
+}
+
+type PanelAccount = Account & { panel_allow_ips: string | null };
+
+/**
+ * The account of a panel session with the allow-list its panel applies, read
+ * with its parent in one query: a suspended family has no session.
+ */
+export function panelAccount(db: Executor, id: number): Promise<PanelAccount | undefined> {
+  return db
+    .selectFrom('accounts')
+    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+    .selectAll('accounts')
+    .select(panelAllowList.as('panel_allow_ips'))
+    .where('accounts.id', '=', id)
+    .where('accounts.status', '=', 'active')
+    .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]))
+    .executeTakeFirst();
+}
+
+/** A session of an account whose panel is closed to this address is refused on every request. */
+export function checkPanelAddress(session: PanelSession, ip: string): void {
+  if (!allowListAdmits(session.allowIps, ip)) throw new ApiError(403, 'panel_address_refused');
 }
 
 export async function endSession(db: Executor, sessionId: number): Promise<void> {

@@ -1,5 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
+import { panelAllowList } from '../accounts/store.js';
+import { allowListAdmits } from '../auth/allow-list.js';
 import type { PrincipalKind } from './tables.js';
 
 /**
@@ -21,28 +23,33 @@ export interface SigninCandidate {
 /**
  * Who a typed (lowercased) email may be, in the order the password is tried:
  * the operator, then the active top-level account, then active sub-accounts
- * with that plain email, oldest first; at most SIGNIN_CANDIDATES.
+ * of active parents with that plain email, oldest first; at most SIGNIN_CANDIDATES.
+ * Accounts whose panel is closed to `ip` (panel_allow_ip) are left out.
  */
-export async function signinCandidates(db: Executor, email: string): Promise<SigninCandidate[]> {
+export async function signinCandidates(db: Executor, email: string, ip: string): Promise<SigninCandidate[]> {
   const escaped = email.replace(/[\\%_]/g, (c) => `\\${c}`);
   const [operator, accounts] = await Promise.all([
     db.selectFrom('panel_operators').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst(),
     db
       .selectFrom('accounts')
-      .select(['id', 'password_hash', 'parent_id'])
-      .where('status', '=', 'active')
+      .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+      .select(['accounts.id', 'accounts.password_hash', 'accounts.parent_id', panelAllowList.as('panel_allow_ips')])
+      .where('accounts.status', '=', 'active')
       .where((eb) =>
         eb.or([
-          eb.and([eb('email', '=', email), eb('parent_id', 'is', null)]),
-          eb.and([eb('parent_id', 'is not', null), sql<boolean>`${sql.ref('email')} like ${`% ${escaped}`} escape '\\'`]),
+          eb.and([eb('accounts.email', '=', email), eb('accounts.parent_id', 'is', null)]),
+          eb.and([eb('parent.status', '=', 'active'), sql<boolean>`${sql.ref('accounts.email')} like ${`% ${escaped}`} escape '\\'`]),
         ]),
       )
-      .orderBy(sql`case when parent_id is null then 0 else 1 end`)
-      .orderBy('id')
+      .orderBy(sql`case when accounts.parent_id is null then 0 else 1 end`)
+      .orderBy('accounts.id')
       .limit(SIGNIN_CANDIDATES)
       .execute(),
   ]);
   const found: SigninCandidate[] = operator ? [{ kind: 'operator', id: Number(operator.id), hash: operator.password_hash }] : [];
-  for (const a of accounts) if (a.password_hash) found.push({ kind: 'account', id: Number(a.id), hash: a.password_hash });
+  // An account whose panel is closed to this address is nobody here: the answer is the one for a wrong password.
+  for (const a of accounts) {
+    if (a.password_hash && allowListAdmits(a.panel_allow_ips, ip)) found.push({ kind: 'account', id: Number(a.id), hash: a.password_hash });
+  }
   return found.slice(0, SIGNIN_CANDIDATES);
 }

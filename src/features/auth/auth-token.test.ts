@@ -77,6 +77,21 @@ describeEngines('POST /auth (legacy token login) and the token header', (engine)
     expect(late.body).toMatchObject({ code: 'auth_06', message: expect.stringContaining('POST /auth') });
   });
 
+  it("applies the account's IP allow-list (a sub-account's parent's when it has none): 403 auth_04 and no token", async () => {
+    const a = await h.createAccount(1);
+    const sub = await h.post('/manager/subaccount/add', { email: `b-${a.id}@example.com`, password: 'branch1' }, a.apikey);
+    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', a.id).execute();
+    for (const key of [a.apikey, sub.body.apikey]) {
+      const r = await login(key);
+      expect(r.status).toBe(403);
+      expect(r.body).toEqual({ success: false, status: 403, code: 'auth_04', message: expect.any(String) });
+      expect(JSON.stringify(r.body)).not.toContain('mnt_');
+    }
+    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['127.0.0.1/32']) }).where('id', '=', a.id).execute();
+    expect((await login(a.apikey)).body.code).toBe('auth_token_01');
+    expect((await login(sub.body.apikey)).body.code).toBe('auth_token_01');
+  });
+
   it('refuses a missing or wrong key with 401, never echoing it', async () => {
     const missing = await h.request('POST', '/auth', { form: {} });
     expect(missing.status).toBe(401);

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { apiKeyHash } from '../../accounts/keys.js';
-import { activeKeyId, signToken, TOKEN_TTL_SECONDS } from '../../auth/token.js';
+import { allowListAdmits } from '../../auth/allow-list.js';
+import { activeKey, signToken, TOKEN_TTL_SECONDS } from '../../auth/token.js';
 import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { jsonSchema, optionalText } from '../../http/fields.js';
@@ -40,16 +41,18 @@ export const authLogin: Feature = {
           deprecated: true,
           security: [],
           body: jsonSchema(LoginBody),
-          response: { 200: jsonSchema(Reply), 401: jsonSchema(Failure) },
+          response: { 200: jsonSchema(Reply), 401: jsonSchema(Failure), 403: jsonSchema(Failure) },
         },
       },
       async (request) => {
         const header = request.headers.apikey;
         const key = parse(LoginBody, request.body ?? {}, 'auth_05').apikey?.trim() || (typeof header === 'string' ? header.trim() : undefined);
-        const keyId = key && key.length <= 200 ? await activeKeyId(ctx.db.kysely, apiKeyHash(key)) : undefined;
-        if (keyId === undefined) throw new ApiError(401, 'auth_05', key ? 'Invalid or disabled API key' : 'Missing API key: send apikey in the body');
+        const caller = key && key.length <= 200 ? await activeKey(ctx.db.kysely, apiKeyHash(key)) : undefined;
+        if (caller === undefined) throw new ApiError(401, 'auth_05', key ? 'Invalid or disabled API key' : 'Missing API key: send apikey in the body');
+        // As on every API route: the key does not even say it is valid from outside the allow-list.
+        if (!allowListAdmits(caller.allow_ips, request.ip)) throw new ApiError(403, 'auth_04');
         const expiresAt = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS;
-        return ok('auth_token_01', 'token_created', { token: signToken(ctx.secrets.authToken, keyId, expiresAt), expires_in: TOKEN_TTL_SECONDS, expires_at: formatLocal(expiresAt * 1000) });
+        return ok('auth_token_01', 'token_created', { token: signToken(ctx.secrets.authToken, caller.key_id, expiresAt), expires_in: TOKEN_TTL_SECONDS, expires_at: formatLocal(expiresAt * 1000) });
       },
     );
   },

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { currentKey, rotateKey } from '../../accounts/store.js';
-import { normaliseAllowList } from '../../auth/allow-list.js';
+import { allowListAdmits, normaliseAllowList } from '../../auth/allow-list.js';
+import { panelAccount } from '../session.js';
 import { findWebhook, rotateWebhookSecret, webhookSecret } from '../../features/webhooks/store.js';
 import { addWebhook, changeStatus, redeliver, removeWebhook, urlIsWellFormed } from '../../features/webhooks/service.js';
 import { listEvents } from '../../features/webhooks/events-store.js';
@@ -52,6 +53,9 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
     <label for="allow">${v.t('allow_list')}</label>
     <textarea id="allow" name="allow" rows="4" aria-describedby="allow-help" spellcheck="false">${allow.join('\n')}</textarea>
     <p id="allow-help" class="help">${v.t('allow_list_help')}</p>
+    <label><input type="checkbox" name="panel_allow_ip" value="1" aria-describedby="panel-allow-help"${
+      account.panel_allow_ip === 1 ? html` checked` : ''}> ${v.t('panel_allow_ip')}</label>
+    <p id="panel-allow-help" class="help">${v.t('panel_allow_ip_help')}</p>
     <button type="submit">${v.t('save')}</button>
   </form>
 </section>
@@ -132,7 +136,7 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
     return { shown: { apikey } };
   });
 
-  registerAction(scope, shared, section, 'allow-list', async (_request, v, body) => {
+  registerAction(scope, shared, section, 'allow-list', async (request, v, body) => {
     const entries = field(body, 'allow').split(/[\s,]+/).filter((e) => e !== '');
     if (entries.length > 100) throw refuse(400, 'allow_list_invalid', { entry: entries.slice(100).join(' ').slice(0, 60) });
     let allow: string[];
@@ -141,7 +145,19 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
     } catch (err) {
       throw refuse(400, 'allow_list_invalid', { entry: (err as Error).message.replace(/^.*: /, '').slice(0, 80) });
     }
-    await db.updateTable('accounts').set({ allow_ips: allow.length === 0 ? null : JSON.stringify(allow) }).where('id', '=', accountOf(v).id).execute();
+    const id = accountOf(v).id;
+    const settings = {
+      allow_ips: allow.length === 0 ? null : JSON.stringify(allow),
+      panel_allow_ip: body.panel_allow_ip === '1' ? 1 : 0,
+    };
+    await db.transaction().execute(async (trx) => {
+      await trx.updateTable('accounts').set(settings).where('id', '=', id).execute();
+      // Read back as the panel will apply it (a parent's setting included): nobody shuts their own browser out by mistake.
+      const after = await panelAccount(trx, id);
+      if (after && !allowListAdmits(after.panel_allow_ips, request.ip)) {
+        throw refuse(400, 'allow_list_locks_you_out', { ip: request.ip });
+      }
+    });
     return { done: 'allow_list_saved' };
   });
 
