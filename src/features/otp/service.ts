@@ -5,6 +5,7 @@ import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
 import { groupCommit } from '../../messaging/group-commit.js';
 import { sharedDispatch } from '../../messaging/handoff.js';
 import { submitMessages } from '../../messaging/submit.js';
+import { channelNumbers } from '../../phone/accepted.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
@@ -48,7 +49,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const path = PATHS.send;
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
-  checkSupportedCountry(ctx, p.country_code);
+  checkNumber(ctx, p);
   const caller = await otpCaller(ctx.db.kysely, accountId);
   const dayKey: DayKey = { rootAccountId: caller.rootAccountId, countryCode: p.country_code, phoneNumber: p.phone_number, day: formatLocalDate(now) };
   if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(p.country_code)) {
@@ -174,17 +175,30 @@ export function channelText(p: CreateParams, path: string): { company: string; t
 }
 
 /**
- * Toll fraud: premium-rate and satellite ranges pay whoever sends to them.
- * Every OTP channel accepts only the country codes /sms/send accepts
- * (SMS_COUNTRY_CODES), before any account's own narrower list.
+ * Toll fraud: premium-rate, satellite and other countries' ranges pay whoever
+ * sends to them. A code goes only to a number the channel's own send path
+ * accepts (channelNumbers: /sms/send's countries and lines for sms,
+ * /voice/send's and /chatapp/send's for voice and chatapp), before any
+ * account's own narrower list.
  */
-function checkSupportedCountry(ctx: AppContext, countryCode: string): void {
-  if (ctx.config.SMS_COUNTRY_CODES.split(',').includes(countryCode)) return;
-  throw new OtpError(400, 'otp_country_unsupported', {
-    hint: `This service sends codes only to country codes ${ctx.config.SMS_COUNTRY_CODES}.`,
-    next: [],
-    field: 'country_code',
-  });
+export function checkNumber(ctx: AppContext, p: Pick<CreateParams, 'channel' | 'country_code' | 'phone_number'>): void {
+  const rule = channelNumbers(ctx.config, p.channel);
+  const refused = rule.refusal(p.country_code, p.phone_number);
+  if (refused === 'country') {
+    throw new OtpError(400, 'otp_country_unsupported', {
+      hint: `This service sends codes by ${p.channel} only to country codes ${[...rule.countryCodes].join(',')}.`,
+      next: [],
+      field: 'country_code',
+    });
+  }
+  if (refused === 'number') {
+    const nanp = p.country_code === '1' ? ` +1 numbers only of ${ctx.config.NANP_ALLOWED_REGIONS}.` : '';
+    throw new OtpError(400, 'otp_number_unsupported', {
+      hint: `Codes go only to mobile or geographic numbers of the country's plan: not to premium-rate, toll-free or other non-geographic ranges, nor to numbers the plan does not have.${nanp}`,
+      next: [],
+      field: 'phone_number',
+    });
+  }
 }
 
 /**
