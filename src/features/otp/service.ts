@@ -10,7 +10,7 @@ import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './c
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, countDailyLock, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startLockCooldown, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -202,9 +202,21 @@ export function checkNumber(ctx: AppContext, p: Pick<CreateParams, 'channel' | '
 }
 
 /**
- * A locked round (7 wrong codes) allows no new code for the number before
+ * A round just locked: counted for the number today (the top-level account
+ * with its sub-accounts). From the day's OTP_LOCKS_BEFORE_COOLDOWN-th lock the
+ * rotation cooldown starts. Before it, locked + code_rotate gives a new round
+ * at once, as the spec's table says: the daily round cap bounds the guesses.
+ */
+async function countLock(ctx: AppContext, trx: Executor, key: NumberKey, id: number, now: number): Promise<void> {
+  const { rootAccountId } = await otpCaller(trx, key.accountId);
+  const locks = await countDailyLock(trx, { rootAccountId, countryCode: key.countryCode, phoneNumber: key.phoneNumber, day: formatLocalDate(now) });
+  if (locks >= ctx.config.OTP_LOCKS_BEFORE_COOLDOWN) await startLockCooldown(trx, id, now);
+}
+
+/**
+ * A round locked with the cooldown allows no new code for the number before
  * OTP_LOCK_COOLDOWN_SECONDS, whatever the way (rotate, delete then create):
- * otherwise lock-and-rotate gives unlimited guesses.
+ * otherwise lock-and-rotate gives a guess every few seconds all day.
  */
 function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, now: number): void {
   if (row.locked_at === null) return;
@@ -272,6 +284,7 @@ export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string)
     const taken = await groupCommit(ctx.db).run(async (trx) => {
       const t = await takeAttempt(trx, id, code_hash!, now);
       if (t) await countFailure(trx, key.accountId);
+      if (t?.state === 'locked') await countLock(ctx, trx, key, id, now);
       return t;
     }, key.accountId);
     if (!taken) continue;
