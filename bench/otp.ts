@@ -142,8 +142,8 @@ const CHILD_FLAG = '--otp-cycles';
 
 async function childMain(base: string, apikey: string, round: number): Promise<void> {
   const autocannon = createRequire(import.meta.url)('autocannon');
-  // Each round its own numbers: every create is a new verification.
-  let next = 1_000_000_000 + round * 10_000_000;
+  // Each round its own numbers: every create is a new verification. Mexico City numbers (56…): codes go only to real lines.
+  let next = 5_600_000_000 + round * 10_000_000;
   const headers = { apikey, 'content-type': 'application/json' };
   const result = await autocannon({
     url: base,

@@ -48,6 +48,12 @@ const schema = z.object({
   // Feature settings: each feature adds its variables under its own marker.
   // sms
   SMS_COUNTRY_CODES: z.string().regex(/^\d{1,3}(,\d{1,3})*$/).default('52,1,57'),
+  // +1 numbers of other NANP countries and territories (Jamaica, the Dominican Republic…) cost international rates.
+  NANP_ALLOWED_REGIONS: z
+    .string()
+    .transform((s) => s.replace(/\s+/g, '').toUpperCase())
+    .pipe(z.string().regex(/^[A-Z]{2}(,[A-Z]{2})*$/, { error: 'NANP_ALLOWED_REGIONS: comma-separated ISO 3166 codes, e.g. US,CA' }))
+    .default('US,CA'),
   SANDBOX_DAILY_LIMIT: intFrom(1000, 0),
   DISPATCH_RETRY_MS: intFrom(5000, 10),
   // chatapp, voice
@@ -56,6 +62,7 @@ const schema = z.object({
   REPORTS_PAGE_ROWS: intFrom(5_000, 1),
   // otp
   OTP_LOCK_COOLDOWN_SECONDS: intFrom(900, 0),
+  OTP_LOCKS_BEFORE_COOLDOWN: intFrom(3, 1),
   OTP_DAILY_ROUNDS_PER_NUMBER: intFrom(10, 1),
   OTP_DAILY_SENDS_PER_NUMBER: intFrom(20, 1),
   // webhooks

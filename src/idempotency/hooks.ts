@@ -15,6 +15,12 @@ declare module 'fastify' {
   }
   interface FastifyRequest {
     idempotencyKeyId?: number;
+    /**
+     * Set by a handler whose answer holds a secret (an OTP code shown with
+     * code_show 1): the body kept for replays instead of the answer, so the
+     * secret is never stored.
+     */
+    idempotentReplayBody?: Record<string, unknown>;
   }
 }
 
@@ -109,7 +115,8 @@ async function recordResponse(ctx: AppContext, request: FastifyRequest, reply: F
   const id = request.idempotencyKeyId!;
   request.idempotencyKeyId = undefined;
   const status = reply.statusCode;
-  const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  const sent = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : null;
+  const body = request.idempotentReplayBody !== undefined ? JSON.stringify(request.idempotentReplayBody) : sent;
   try {
     if (status >= 500 || status === 429 || body === null) await release(ctx.db, id);
     else await saveResponse(ctx.db, id, { status, contentType: (reply.getHeader('content-type') as string | undefined) ?? null, body });

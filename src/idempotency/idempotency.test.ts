@@ -121,6 +121,27 @@ describeEngines('Idempotency-Key', (engine) => {
     expect(await credit(a)).toBe(8);
   });
 
+  it('never stores an OTP code shown with code_show 1: a replay answers without it', async () => {
+    const a = await h.createAccount(10);
+    const body = { phone_number: '5612345678', country_code: '52', company: 'Acme', code_show: 1, code_format: 'letters', code_length: 10 };
+    const post = () => h.request('POST', '/v2/otp', { apikey: a.apikey, body, headers: { 'idempotency-key': 'otp-1' } });
+    const first = await post();
+    expect(first.status).toBe(201);
+    const code = first.body.code as string;
+    expect(code).toMatch(/^[A-Z]{10}$/);
+    const stored = await h.ctx.db.kysely.selectFrom('idempotency_keys').select(['response_body']).where('account_id', '=', a.id).where('idem_key', '=', 'otp-1').executeTakeFirstOrThrow();
+    expect(stored.response_body).not.toBeNull();
+    expect(stored.response_body).not.toContain(code);
+    const again = await post();
+    expect(again.status).toBe(201);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.body.code).toBeUndefined();
+    expect(again.body.warning).toMatch(/code_show/);
+    const { code: _shown, ...rest } = first.body;
+    expect(again.body).toMatchObject({ ...rest, warning: expect.any(String) });
+    expect(await credit(a)).toBe(9);
+  });
+
   it('moves sub-account credits once for a repeated transfer', async () => {
     const parent = await h.createAccount(10);
     const email = `sub-${randomBytes(3).toString('hex')}@example.com`;

@@ -6,6 +6,7 @@ import { defineMessages } from '../../http/codes.js';
 import { flag, optionalText, text } from '../../http/fields.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
+import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from '../../messaging/tracking.js';
 import { MESSAGE_TYPES, mediaUrlProblem, type MessageType } from './media.js';
 import { parseSendDate } from '../../messaging/schedule.js';
@@ -16,7 +17,7 @@ defineMessages({
   whatsapp_02: 'No such chat-app instance on this account',
   whatsapp_03: 'The chat-app instance is not active',
   whatsapp_04: 'number is required',
-  whatsapp_05: 'number must be 10 digits without country code (12 digits starting with 52 when find_country_code is 1)',
+  whatsapp_05: 'number must be a Mexican mobile or geographic number: 10 digits without country code (12 starting with 52 when find_country_code is 1)',
   whatsapp_06: 'Only country code 52 (Mexico) is accepted',
   whatsapp_07: 'message is required',
   whatsapp_08: 'message is longer than 1000 characters',
@@ -62,19 +63,26 @@ export type ChatappSent = {
   id?: number;
 };
 
-/** The recipient's full number (52 + 10 digits) by the rules of number, country_code and find_country_code. */
-function recipientNumber(input: ChatappSendInput): string {
+/**
+ * The recipient's full number (52 + 10 digits) by the rules of number,
+ * country_code and find_country_code; whatsapp_05 also for a number that is
+ * not a mobile or geographic line (premium, toll-free…).
+ */
+function recipientNumber(input: ChatappSendInput, rule: ChannelNumbers): string {
   // As clients write it: '55 1234-5678', or '+52 55 1234 5678' with its country code.
   const { digits, international } = splitWritten(cleanNumber(input.number));
+  let national: string;
   if (input.find_country_code === 1 || international) {
     if (!/^\d{12}$/.test(digits)) throw badRequest('whatsapp_05');
-    if (!digits.startsWith('52')) throw badRequest('whatsapp_06');
-    return digits;
+    if (!rule.countryCodes.has(digits.slice(0, 2))) throw badRequest('whatsapp_06');
+    national = digits.slice(2);
+  } else {
+    if (!rule.countryCodes.has(cleanCountryCode(input.country_code ?? '52'))) throw badRequest('whatsapp_06');
+    if (!/^\d{10}$/.test(digits)) throw badRequest('whatsapp_05');
+    national = digits;
   }
-  const country = cleanCountryCode(input.country_code ?? '52');
-  if (country !== '52') throw badRequest('whatsapp_06');
-  if (!/^\d{10}$/.test(digits)) throw badRequest('whatsapp_05');
-  return `52${digits}`;
+  if (rule.refusal('52', national)) throw badRequest('whatsapp_05');
+  return `52${national}`;
 }
 
 /**
@@ -84,7 +92,7 @@ function recipientNumber(input: ChatappSendInput): string {
  */
 export async function sendChatapp(ctx: AppContext, accountId: number, input: ChatappSendInput): Promise<ChatappSent> {
   const type: MessageType = input.type ?? 'text';
-  const number = recipientNumber(input);
+  const number = recipientNumber(input, channelNumbers(ctx.config, 'chatapp'));
   let message = input.message;
   let caption = input.caption;
   if (type === 'text') {

@@ -5,7 +5,7 @@ import { groupCommit } from '../../messaging/group-commit.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { OtpError } from '../otp/errors.js';
 import { CreateBody, NumberQuery, parseOtp, VerifyBody } from '../otp/params.js';
-import { channelText, deleteVerification, restoreAttempts, sendCode, verifyCode } from '../otp/service.js';
+import { channelText, checkNumber, deleteVerification, restoreAttempts, sendCode, verifyCode } from '../otp/service.js';
 import { checkMessage, renderText } from '../otp/text.js';
 import { renderScript, spell, type Template } from '../voice/scripts.js';
 import { toGsm7 } from '../../text/gsm7.js';
@@ -103,6 +103,7 @@ export async function start(ctx: AppContext, accountId: number, input: Record<st
  * charged and the verification does not change.
  */
 async function sandboxStart(ctx: AppContext, accountId: number, params: ReturnType<typeof sendParams>, path: string): Promise<LegacyAnswer> {
+  checkNumber(ctx, params);
   const { company, template } = channelText(params, path);
   if (params.channel !== 'chatapp' && params.message !== undefined) checkMessage(params.channel, params.message, company, params.code_length, path);
   const number = params.country_code + params.phone_number;

@@ -19,6 +19,7 @@ export type OtpErrorSlug =
   | 'otp_country_blocked'
   | 'otp_rate_limited'
   | 'otp_country_unsupported'
+  | 'otp_number_unsupported'
   | 'otp_lock_cooldown'
   | 'otp_daily_limit';
 
@@ -38,7 +39,8 @@ const MESSAGES: Record<OtpErrorSlug, string> = {
   otp_send_failed: 'The code could not be delivered on this channel',
   otp_country_blocked: 'This account does not send verification codes to this country',
   otp_rate_limited: 'Too many new codes for this number in the last hour',
-  otp_country_unsupported: 'This service does not send to this country code',
+  otp_country_unsupported: 'This service does not send to this country code on this channel',
+  otp_number_unsupported: 'This service does not send codes to this number: not a mobile or geographic line it serves',
   otp_lock_cooldown: 'The last code for this number was locked after too many wrong codes: wait before sending a new one',
   otp_daily_limit: 'Too many codes for this number today',
 };

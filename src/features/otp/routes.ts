@@ -74,7 +74,20 @@ function otpErrorHandler(ctx: AppContext) {
   };
 }
 
-const send = (reply: FastifyReply, request: FastifyRequest, r: OtpReply) => reply.code(r.status).send({ ...r.body, request_id: request.id });
+const REPLAY_WARNING = 'This answer is a replay of its Idempotency-Key: the code shown with code_show 1 is never stored, so it is not repeated.';
+
+/**
+ * The answer; one that shows the code keeps a copy without it for replays of
+ * its Idempotency-Key (the code is never stored).
+ */
+function send(reply: FastifyReply, request: FastifyRequest, r: OtpReply) {
+  const body: Record<string, unknown> = { ...r.body, request_id: request.id };
+  if (body.code !== undefined) {
+    const { code: _shown, ...rest } = body;
+    request.idempotentReplayBody = { ...rest, warning: [rest.warning, REPLAY_WARNING].filter(Boolean).join(' ') };
+  }
+  return reply.code(r.status).send(body);
+}
 
 const numberKey = (accountId: number, p: { country_code: string; phone_number: string }) => ({ accountId, countryCode: p.country_code, phoneNumber: p.phone_number });
 

@@ -5,11 +5,12 @@ import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
 import { groupCommit } from '../../messaging/group-commit.js';
 import { sharedDispatch } from '../../messaging/handoff.js';
 import { submitMessages } from '../../messaging/submit.js';
+import { channelNumbers } from '../../phone/accepted.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, countDailyLock, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startLockCooldown, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -48,7 +49,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const path = PATHS.send;
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
-  checkSupportedCountry(ctx, p.country_code);
+  checkNumber(ctx, p);
   const caller = await otpCaller(ctx.db.kysely, accountId);
   const dayKey: DayKey = { rootAccountId: caller.rootAccountId, countryCode: p.country_code, phoneNumber: p.phone_number, day: formatLocalDate(now) };
   if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(p.country_code)) {
@@ -174,23 +175,48 @@ export function channelText(p: CreateParams, path: string): { company: string; t
 }
 
 /**
- * Toll fraud: premium-rate and satellite ranges pay whoever sends to them.
- * Every OTP channel accepts only the country codes /sms/send accepts
- * (SMS_COUNTRY_CODES), before any account's own narrower list.
+ * Toll fraud: premium-rate, satellite and other countries' ranges pay whoever
+ * sends to them. A code goes only to a number the channel's own send path
+ * accepts (channelNumbers: /sms/send's countries and lines for sms,
+ * /voice/send's and /chatapp/send's for voice and chatapp), before any
+ * account's own narrower list.
  */
-function checkSupportedCountry(ctx: AppContext, countryCode: string): void {
-  if (ctx.config.SMS_COUNTRY_CODES.split(',').includes(countryCode)) return;
-  throw new OtpError(400, 'otp_country_unsupported', {
-    hint: `This service sends codes only to country codes ${ctx.config.SMS_COUNTRY_CODES}.`,
-    next: [],
-    field: 'country_code',
-  });
+export function checkNumber(ctx: AppContext, p: Pick<CreateParams, 'channel' | 'country_code' | 'phone_number'>): void {
+  const rule = channelNumbers(ctx.config, p.channel);
+  const refused = rule.refusal(p.country_code, p.phone_number);
+  if (refused === 'country') {
+    throw new OtpError(400, 'otp_country_unsupported', {
+      hint: `This service sends codes by ${p.channel} only to country codes ${[...rule.countryCodes].join(',')}.`,
+      next: [],
+      field: 'country_code',
+    });
+  }
+  if (refused === 'number') {
+    const nanp = p.country_code === '1' ? ` +1 numbers only of ${ctx.config.NANP_ALLOWED_REGIONS}.` : '';
+    throw new OtpError(400, 'otp_number_unsupported', {
+      hint: `Codes go only to mobile or geographic numbers of the country's plan: not to premium-rate, toll-free or other non-geographic ranges, nor to numbers the plan does not have.${nanp}`,
+      next: [],
+      field: 'phone_number',
+    });
+  }
 }
 
 /**
- * A locked round (7 wrong codes) allows no new code for the number before
+ * A round just locked: counted for the number today (the top-level account
+ * with its sub-accounts). From the day's OTP_LOCKS_BEFORE_COOLDOWN-th lock the
+ * rotation cooldown starts. Before it, locked + code_rotate gives a new round
+ * at once, as the spec's table says: the daily round cap bounds the guesses.
+ */
+async function countLock(ctx: AppContext, trx: Executor, key: NumberKey, id: number, now: number): Promise<void> {
+  const { rootAccountId } = await otpCaller(trx, key.accountId);
+  const locks = await countDailyLock(trx, { rootAccountId, countryCode: key.countryCode, phoneNumber: key.phoneNumber, day: formatLocalDate(now) });
+  if (locks >= ctx.config.OTP_LOCKS_BEFORE_COOLDOWN) await startLockCooldown(trx, id, now);
+}
+
+/**
+ * A round locked with the cooldown allows no new code for the number before
  * OTP_LOCK_COOLDOWN_SECONDS, whatever the way (rotate, delete then create):
- * otherwise lock-and-rotate gives unlimited guesses.
+ * otherwise lock-and-rotate gives a guess every few seconds all day.
  */
 function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, now: number): void {
   if (row.locked_at === null) return;
@@ -258,6 +284,7 @@ export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string)
     const taken = await groupCommit(ctx.db).run(async (trx) => {
       const t = await takeAttempt(trx, id, code_hash!, now);
       if (t) await countFailure(trx, key.accountId);
+      if (t?.state === 'locked') await countLock(ctx, trx, key, id, now);
       return t;
     }, key.accountId);
     if (!taken) continue;

@@ -92,7 +92,6 @@ const failRound = prepared<RoundParams, { attempts_remaining: number; state: str
     db.updateTable('otp_verifications').set({
       attempts_remaining: sql`attempts_remaining - 1`,
       state: sql`CASE WHEN attempts_remaining <= 1 THEN 'locked' ELSE 'pending' END`,
-      locked_at: sql`CASE WHEN attempts_remaining <= 1 THEN ${slot('now')} ELSE locked_at END`,
       updated_at: slot('now'),
       version: sql`version + 1`,
     }),
@@ -105,6 +104,11 @@ const failRound = prepared<RoundParams, { attempts_remaining: number; state: str
  */
 export async function takeAttempt(db: Executor, id: number, codeHash: string, now: number): Promise<{ attempts_remaining: number; state: string } | undefined> {
   return (await failRound(db, { id, codeHash, now })).rows[0];
+}
+
+/** The rotation cooldown (OTP_LOCK_COOLDOWN_SECONDS) starts now for this verification, also through a delete. */
+export async function startLockCooldown(db: Executor, id: number, now: number): Promise<void> {
+  await db.updateTable('otp_verifications').set({ locked_at: now, version: sql`version + 1` }).where('id', '=', id).execute();
 }
 
 /**
@@ -261,6 +265,17 @@ export async function uncountDailySend(db: Executor, k: DayKey, round: boolean):
     .where('day', '=', k.day)
     .where('sends', '>', 0)
     .execute();
+}
+
+/** Counts one locked round for the number today (one upsert, so parallel locks each count); the day's locks so far. */
+export async function countDailyLock(db: Executor, k: DayKey): Promise<number> {
+  const row = await db
+    .insertInto('otp_number_days')
+    .values({ root_account_id: k.rootAccountId, country_code: k.countryCode, phone_number: k.phoneNumber, day: k.day, rounds: 0, sends: 0, locks: 1 })
+    .onConflict((oc) => oc.columns(['root_account_id', 'country_code', 'phone_number', 'day']).doUpdateSet({ locks: sql`otp_number_days.locks + 1` }))
+    .returning('locks')
+    .executeTakeFirstOrThrow();
+  return Number(row.locks);
 }
 
 const addFailure = prepared<{ accountId: number }, never>((db, slot) =>

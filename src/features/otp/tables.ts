@@ -30,11 +30,15 @@ export interface OtpVerificationsTable {
   created_at: number;
   updated_at: number;
   verified_at: number | null;
-  /** When a round last locked (7 wrong codes); kept through a delete so the rotation cooldown cannot be skipped. */
+  /**
+   * When a round last locked with the rotation cooldown (from the number's
+   * OTP_LOCKS_BEFORE_COOLDOWN-th lock of the day); kept through a delete so
+   * the cooldown cannot be skipped.
+   */
   locked_at: Generated<number | null>;
 }
 
-/** Code rounds started and codes sent per number per Mexico City day, for the top-level account and its sub-accounts together. */
+/** Code rounds started, codes sent and rounds locked per number per Mexico City day, for the top-level account and its sub-accounts together. */
 export interface OtpNumberDaysTable {
   root_account_id: number;
   country_code: string;
@@ -42,6 +46,7 @@ export interface OtpNumberDaysTable {
   day: string;
   rounds: number;
   sends: number;
+  locks: Generated<number>;
 }
 
 /** Wrong codes typed per account since it exists (the /metrics counter). */

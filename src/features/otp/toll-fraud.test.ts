@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { freshPhone, otpClient, recordCarrier, wrongCode } from './testing.js';
 import { saveSettings } from './store.js';
+import { formatLocalDate } from '../../lib/time.js';
 
 /** The OTP pumping and toll-fraud attacks, as an attacker would run them. */
 describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
@@ -30,9 +31,47 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     expect(await c.row()).toBeUndefined();
   });
 
-  it('puts a cooldown on a new code after a lock, also through delete and create', async () => {
+  /** Today's counts of a number, as if `locks` rounds had already locked today. */
+  const lockedToday = (accountId: number, phone: string, locks: number) =>
+    h.ctx.db.kysely.insertInto('otp_number_days').values({ root_account_id: accountId, country_code: '52', phone_number: phone, day: formatLocalDate(Date.now()), rounds: 0, sends: 0, locks }).execute();
+
+  it('keeps the spec\'s table for the first locks of a day: locked + code_rotate → pending with 7 new attempts', async () => {
     const a = await h.createAccount(100);
     const c = otpClient(h, a.apikey, freshPhone());
+    let code = (await c.send()).body.code;
+    for (const lockOfTheDay of [1, 2]) {
+      await lock(c, code);
+      const rotated = await c.send({ code_rotate: true });
+      expect(rotated.status, `rotate after lock ${lockOfTheDay}`).toBe(200);
+      expect(rotated.body).toMatchObject({ state: 'pending', action: 'restarted', attempts_remaining: 7 });
+      code = rotated.body.code;
+    }
+    // The third lock of the day (OTP_LOCKS_BEFORE_COOLDOWN, default 3) brings the cooldown.
+    await lock(c, code);
+    const refused = await c.send({ code_rotate: true });
+    expect(refused.status).toBe(429);
+    expect(refused.body.error).toBe('otp_lock_cooldown');
+    expect(carrier.textsTo(`52${c.number.phone_number}`)).toHaveLength(3);
+    const day = await h.ctx.db.kysely.selectFrom('otp_number_days').select(['locks']).where('phone_number', '=', c.number.phone_number).executeTakeFirstOrThrow();
+    expect(day.locks).toBe(3);
+  });
+
+  it('counts the locks of a number for an account and its sub-accounts together', async () => {
+    const parent = await h.createAccount(100);
+    const email = `otp-locks-sub-${parent.id}@example.com`;
+    const sub = (await h.post('/manager/subaccount/add', { email, password: 'secret123' }, parent.apikey)).body.apikey;
+    await h.post('/manager/subaccount/credits/manage', { email, type: 1, credits: 10 }, parent.apikey);
+    const phone = freshPhone();
+    await lockedToday(parent.id, phone, 2);
+    const c = otpClient(h, sub, phone);
+    await lock(c, (await c.send()).body.code);
+    expect((await c.send({ code_rotate: true })).body.error).toBe('otp_lock_cooldown');
+  });
+
+  it('puts a cooldown on a new code after the day\'s third lock, also through delete and create', async () => {
+    const a = await h.createAccount(100);
+    const c = otpClient(h, a.apikey, freshPhone());
+    await lockedToday(a.id, c.number.phone_number, 2);
     const first = await c.send();
     await lock(c, first.body.code);
     const rotated = await c.send({ code_rotate: true });

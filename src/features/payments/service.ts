@@ -1,4 +1,3 @@
-import { isPossiblePhoneNumber } from 'libphonenumber-js/max';
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.js';
 import type { AuthenticatedAccount } from '../../accounts/store.js';
@@ -6,6 +5,7 @@ import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
+import { channelNumbers } from '../../phone/accepted.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { paymentProvider } from '../../payments/registry.js';
 import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
@@ -13,7 +13,7 @@ import { recordPayment } from './paid.js';
 
 defineMessages({
   payment_01: 'number is required',
-  payment_02: 'number must be digits only, at most 10, and a possible number of the country',
+  payment_02: 'number must be digits only, at most 10, and a mobile or geographic number of the country',
   payment_03: 'country_code is required',
   payment_04: 'country_code is not a covered country',
   payment_05: 'template is required',
@@ -65,7 +65,9 @@ export interface SendInput {
 export async function sendPaymentRequest(ctx: AppContext, account: AuthenticatedAccount, input: SendInput) {
   const countryCode = input.countryCode.replace(/^\+/, '');
   if (!coveredCountries(ctx).includes(countryCode)) throw badRequest('payment_04');
-  if (!isPossiblePhoneNumber(`+${countryCode}${input.number}`)) throw badRequest('payment_02');
+  // The link goes by SMS: the SMS number rule (its countries, no premium or toll-free ranges).
+  const refused = channelNumbers(ctx.config, 'sms').refusal(countryCode, input.number);
+  if (refused) throw badRequest(refused === 'country' ? 'payment_04' : 'payment_02');
   const amountCents = input.amount === undefined ? null : amountToCents(input.amount);
   if (amountCents === undefined) throw badRequest('payment_09');
 

@@ -2,8 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { formatLocal } from '../../lib/time.js';
+import { channelNumbers } from '../../phone/accepted.js';
 
-const rules = { findCountryCode: false, countryCode: '52', supported: new Set(['52', '1', '57']) };
+const numbers = channelNumbers({ SMS_COUNTRY_CODES: '52,1,57', NANP_ALLOWED_REGIONS: 'US,CA' }, 'sms');
+const rules = { findCountryCode: false, countryCode: '52', numbers };
 const code = (fn: () => unknown) => {
   try {
     fn();
@@ -34,7 +36,16 @@ describe('parseRecipients', () => {
     ['34612345678', true, '52', 'sms_18'],
     ['1112345678', false, '52', 'sms_24'],
     ['8001234567', false, '52', 'sms_24'],
-    ['1112345678', false, '1', 'ok'],
+    ['1112345678', false, '1', 'sms_24'],
+    ['2125551234', false, '1', 'ok'],
+    ['4165551234', false, '1', 'ok'],
+    ['8762101234', false, '1', 'sms_24'],
+    ['+18092345678', false, '52', 'sms_24'],
+    ['19002345678', true, '52', 'sms_24'],
+    ['18005551234', true, '52', 'sms_24'],
+    ['9001234567', false, '52', 'sms_24'],
+    ['573001234567', true, '52', 'ok'],
+    ['5550000012', false, '52', 'ok'],
     ['5512345678,5512345678', false, '52', 'sms_16'],
     ['525512345678,5512345678', false, '52', 'sms_04'],
   ])('%j (find_country_code %s, country_code %j) → %s', (raw, find, cc, expected) => {

@@ -3,7 +3,8 @@ import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { findUrls } from '../../text/urls.js';
-import { cleanCountryCode, cleanNumber, isMexicanAreaCode, splitCountryCode, splitWritten } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten } from '../../phone/numbers.js';
+import type { ChannelNumbers } from '../../phone/accepted.js';
 import type { Recipient } from '../../messaging/types.js';
 import { parseLocal } from '../../lib/time.js';
 
@@ -40,14 +41,16 @@ export interface NumberRules {
   findCountryCode: boolean;
   /** The request's country_code (used when findCountryCode is false). */
   countryCode: string;
-  supported: ReadonlySet<string>;
+  /** The channel's number rule (channelNumbers): its country codes and the lines it sends to. */
+  numbers: ChannelNumbers;
 }
 
 /**
  * The numbers parameter → recipients, or the spec's code: sms_03 none,
  * sms_15 over 500, sms_04 malformed, sms_05/sms_18 country code missing or
- * unsupported, sms_24 a Mexican number outside the numbering plan, sms_16 a
- * repeat. A number is 10 national digits; with find_country_code 1 it starts
+ * unsupported, sms_24 a number that is not a mobile or geographic line the
+ * channel sends to (premium, toll-free, +1 outside NANP_ALLOWED_REGIONS…),
+ * sms_16 a repeat. A number is 10 national digits; with find_country_code 1 it starts
  * with its country code, which libphonenumber's metadata splits off
  * (`15512345678` → 1 + 5512345678, `525512345678` → 52 + 5512345678).
  * Numbers are taken as clients write them: spaces, dashes and dots are
@@ -61,7 +64,7 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
   const requestCountryCode = cleanCountryCode(rules.countryCode);
   if (!rules.findCountryCode) {
     if (requestCountryCode === '') throw new ApiError(400, 'sms_05');
-    if (!rules.supported.has(requestCountryCode)) throw new ApiError(400, 'sms_18');
+    if (!rules.numbers.countryCodes.has(requestCountryCode)) throw new ApiError(400, 'sms_18');
   }
   const seen = new Set<string>();
   const recipients: Recipient[] = [];
@@ -74,7 +77,7 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
       // A country code and 10 national digits: at least 11 digits.
       const split = digits.length > 10 ? splitCountryCode(digits) : null;
       if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      if (!rules.supported.has(split.countryCode)) throw new ApiError(400, 'sms_18', undefined, { number: digits });
+      if (!rules.numbers.countryCodes.has(split.countryCode)) throw new ApiError(400, 'sms_18', undefined, { number: digits });
       if (split.national.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
       ({ countryCode, national } = split);
     } else {
@@ -82,7 +85,7 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
       countryCode = requestCountryCode;
       national = digits;
     }
-    if (countryCode === '52' && !isMexicanAreaCode(national)) throw new ApiError(400, 'sms_24', undefined, { number: digits });
+    if (rules.numbers.refusal(countryCode, national)) throw new ApiError(400, 'sms_24', undefined, { number: digits });
     const full = countryCode + national;
     if (seen.has(full)) throw new ApiError(400, 'sms_16', undefined, { number: digits });
     seen.add(full);

@@ -8,6 +8,7 @@ import { groupCommit } from '../../messaging/group-commit.js';
 import { inlineHandOff } from '../../messaging/handoff.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient } from '../../messaging/types.js';
+import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
@@ -51,8 +52,8 @@ export const INLINE_MAX_RECIPIENTS = 10;
  */
 export async function sendSms(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
   const now = Date.now();
-  const supported = new Set(ctx.config.SMS_COUNTRY_CODES.split(','));
-  const recipients = parseRecipients(input.numbers, { findCountryCode: input.find_country_code === 1, countryCode: input.country_code, supported });
+  const numbers = channelNumbers(ctx.config, input.channel === 2 ? 'rcs' : 'sms');
+  const recipients = parseRecipients(input.numbers, { findCountryCode: input.find_country_code === 1, countryCode: input.country_code, numbers });
   const shortCode = input.shorten_url === 1 ? randomToken(6) : null;
   const composed = composeText(input.message, shortCode ? shortLinkUrl(ctx, shortCode) : null);
   // Every read-confirmation link has the same length: one sample checks them all.

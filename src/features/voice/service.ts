@@ -6,6 +6,7 @@ import { defineMessages } from '../../http/codes.js';
 import { bool, flag, optionalText, text } from '../../http/fields.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
+import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { renderScript, SCRIPTS, speakable, TEMPLATES, type Template } from './scripts.js';
 
@@ -48,8 +49,12 @@ export type VoiceSent = {
   campaignId?: number;
 };
 
-/** Comma-separated 10-digit numbers → full numbers with 52: sms_04 malformed, sms_15 over 500, sms_16 repeated. */
-export function parseNumbers(raw: string): string[] {
+/**
+ * Comma-separated 10-digit numbers → full numbers with 52: sms_04 malformed,
+ * sms_15 over 500, sms_16 repeated, sms_24 not a line voice calls (premium,
+ * toll-free and other non-geographic ranges).
+ */
+export function parseNumbers(raw: string, rule: ChannelNumbers): string[] {
   // As clients write them: '55 1234-5678', or '+52 55 1234 5678' with the (only) country code.
   const numbers = raw.split(',').map((n) => {
     const { digits, international } = splitWritten(cleanNumber(n));
@@ -64,6 +69,7 @@ export function parseNumbers(raw: string): string[] {
     if (seen.has(n)) throw badRequest('sms_16');
     seen.add(n);
   }
+  for (const n of numbers) if (rule.refusal('52', n)) throw badRequest('sms_24', undefined, { number: n });
   return numbers.map((n) => `52${n}`);
 }
 
@@ -85,9 +91,9 @@ function script(input: VoiceSendInput): string {
 
 /** One call per number; validation, debit, messages and dispatch commit in one transaction. */
 export async function sendVoice(ctx: AppContext, accountId: number, input: VoiceSendInput): Promise<VoiceSent> {
-  const numbers = parseNumbers(input.numbers);
-  const country = cleanCountryCode(input.country_code);
-  if (country !== '52') throw badRequest('sms_18');
+  const rule = channelNumbers(ctx.config, 'voice');
+  const numbers = parseNumbers(input.numbers, rule);
+  if (!rule.countryCodes.has(cleanCountryCode(input.country_code))) throw badRequest('sms_18');
   const text = script(input);
   const scheduledAt = parseSendDate(input.date);
   const sandbox = input.sandbox === 1;

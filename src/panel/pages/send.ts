@@ -5,6 +5,7 @@ import { toCredits } from '../../accounts/credits.js';
 import { SendBody } from '../../features/sms/routes.js';
 import { sendSms } from '../../features/sms/service.js';
 import { MAX_SMS_LENGTH, parseRecipients } from '../../features/sms/rules.js';
+import { channelNumbers } from '../../phone/accepted.js';
 import { listOrFail } from '../../features/contacts/service.js';
 import { allLists } from '../../features/lists/service.js';
 import { priceUnits } from '../../messaging/pricing.js';
@@ -78,8 +79,8 @@ export function sendPage(scope: FastifyInstance, shared: Shared): Section {
     try {
       const numbers = field(body, 'list') ? await listNumbers(v, field(body, 'list')) : typedNumbers(field(body, 'numbers'));
       if (numbers !== '') {
-        const supported = new Set(ctx.config.SMS_COUNTRY_CODES.split(','));
-        recipients = parseRecipients(numbers, { findCountryCode: field(body, 'list') !== '', countryCode: '52', supported }).length;
+        const rule = channelNumbers(ctx.config, 'sms');
+        recipients = parseRecipients(numbers, { findCountryCode: field(body, 'list') !== '', countryCode: '52', numbers: rule }).length;
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
