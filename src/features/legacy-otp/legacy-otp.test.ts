@@ -120,6 +120,34 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     expect((await form('json', 'reset', { phone_number: freshPhone(), reset_code: '0' })).status).toBe(404);
   });
 
+  it('reset with reset_code 0 is a new round of guesses: it counts toward the daily rounds and waits out a lock cooldown', async () => {
+    const lockWith = async (phone: string, code: string) => {
+      for (let i = 0; i < 7; i++) await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
+    };
+    const reset = (phone: string) => form('json', 'reset', { phone_number: phone, country_code: '52', reset_code: '0' });
+    // Locks: the first OTP_LOCKS_BEFORE_COOLDOWN - 1 locks of a day get fresh attempts; from the 3rd the cooldown holds them.
+    const phone = freshPhone();
+    await form('json', 'start', sdkStart(phone));
+    const code = lastCode(`52${phone}`);
+    for (let lock = 1; lock <= 2; lock++) {
+      await lockWith(phone, code);
+      expect((await reset(phone)).body).toEqual({ success: true, message: expect.any(String) });
+    }
+    await lockWith(phone, code);
+    const cooling = await reset(phone);
+    expect(cooling.status).toBe(429);
+    expect(cooling.body).toMatchObject({ success: false, code: 'otp_lock_cooldown' });
+    expect((await otpClient(h, a.apikey, phone).status()).body).toMatchObject({ state: 'locked' });
+
+    // Rounds: the start is round 1, so OTP_DAILY_ROUNDS_PER_NUMBER - 1 resets pass and the next is refused.
+    const other = freshPhone();
+    await form('json', 'start', sdkStart(other));
+    for (let i = 1; i < h.config.OTP_DAILY_ROUNDS_PER_NUMBER; i++) expect((await reset(other)).status).toBe(200);
+    const capped = await reset(other);
+    expect(capped.status).toBe(429);
+    expect(capped.body).toMatchObject({ success: false, code: 'otp_daily_limit' });
+  });
+
   it('voice 1 calls with the voice script of template a; whatsapp 1 sends by chat-app', async () => {
     const phone = freshPhone();
     const voice = await form('json', 'start', { ...sdkStart(phone), voice: '1' });

@@ -10,7 +10,7 @@ import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './c
 import { OtpError } from './errors.js';
 import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, countDailyLock, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startLockCooldown, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import { applyIfUnchanged, countDailyLock, countDailyRound, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startLockCooldown, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -340,15 +340,27 @@ export async function deleteVerification(ctx: AppContext, key: NumberKey): Promi
 /**
  * The previous OTP API's reset without a new code: a pending or locked code
  * gets its 7 attempts back and stays valid until its expiry. Other states
- * answer like verify (404 none, 409 verified, 410 expired).
+ * answer like verify (404 none, 409 verified, 410 expired). Fresh attempts are
+ * a new round of guesses at the same code, so they count as one of the
+ * number's rounds today (429 otp_daily_limit) and wait out a lock cooldown
+ * like a rotation: resetting again and again never gives unlimited guesses.
  */
 export async function restoreAttempts(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+  const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const now = Date.now();
-    const row = await findVerification(ctx.db.kysely, key);
-    const current = view(row, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
-    if (current.state !== 'pending' && current.state !== 'locked') throw verifyRefusal(current.state, current.expires_at);
-    if (!(await applyIfUnchanged(ctx.db.kysely, row!.id, row!.version, { state: 'pending', attempts_remaining: ATTEMPTS, updated_at: now }))) continue;
+    const current = await groupCommit(ctx.db).run(async (trx) => {
+      const row = await findVerification(trx, key);
+      const current = view(row, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
+      if (current.state !== 'pending' && current.state !== 'locked') throw verifyRefusal(current.state, current.expires_at);
+      checkLockCooldown(ctx, row!, current.state, now);
+      if (!(await applyIfUnchanged(trx, row!.id, row!.version, { state: 'pending', attempts_remaining: ATTEMPTS, updated_at: now }))) return undefined;
+      const { rootAccountId } = await otpCaller(trx, key.accountId);
+      const dayKey: DayKey = { rootAccountId, countryCode: key.countryCode, phoneNumber: key.phoneNumber, day: formatLocalDate(now) };
+      if (!(await countDailyRound(trx, dayKey, caps.rounds))) throw dailyLimit(current.state, caps, now);
+      return current;
+    }, key.accountId);
+    if (!current) continue;
     return {
       status: 200,
       body: { success: true, state: 'pending', message: `The code has ${ATTEMPTS} attempts again`, hint: hintFor('pending', current.resend_available_in), next: nextFor('pending', current.resend_available_in), expires_at: current.expires_at, attempts_remaining: ATTEMPTS },

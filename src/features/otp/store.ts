@@ -254,6 +254,22 @@ export async function countDailySend(db: Executor, k: DayKey, round: boolean, ca
   return true;
 }
 
+/** Counts one round without a send (fresh attempts at the same code) for the number today, only within the round cap. */
+export async function countDailyRound(db: Executor, k: DayKey, maxRounds: number): Promise<boolean> {
+  const row = await db
+    .insertInto('otp_number_days')
+    .values({ root_account_id: k.rootAccountId, country_code: k.countryCode, phone_number: k.phoneNumber, day: k.day, rounds: 1, sends: 0 })
+    .onConflict((oc) =>
+      oc
+        .columns(['root_account_id', 'country_code', 'phone_number', 'day'])
+        .doUpdateSet({ rounds: sql`otp_number_days.rounds + 1` })
+        .where(sql<boolean>`otp_number_days.rounds + 1 <= ${maxRounds}`),
+    )
+    .returning('rounds')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /** Takes back a send the carrier refused (nothing reached the number). */
 export async function uncountDailySend(db: Executor, k: DayKey, round: boolean): Promise<void> {
   await db
