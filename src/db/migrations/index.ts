@@ -21,6 +21,7 @@ import * as m0020 from './0020_stripe_checkout.js';
 import * as m0021 from './0021_provider_receipts_instances.js';
 import * as m0026 from './0026_report_order.js';
 import * as m0027 from './0027_attempt_counters.js';
+import * as m0028 from './0028_counted_rejections.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -46,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0021_provider_receipts_instances': m0021,
   '0026_report_order': m0026,
   '0027_attempt_counters': m0027,
+  '0028_counted_rejections': m0028,
 };
