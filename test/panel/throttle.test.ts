@@ -58,6 +58,19 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
     expect(later.status).toBe(429);
     // From elsewhere the account is not locked: the email itself was never guessed.
     expect((await signinPosts([{ email: victim.email, password: victim.password }], from()))[0].status).toBe(303);
+    // The made-up emails are counted, not logged one row each: at most one counter per email checked.
+    const counters = await h.ctx.db.kysely.selectFrom('attempt_counters').select('key').where('key', 'like', `signin-email:nobody%-${engine}@example.com`).execute();
+    expect(counters.length).toBeLessThanOrEqual(20);
+  });
+
+  it('a completed sign-in clears the finished failures of the email', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 4');
+    const headers = from();
+    const wrong = (n: number) => signinPosts(Array.from({ length: n }, (_, i) => ({ email: a.email, password: `guess ${i}` })), headers);
+    expect((await wrong(4)).map((r) => r.status)).toEqual([401, 401, 401, 401]);
+    expect((await signinPosts([{ email: a.email, password: a.password }], headers))[0].status).toBe(303);
+    const again = await wrong(8);
+    expect(again.filter((r) => r.status === 401)).toHaveLength(5);
   });
 
   it('checks at most the limit of passwords given to reveal the API key, however many arrive at once', async () => {
