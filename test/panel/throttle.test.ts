@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
+import { Secret, TOTP } from 'otpauth';
 import { withPassword } from '../helpers/panel.js';
+import { startTotp, useTotpCode } from '../../src/panel/totp.js';
 
 /** Whether a panel answer says the password (or code) was checked: right or wrong, not refused unchecked (429). */
 const checked = (status: number) => status !== 429;
@@ -71,6 +73,25 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
     expect((await signinPosts([{ email: a.email, password: a.password }], headers))[0].status).toBe(303);
     const again = await wrong(8);
     expect(again.filter((r) => r.status === 401)).toHaveLength(5);
+  });
+
+  it('checks at most PANEL_SIGNIN_FAILURES_PER_ACCOUNT authenticator codes, however many arrive at once', async () => {
+    const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 5');
+    const key = h.ctx.secrets.panelTotpEncryption;
+    const { secret } = await startTotp(h.ctx.db.kysely, key, 'account', a.id, a.email);
+    const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30, algorithm: 'SHA1' });
+    expect(await useTotpCode(h.ctx.db.kysely, key, 'account', a.id, totp.generate(), true)).toBe(true);
+    const headers = from();
+    const [password] = await signinPosts([{ email: a.email, password: a.password }], headers);
+    expect(password.headers.location).toBe('/panel/totp');
+    const cookie = [password.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('mns_session='))!.split(';')[0];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec((await h.request('GET', '/panel/totp', { headers: { cookie } })).body)![1];
+    const right = totp.generate({ timestamp: Date.now() + 30_000 });
+    const wrong = (i: number) => (String(100000 + i) === right ? '999999' : String(100000 + i));
+    const codes = Array.from({ length: 60 }, (_, i) => (i === 52 ? right : wrong(i)));
+    const answers = await Promise.all(codes.map((code) => h.request('POST', '/panel/totp', { form: { _csrf: csrf, code }, headers: { cookie, ...headers } })));
+    expect(answers.filter((r) => checked(r.status)).length).toBeLessThanOrEqual(5);
+    expect(answers[52].status).toBe(429);
   });
 
   it('checks at most the limit of passwords given to reveal the API key, however many arrive at once', async () => {
