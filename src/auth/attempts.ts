@@ -37,7 +37,11 @@ export interface Limit {
 const expired = (now: number) => sql<boolean>`attempt_counters.expires_at <= ${now}`;
 
 /** Reserves one attempt of `key`, or null when its window already holds `limit` attempts. */
-export async function reserveAttempt(db: Executor, { key, limit, windowMs }: Limit, now = Date.now()): Promise<Reservation | null> {
+export async function reserveAttempt(
+  db: Executor,
+  { key, limit, windowMs }: Limit,
+  now = Date.now(),
+): Promise<Reservation | null> {
   const row = await db
     .insertInto('attempt_counters')
     .values({ key, expires_at: now + windowMs, attempts: 1, in_flight: 1 })
@@ -68,7 +72,11 @@ export async function windowEnd(db: Executor, key: string, now = Date.now()): Pr
  * finished attempts no longer count either, but those still running do, so
  * a success never frees room for guesses made in parallel with it.
  */
-export async function finishAttempt(db: Executor, r: Reservation, outcome: 'failed' | 'released' | 'cleared'): Promise<void> {
+export async function finishAttempt(
+  db: Executor,
+  r: Reservation,
+  outcome: 'failed' | 'released' | 'cleared',
+): Promise<void> {
   const inFlight = sql<number>`case when in_flight > 0 then in_flight - 1 else 0 end`;
   const attempts =
     outcome === 'failed'
@@ -76,7 +84,12 @@ export async function finishAttempt(db: Executor, r: Reservation, outcome: 'fail
       : outcome === 'released'
         ? sql<number>`case when attempts > 0 then attempts - 1 else 0 end`
         : inFlight;
-  await db.updateTable('attempt_counters').set({ attempts, in_flight: inFlight }).where('key', '=', r.key).where('expires_at', '=', r.expiresAt).execute();
+  await db
+    .updateTable('attempt_counters')
+    .set({ attempts, in_flight: inFlight })
+    .where('key', '=', r.key)
+    .where('expires_at', '=', r.expiresAt)
+    .execute();
 }
 
 /** Counters whose window ended are no longer needed: removed on a schedule (housekeeping). */

@@ -108,5 +108,6 @@ export function passwordEndpointLimit(ctx: { rateLimiter: SendRateLimiter; confi
  * WEBHOOK_ADD_PER_MINUTE, 429 rate_01.
  */
 export function webhookAddLimit(ctx: { rateLimiter: SendRateLimiter; config: Config }): AccountLimit {
-  return ctx.rateLimiter.named('webhook-add', { points: ctx.config.WEBHOOK_ADD_PER_MINUTE, durationSec: 60, code: 'rate_01' });
+  const points = ctx.config.WEBHOOK_ADD_PER_MINUTE;
+  return ctx.rateLimiter.named('webhook-add', { points, durationSec: 60, code: 'rate_01' });
 }

@@ -15,7 +15,8 @@ export const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
  * is over runs it again, which only deletes nothing.
  */
 export function scheduleHousekeeping(db: Executor, at: number): Promise<void> {
-  return enqueue(db, HOUSEKEEPING_JOB, null, { runAt: at, uniqueKey: `${HOUSEKEEPING_JOB}:${Math.floor(at / HOUSEKEEPING_EVERY_MS)}` });
+  const period = Math.floor(at / HOUSEKEEPING_EVERY_MS);
+  return enqueue(db, HOUSEKEEPING_JOB, null, { runAt: at, uniqueKey: `${HOUSEKEEPING_JOB}:${period}` });
 }
 
 /** Rows written by anyone who knocks (throttle counters, refused webhooks), removed once they are of no use. */
@@ -33,6 +34,7 @@ export const housekeeping: Feature = {
   name: 'housekeeping',
   jobs(worker, ctx) {
     worker.register('housekeeping', { kind: HOUSEKEEPING_JOB, handler: () => keepHouse(ctx) });
-    worker.track(scheduleHousekeeping(ctx.db.kysely, Date.now()).catch((err) => ctx.log.warn({ err }, 'scheduling housekeeping failed')));
+    const first = scheduleHousekeeping(ctx.db.kysely, Date.now());
+    worker.track(first.catch((err) => ctx.log.warn({ err }, 'scheduling housekeeping failed')));
   },
 };

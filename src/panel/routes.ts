@@ -113,7 +113,10 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         const principalId = s.account?.id ?? s.operator!.id;
         const t = translator(langOf(request));
         const attempt = await reserveSignin(ctx.db.kysely, ctx.config, email, request.ip);
-        if ('waitMinutes' in attempt) return totpForm(ctx, shared.assets(), request, reply, 429, t('signin_throttled', { minutes: attempt.waitMinutes }));
+        if ('waitMinutes' in attempt) {
+          const error = t('signin_throttled', { minutes: attempt.waitMinutes });
+          return totpForm(ctx, shared.assets(), request, reply, 429, error);
+        }
         const code = field((request.body ?? {}) as Record<string, unknown>, 'code').replace(/\s/g, '');
         if (!(await useTotpCode(ctx.db.kysely, ctx.secrets.panelTotpEncryption, s.kind, principalId, code))) {
           await finishSignin(ctx.db.kysely, attempt, 'failed');
@@ -224,7 +227,10 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   const db = ctx.db.kysely;
   // Reserved before any hashing: parallel guesses cannot all pass a count none of them has added to yet.
   const attempt = await reserveSignin(db, ctx.config, email, request.ip);
-  if ('waitMinutes' in attempt) return signinForm(ctx, assets, request, reply, { status: 429, error: t('signin_throttled', { minutes: attempt.waitMinutes }), email });
+  if ('waitMinutes' in attempt) {
+    const error = t('signin_throttled', { minutes: attempt.waitMinutes });
+    return signinForm(ctx, assets, request, reply, { status: 429, error, email });
+  }
 
   // The password is tried against every person the email may name (signin-candidates.ts), always the same number of times.
   const candidates = await signinCandidates(db, email);

@@ -32,7 +32,12 @@ function signinLimits(config: Config, email: string, ip: string): Limit[] {
 }
 
 /** Reserves one check for this email from this address (both, or neither), or says how many minutes to wait. */
-export async function reserveSignin(db: Kysely<Database>, config: Config, email: string, ip: string): Promise<SigninAttempt> {
+export async function reserveSignin(
+  db: Kysely<Database>,
+  config: Config,
+  email: string,
+  ip: string,
+): Promise<SigninAttempt> {
   try {
     const reservations = await db.transaction().execute(async (trx) => {
       const taken: Reservation[] = [];
@@ -56,8 +61,13 @@ export async function reserveSignin(db: Kysely<Database>, config: Config, email:
  * not ('passed'); a completed sign-in also clears the email's finished
  * failures (the address's stay), never the checks still running beside it.
  */
-export async function finishSignin(db: Executor, attempt: { reservations: Reservation[] }, outcome: 'failed' | 'passed' | 'signed-in'): Promise<void> {
+export async function finishSignin(
+  db: Executor,
+  attempt: { reservations: Reservation[] },
+  outcome: 'failed' | 'passed' | 'signed-in',
+): Promise<void> {
   for (const r of attempt.reservations) {
-    await finishAttempt(db, r, outcome === 'failed' ? 'failed' : outcome === 'signed-in' && r.key.startsWith(EMAIL) ? 'cleared' : 'released');
+    const clears = outcome === 'signed-in' && r.key.startsWith(EMAIL);
+    await finishAttempt(db, r, outcome === 'failed' ? 'failed' : clears ? 'cleared' : 'released');
   }
 }

@@ -41,14 +41,18 @@ export const OVERFLOW = { carrier: '*', reason: 'more refusals from this address
  */
 export async function recordRejection(ctx: AppContext, carrier: string, reason: string, remoteAddress: string): Promise<void> {
   const now = Date.now();
-  const itemised = await reserveAttempt(ctx.db.kysely, { key: `refusals:${remoteAddress}`, limit: REJECTIONS_ITEMISED_PER_ADDRESS, windowMs: HOUR_MS }, now);
+  const perAddress = { key: `refusals:${remoteAddress}`, limit: REJECTIONS_ITEMISED_PER_ADDRESS, windowMs: HOUR_MS };
+  const itemised = await reserveAttempt(ctx.db.kysely, perAddress, now);
   if (itemised) ctx.log.warn({ carrier, reason, remote: remoteAddress }, 'provider webhook refused');
   const row = itemised ? { carrier: carrier.slice(0, 60), reason: reason.slice(0, 300) } : OVERFLOW;
+  const hour = now - (now % HOUR_MS);
   await ctx.db.kysely
     .insertInto('provider_rejections')
-    .values({ ...row, remote_address: remoteAddress, hour: now - (now % HOUR_MS), attempts: 1, received_at: now, last_at: now })
+    .values({ ...row, remote_address: remoteAddress, hour, attempts: 1, received_at: now, last_at: now })
     .onConflict((oc) =>
-      oc.columns(['remote_address', 'hour', 'carrier', 'reason']).doUpdateSet((eb) => ({ attempts: eb('provider_rejections.attempts', '+', 1), last_at: now })),
+      oc
+        .columns(['remote_address', 'hour', 'carrier', 'reason'])
+        .doUpdateSet((eb) => ({ attempts: eb('provider_rejections.attempts', '+', 1), last_at: now })),
     )
     .execute();
 }
@@ -56,7 +60,8 @@ export async function recordRejection(ctx: AppContext, carrier: string, reason: 
 /** Refusals whose last one is older than REJECTIONS_KEEP_DAYS. */
 export async function pruneRejections(ctx: AppContext, now = Date.now()): Promise<number> {
   const cutoff = now - ctx.config.REJECTIONS_KEEP_DAYS * 86_400_000;
-  return Number((await ctx.db.kysely.deleteFrom('provider_rejections').where('last_at', '<', cutoff).executeTakeFirst()).numDeletedRows);
+  const result = await ctx.db.kysely.deleteFrom('provider_rejections').where('last_at', '<', cutoff).executeTakeFirst();
+  return Number(result.numDeletedRows);
 }
 
 /** The account a provider's inbound message answers: the latest message this connector carried to that number. */

@@ -24,7 +24,9 @@ export async function down(db: Kysely<any>): Promise<void> {
     .addColumn('ip', 'text', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('panel_signin_failures_email').on('panel_signin_failures').columns(['email', 'at']).execute();
-  await db.schema.createIndex('panel_signin_failures_ip').on('panel_signin_failures').columns(['ip', 'at']).execute();
+  for (const column of ['email', 'ip']) {
+    const index = db.schema.createIndex(`panel_signin_failures_${column}`);
+    await index.on('panel_signin_failures').columns([column, 'at']).execute();
+  }
   await db.schema.dropTable('attempt_counters').execute();
 }

@@ -19,17 +19,21 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('last_at', 'bigint', (c) => c.notNull())
     .execute();
   const hour = sql`received_at - received_at % ${sql.lit(HOUR_MS)}`;
-  await sql`insert into provider_rejections_counted (carrier, reason, remote_address, hour, attempts, received_at, last_at)
+  await sql`insert into provider_rejections_counted
+      (carrier, reason, remote_address, hour, attempts, received_at, last_at)
     select carrier, reason, remote_address, ${hour}, count(*), min(received_at), max(received_at)
     from provider_rejections group by carrier, reason, remote_address, ${hour} order by min(id)`.execute(db);
   await db.schema.dropTable('provider_rejections').execute();
   await db.schema.alterTable('provider_rejections_counted').renameTo('provider_rejections').execute();
-  await db.schema.createIndex('provider_rejections_key').on('provider_rejections').columns(['remote_address', 'hour', 'carrier', 'reason']).unique().execute();
+  const key = ['remote_address', 'hour', 'carrier', 'reason'];
+  await db.schema.createIndex('provider_rejections_key').on('provider_rejections').columns(key).unique().execute();
   await db.schema.createIndex('provider_rejections_last').on('provider_rejections').column('last_at').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('provider_rejections_last').execute();
   await db.schema.dropIndex('provider_rejections_key').execute();
-  for (const column of ['hour', 'attempts', 'last_at']) await db.schema.alterTable('provider_rejections').dropColumn(column).execute();
+  for (const column of ['hour', 'attempts', 'last_at']) {
+    await db.schema.alterTable('provider_rejections').dropColumn(column).execute();
+  }
 }
