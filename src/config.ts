@@ -87,6 +87,7 @@ const schema = z.object({
   // staff, wallet, loyalty
   // carriers
   REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),
+  REJECTIONS_KEEP_DAYS: intFrom(30, 1),
   CARRIER_POLL_MS: intFrom(2000, 50),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });

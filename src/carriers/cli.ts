@@ -199,13 +199,28 @@ export function carrierCommands(program: Command, run: CliRunner): void {
 
   carriers
     .command('rejections')
-    .description('provider webhooks refused (wrong signature, unknown connector, unreadable body)')
+    .description('provider webhooks refused (wrong signature, unknown connector, unreadable body), counted per hour')
     .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const rows = await ctx.db.kysely.selectFrom('provider_rejections').selectAll().orderBy('id', 'desc').limit(Math.max(1, Math.min(o.limit, 10_000))).execute();
-        return { rejections: rows.map((r) => ({ carrier: r.carrier, reason: r.reason, from: r.remote_address, received_at: new Date(Number(r.received_at)).toISOString() })) };
+        const rows = await ctx.db.kysely
+          .selectFrom('provider_rejections')
+          .selectAll()
+          .orderBy('last_at', 'desc')
+          .orderBy('id', 'desc')
+          .limit(Math.max(1, Math.min(o.limit, 10_000)))
+          .execute();
+        return {
+          rejections: rows.map((r) => ({
+            carrier: r.carrier,
+            reason: r.reason,
+            from: r.remote_address,
+            count: Number(r.attempts),
+            received_at: new Date(Number(r.received_at)).toISOString(),
+            last_at: new Date(Number(r.last_at)).toISOString(),
+          })),
+        };
       }),
     );
 

@@ -95,13 +95,21 @@ export interface ProviderMessageIdsTable {
   created_at: number;
 }
 
-/** Provider webhooks refused: wrong or missing signature, unknown connector, unreadable body. */
+/**
+ * Provider webhooks refused (wrong or missing signature, unknown connector,
+ * unreadable body), counted: one row per address, source, reason and hour.
+ */
 export interface ProviderRejectionsTable {
   id: Generated<number>;
   carrier: string;
   reason: string;
   remote_address: string;
+  /** The start of the hour counted (epoch ms). */
+  hour: number;
+  attempts: number;
+  /** The first and the last refusal of the row. */
   received_at: number;
+  last_at: number;
 }
 
 export interface CarrierTables {

@@ -20,6 +20,7 @@ import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
 import { carriers } from '../carriers/feature.js';
 import { panel } from '../panel/feature.js';
+import { housekeeping } from '../jobs/housekeeping.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, authLogin, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty, carriers, panel];
+export const features: Feature[] = [credits, authLogin, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty, carriers, panel, housekeeping];

@@ -94,9 +94,20 @@ async function consumeOrThrow(limiter: RateLimiterAbstract, accountId: number, c
 }
 
 /**
- * The endpoints that hash a password (/employee/add, /manager/subaccount/add)
- * share one limit per top-level account: PASSWORD_ENDPOINTS_PER_MINUTE, 429 rate_01.
+ * The endpoints that hash a password (/employee/add, /manager/subaccount/add,
+ * the panel's sub-account form) share one limit per top-level account:
+ * PASSWORD_ENDPOINTS_PER_MINUTE, 429 rate_01.
  */
 export function passwordEndpointLimit(ctx: { rateLimiter: SendRateLimiter; config: Config }): AccountLimit {
   return ctx.rateLimiter.named('password-endpoints', { points: ctx.config.PASSWORD_ENDPOINTS_PER_MINUTE, durationSec: 60, code: 'rate_01' });
+}
+
+/**
+ * /webhook/add and the panel's webhook form (each registration costs a DNS
+ * lookup and an outbound request) share one limit per top-level account:
+ * WEBHOOK_ADD_PER_MINUTE, 429 rate_01.
+ */
+export function webhookAddLimit(ctx: { rateLimiter: SendRateLimiter; config: Config }): AccountLimit {
+  const points = ctx.config.WEBHOOK_ADD_PER_MINUTE;
+  return ctx.rateLimiter.named('webhook-add', { points, durationSec: 60, code: 'rate_01' });
 }

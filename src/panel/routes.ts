@@ -21,7 +21,7 @@ import {
   setCookie,
   SIGNIN_COOKIE,
 } from './session.js';
-import { clearSigninFailures, recordSigninFailure, signinWaitMinutes } from './throttle.js';
+import { finishSignin, reserveSignin } from './throttle.js';
 import { csrfField, errorText, field, langOf, layout, makeView, registerSection, type Section, type Shared, type View } from './view.js';
 import { overviewPage } from './pages/overview.js';
 import { integrationsPage } from './pages/integrations.js';
@@ -113,14 +113,17 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         const email = shownEmail(s.account?.email ?? s.operator!.email);
         const principalId = s.account?.id ?? s.operator!.id;
         const t = translator(langOf(request));
-        const wait = await signinWaitMinutes(ctx.db.kysely, ctx.config, email, request.ip);
-        if (wait > 0) return totpForm(ctx, shared.assets(), request, reply, 429, t('signin_throttled', { minutes: wait }));
+        const attempt = await reserveSignin(ctx.db.kysely, ctx.config, email, request.ip);
+        if ('waitMinutes' in attempt) {
+          const error = t('signin_throttled', { minutes: attempt.waitMinutes });
+          return totpForm(ctx, shared.assets(), request, reply, 429, error);
+        }
         const code = field((request.body ?? {}) as Record<string, unknown>, 'code').replace(/\s/g, '');
         if (!(await useTotpCode(ctx.db.kysely, ctx.secrets.panelTotpEncryption, s.kind, principalId, code))) {
-          await recordSigninFailure(ctx.db.kysely, ctx.config, email, request.ip);
+          await finishSignin(ctx.db.kysely, attempt, 'failed');
           return totpForm(ctx, shared.assets(), request, reply, 401, t('totp_wrong'));
         }
-        await clearSigninFailures(ctx.db.kysely, email);
+        await finishSignin(ctx.db.kysely, attempt, 'signed-in');
         await endSession(ctx.db.kysely, s.id);
         const token = await createSession(ctx.db.kysely, s.kind, principalId, ctx.config.PANEL_SESSION_HOURS);
         setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
@@ -225,8 +228,12 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
     return signinForm(ctx, assets, request, reply, { status: 403, error: t('signin_expired'), email });
   }
   const db = ctx.db.kysely;
-  const wait = await signinWaitMinutes(db, ctx.config, email, request.ip);
-  if (wait > 0) return signinForm(ctx, assets, request, reply, { status: 429, error: t('signin_throttled', { minutes: wait }), email });
+  // Reserved before any hashing: parallel guesses cannot all pass a count none of them has added to yet.
+  const attempt = await reserveSignin(db, ctx.config, email, request.ip);
+  if ('waitMinutes' in attempt) {
+    const error = t('signin_throttled', { minutes: attempt.waitMinutes });
+    return signinForm(ctx, assets, request, reply, { status: 429, error, email });
+  }
 
   // The password is tried against every person the email may name (signin-candidates.ts), always the same number of times.
   const candidates = await signinCandidates(db, email, request.ip);
@@ -235,7 +242,7 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   const matches = await Promise.all(checks);
   const who = candidates.find((_, i) => matches[i]);
   if (!who) {
-    await recordSigninFailure(db, ctx.config, email, request.ip);
+    await finishSignin(db, attempt, 'failed');
     return signinForm(ctx, assets, request, reply, { status: 401, error: t('signin_wrong'), email });
   }
   await pruneSessions(db);
@@ -243,11 +250,12 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   clearCookie(request, reply, SIGNIN_COOKIE);
   if (await totpEnabled(db, kind, principalId)) {
     // Two-step sign-in: a short session that opens only the code page; failures keep counting until the code is right.
+    await finishSignin(db, attempt, 'passed');
     const pending = await createSession(db, kind, principalId, TOTP_STEP_HOURS, true);
     setCookie(request, reply, SESSION_COOKIE, pending, TOTP_STEP_HOURS * 3600);
     return reply.redirect('/panel/totp', 303);
   }
-  await clearSigninFailures(db, email);
+  await finishSignin(db, attempt, 'signed-in');
   const token = await createSession(db, kind, principalId, ctx.config.PANEL_SESSION_HOURS);
   setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
   return reply.redirect(HOME[kind], 303);

@@ -36,17 +36,8 @@ export interface PanelTotpTable {
   created_at: number;
 }
 
-/** One row per refused sign-in: the throttle counts them per email and per address. */
-export interface PanelSigninFailuresTable {
-  id: Generated<number>;
-  email: string;
-  ip: string;
-  at: number;
-}
-
 export interface PanelTables {
   panel_operators: PanelOperatorsTable;
   panel_sessions: PanelSessionsTable;
   panel_totp: PanelTotpTable;
-  panel_signin_failures: PanelSigninFailuresTable;
 }

@@ -125,7 +125,9 @@ ${o.body}
 
 /** The message of an error for a person: the panel's words when the code is one, else the service's message. */
 export function errorText(v: View, error: ApiError): string {
-  return isWordKey(error.code) ? v.t(error.code, error.extra as Record<string, string>) : error.message;
+  const retryAfter = error.headers['Retry-After'];
+  const vars = { ...(error.extra as Record<string, string>), ...(retryAfter ? { seconds: retryAfter } : {}) };
+  return isWordKey(error.code) ? v.t(error.code, vars) : error.message;
 }
 
 /** A page of the panel: its address, who may see it, and how it renders (with an optional result to show). */
@@ -181,6 +183,7 @@ export function registerAction(
       if (!(error instanceof ApiError)) throw error;
       // The page comes back with what was typed (never a password or the token), so nothing has to be typed again.
       const typed = Object.fromEntries(Object.entries(body).filter(([k, x]) => typeof x === 'string' && !/password|current|confirm|_csrf/.test(k)));
+      reply.headers(error.headers);
       return sendPage(reply, { ...v, query: {} }, section, { status: error.status, error: errorText(v, error), shown: { typed } });
     }
     if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });

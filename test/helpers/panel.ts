@@ -51,3 +51,16 @@ export async function startPanel(browser: Browser, engine: EngineName, env: Reco
 export async function cookieHeader(context: BrowserContext): Promise<string> {
   return (await context.cookies()).map((c) => `${c.name}=${c.value}`).join('; ');
 }
+
+/** Signs in with the form's posts, without a browser: the session cookie and its CSRF token, for h.request. */
+export async function panelSession(h: Harness, email: string, password: string, headers: Record<string, string> = {}): Promise<{ cookie: string; csrf: string }> {
+  const form = await h.request('GET', '/panel/');
+  const signinCookie = String([form.headers['set-cookie']].flat()[0]).split(';')[0];
+  const token = /name="_csrf" value="([^"]+)"/.exec(form.body)![1];
+  const res = await h.request('POST', '/panel/signin', { form: { _csrf: token, email, password }, headers: { cookie: signinCookie, ...headers } });
+  const session = [res.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('mns_session='));
+  if (res.status !== 303 || !session) throw new Error(`sign-in failed: ${res.status}`);
+  const cookie = session.split(';')[0];
+  const page = await h.request('GET', '/panel/account', { headers: { cookie } });
+  return { cookie, csrf: /name="_csrf" value="([^"]+)"/.exec(page.body)![1] };
+}

@@ -134,11 +134,11 @@ describeEngines('TwiML voice connector', (engine) => {
     expect(wrong.body).toMatchObject({ success: false, code: 'provider_02' });
     // Signed for other parameters: refused too.
     expect((await callback({ ...params, CallStatus: 'busy' }, api.sign(callbackUrl(), params))).status).toBe(401);
-    const rows = await h.ctx.db.kysely.selectFrom('provider_rejections').select(['carrier', 'reason']).orderBy('id').execute();
+    // Counted per address, source, reason and hour: the two wrong signatures are one row.
+    const rows = await h.ctx.db.kysely.selectFrom('provider_rejections').select(['carrier', 'reason', 'attempts']).orderBy('id').execute();
     expect(rows).toEqual([
-      { carrier: 'calls', reason: 'unsigned status callback' },
-      { carrier: 'calls', reason: 'wrong X-Twilio-Signature' },
-      { carrier: 'calls', reason: 'wrong X-Twilio-Signature' },
+      { carrier: 'calls', reason: 'unsigned status callback', attempts: 1 },
+      { carrier: 'calls', reason: 'wrong X-Twilio-Signature', attempts: 2 },
     ]);
   });
 

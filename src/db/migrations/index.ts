@@ -22,6 +22,8 @@ import * as m0021 from './0021_provider_receipts_instances.js';
 import * as m0026 from './0026_report_order.js';
 import * as m0027 from './0027_tenant_suspension.js';
 import * as m0028 from './0028_otp_locks_per_day.js';
+import * as m0029 from './0029_attempt_counters.js';
+import * as m0030 from './0030_counted_rejections.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -48,4 +50,6 @@ export const migrations: Record<string, Migration> = {
   '0026_report_order': m0026,
   '0027_tenant_suspension': m0027,
   '0028_otp_locks_per_day': m0028,
+  '0029_attempt_counters': m0029,
+  '0030_counted_rejections': m0030,
 };

@@ -3,6 +3,7 @@ import { defineMessages } from '../../http/codes.js';
 import { ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
+import { webhookAddLimit } from '../../http/rate-limit.js';
 import { DELIVER_JOB } from '../../events/record.js';
 import { createDelivery, deliverEvent } from '../../events/deliver.js';
 import type { Feature } from '../feature.js';
@@ -71,7 +72,7 @@ export const webhooks: Feature = {
     api.post('/webhook/add', { schema: { tags, summary: 'Register or replace the webhook after a registration check', body: jsonSchema(AddBody), response: { 200: jsonSchema(PlainReply) } } }, async (request) => {
       const body = parse(AddBody, request.body, 'add_webhook_03');
       // Each registration costs a DNS lookup and an outbound request.
-      await ctx.rateLimiter.named('webhook-add', { points: ctx.config.WEBHOOK_ADD_PER_MINUTE, durationSec: 60, code: 'rate_01' }).consume(request.account.parent_id ?? request.account.id);
+      await webhookAddLimit(ctx).consume(request.account.parent_id ?? request.account.id);
       await addWebhook(ctx, request.account.id, body.url, body.status === '1' ? 1 : 0);
       return ok('add_webhook_01', 'url_added_success');
     });

@@ -5,6 +5,7 @@ import { panelAccount } from '../session.js';
 import { findWebhook, rotateWebhookSecret, webhookSecret } from '../../features/webhooks/store.js';
 import { addWebhook, changeStatus, redeliver, removeWebhook, urlIsWellFormed } from '../../features/webhooks/service.js';
 import { listEvents } from '../../features/webhooks/events-store.js';
+import { webhookAddLimit } from '../../http/rate-limit.js';
 import { localDay } from '../../features/reports/service.js';
 import { recordEvents } from '../../events/record.js';
 import type { EventState } from '../../events/tables.js';
@@ -164,7 +165,10 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
   registerAction(scope, shared, section, 'webhook', async (_request, v, body) => {
     const url = field(body, 'url');
     if (!urlIsWellFormed(url)) throw refuse(400, 'webhook_url');
-    await addWebhook(ctx, accountOf(v).id, url, body.status === '0' ? 0 : 1);
+    const account = accountOf(v);
+    // The same budget as /webhook/add: each registration costs a DNS lookup and an outbound request.
+    await webhookAddLimit(ctx).consume(account.parent_id ?? account.id);
+    await addWebhook(ctx, account.id, url, body.status === '0' ? 0 : 1);
     return { done: 'webhook_saved' };
   });
 

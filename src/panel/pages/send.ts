@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import { parse } from '../../http/validate.js';
 import { toCredits } from '../../accounts/credits.js';
+import { selectCaller } from '../../accounts/store.js';
 import { SendBody } from '../../features/sms/routes.js';
 import { sendSms } from '../../features/sms/service.js';
 import { MAX_SMS_LENGTH, parseRecipients } from '../../features/sms/rules.js';
@@ -91,6 +92,9 @@ export function sendPage(scope: FastifyInstance, shared: Shared): Section {
   });
 
   registerAction(scope, shared, section, 'submit', async (_request, v, body) => {
+    // The API's per-second send limit, on the same bucket (a sub-account without its own limit shares its parent's).
+    const caller = await selectCaller(db).where('accounts.id', '=', accountOf(v).id).executeTakeFirstOrThrow();
+    await ctx.rateLimiter.consume(caller.rate_bucket, caller.rate_limit_per_sec);
     const fromList = field(body, 'list') !== '';
     const input = parse(
       SendBody,

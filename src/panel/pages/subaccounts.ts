@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { parse } from '../../http/validate.js';
+import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { toUnits } from '../../accounts/credits.js';
 import { addSubaccount, archive, subaccountKey, transfer } from '../../features/subaccounts/service.js';
 import { AddBody, EmailBody, ManageBody } from '../../features/subaccounts/routes.js';
@@ -54,6 +55,8 @@ export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section
 
   registerAction(scope, shared, section, 'create', async (_request, v, body) => {
     const input = parse(AddBody, body, 'subaccount_02');
+    // The same budget as /manager/subaccount/add and /employee/add: each hashes a password.
+    await passwordEndpointLimit(ctx).consume(accountOf(v).id);
     await addSubaccount(ctx, await callerOf(accountOf(v).id), input.email, input.password);
     return { done: 'sub_created' };
   });

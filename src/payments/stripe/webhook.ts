@@ -5,6 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { sameDigest } from '../../lib/secrets.js';
 import { recordPayment } from '../../features/payments/paid.js';
 import { STRIPE } from './settings.js';
+import { recordRejection } from '../../carriers/providers/store.js';
 
 /** Stripe's default tolerance: a signature older (or newer) than 5 minutes is a replay. */
 export const TOLERANCE_SECONDS = 300;
@@ -42,7 +43,7 @@ function asEvent(raw: string): StripeEvent | undefined {
   return undefined;
 }
 
-type Outcome = 'applied' | 'duplicate' | 'ignored' | 'refused';
+type Outcome = 'applied' | 'duplicate' | 'ignored';
 
 async function note(ctx: AppContext, outcome: Outcome, fields: { eventId?: string; type?: string; reason?: string; remote?: string }): Promise<void> {
   await ctx.db.kysely
@@ -57,8 +58,8 @@ const CLOSED: Record<string, string> = { 'checkout.session.expired': 'expired', 
 
 /**
  * One webhook POST. Unsigned, wrongly signed or stale ones are refused (400)
- * and recorded; an event id already applied is a replay: acknowledged (200,
- * so Stripe stops resending) and recorded, never applied twice. The applied
+ * and counted (recordRejection); an event id already applied is a replay:
+ * acknowledged (200, so Stripe stops resending) and recorded, never applied twice. The applied
  * record and its effects share one transaction, and its unique index makes
  * parallel deliveries of one event apply once.
  */
@@ -66,8 +67,8 @@ export async function handleStripeWebhook(ctx: AppContext, webhookSecret: string
   const problem = signatureProblem(signature, raw, webhookSecret);
   const event = problem ? undefined : asEvent(raw);
   if (problem || !event) {
-    await note(ctx, 'refused', { reason: problem ?? 'malformed_event', remote });
-    ctx.log.warn({ reason: problem ?? 'malformed_event', remote }, 'stripe webhook refused');
+    // Counted with the other refused provider webhooks (`carriers rejections`), not logged one row each.
+    await recordRejection(ctx, STRIPE, problem ?? 'malformed_event', remote);
     throw new ApiError(400, 'payment_webhook_01');
   }
   const session = event.data.object;
