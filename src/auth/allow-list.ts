@@ -32,3 +32,22 @@ export function ipAllowed(ip: string, ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, 
   }
   return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match([range, bits] as any));
 }
+
+/** Parsed allow-lists by their stored JSON text, so a request does not parse its account's list again. */
+export class AllowListCache {
+  private readonly parsed = new Map<string, ReturnType<typeof parseAllowList>>();
+
+  get size(): number {
+    return this.parsed.size;
+  }
+
+  /** The ranges of a stored allow-list (`accounts.allow_ips`, a JSON array of CIDRs). */
+  ranges(stored: string): ReturnType<typeof parseAllowList> {
+    let ranges = this.parsed.get(stored);
+    if (!ranges) {
+      ranges = parseAllowList(JSON.parse(stored) as string[]);
+      this.parsed.set(stored, ranges);
+    }
+    return ranges;
+  }
+}

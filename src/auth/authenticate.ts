@@ -2,7 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import type { AuthenticatedAccount } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
-import { ipAllowed, parseAllowList } from './allow-list.js';
+import { AllowListCache, ipAllowed } from './allow-list.js';
 import { keyLookup } from './key-lookup.js';
 import { accountForKeyId, checkToken, isLoginToken } from './token.js';
 
@@ -26,7 +26,7 @@ export const KEY_IN_URL = /[?&](apikey|token)=/i;
  */
 export function authenticate(ctx: AppContext) {
   const accountForKey = keyLookup(ctx.db);
-  const allowListCache = new Map<string, ReturnType<typeof parseAllowList>>();
+  const allowLists = new AllowListCache();
   return async function (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (KEY_IN_URL.test(request.url)) {
       throw new ApiError(401, 'auth_05', 'API keys are refused in the URL: send the key in the apikey header');
@@ -50,14 +50,7 @@ export function authenticate(ctx: AppContext) {
       account = key.length <= 200 ? await accountForKey(key) : undefined;
     }
     if (!account) throw new ApiError(401, 'auth_05', 'Invalid or disabled API key');
-    if (account.allow_ips) {
-      let ranges = allowListCache.get(account.allow_ips);
-      if (!ranges) {
-        ranges = parseAllowList(JSON.parse(account.allow_ips) as string[]);
-        allowListCache.set(account.allow_ips, ranges);
-      }
-      if (!ipAllowed(request.ip, ranges)) throw new ApiError(403, 'auth_04');
-    }
+    if (account.allow_ips && !ipAllowed(request.ip, allowLists.ranges(account.allow_ips))) throw new ApiError(403, 'auth_04');
     request.account = account;
     if (request.routeOptions.config.sendLimited) await ctx.rateLimiter.consume(account.rate_bucket, account.rate_limit_per_sec);
   };
