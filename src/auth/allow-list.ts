@@ -33,7 +33,18 @@ export function ipAllowed(ip: string, ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, 
   return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match([range, bits] as any));
 }
 
-/** Parsed allow-lists by their stored JSON text, so a request does not parse its account's list again. */
+/**
+ * How many parsed allow-lists a process keeps. Each account's list is one
+ * entry, and every change of it a new one: without a bound, an account
+ * saving lists in a loop would grow the cache for as long as the process runs.
+ */
+export const ALLOW_LIST_CACHE_MAX = 1000;
+
+/**
+ * Parsed allow-lists by their stored JSON text, so a request does not parse
+ * its account's list again. The least recently used leaves first (a Map keeps
+ * insertion order: a hit moves its entry to the end).
+ */
 export class AllowListCache {
   private readonly parsed = new Map<string, ReturnType<typeof parseAllowList>>();
 
@@ -43,11 +54,10 @@ export class AllowListCache {
 
   /** The ranges of a stored allow-list (`accounts.allow_ips`, a JSON array of CIDRs). */
   ranges(stored: string): ReturnType<typeof parseAllowList> {
-    let ranges = this.parsed.get(stored);
-    if (!ranges) {
-      ranges = parseAllowList(JSON.parse(stored) as string[]);
-      this.parsed.set(stored, ranges);
-    }
+    const ranges = this.parsed.get(stored) ?? parseAllowList(JSON.parse(stored) as string[]);
+    this.parsed.delete(stored);
+    this.parsed.set(stored, ranges);
+    if (this.parsed.size > ALLOW_LIST_CACHE_MAX) this.parsed.delete(this.parsed.keys().next().value!);
     return ranges;
   }
 }
