@@ -11,6 +11,7 @@ import { cleanCountryCode, cleanNumber } from '../phone/numbers.js';
 import { toGsm7 } from './gsm7.js';
 import { isStorable } from './storable.js';
 import { findUrls } from './urls.js';
+import { csvCell } from '../panel/csv.js';
 
 /**
  * Every regular expression that reads what a client, a carrier, a provider's
@@ -38,6 +39,7 @@ const PATTERNS: Array<[string, (input: string) => unknown, (n: number) => string
   ['chat-app media URL', (s) => mediaUrlProblem('image', s), (n) => `https://a${'.local'.repeat(n / 6)}x/a.png`],
   ['phone number', cleanNumber, (n) => `${' -'.repeat(n / 2)}1`],
   ['country code', cleanCountryCode, (n) => `${' '.repeat(n - 2)}52`],
+  ['CSV export cell', csvCell, (n) => `${' '.repeat(n - 1)}x`],
 ];
 
 describe('regular expressions on outside input take linear time', () => {
