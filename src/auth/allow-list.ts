@@ -33,18 +33,44 @@ export function ipAllowed(ip: string, ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, 
   return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match([range, bits] as any));
 }
 
-/** Parsed allow-lists by their stored JSON text; a bound, not a tuning knob (a miss only costs the parse). */
-const parsedLists = new Map<string, ReturnType<typeof parseAllowList>>();
-const MAX_PARSED_LISTS = 1000;
+/**
+ * How many parsed allow-lists a process keeps. Each account's list is one
+ * entry, and every change of it a new one: without a bound, an account
+ * saving lists in a loop would grow the cache for as long as the process runs.
+ */
+export const ALLOW_LIST_CACHE_MAX = 1000;
+
+/**
+ * Parsed allow-lists by their stored JSON text, so a request does not parse
+ * its account's list again. The least recently used leaves first (a Map keeps
+ * insertion order: a hit moves its entry to the end).
+ */
+export class AllowListCache {
+  private readonly parsed = new Map<string, ReturnType<typeof parseAllowList>>();
+
+  get size(): number {
+    return this.parsed.size;
+  }
+
+  /** The ranges of a stored allow-list (`accounts.allow_ips`, a JSON array of CIDRs). */
+  ranges(stored: string): ReturnType<typeof parseAllowList> {
+    const ranges = this.parsed.get(stored) ?? parseAllowList(JSON.parse(stored) as string[]);
+    this.parsed.delete(stored);
+    this.parsed.set(stored, ranges);
+    if (this.parsed.size > ALLOW_LIST_CACHE_MAX) this.parsed.delete(this.parsed.keys().next().value!);
+    return ranges;
+  }
+
+  /** Whether a stored allow-list (null: no restriction) admits `ip`. */
+  admits(stored: string | null, ip: string): boolean {
+    return !stored || ipAllowed(ip, this.ranges(stored));
+  }
+}
+
+/** The process's parsed lists: pure memoisation of immutable values, bounded as above. */
+const processLists = new AllowListCache();
 
 /** Whether a stored allow-list (JSON array of CIDRs; null: no restriction) admits `ip`. */
 export function allowListAdmits(allowIps: string | null, ip: string): boolean {
-  if (!allowIps) return true;
-  let ranges = parsedLists.get(allowIps);
-  if (!ranges) {
-    ranges = parseAllowList(JSON.parse(allowIps) as string[]);
-    if (parsedLists.size >= MAX_PARSED_LISTS) parsedLists.delete(parsedLists.keys().next().value!);
-    parsedLists.set(allowIps, ranges);
-  }
-  return ipAllowed(ip, ranges);
+  return processLists.admits(allowIps, ip);
 }

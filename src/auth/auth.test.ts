@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveAccount, rotateKey } from '../accounts/store.js';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
 import { loadConfig, trustProxyOption } from '../config.js';
-import { ipAllowed, normaliseAllowList, parseAllowList } from './allow-list.js';
+import { ALLOW_LIST_CACHE_MAX, AllowListCache, ipAllowed, normaliseAllowList, parseAllowList } from './allow-list.js';
 
 describe('allow-list matching', () => {
   const ranges = parseAllowList(['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);
@@ -18,6 +18,25 @@ describe('allow-list matching', () => {
   ])('%s → %s', (ip, expected) => expect(ipAllowed(ip, ranges)).toBe(expected));
 
   it('refuses malformed entries', () => expect(() => normaliseAllowList(['10.0.0.0/33'])).toThrow());
+
+  it('keeps at most ALLOW_LIST_CACHE_MAX parsed lists, the least recently used leaving first', () => {
+    const cache = new AllowListCache();
+    const list = (i: number) => JSON.stringify([`10.${i >> 8}.${i & 255}.0/24`]);
+    const allows = (i: number, ip: string) => ipAllowed(ip, cache.ranges(list(i)));
+    const [first, busy] = [cache.ranges(list(0)), cache.ranges(list(7))];
+    for (let i = 0; i < ALLOW_LIST_CACHE_MAX + 50; i++) {
+      expect(allows(i, `10.${i >> 8}.${i & 255}.9`)).toBe(true);
+      cache.ranges(list(7)); // used at every step: never the least recent
+    }
+    expect(cache.size).toBe(ALLOW_LIST_CACHE_MAX);
+    expect(cache.ranges(list(7))).toBe(busy);
+    // The first list left the cache: it is parsed again, with the same answers.
+    expect(cache.ranges(list(0))).not.toBe(first);
+    expect(allows(0, '10.0.0.1')).toBe(true);
+    expect(allows(0, '10.0.1.1')).toBe(false);
+    expect(allows(ALLOW_LIST_CACHE_MAX + 49, '10.4.25.200')).toBe(true);
+    expect(cache.size).toBe(ALLOW_LIST_CACHE_MAX);
+  });
 });
 
 describeEngines('API key authentication', (engine) => {

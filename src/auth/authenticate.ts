@@ -17,7 +17,7 @@ declare module 'fastify' {
   }
 }
 
-const KEY_IN_URL = /[?&](apikey|token)=/i;
+export const KEY_IN_URL = /[?&](apikey|token)=/i;
 
 /**
  * The apikey hook. Each request gets the key and account as the database has

@@ -4,6 +4,7 @@ import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount, rotat
 import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
+import { isAccountEmail } from '../text/email.js';
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
@@ -30,8 +31,6 @@ export async function requireAccount(ctx: BaseContext, email: string, parentEmai
   if (!sub || sub.parent_id !== parent.id) throw new CliError(`${parentEmail} has no sub-account ${email}`);
   return sub;
 }
-
-export const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export function settingsOf(a: Account) {
   return {
@@ -109,7 +108,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        if (!EMAIL.test(o.email)) throw new CliError(`not a valid email: ${o.email}`);
+        if (!isAccountEmail(o.email)) throw new CliError(`not a valid email: ${o.email}`);
         if (o.credits < 0) throw new CliError('--credits cannot be negative');
         const password = await passwordFrom(o);
         if (await findAccountByEmail(ctx.db.kysely, o.email)) throw new CliError(`an account with email ${o.email} exists`);

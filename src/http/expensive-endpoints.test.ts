@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { hashingLoad } from '../lib/passwords.js';
+import { growthRatio } from '../../test/helpers/growth.js';
 
 const employee = (n: number, extra: Record<string, unknown> = {}) => ({ type: 'cajero', employee_name: `Ana ${n}`, business_name: 'Tienda', number: String(5500000000 + n), password: `clave-${n}`, ...extra });
 
@@ -40,6 +41,23 @@ describeEngines('expensive endpoints', (engine) => {
     const load = hashingLoad();
     expect(load.peak).toBeLessThanOrEqual(load.limit);
   });
+
+  it('refuses an over-long email before its format is looked at (no quadratic pattern on 60,000 characters)', async () => {
+    const a = await h.createAccount();
+    await h.ctx.db.kysely.updateTable('accounts').set({ rate_limit_per_sec: 1_000_000 }).where('id', '=', a.id).execute();
+    const worst = (n: number) => `a@${'.'.repeat(n - 3)}@`;
+    const payment = { number: '5512345678', country_code: '52', template: 'Pago', message: 'Paga aqui' };
+    const routes: Array<[string, (email: string) => object, string]> = [
+      ['/manager/subaccount/add', (email) => ({ email, password: 'secret123' }), 'subaccount_03'],
+      ['/paymentrequest/send', (email) => ({ ...payment, email }), 'payment_11'],
+    ];
+    for (const [path, body, code] of routes) {
+      const reply = await h.post(path, body(worst(60_000)), a.apikey);
+      expect([reply.status, reply.body.code, reply.body.field]).toEqual([400, code, 'email']);
+      // 6,000 characters ten times against 60,000 once: about 1 when the work is linear, about 10 when quadratic.
+      expect(await growthRatio((email) => h.post(path, body(email), a.apikey), worst, 6_000, 60_000)).toBeLessThan(3);
+    }
+  }, 180_000);
 
   it('rate-limits /webhook/add and does not echo the connection error (no port-scanning oracle)', async () => {
     const a = await h.createAccount();

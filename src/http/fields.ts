@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { isStorable } from '../text/storable.js';
+import { isEmailAddress } from '../text/email.js';
 
 /**
  * Field types for request schemas. Form bodies and query strings carry
@@ -23,6 +24,20 @@ export const text = (missing?: string, invalid?: string, unstorable = invalid ??
 /** An optional string: absent, null and '' become undefined. */
 export const optionalText = (invalid?: string) =>
   z.preprocess((v) => (v === null || v === '' ? undefined : toText(v)), z.string({ error: invalid }).refine(isStorable, { error: invalid }).optional()).meta({ type: 'string' });
+
+/** At most `max` characters (code points), without spreading a long text into an array. */
+export const withinCodePoints = (s: string, max: number): boolean => s.length <= max || (s.length <= 2 * max && [...s].length <= max);
+
+/**
+ * An email address (src/text/email.ts). Its length is checked first and
+ * aborts: zod otherwise runs every check, and nothing but the length should
+ * ever read a value of a megabyte.
+ */
+export const emailAddress = (o: { max: number; tooLong: string; invalid: string }) =>
+  z
+    .string()
+    .refine((s) => withinCodePoints(s, o.max), { error: o.tooLong, abort: true })
+    .refine(isEmailAddress, { error: o.invalid });
 
 /** An integer given as a number or a numeric string. */
 export const integer = (missing?: string, invalid?: string) =>

@@ -55,6 +55,7 @@ export class Secrets {
   readonly staffPasswordFingerprint: Buffer;
   readonly authToken: Buffer;
   readonly panelTotpEncryption: Buffer;
+  readonly panelNotice: Buffer;
 
   constructor(master: Buffer) {
     const derive = (label: string) => Buffer.from(hkdfSync('sha256', master, Buffer.alloc(0), label, 32));
@@ -64,6 +65,7 @@ export class Secrets {
     this.staffPasswordFingerprint = derive('mensajero/staff-password-fingerprint');
     this.authToken = derive('mensajero/legacy-auth-token');
     this.panelTotpEncryption = derive('mensajero/panel-totp-encryption');
+    this.panelNotice = derive('mensajero/panel-notice');
   }
 }
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { EMAIL } from '../cli/accounts.js';
+import { isAccountEmail } from '../text/email.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { isUniqueViolation } from '../db/engine.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -25,7 +25,7 @@ export function operatorCommands(program: Command, run: CliRunner): void {
       const password = (await readStdin()).split(/\r?\n/)[0];
       await run(o, async (ctx) => {
         const email = String(o.email).trim().toLowerCase();
-        if (!EMAIL.test(email)) throw new CliError(`not a valid email: ${o.email}`);
+        if (!isAccountEmail(email)) throw new CliError(`not a valid email: ${o.email}`);
         if (password.length < 8 || password.length > 128) throw new CliError('the password (standard input) must have 8 to 128 characters');
         const hash = await hashPassword(password);
         try {

@@ -8,6 +8,7 @@ import { isWordKey, LANGS, translator, type Lang, type Translate, type WordKey }
 import { LANG_COOKIE, readCookies, type PanelSession } from './session.js';
 import type { PanelAssets } from './assets.js';
 import { totalBalance } from './operator-store.js';
+import { noticeQuery, readNotice, type Notice } from './notice.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -144,8 +145,8 @@ export type Shared = { ctx: AppContext; assets: () => PanelAssets };
 export async function sendPage(reply: FastifyReply, v: View, section: Section, o: { status?: number; error?: string; shown?: Record<string, unknown> } = {}) {
   const body = await section.render(v, o.shown);
   const balanceUnits = v.session?.operator ? await totalBalance(v.ctx.db.kysely) : undefined;
-  const done = v.query.done;
-  const notice = !o.error && done && isWordKey(done) ? v.t(done, { count: v.query.count ?? '' }) : undefined;
+  const left = !o.error && v.session ? readNotice(v.ctx.secrets.panelNotice, v.session, v.query) : undefined;
+  const notice = left ? v.t(left.done, { count: left.count ?? '' }) : undefined;
   return reply
     .code(o.status ?? 200)
     .type('text/html; charset=utf-8')
@@ -153,7 +154,7 @@ export async function sendPage(reply: FastifyReply, v: View, section: Section, o
 }
 
 /** What a form action leads to: a notice after a redirect (POST/redirect/GET), or the page with something revealed. */
-export type ActionResult = { done: WordKey; vars?: Record<string, string | number> } | { shown: Record<string, unknown> };
+export type ActionResult = Notice | { shown: Record<string, unknown> };
 
 export function registerSection(scope: FastifyInstance, shared: Shared, section: Section): void {
   scope.get(section.path.replace(/^\/panel/, ''), { schema: { hide: true }, config: { panel: section.who } }, async (request, reply) => {
@@ -187,7 +188,7 @@ export function registerAction(
       return sendPage(reply, { ...v, query: {} }, section, { status: error.status, error: errorText(v, error), shown: { typed } });
     }
     if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
-    const query = new URLSearchParams({ done: result.done, ...Object.fromEntries(Object.entries(result.vars ?? {}).map(([k, x]) => [k, String(x)])) });
+    const query = noticeQuery(shared.ctx.secrets.panelNotice, request.panelSession!, result);
     return reply.code(303).header('location', `${section.path}?${query}`).send();
   });
 }

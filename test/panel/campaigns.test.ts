@@ -3,7 +3,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { describeEngines, eventually, type Harness } from '../helpers/harness.js';
 import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
 import { signIn, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
-import { csvCell } from '../../src/panel/pages/campaigns.js';
+import { csvCell } from '../../src/panel/csv.js';
 import { formatLocalDate } from '../../src/lib/time.js';
 
 let browser: Browser;

@@ -1,23 +1,18 @@
 import { z } from 'zod';
 import { toCredits, toUnits } from '../../accounts/credits.js';
 import { ok } from '../../http/errors.js';
-import { integer, jsonSchema, text } from '../../http/fields.js';
+import { emailAddress, integer, jsonSchema, text, withinCodePoints } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { addSubaccount, archive, subaccountKey, transfer } from './service.js';
 
-const EMAIL_FORMAT = /^[^\s@\p{Cc}]+@[^\s@\p{Cc}]+\.[^\s@\p{Cc}]+$/u;
 const MAX_TRANSFER = 100_000_000;
 const codePoints = (s: string) => [...s].length;
 
 // A control character makes the address malformed (subaccount_04), not absent.
 const Email = text('subaccount_02', undefined, 'subaccount_04').pipe(
-  z
-    .string()
-    .min(1, { error: 'subaccount_02' })
-    .refine((s) => codePoints(s) <= 70, { error: 'subaccount_03' })
-    .regex(EMAIL_FORMAT, { error: 'subaccount_04' }),
+  z.string().min(1, { error: 'subaccount_02', abort: true }).pipe(emailAddress({ max: 70, tooLong: 'subaccount_03', invalid: 'subaccount_04' })),
 );
 
 export const AddBody = z.object({
@@ -26,7 +21,7 @@ export const AddBody = z.object({
     z
       .string()
       .min(1, { error: 'subaccount_05' })
-      .refine((s) => codePoints(s) >= 6 && codePoints(s) <= 36, { error: 'subaccount_06' }),
+      .refine((s) => withinCodePoints(s, 36) && codePoints(s) >= 6, { error: 'subaccount_06' }),
   ),
 });
 export const EmailBody = z.object({ email: Email });

@@ -1,3 +1,4 @@
+import { trimEndWhere } from '../../text/trim.js';
 /**
  * The pre-recorded scripts of /voice/send. A script is the exact text the
  * text-to-speech engine reads: an opening naming the company (when given),
@@ -57,7 +58,7 @@ export interface ScriptInput {
 /** The final text of a call. */
 export function renderScript({ template, code, voiceMessage, ...rest }: ScriptInput): string {
   // "Acme Co." must not end the opening sentence with two periods.
-  const company = rest.company?.replace(/[.,\s]+$/, '');
+  const company = rest.company === undefined ? undefined : trimEndWhere(rest.company, (c) => c === '.' || c === ',' || /\s/.test(c));
   if (template === 'k') return company ? `Mensaje de ${company}. ${voiceMessage ?? ''}`.trim() : (voiceMessage ?? '');
   const script = SCRIPTS[template];
   const parts = [company ? `Hola, te llamamos de ${company}.` : 'Hola.'];

@@ -6,6 +6,7 @@ import { campaignStatusCounts } from '../../features/reports/store.js';
 import { LocalTimeFormatter } from '../../features/reports/local-time.js';
 import { formatLocal } from '../../lib/time.js';
 import type { MessageStatus } from '../../messaging/tables.js';
+import { csvCell } from '../csv.js';
 import { html } from '../html.js';
 import { groupOf, STATUS_GROUPS, type StatusGroup } from '../stats.js';
 import { accountOf, formatNumber, makeView, refuse, sendPage, type Section, type Shared, type View } from '../view.js';
@@ -22,13 +23,6 @@ function period(v: View, required: boolean): { from: number | null; to: number |
   if ((v.query.from && !from) || (v.query.to && !to) || (required && (!from || !to))) throw refuse(400, 'date_invalid');
   if (from && to && (to.end <= from.start || to.end - from.start > MAX_PERIOD_DAYS * 86_400_000)) throw refuse(400, 'period_invalid');
   return { from: from?.start ?? null, to: to?.end ?? null };
-}
-
-/** Characters that make a spreadsheet read a cell as a formula: such cells get a leading apostrophe. */
-const FORMULA = /^[=+\-@\t\r]/;
-export function csvCell(value: string): string {
-  const safe = FORMULA.test(value) ? `'${value}` : value;
-  return /[",\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }
 
 /** Campaigns: the list (listCampaigns, as POST /campaigns), a campaign's page, and the period's CSV export. */

@@ -8,7 +8,7 @@ import { AddBody } from '../../features/lists/routes.js';
 import { ContactBody } from '../../features/contacts/routes.js';
 import { importContacts, importRows, listOrFail, type ContactInput, type ImportRowError } from '../../features/contacts/service.js';
 import { html } from '../html.js';
-import { csvCell } from './campaigns.js';
+import { csvCell } from '../csv.js';
 import { accountOf, csrfField, formatNumber, makeView, refuse, registerAction, type Section, type Shared } from '../view.js';
 
 /** One import: at most this many rows and bytes (a bigger file is split). */

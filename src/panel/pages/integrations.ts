@@ -221,7 +221,7 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
       count += await redeliver(ctx, Number(id), account.id).then(() => 1, (err) => (err?.code === 'redeliver_pending' ? 0 : Promise.reject(err)));
     }
     ctx.worker.nudge();
-    return { done: 'redelivered_many', vars: { count } };
+    return { done: 'redelivered_many', count };
   });
 
   return section;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { toCredits, toUnits } from '../../accounts/credits.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount } from '../../accounts/store.js';
-import { EMAIL } from '../../cli/accounts.js';
+import { isAccountEmail } from '../../text/email.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { queueStats } from '../../jobs/queue.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -102,7 +102,7 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   registerAction(scope, shared, section, 'create', async (_request, _v, body) => {
     const email = field(body, 'email').toLowerCase();
     const password = typeof body.password === 'string' ? body.password : '';
-    if (!EMAIL.test(email) || email.length > 320) throw refuse(400, 'email_invalid');
+    if (!isAccountEmail(email)) throw refuse(400, 'email_invalid');
     if (password.length < 8 || password.length > 128) throw refuse(400, 'password_rules');
     const credits = creditsField(field(body, 'credits'), true);
     if (await findAccountByEmail(db, email)) throw refuse(400, 'email_taken');

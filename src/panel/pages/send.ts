@@ -109,7 +109,7 @@ export function sendPage(scope: FastifyInstance, shared: Shared): Section {
       'sms_04',
     );
     const result = await sendSms(ctx, accountOf(v).id, input);
-    return { done: 'sent_ok', vars: { count: result.total_messages } };
+    return { done: 'sent_ok', count: result.total_messages };
   });
   return section;
 }
