@@ -6,12 +6,10 @@ import { Pacer, type OutboundMessage, type SubmitOutcome } from './driver.js';
 import type { RouteEntry } from './routing.js';
 import { SimulatorDriver } from './simulator/driver.js';
 import { SmppConnector } from './smpp/connector.js';
-import { applyWaitingReceipts, pruneReceipts } from './smpp/receipts-store.js';
+import { applyWaitingReceipts, providerIds, pruneReceipts, smppIds } from './receipts.js';
 import { parseSmppSettings } from './smpp/settings.js';
 import type { HttpProviderConnector } from './providers/connector.js';
 import { buildProviderConnector, isProviderType } from './providers/build.js';
-import { providerIds } from './providers/receipts.js';
-import * as early from './early-receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
@@ -143,8 +141,8 @@ export class CarrierManager {
       await this.reportStatus();
       const processes = await this.liveProcesses();
       await Promise.all([...this.smpp.values()].map((c) => c.tick(processes)));
-      for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, c.name);
-      for (const c of [...this.providers.values(), ...[...this.instances.values()].flatMap((b) => b.connector ?? [])]) await early.applyWaitingReceipts(this.ctx, providerIds, c.name);
+      for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, smppIds, c.name);
+      for (const c of [...this.providers.values(), ...[...this.instances.values()].flatMap((b) => b.connector ?? [])]) await applyWaitingReceipts(this.ctx, providerIds, c.name);
       if (this.ticks++ % 30 === 0) {
         await pruneThroughput(this.ctx.db);
         await pruneReceipts(this.ctx);

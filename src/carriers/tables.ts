@@ -57,7 +57,7 @@ export interface SmppIdsTable {
 }
 
 /** Receipts waiting for the id of their message (early receipts), of SMPP and HTTP provider connectors alike; deleted once applied. */
-export interface SmppReceiptsTable {
+export interface CarrierReceiptsTable {
   id: Generated<number>;
   carrier: string;
   carrier_id: string;
@@ -121,7 +121,7 @@ export interface CarrierTables {
   carrier_rate: CarrierRateTable;
   carrier_process_status: CarrierProcessStatusTable;
   smpp_ids: SmppIdsTable;
-  smpp_receipts: SmppReceiptsTable;
+  carrier_receipts: CarrierReceiptsTable;
   smpp_reply_parts: SmppReplyPartsTable;
   unmatched_replies: UnmatchedRepliesTable;
 }

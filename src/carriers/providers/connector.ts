@@ -2,7 +2,7 @@ import type { AppContext } from '../../context.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
 import type { Connector } from '../manager.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
-import { recordProviderIds } from './store.js';
+import { recordProviderIds } from '../receipts.js';
 
 /** Requests in flight at once per connector in this process. */
 const PARALLEL = 8;

@@ -5,7 +5,7 @@ import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from './encoding.js';
 import { BindLeases } from './leases.js';
 import type { Pdu } from './pdu.js';
-import { recordSubmittedIds } from './receipts-store.js';
+import { recordSubmittedIds } from '../receipts.js';
 import type { SmppSettings } from './settings.js';
 import { classifyStatus, statusName } from './status.js';
 import { SharedThroughput } from './throughput.js';
@@ -127,7 +127,7 @@ export class SmppConnector {
       }),
     );
     // The ids go to the database before the outcomes go back: a receipt that
-    // came first (kept in smpp_receipts) is applied right here.
+    // came first (kept in carrier_receipts) is applied right here.
     if (accepted.length > 0) await recordSubmittedIds(this.ctx, this.name, accepted);
     return outcomes;
   }

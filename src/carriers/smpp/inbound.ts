@@ -4,7 +4,7 @@ import type { ConnectorStats } from '../status.js';
 import { decodeMessage, type Concatenation } from './encoding.js';
 import { isReceipt, type Pdu } from './pdu.js';
 import { messageStateName, parseReceiptText, receiptStatus } from './receipts.js';
-import { storeReceipts, type Receipt } from './receipts-store.js';
+import { smppIds, storeReceipts, type Receipt } from '../receipts.js';
 import type { SmppSettings } from './settings.js';
 
 /**
@@ -51,7 +51,7 @@ export class InboundHandler {
     while (this.batch.length > 0) {
       const batch = this.batch.splice(0, 2000);
       try {
-        await storeReceipts(this.ctx, this.carrier, batch.map((b) => b.receipt));
+        await storeReceipts(this.ctx, smppIds, this.carrier, batch.map((b) => b.receipt));
         for (const b of batch) b.done();
       } catch (err) {
         for (const b of batch) b.fail(err as Error);

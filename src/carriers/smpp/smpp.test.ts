@@ -9,7 +9,7 @@ import { TestSmsc, type SmscOptions } from '../../../test/helpers/smsc.js';
 import { formatLocalDate } from '../../lib/time.js';
 import { carrierCommands } from '../cli.js';
 import { encodeMessage, gsmSeptets } from './encoding.js';
-import { storeReceipts } from './receipts-store.js';
+import { smppIds, storeReceipts } from '../receipts.js';
 import { InboundHandler } from './inbound.js';
 import { parseSmppSettings } from './settings.js';
 import { emptyStats } from '../status.js';
@@ -291,7 +291,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
     await eventually(async () => (await message(ref)).stage === 1);
     const id = smsc.submitted[0].messageId;
     const decimal = BigInt(`0x${id}`).toString(10);
-    await Promise.all([storeReceipts(h.ctx, name, [{ carrierId: id, code: 0, at: Date.now() }]), storeReceipts(h.ctx, name, [{ carrierId: decimal, code: 1, at: Date.now() }])]);
+    await Promise.all([storeReceipts(h.ctx, smppIds, name, [{ carrierId: id, code: 0, at: Date.now() }]), storeReceipts(h.ctx, smppIds, name, [{ carrierId: decimal, code: 1, at: Date.now() }])]);
     const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).where('type', '=', 'confirmation').execute();
     expect(events).toHaveLength(1);
     const inbound = new InboundHandler(h.ctx, name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats());

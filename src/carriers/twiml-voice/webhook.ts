@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { storeReceipts } from '../early-receipts.js';
-import { providerIds } from '../providers/receipts.js';
+import { providerIds, storeReceipts } from '../receipts.js';
 import { refuse, sameText } from '../providers/webhooks.js';
 import { TwimlConnector, twilioSignature } from './connector.js';
 import { callStatusCode } from './mapping.js';

@@ -98,7 +98,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
       const again = statusPayload(m.carrier_id!, 'read');
       expect((await webhook(again, wa.sign(again))).status).toBe(200);
       expect((await h.ctx.db.kysely.selectFrom('read_trackings').select('reads').where('message_id', '=', m.id).executeTakeFirstOrThrow()).reads).toBe(1);
-      expect(await h.ctx.db.kysely.selectFrom('smpp_receipts').select('id').where('carrier', '=', 'wa').where('carrier_id', '=', m.carrier_id!).execute()).toEqual([]);
+      expect(await h.ctx.db.kysely.selectFrom('carrier_receipts').select('id').where('carrier', '=', 'wa').where('carrier_id', '=', m.carrier_id!).execute()).toEqual([]);
       await eventually(async () => events(a.id).length >= 1, 40_000);
       expect(events(a.id)).toEqual([expect.objectContaining({ type: 'confirmation', reference: r.body.reference, status: '0' })]);
     } finally {

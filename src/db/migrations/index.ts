@@ -24,6 +24,7 @@ import * as m0027 from './0027_tenant_suspension.js';
 import * as m0028 from './0028_otp_locks_per_day.js';
 import * as m0029 from './0029_attempt_counters.js';
 import * as m0030 from './0030_counted_rejections.js';
+import * as m0031 from './0031_carrier_receipts.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -52,4 +53,5 @@ export const migrations: Record<string, Migration> = {
   '0028_otp_locks_per_day': m0028,
   '0029_attempt_counters': m0029,
   '0030_counted_rejections': m0030,
+  '0031_carrier_receipts': m0031,
 };

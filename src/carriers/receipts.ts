@@ -1,0 +1,180 @@
+import type { AppContext } from '../context.js';
+import { applyDeliveryReports } from '../messaging/delivery.js';
+import { applyProviderStatuses } from './providers/webhooks.js';
+import { idForms, normaliseId } from './smpp/receipts.js';
+
+const CHUNK = 500;
+
+/** A receipt (delivery report, provider status) naming a message by its carrier id. */
+export interface Receipt {
+  carrierId: string;
+  code: number;
+  at: number;
+  /** A provider's `read` status: also recorded as a read of the message. */
+  read?: boolean;
+}
+
+export interface MatchedReceipt {
+  messageId: number;
+  code: number;
+  at: number;
+  read?: boolean;
+}
+
+/**
+ * How one kind of connector records its messages' carrier ids: SMPP in
+ * smpp_ids (ids normalised, matched across hex and decimal), HTTP providers
+ * in provider_message_ids (ids exact). The waiting receipts themselves are
+ * kept the same way for both, in carrier_receipts.
+ */
+export interface CarrierIdBook {
+  /** The form a waiting receipt's id is stored under. */
+  normalise(id: string): string;
+  /** The stored forms under which a receipt for a recorded id may be waiting. */
+  forms(id: string): string[];
+  /** Message id of each carrier id this connector recorded. */
+  lookup(ctx: AppContext, carrier: string, carrierIds: string[]): Promise<(carrierId: string) => number | undefined>;
+  /** Applies matched receipts (a message takes its first final status only); returns how many changed a message. */
+  apply(ctx: AppContext, receipts: MatchedReceipt[]): Promise<number>;
+}
+
+/**
+ * SMPP's carrier ids (smpp_ids). SMSCs disagree on the base: some give the
+ * id in hex in submit_sm_resp and in decimal in the receipt, others the
+ * reverse. The id as given wins, then its readings in the other base (idForms).
+ */
+export const smppIds: CarrierIdBook = {
+  normalise: normaliseId,
+  forms: idForms,
+  async lookup(ctx, carrier, carrierIds) {
+    const candidates = [...new Set(carrierIds.flatMap(idForms))];
+    const byId = new Map<string, number>();
+    for (let i = 0; i < candidates.length; i += CHUNK) {
+      const rows = await ctx.db.kysely.selectFrom('smpp_ids').select(['carrier_id', 'message_id']).where('carrier', '=', carrier).where('carrier_id', 'in', candidates.slice(i, i + CHUNK)).execute();
+      for (const r of rows) byId.set(r.carrier_id, Number(r.message_id));
+    }
+    return (carrierId) => {
+      for (const form of idForms(carrierId)) {
+        const id = byId.get(form);
+        if (id !== undefined) return id;
+      }
+      return undefined;
+    };
+  },
+  apply: applyDeliveryReports,
+};
+
+/**
+ * HTTP providers' message ids (provider_message_ids): matched exactly, as
+ * the provider gave them (wamid.… and CA… ids are case-sensitive). Statuses
+ * that arrive before the id is recorded wait like SMPP's early receipts.
+ */
+export const providerIds: CarrierIdBook = {
+  normalise: (id) => id,
+  forms: (id) => [id],
+  async lookup(ctx, carrier, carrierIds) {
+    const byId = await findProviderIds(ctx, carrier, [...new Set(carrierIds)]);
+    return (carrierId) => byId.get(carrierId);
+  },
+  apply: applyProviderStatuses,
+};
+
+/**
+ * Records the carrier id of each accepted SMPP segment (normalised, see
+ * normaliseId), then applies any receipt that arrived before it.
+ */
+export async function recordSubmittedIds(ctx: AppContext, carrier: string, accepted: Array<{ messageId: number; ids: string[] }>): Promise<void> {
+  const now = Date.now();
+  const rows = accepted.flatMap((a) => a.ids.map((id) => ({ carrier, carrier_id: normaliseId(id), message_id: a.messageId, created_at: now })));
+  for (let i = 0; i < rows.length; i += CHUNK) await ctx.db.kysely.insertInto('smpp_ids').values(rows.slice(i, i + CHUNK)).execute();
+  await applyReceiptsFor(ctx, smppIds, carrier, rows.map((r) => r.carrier_id));
+}
+
+/**
+ * Records the provider's id of each accepted message (its webhooks name it);
+ * an id seen again is kept as first recorded. Statuses the provider posted
+ * before this (it may call back before it answers the send) are applied now.
+ */
+export async function recordProviderIds(ctx: AppContext, carrier: string, ids: Array<{ carrierId: string; messageId: number }>): Promise<void> {
+  if (ids.length === 0) return;
+  const now = Date.now();
+  await ctx.db.kysely
+    .insertInto('provider_message_ids')
+    .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
+    .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
+    .execute();
+  await applyReceiptsFor(ctx, providerIds, carrier, ids.map((i) => i.carrierId));
+}
+
+/** Provider id → our message id, for the ids this connector recorded. */
+export async function findProviderIds(ctx: AppContext, carrier: string, carrierIds: string[]): Promise<Map<string, number>> {
+  if (carrierIds.length === 0) return new Map();
+  const rows = await ctx.db.kysely.selectFrom('provider_message_ids').select(['carrier_id', 'message_id']).where('carrier', '=', carrier).where('carrier_id', 'in', carrierIds).execute();
+  return new Map(rows.map((r) => [r.carrier_id, Number(r.message_id)]));
+}
+
+/**
+ * Applies receipts whose message is known, and keeps the others (durably,
+ * before the carrier gets its answer) in carrier_receipts: a receipt may
+ * overtake the answer to its submission, or another process may not have
+ * recorded the id yet. Waiting receipts are applied when their id is
+ * recorded (applyReceiptsFor), and by every process's upkeep tick in any case.
+ */
+export async function storeReceipts(ctx: AppContext, book: CarrierIdBook, carrier: string, receipts: Receipt[]): Promise<number> {
+  if (receipts.length === 0) return 0;
+  const known = await book.lookup(ctx, carrier, receipts.map((r) => r.carrierId));
+  const matched = receipts.flatMap((r) => {
+    const messageId = known(r.carrierId);
+    return messageId === undefined ? [] : [{ messageId, code: r.code, at: r.at, read: r.read }];
+  });
+  const applied = await book.apply(ctx, matched);
+  const waiting = receipts
+    .filter((r) => known(r.carrierId) === undefined)
+    .map((r) => ({ carrier, carrier_id: book.normalise(r.carrierId), code: r.code, at: r.at, read: r.read ? 1 : 0 }));
+  for (let i = 0; i < waiting.length; i += CHUNK) await ctx.db.kysely.insertInto('carrier_receipts').values(waiting.slice(i, i + CHUNK)).execute();
+  return applied;
+}
+
+/** After carrier ids were recorded: applies the receipts that were waiting for them (usually none: one cheap look first). */
+async function applyReceiptsFor(ctx: AppContext, book: CarrierIdBook, carrier: string, carrierIds: string[]): Promise<void> {
+  if (carrierIds.length === 0) return;
+  const waiting = await ctx.db.kysely.selectFrom('carrier_receipts').select('id').where('carrier', '=', carrier).limit(1).executeTakeFirst();
+  if (waiting) await applyWaitingReceipts(ctx, book, carrier, [...new Set(carrierIds.flatMap((id) => book.forms(id)))]);
+}
+
+/**
+ * Applies waiting receipts of `carrier` (those stored under the given ids,
+ * or all) whose message id is now known, then forgets them. Applying twice
+ * is harmless (a message takes its first final status only), so processes
+ * racing here change nothing twice.
+ */
+export async function applyWaitingReceipts(ctx: AppContext, book: CarrierIdBook, carrier: string, carrierIds?: string[]): Promise<number> {
+  let applied = 0;
+  const groups = carrierIds ? Array.from({ length: Math.ceil(carrierIds.length / CHUNK) }, (_, i) => carrierIds.slice(i * CHUNK, (i + 1) * CHUNK)) : [null];
+  for (const ids of groups) {
+    let q = ctx.db.kysely.selectFrom('carrier_receipts').select(['id', 'carrier_id', 'code', 'at', 'read']).where('carrier', '=', carrier);
+    if (ids) q = q.where('carrier_id', 'in', ids);
+    const rows = await q.orderBy('id').limit(5000).execute();
+    if (rows.length === 0) continue;
+    const known = await book.lookup(ctx, carrier, rows.map((r) => r.carrier_id));
+    const matched = rows.filter((r) => known(r.carrier_id) !== undefined);
+    if (matched.length === 0) continue;
+    applied += await book.apply(ctx, matched.map((r) => ({ messageId: known(r.carrier_id)!, code: r.code, at: Number(r.at), read: Number(r.read) === 1 })));
+    await ctx.db.kysely.deleteFrom('carrier_receipts').where('id', 'in', matched.map((r) => r.id)).execute();
+  }
+  return applied;
+}
+
+/**
+ * Housekeeping: carrier ids older than `idDays` (receipts come within the
+ * validity period, at most a few days at SMSCs) and receipts that never
+ * matched in that time are dropped (those of provider connectors too), and
+ * reply parts older than a day.
+ */
+export async function pruneReceipts(ctx: AppContext, idDays = 7): Promise<void> {
+  const cutoff = Date.now() - idDays * 86_400_000;
+  await ctx.db.kysely.deleteFrom('smpp_ids').where('created_at', '<', cutoff).execute();
+  await ctx.db.kysely.deleteFrom('carrier_receipts').where('at', '<', cutoff).execute();
+  // Parts of a reply whose other parts never came (or a part repeated after its reply was recorded).
+  await ctx.db.kysely.deleteFrom('smpp_reply_parts').where('received_at', '<', Date.now() - 86_400_000).execute();
+}
