@@ -14,9 +14,7 @@ import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
 import { WhatsappConnector } from './whatsapp-cloud/connector.js';
-import { WhatsappSecretsSchema, WhatsappSettingsSchema } from './whatsapp-cloud/settings.js';
-import { instanceConnectorName, listBoundInstances } from '../features/chatapp/cloud.js';
-import type { ChatappInstance } from '../features/chatapp/store.js';
+import { instanceConnectorName, listBoundInstances, readBinding, type BoundInstance } from './whatsapp-cloud/instances.js';
 
 /** A connector as the router uses it. */
 export interface Connector {
@@ -198,7 +196,7 @@ export class CarrierManager {
   }
 
   /** Connectors of bound instances: rebuilt when their binding changed, kept (with their pacing) otherwise. */
-  private refreshInstances(bound: ChatappInstance[]): void {
+  private refreshInstances(bound: BoundInstance[]): void {
     const next: typeof this.instances = new Map();
     for (const i of bound) {
       const key = `${i.cloud_settings}|${i.cloud_secrets_enc}`;
@@ -209,8 +207,7 @@ export class CarrierManager {
         continue;
       }
       try {
-        const settings = WhatsappSettingsSchema.parse(JSON.parse(i.cloud_settings!));
-        const secrets = WhatsappSecretsSchema.parse(JSON.parse(decrypt(this.ctx.secrets.keyEncryption, i.cloud_secrets_enc!)));
+        const { settings, secrets } = readBinding(this.ctx.secrets.keyEncryption, i);
         next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.ctx, instanceConnectorName(i.instance_id), 0, settings, secrets) });
       } catch (err) {
         // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.

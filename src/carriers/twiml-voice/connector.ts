@@ -1,6 +1,5 @@
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
-import { spell } from '../../features/voice/scripts.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
 import { classifyCreateError } from './mapping.js';

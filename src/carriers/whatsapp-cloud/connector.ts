@@ -1,12 +1,9 @@
 import type { AppContext } from '../../context.js';
-import { CHATAPP_TEMPLATE } from '../../features/otp/text.js';
+import { chatappOtpCode } from '../../text/chatapp-otp.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
 import { classifyError } from './mapping.js';
 import type { WhatsappSecrets, WhatsappSettings } from './settings.js';
-
-/** OTP texts over chat-app are the fixed template with the code first (features/otp/text.ts): the code is what precedes it. */
-const OTP_TEXT = new RegExp(`^(\\S{1,12}) ${CHATAPP_TEMPLATE.slice('{{code}} '.length).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
 
 /**
  * The Cloud API request body for one message
@@ -17,9 +14,8 @@ const OTP_TEXT = new RegExp(`^(\\S{1,12}) ${CHATAPP_TEMPLATE.slice('{{code}} '.l
  */
 export function messageBody(m: OutboundMessage, settings: WhatsappSettings): Record<string, unknown> {
   const base = { messaging_product: 'whatsapp', recipient_type: 'individual', to: m.number };
-  const otp = settings.otp_template && !m.meta ? OTP_TEXT.exec(m.text) : null;
-  if (otp) {
-    const code = otp[1];
+  const code = settings.otp_template && !m.meta ? chatappOtpCode(m.text) : null;
+  if (code) {
     return {
       ...base,
       type: 'template',

@@ -6,7 +6,7 @@ import { providerIds, storeReceipts } from '../receipts.js';
 import { rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
 import { WhatsappConnector } from './connector.js';
 import { statusCode } from './mapping.js';
-import { instanceConnectorName } from '../../features/chatapp/cloud.js';
+import { instanceConnectorName } from './instances.js';
 
 /** X-Hub-Signature-256 of a body: "sha256=" + HMAC-SHA256(app secret, raw body) in hex. */
 export const hubSignature = (appSecret: string, body: string) => `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;

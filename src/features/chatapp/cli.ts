@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
-import { bindingFromOptions, cloudOptions, publicInstance, saveBinding, wantsBinding } from './cloud.js';
+import { bindingFromOptions, cloudOptions, publicInstance, saveBinding, wantsBinding } from './cloud-cli.js';
 import { createInstance, findInstance, listInstances, setInstanceStatus } from './store.js';
 
 /** `mensajero chatapp-instances add|list|disable|enable|bind|unbind`. */

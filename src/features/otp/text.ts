@@ -7,8 +7,7 @@ export type OtpChannel = 'sms' | 'chatapp' | 'voice';
 /** The spec's default text for sms and voice. */
 export const DEFAULT_MESSAGE = '{{code}} is your verification code from {{company}}. Do not share it.';
 
-/** The fixed chat-app template, sent from the service's own official sender: no company, no custom text. */
-export const CHATAPP_TEMPLATE = '{{code}} is your verification code. For your security, do not share it with anyone.';
+export { CHATAPP_TEMPLATE } from '../../text/chatapp-otp.js';
 
 export const MAX_TEXT = 160;
 

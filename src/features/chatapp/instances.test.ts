@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startWhatsappCloud } from '../../../test/helpers/whatsapp-cloud.js';
-import { bindingFromOptions, saveBinding } from '../../features/chatapp/cloud.js';
-import { createInstance, findInstance } from '../../features/chatapp/store.js';
+import { bindingFromOptions, saveBinding } from './cloud-cli.js';
+import { createInstance, findInstance } from './store.js';
 import { routeToProvider, secretLines } from '../../../test/helpers/providers.js';
 
 // These wait on dispatch retries and webhook deliveries; CI runs them beside the crash suite, which loads both cores.

@@ -3,16 +3,10 @@ import type { BaseContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { CliError } from '../../cli/run.js';
 import { providerSettings, sealProviderSecrets } from '../../carriers/providers/cli.js';
+import { instanceWebhookPath } from '../../carriers/whatsapp-cloud/instances.js';
 import type { ChatappInstance } from './store.js';
 
-/**
- * An instance bound to its own WhatsApp Business Cloud API phone number.
- * Its chat-app messages go out through that number, whatever the chat-app
- * routes say (carriers/router.ts), as connector `instance:<instance_id>`;
- * its webhooks come to /chatapp/instances/<instance_id>/webhook.
- */
-export const instanceConnectorName = (instanceId: string) => `instance:${instanceId}`;
-export const instanceWebhookPath = (instanceId: string) => `/chatapp/instances/${instanceId}/webhook`;
+// Binding an instance to its own Cloud API number (carriers/whatsapp-cloud/instances.ts), from the CLI.
 
 /** `--cloud-…` options of `chatapp-instances add` and `bind`. */
 export function cloudOptions(cmd: Command): Command {
@@ -78,9 +72,4 @@ export function publicInstance(i: ChatappInstance): Record<string, unknown> {
     cloud_otp_language: s.otp_language,
     cloud_webhook_path: instanceWebhookPath(i.instance_id),
   };
-}
-
-/** Every bound instance, for the carrier manager. */
-export async function listBoundInstances(db: Executor): Promise<ChatappInstance[]> {
-  return db.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).orderBy('id').execute();
 }

@@ -1,0 +1,29 @@
+import type { Selectable } from 'kysely';
+import type { Executor } from '../../db/engine.js';
+import type { Database } from '../../db/schema.js';
+import { decrypt } from '../../lib/secrets.js';
+import { WhatsappSecretsSchema, WhatsappSettingsSchema, type WhatsappSecrets, type WhatsappSettings } from './settings.js';
+
+/**
+ * A chat-app instance bound to its own WhatsApp Business Cloud API phone
+ * number. Its chat-app messages go out through that number, whatever the
+ * chat-app routes say (carriers/router.ts), as connector
+ * `instance:<instance_id>`; its webhooks come to
+ * /chatapp/instances/<instance_id>/webhook. The chat-app CLI binds them.
+ */
+export type BoundInstance = Selectable<Database['chatapp_instances']>;
+
+export const instanceConnectorName = (instanceId: string) => `instance:${instanceId}`;
+export const instanceWebhookPath = (instanceId: string) => `/chatapp/instances/${instanceId}/webhook`;
+
+/** Every bound instance, for the carrier manager. */
+export async function listBoundInstances(db: Executor): Promise<BoundInstance[]> {
+  return db.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).orderBy('id').execute();
+}
+
+/** A bound instance's settings and decrypted secrets, validated like a whatsapp-cloud connector's; throws when unusable. */
+export function readBinding(keyEncryption: Buffer, i: BoundInstance): { settings: WhatsappSettings; secrets: WhatsappSecrets } {
+  const settings = WhatsappSettingsSchema.parse(JSON.parse(i.cloud_settings!));
+  const secrets = WhatsappSecretsSchema.parse(JSON.parse(decrypt(keyEncryption, i.cloud_secrets_enc!)));
+  return { settings, secrets };
+}

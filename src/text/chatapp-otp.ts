@@ -1,0 +1,13 @@
+/**
+ * The fixed chat-app OTP text, sent from the service's own official sender:
+ * no company, no custom text. The OTP feature fills it in; a chat-app
+ * connector recognises a text made from it (to send the code through the
+ * provider's authentication template) without knowing the feature.
+ */
+export const CHATAPP_TEMPLATE = '{{code}} is your verification code. For your security, do not share it with anyone.';
+
+/** The code first, then the template's fixed words: the code is what precedes them. */
+const OTP_TEXT = new RegExp(`^(\\S{1,12}) ${CHATAPP_TEMPLATE.slice('{{code}} '.length).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+
+/** The code of a text made from CHATAPP_TEMPLATE; null for any other text. */
+export const chatappOtpCode = (text: string): string | null => OTP_TEXT.exec(text)?.[1] ?? null;
