@@ -7,7 +7,8 @@
 export const CHATAPP_TEMPLATE = '{{code}} is your verification code. For your security, do not share it with anyone.';
 
 /** The code first, then the template's fixed words: the code is what precedes them. */
-const OTP_TEXT = new RegExp(`^(\\S{1,12}) ${CHATAPP_TEMPLATE.slice('{{code}} '.length).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`);
+const FIXED_WORDS = CHATAPP_TEMPLATE.slice('{{code}} '.length).replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const OTP_TEXT = new RegExp(`^(\\S{1,12}) ${FIXED_WORDS}$`);
 
 /** The code of a text made from CHATAPP_TEMPLATE; null for any other text. */
 export const chatappOtpCode = (text: string): string | null => OTP_TEXT.exec(text)?.[1] ?? null;

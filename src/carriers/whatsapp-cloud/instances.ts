@@ -2,7 +2,12 @@ import type { Selectable } from 'kysely';
 import type { Executor } from '../../db/engine.js';
 import type { Database } from '../../db/schema.js';
 import { decrypt } from '../../lib/secrets.js';
-import { WhatsappSecretsSchema, WhatsappSettingsSchema, type WhatsappSecrets, type WhatsappSettings } from './settings.js';
+import {
+  WhatsappSecretsSchema,
+  WhatsappSettingsSchema,
+  type WhatsappSecrets,
+  type WhatsappSettings,
+} from './settings.js';
 
 /**
  * A chat-app instance bound to its own WhatsApp Business Cloud API phone
@@ -21,9 +26,8 @@ export async function listBoundInstances(db: Executor): Promise<BoundInstance[]>
   return db.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).orderBy('id').execute();
 }
 
-/** A bound instance's settings and decrypted secrets, validated like a whatsapp-cloud connector's; throws when unusable. */
-export function readBinding(keyEncryption: Buffer, i: BoundInstance): { settings: WhatsappSettings; secrets: WhatsappSecrets } {
+/** A bound instance's settings and decrypted secrets, checked like a whatsapp-cloud connector's; throws if unusable. */
+export function readBinding(key: Buffer, i: BoundInstance): { settings: WhatsappSettings; secrets: WhatsappSecrets } {
   const settings = WhatsappSettingsSchema.parse(JSON.parse(i.cloud_settings!));
-  const secrets = WhatsappSecretsSchema.parse(JSON.parse(decrypt(keyEncryption, i.cloud_secrets_enc!)));
-  return { settings, secrets };
+  return { settings, secrets: WhatsappSecretsSchema.parse(JSON.parse(decrypt(key, i.cloud_secrets_enc!))) };
 }

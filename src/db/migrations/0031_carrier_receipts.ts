@@ -20,6 +20,7 @@ async function rename(db: Kysely<any>, from: string, to: string): Promise<void> 
   await db.schema.alterTable(from).renameTo(to).execute();
   await db.schema.createIndex(`${to}_lookup`).on(to).columns(['carrier', 'carrier_id']).execute();
   if (!isPostgres(db)) return;
-  await sql`alter table ${sql.table(to)} rename constraint ${sql.id(`${from}_pkey`)} to ${sql.id(`${to}_pkey`)}`.execute(db);
+  const [fromKey, toKey] = [sql.id(`${from}_pkey`), sql.id(`${to}_pkey`)];
+  await sql`alter table ${sql.table(to)} rename constraint ${fromKey} to ${toKey}`.execute(db);
   await sql`alter sequence ${sql.id(`${from}_id_seq`)} rename to ${sql.id(`${to}_id_seq`)}`.execute(db);
 }
