@@ -12,7 +12,7 @@ import { startService, type RunningService } from '../../src/cli/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
 import { submitMessages } from '../../src/messaging/submit.js';
-import { webhookCommands } from '../../src/features/webhooks/cli.js';
+import { webhookCommands } from '../../src/webhooks/cli.js';
 import type { AppContext } from '../../src/context.js';
 import { runCommands } from '../helpers/cli.js';
 

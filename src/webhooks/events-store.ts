@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { affected } from '../../db/engine.js';
-import { enqueue } from '../../jobs/queue.js';
-import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, deliveryJobKey } from '../../events/record.js';
-import type { EventAttemptsTable, EventState, EventsTable } from '../../events/tables.js';
+import type { Database } from '../db/schema.js';
+import { affected } from '../db/engine.js';
+import { enqueue } from '../jobs/queue.js';
+import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, deliveryJobKey } from './record.js';
+import type { EventAttemptsTable, EventState, EventsTable } from './tables.js';
 
 export interface LoggedEvent {
   event: Selectable<EventsTable>;

@@ -1,12 +1,12 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
-import { archiveAccount } from '../../accounts/store.js';
-import { isForbiddenAddress } from '../../events/addresses.js';
-import { MAX_RETRIES, retryDelayMs, scheduleWithoutJitter } from '../../events/schedule.js';
-import { HostSlots } from '../../events/host-slots.js';
-import { safeAgent, send } from '../../events/http.js';
+import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { archiveAccount } from '../accounts/store.js';
+import { isForbiddenAddress } from './addresses.js';
+import { MAX_RETRIES, retryDelayMs, scheduleWithoutJitter } from './schedule.js';
+import { HostSlots } from './host-slots.js';
+import { safeAgent, send } from './http.js';
 
 interface Received {
   method: string;
