@@ -2,7 +2,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { fmt, startBenchService } from './lib.js';
-import { recordEvents, type NewEvent } from '../src/events/record.js';
+import { recordEvents, type NewEvent } from '../src/webhooks/index.js';
 import { submitMessages } from '../src/messaging/submit.js';
 
 const ROUNDS = 5;

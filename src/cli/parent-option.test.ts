@@ -7,7 +7,7 @@ import { chatappCli } from '../features/chatapp/cli.js';
 import { walletCommands } from '../features/wallet/cli.js';
 import { loyaltyCommands } from '../features/loyalty/cli.js';
 import { otpCommands } from '../features/otp/cli.js';
-import { webhookCommands } from '../features/webhooks/cli.js';
+import { webhookCommands } from '../webhooks/cli.js';
 
 /**
  * Every command that names an account by --email takes --parent to name a

@@ -1,11 +1,10 @@
 import type { Generated } from 'kysely';
 import type { MessagingTables } from '../messaging/tables.js';
-import type { EventTables } from '../events/tables.js';
+import type { EventTables, WebhookTables } from '../webhooks/tables.js';
 import type { ContactTables } from '../features/contacts/tables.js';
 import type { SmsTables } from '../features/sms/tables.js';
 import type { ChatappTables } from '../features/chatapp/tables.js';
 import type { OtpTables } from '../features/otp/tables.js';
-import type { WebhookTables } from '../features/webhooks/tables.js';
 import type { PaymentTables } from '../features/payments/tables.js';
 import type { StaffTables } from '../features/staff/tables.js';
 import type { WalletTables } from '../features/wallet/tables.js';

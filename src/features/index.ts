@@ -12,7 +12,7 @@ import { reports } from './reports/routes.js';
 import { campaigns } from './campaigns/routes.js';
 import { otp } from './otp/routes.js';
 import { legacyOtp } from './legacy-otp/routes.js';
-import { webhooks } from './webhooks/routes.js';
+import { webhooks } from '../webhooks/routes.js';
 import { subaccounts } from './subaccounts/routes.js';
 import { payments } from './payments/routes.js';
 import { staff } from './staff/routes.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import pino from 'pino';
 import { openDatabase, type Db } from '../db/engine.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { claimJobs, completeJob, enqueue, enqueueMany, renewJobLease } from './queue.js';
+import { bringJobsForward, cancelJobs, claimJobs, completeJob, enqueue, enqueueMany, renewJobLease } from './queue.js';
 import { Worker, RetryLater } from './worker.js';
 
 const silent = pino({ level: 'silent' });
@@ -157,6 +157,32 @@ describeEngines('job queue', (engine) => {
     await enqueue(h.ctx.db.kysely, 'uniq.job', { a: 2 }, { uniqueKey: 'once', runAt: Date.now() + 60_000 });
     const rows = await h.ctx.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'uniq.job').execute();
     expect(rows).toHaveLength(1);
+  });
+
+  it('cancels jobs by kind and unique key, leaving other kinds with the same key alone', async () => {
+    const later = Date.now() + 60_000;
+    await enqueueMany(h.ctx.db.kysely, [
+      { kind: 'cancel.a', payload: {}, uniqueKey: 'cancel-1', runAt: later },
+      { kind: 'cancel.a', payload: {}, uniqueKey: 'cancel-2', runAt: later },
+      { kind: 'cancel.b', payload: {}, uniqueKey: 'cancel-3', runAt: later },
+    ]);
+    await cancelJobs(h.ctx.db.kysely, 'cancel.a', ['cancel-1', 'cancel-3']);
+    const left = await h.ctx.db.kysely.selectFrom('jobs').select('unique_key').where('kind', 'in', ['cancel.a', 'cancel.b']).orderBy('unique_key').execute();
+    expect(left.map((r) => r.unique_key)).toEqual(['cancel-2', 'cancel-3']);
+  });
+
+  it('brings pending, unheld jobs forward, never later and never a held one', async () => {
+    const now = Date.now();
+    await enqueueMany(h.ctx.db.kysely, [
+      { kind: 'forward.job', payload: {}, uniqueKey: 'forward-late', runAt: now + 60_000 },
+      { kind: 'forward.job', payload: {}, uniqueKey: 'forward-soon', runAt: now + 1_000 },
+      { kind: 'forward.job', payload: {}, uniqueKey: 'forward-held', runAt: now + 60_000 },
+    ]);
+    await h.ctx.db.kysely.updateTable('jobs').set({ locked_by: 'someone' }).where('unique_key', '=', 'forward-held').execute();
+    await bringJobsForward(h.ctx.db.kysely, 'forward.job', ['forward-late', 'forward-soon', 'forward-held'], now + 5_000);
+    const rows = await h.ctx.db.kysely.selectFrom('jobs').select(['unique_key', 'run_at']).where('kind', '=', 'forward.job').execute();
+    const runAt = Object.fromEntries(rows.map((r) => [r.unique_key, Number(r.run_at)]));
+    expect(runAt).toEqual({ 'forward-late': now + 5_000, 'forward-soon': now + 1_000, 'forward-held': now + 60_000 });
   });
 
   it('finishes in-flight jobs on stop and claims nothing after', async () => {

@@ -57,6 +57,35 @@ export async function enqueueMany(db: Executor, jobs: Array<{ kind: string; payl
 }
 
 /**
+ * Removes the jobs of `kind` with these unique keys, whatever their state:
+ * work that is no longer needed (a safety net whose messages went out) or
+ * a job about to be replaced by a fresh one.
+ */
+export async function cancelJobs(db: Executor, kind: string, uniqueKeys: string[]): Promise<void> {
+  for (let i = 0; i < uniqueKeys.length; i += 500) {
+    await db.deleteFrom('jobs').where('kind', '=', kind).where('unique_key', 'in', uniqueKeys.slice(i, i + 500)).execute();
+  }
+}
+
+/**
+ * Makes the pending jobs of `kind` with these unique keys due at `runAt` when
+ * they were due later. A job a worker holds is left alone: its run decides.
+ */
+export async function bringJobsForward(db: Executor, kind: string, uniqueKeys: string[], runAt: number): Promise<void> {
+  for (let i = 0; i < uniqueKeys.length; i += 500) {
+    await db
+      .updateTable('jobs')
+      .set({ run_at: runAt })
+      .where('kind', '=', kind)
+      .where('state', '=', 'pending')
+      .where('unique_key', 'in', uniqueKeys.slice(i, i + 500))
+      .where('run_at', '>', runAt)
+      .where('locked_by', 'is', null)
+      .execute();
+  }
+}
+
+/**
  * Claims up to `limit` due jobs of the given kinds for `workerId` with a lease
  * of `leaseMs`. A job whose lease ran out (its worker died) is due again.
  * Each claim writes a fresh token into `locked_by` (worker id + random part):

@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { recordEvents, type NewEvent } from '../events/record.js';
+import { recordEvents, type NewEvent } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 
 export interface DeliveryReport {

@@ -6,7 +6,7 @@ import { affected } from '../db/engine.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
-import { recordEvents } from '../events/record.js';
+import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
 
 export const DISPATCH_JOB = 'messaging.dispatch';

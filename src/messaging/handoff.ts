@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import { bringJobsForward, cancelJobs } from '../jobs/queue.js';
 import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchOutcome } from './dispatch.js';
 
 /** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
@@ -66,15 +67,9 @@ export class InlineHandOff {
     const final = new Set(outcomes.filter((o) => o.outcome.ok || o.outcome.permanent).map((o) => o.messageId));
     const done = round.filter((c) => c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
     const retry = round.filter((c) => !c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
-    const jobs = () => this.ctx.db.kysely.updateTable('jobs').where('kind', '=', DISPATCH_JOB).where('state', '=', 'pending');
-    for (let i = 0; i < done.length; i += 500) {
-      await this.ctx.db.kysely.deleteFrom('jobs').where('kind', '=', DISPATCH_JOB).where('unique_key', 'in', done.slice(i, i + 500)).execute();
-    }
+    await cancelJobs(this.ctx.db.kysely, DISPATCH_JOB, done);
     // Not taken at once (a transient carrier error, claimed elsewhere): the job retries at the usual pace, not after the whole safety net.
-    const retryAt = Date.now() + this.ctx.config.DISPATCH_RETRY_MS;
-    for (let i = 0; i < retry.length; i += 500) {
-      await jobs().set({ run_at: retryAt }).where('unique_key', 'in', retry.slice(i, i + 500)).where('run_at', '>', retryAt).where('locked_by', 'is', null).execute();
-    }
+    await bringJobsForward(this.ctx.db.kysely, DISPATCH_JOB, retry, Date.now() + this.ctx.config.DISPATCH_RETRY_MS);
     if (outcomes.length > 0) this.ctx.worker.nudge('carrier', 'webhooks');
   }
 }

@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
-import { recordEvents } from '../../events/record.js';
+import { recordEvents } from '../../webhooks/index.js';
 import { formatLocal } from '../../lib/time.js';
 import { markPaid, type PaymentRequest } from './store.js';
 

@@ -2,7 +2,7 @@ import type { Selectable } from 'kysely';
 import type { AppContext } from '../context.js';
 import { RetryLater } from '../jobs/worker.js';
 import { claimJobs } from '../jobs/queue.js';
-import { webhookSecret } from '../features/webhooks/store.js';
+import { webhookSecret } from './endpoint-store.js';
 import { decrypt } from '../lib/secrets.js';
 import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';

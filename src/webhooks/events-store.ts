@@ -1,9 +1,9 @@
 import type { Kysely, Selectable } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { affected } from '../../db/engine.js';
-import { enqueue } from '../../jobs/queue.js';
-import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, deliveryJobKey } from '../../events/record.js';
-import type { EventAttemptsTable, EventState, EventsTable } from '../../events/tables.js';
+import type { Database } from '../db/schema.js';
+import { affected } from '../db/engine.js';
+import { cancelJobs, enqueue } from '../jobs/queue.js';
+import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, deliveryJobKey } from './record.js';
+import type { EventAttemptsTable, EventState, EventsTable } from './tables.js';
 
 export interface LoggedEvent {
   event: Selectable<EventsTable>;
@@ -42,7 +42,7 @@ export async function redeliverEvent(db: Kysely<Database>, eventId: number): Pro
       .executeTakeFirst();
     if (affected(updated) !== 1) return false;
     // A cancelled event's job may still sleep until its next retry: replace it, so the event has one job.
-    await trx.deleteFrom('jobs').where('unique_key', '=', deliveryJobKey(eventId)).execute();
+    await cancelJobs(trx, DELIVER_JOB, [deliveryJobKey(eventId)]);
     await enqueue(trx, DELIVER_JOB, { eventId }, { maxAttempts: DELIVER_JOB_MAX_ATTEMPTS, uniqueKey: deliveryJobKey(eventId) });
     return true;
   });

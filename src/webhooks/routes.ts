@@ -1,14 +1,14 @@
 import { z } from 'zod';
-import { defineMessages } from '../../http/codes.js';
-import { ok } from '../../http/errors.js';
-import { jsonSchema, text } from '../../http/fields.js';
-import { parse } from '../../http/validate.js';
-import { webhookAddLimit } from '../../http/rate-limit.js';
-import { DELIVER_JOB } from '../../events/record.js';
-import { createDelivery, deliverEvent } from '../../events/deliver.js';
-import type { Feature } from '../feature.js';
-import { findWebhook } from './store.js';
-import { formatLocal } from '../../lib/time.js';
+import { defineMessages } from '../http/codes.js';
+import { ok } from '../http/errors.js';
+import { jsonSchema, text } from '../http/fields.js';
+import { parse } from '../http/validate.js';
+import { webhookAddLimit } from '../http/rate-limit.js';
+import { DELIVER_JOB } from './record.js';
+import { createDelivery, deliverEvent } from './deliver.js';
+import type { Feature } from '../features/feature.js';
+import { findWebhook } from './endpoint-store.js';
+import { formatLocal } from '../lib/time.js';
 import { addWebhook, changeStatus, removeWebhook, urlIsWellFormed } from './service.js';
 
 defineMessages({

@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { enqueueMany } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
-import { enabledAccounts } from '../features/webhooks/store.js';
+import { enabledAccounts } from './endpoint-store.js';
 
 export interface NewEvent {
   accountId: number;
@@ -16,7 +16,7 @@ export interface NewEvent {
 export const DELIVER_JOB = 'webhooks.deliver';
 
 /**
- * The delivery job retries on its own schedule (src/events/schedule.ts) and
+ * The delivery job retries on its own schedule (src/webhooks/schedule.ts) and
  * ends itself when the event is delivered or failed; the queue's attempt
  * limit must never end it first, whatever the number of deferrals.
  */

@@ -1,9 +1,9 @@
 import { sql, type Selectable } from 'kysely';
-import type { Executor } from '../../db/engine.js';
-import { affected } from '../../db/engine.js';
-import { decrypt, encrypt } from '../../lib/secrets.js';
-import { generateWebhookSecret } from '../../events/signature.js';
-import { healthyEndpoint } from '../../events/endpoint-health.js';
+import type { Executor } from '../db/engine.js';
+import { affected } from '../db/engine.js';
+import { decrypt, encrypt } from '../lib/secrets.js';
+import { generateWebhookSecret } from './signature.js';
+import { healthyEndpoint } from './endpoint-health.js';
 import type { WebhooksTable } from './tables.js';
 
 export type Webhook = Selectable<WebhooksTable>;

@@ -1,10 +1,10 @@
-import type { AppContext, BaseContext } from '../../context.js';
-import { badRequest } from '../../http/errors.js';
-import { ForbiddenDestination, resolveDestination } from '../../events/addresses.js';
-import { safeAgent, send } from '../../events/http.js';
-import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './store.js';
+import type { AppContext, BaseContext } from '../context.js';
+import { badRequest } from '../http/errors.js';
+import { ForbiddenDestination, resolveDestination } from './addresses.js';
+import { safeAgent, send } from './http.js';
+import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './endpoint-store.js';
 import { redeliverEvent } from './events-store.js';
-import { defineMessages } from '../../http/codes.js';
+import { defineMessages } from '../http/codes.js';
 
 defineMessages({
   no_such_event: 'No such event',

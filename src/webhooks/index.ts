@@ -1,0 +1,6 @@
+/**
+ * What the rest of the service uses of webhooks: recording events inside the
+ * transaction of their cause. Delivery, endpoints, routes and the CLI stay
+ * inside this folder.
+ */
+export { recordEvents, type NewEvent } from './record.js';
