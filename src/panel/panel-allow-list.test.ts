@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { expect, it } from 'vitest';
 import { runCommands } from '../../test/helpers/cli.js';
-import { withPassword } from '../../test/helpers/panel.js';
+import { describePanel, withPassword } from '../../test/helpers/panel.js';
 import { panelAction, panelPage, panelSignin } from '../../test/helpers/panel-http.js';
 import { accountCommands } from '../cli/accounts.js';
 
@@ -11,26 +10,22 @@ import { accountCommands } from '../cli/accounts.js';
  * Integrations): sign-in and every signed-in request from elsewhere are refused.
  * The client address comes from X-Forwarded-For here (TRUST_PROXY is the test client).
  */
-describeEngines('the panel behind the account allow-list', (engine) => {
-  let h: Harness;
+describePanel('the panel behind the account allow-list', { over: 'http', env: { TRUST_PROXY: '127.0.0.1' } }, (panel) => {
   let n = 0;
-  const cli = (...args: string[]) => runCommands(h.ctx, [accountCommands], [...args, '--json']);
+  const cli = (...args: string[]) => runCommands(panel.h.ctx, [accountCommands], [...args, '--json']);
   const from = (ip: string) => ({ 'x-forwarded-for': ip });
   const INSIDE = from('10.1.2.3');
   const OUTSIDE = from('8.8.8.8');
 
-  beforeAll(async () => {
-    h = await startHarness(engine, { worker: false, env: { TRUST_PROXY: '127.0.0.1' } });
-  });
-  afterAll(() => h.close());
-
   async function account(allow = '10.0.0.0/8') {
+    const { h } = panel;
     const a = await withPassword(h, await h.createAccount(1, `panel${++n}@example.com`), 'panel pass 1');
     await cli('accounts', 'set', '--email', a.email, '--allow-ip', allow);
     return a;
   }
 
   it('is off by default: the allow-list guards the API only', async () => {
+    const { h } = panel;
     const a = await account();
     const { session } = await panelSignin(h, a.email, a.password, OUTSIDE);
     expect(session).toBeDefined();
@@ -38,6 +33,7 @@ describeEngines('the panel behind the account allow-list', (engine) => {
   });
 
   it('when on, sign-in from outside gets the generic wrong-credentials answer, and a session is refused outside', async () => {
+    const { h } = panel;
     const a = await account();
     const { session } = await panelSignin(h, a.email, a.password, OUTSIDE);
     expect(await cli('accounts', 'set', '--email', a.email, '--panel-allow-ip', 'on')).toMatchObject({ panel_allow_ip: true });
@@ -65,6 +61,7 @@ describeEngines('the panel behind the account allow-list', (engine) => {
   });
 
   it("a parent's setting covers its sub-accounts, with the sub-account's own list or else the parent's", async () => {
+    const { h } = panel;
     const a = await account();
     await cli('accounts', 'set', '--email', a.email, '--panel-allow-ip', 'on');
     const email = `branch${n}@example.com`;
@@ -77,6 +74,7 @@ describeEngines('the panel behind the account allow-list', (engine) => {
   });
 
   it('the Integrations page turns it on, and refuses a setting that would shut out the address saving it', async () => {
+    const { h } = panel;
     const a = await account('none');
     const { session } = await panelSignin(h, a.email, a.password, INSIDE);
     const page = await panelPage(h, session!, '/panel/integrations', INSIDE);

@@ -1,18 +1,10 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, eventually, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
-import { signIn, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
+import { beforeAll, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { eventually } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, PHONE, screenshot } from '../helpers/browser.js';
+import { describePanel, signIn, withPassword, cookieHeader } from '../helpers/panel.js';
 import { csvCell } from '../../src/panel/csv.js';
 import { formatLocalDate } from '../../src/lib/time.js';
-
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** The chart's numbers as its table shows them: status group → count, for one row. */
 async function chartRow(page: Page, row: number): Promise<Record<string, number>> {
@@ -22,19 +14,12 @@ async function chartRow(page: Page, row: number): Promise<Record<string, number>
   return out;
 }
 
-describeEngines('panel campaigns and overview', (engine) => {
-  let h: Harness;
-  let base: string;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
-  let panel: Awaited<ReturnType<typeof startPanel>>;
+describePanel('panel campaigns and overview', (panel) => {
   let a: Awaited<ReturnType<typeof withPassword>>;
   let campaignId: number;
 
   beforeAll(async () => {
-    panel = await startPanel(browser, engine);
-    ({ h, base, context, page, errors } = panel);
+    const { h, base, page } = panel;
     a = await withPassword(h, await h.createAccount(100), 'campaigns 1');
     // The simulated carrier reports 55500000NN as status NN (00 delivered, 01 not delivered) and refuses 5559999…
     const numbers = ['5550000000', '5512345678', '5512345679', '5550000001', '5550000004', '5559999001'];
@@ -47,11 +32,9 @@ describeEngines('panel campaigns and overview', (engine) => {
     campaignId = Number((await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).executeTakeFirstOrThrow()).id);
     await signIn(page, base, a.email, a.password);
   });
-  afterAll(async () => {
-    await panel?.close();
-  });
 
   it("the overview counts today's messages and its 30-day chart shows them by status", async () => {
+    const { engine, base, page, errors } = panel;
     await page.goto(`${base}/panel/overview`);
     expect(await page.textContent('[data-testid=messages-today]')).toBe('6');
     expect(await page.textContent('[data-testid=delivery-rate]')).toBe('50 %');
@@ -68,6 +51,7 @@ describeEngines('panel campaigns and overview', (engine) => {
   });
 
   it("a campaign's page charts its statuses and pages its messages", async () => {
+    const { browser, engine, h, base, page, errors } = panel;
     await page.goto(`${base}/panel/campaigns`);
     await expectAccessible(page);
     await page.click('[data-testid=campaigns] a');
@@ -92,6 +76,7 @@ describeEngines('panel campaigns and overview', (engine) => {
   });
 
   it("exports a period's messages as CSV", async () => {
+    const { base, context } = panel;
     const today = formatLocalDate(Date.now());
     const cookie = await cookieHeader(context);
     const res = await fetch(`${base}/panel/campaigns/export?from=${today}&to=${today}`, { headers: { cookie } });
@@ -109,6 +94,7 @@ describeEngines('panel campaigns and overview', (engine) => {
   });
 
   it('sends from the Send page with a live counter, to numbers or a list, in sandbox or scheduled', async () => {
+    const { engine, h, base, page, errors } = panel;
     await page.goto(`${base}/panel/send`);
     await expectAccessible(page);
     await page.fill('#numbers', '5512340001, 5512340002');

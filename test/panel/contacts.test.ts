@@ -2,17 +2,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
-import { signIn, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
+import { DESKTOP, expectAccessible, PHONE, screenshot } from '../helpers/browser.js';
+import { cookieHeader, describePanel } from '../helpers/panel.js';
 
-let browser: Browser;
 let dir: string;
 let bigCsv: string;
 let badCsv: string;
 beforeAll(async () => {
-  browser = await launchBrowser();
   dir = mkdtempSync(join(tmpdir(), 'mensajero-panel-csv-'));
   const rows = Array.from({ length: 10_000 }, (_, i) => `55${String(10_000_000 + i)},Cliente ${i},cliente${i}@example.com`);
   bigCsv = join(dir, 'contacts.csv');
@@ -21,32 +17,16 @@ beforeAll(async () => {
   writeFileSync(badCsv, ['number,name,email', '5511111111,Ana,ana@example.com', '12ab,Beto,', '5522222222,Carla,not-an-email', '5533333333,Dani,'].join('\n'));
 });
 afterAll(async () => {
-  await browser?.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
-describeEngines('panel contacts', (engine) => {
-  let h: Harness;
-  let base: string;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
-  let panel: Awaited<ReturnType<typeof startPanel>>;
-
-  beforeAll(async () => {
-    panel = await startPanel(browser, engine, {}, 15_000);
-    ({ h, base, context, page, errors } = panel);
-  });
-  afterAll(async () => {
-    await panel?.close();
-  });
-
+describePanel('panel contacts', { timeoutMs: 15_000 }, (panel) => {
   const countIn = async (listKey: string) =>
-    Number((await h.ctx.db.kysely.selectFrom('contacts').innerJoin('contact_lists', 'contact_lists.id', 'contacts.list_id').select((eb) => eb.fn.countAll<number>().as('n')).where('contact_lists.list_key', '=', listKey).executeTakeFirstOrThrow()).n);
+    Number((await panel.h.ctx.db.kysely.selectFrom('contacts').innerJoin('contact_lists', 'contact_lists.id', 'contacts.list_id').select((eb) => eb.fn.countAll<number>().as('n')).where('contact_lists.list_key', '=', listKey).executeTakeFirstOrThrow()).n);
 
   it('imports 10,000 contacts from a CSV with a progress bar, refuses a file with bad rows whole, and exports', async () => {
-    const a = await withPassword(h, await h.createAccount(0), 'contacts 1');
-    await signIn(page, base, a.email, a.password);
+    const { engine, h, base, context, page, errors } = panel;
+    const a = await panel.signedIn(0, 'contacts 1');
     await page.goto(`${base}/panel/contacts`);
     await page.fill('#list-name', 'Clientes');
     await page.click('form[action="/panel/contacts/create-list"] button');
@@ -106,6 +86,7 @@ describeEngines('panel contacts', (engine) => {
   }, 120_000);
 
   it('refuses an import into another account’s list and without the CSRF token', async () => {
+    const { h, context, page } = panel;
     const owner = await h.createAccount(0);
     const list = await h.post('/agendas/add', { agenda_name: 'Ajena' }, owner.apikey);
     const foreignKey: string = list.body.list_key;

@@ -1,11 +1,10 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, eventually, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
-import { signIn, signOut, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
+import { expect, it } from 'vitest';
+import { eventually } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, PHONE, screenshot } from '../helpers/browser.js';
+import { describePanel, signIn, signOut, withPassword, cookieHeader } from '../helpers/panel.js';
 import { runCommands } from '../helpers/cli.js';
 import { walletCommands } from '../../src/features/wallet/cli.js';
 import { loyaltyCommands } from '../../src/features/loyalty/cli.js';
@@ -40,36 +39,12 @@ async function receiver(): Promise<{ url: string; deliveries: Delivery[]; close(
   };
 }
 
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const env = { TRUST_PROXY: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' };
 
-describeEngines('panel integrations', (engine) => {
-  let h: Harness;
-  let base: string;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
-  let panel: Awaited<ReturnType<typeof startPanel>>;
-
-  beforeAll(async () => {
-    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1', WEBHOOK_ALLOW_PRIVATE: 'true' });
-    ({ h, base, context, page, errors } = panel);
-  });
-  afterAll(async () => {
-    await panel?.close();
-  });
-  beforeEach(async () => {
-    await context.clearCookies();
-  });
-
+describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
   it('reveals the API key after the password, rotates it, and the API refuses the old key at once', async () => {
-    const a = await withPassword(h, await h.createAccount(3), 'integrations 1');
-    await signIn(page, base, a.email, a.password);
+    const { engine, h, base, page, errors } = panel;
+    const a = await panel.signedIn(3, 'integrations 1');
     await page.goto(`${base}/panel/integrations`);
     expect(await page.locator('[data-testid=api-key]').count()).toBe(0);
     await expectAccessible(page);
@@ -98,8 +73,8 @@ describeEngines('panel integrations', (engine) => {
   });
 
   it('saves a validated IP allow-list, and the API refuses a request from elsewhere', async () => {
-    const a = await withPassword(h, await h.createAccount(3), 'integrations 2');
-    await signIn(page, base, a.email, a.password);
+    const { h, base, page } = panel;
+    const a = await panel.signedIn(3, 'integrations 2');
     await page.goto(`${base}/panel/integrations`);
     await page.fill('#allow', '203.0.113.0/24\n300.1.1.1');
     const refused = page.waitForResponse((r) => r.url().endsWith('/allow-list'));
@@ -125,6 +100,7 @@ describeEngines('panel integrations', (engine) => {
   });
 
   it('registers a webhook, sends a signed test event to a local receiver, shows the log and redelivers', async () => {
+    const { h, base, page, errors } = panel;
     const a = await withPassword(h, await h.createAccount(3), 'integrations 3');
     const hook = await receiver();
     try {
@@ -181,6 +157,7 @@ describeEngines('panel integrations', (engine) => {
   });
 
   it('refuses a test event without an enabled webhook, and a redelivery of another account’s event', async () => {
+    const { h, base, context, page } = panel;
     const a = await withPassword(h, await h.createAccount(3), 'integrations 4');
     const other = await h.createAccount(0);
     const [{ id: foreign }] = await h.ctx.db.kysely
@@ -203,8 +180,8 @@ describeEngines('panel integrations', (engine) => {
   });
 
   it('OTP: saves the abuse protection the API then applies, and lists verifications without their codes', async () => {
-    const a = await withPassword(h, await h.createAccount(20), 'integrations 5');
-    await signIn(page, base, a.email, a.password);
+    const { h, base, page } = panel;
+    const a = await panel.signedIn(20, 'integrations 5');
     await page.goto(`${base}/panel/otp`);
     await page.fill('#countries', '1,57');
     await page.fill('#per-hour', 'many');
@@ -232,8 +209,8 @@ describeEngines('panel integrations', (engine) => {
   });
 
   it('sub-accounts: create, transfer credits, reveal the key, archive', async () => {
-    const a = await withPassword(h, await h.createAccount(20), 'integrations 6');
-    await signIn(page, base, a.email, a.password);
+    const { h, base, page } = panel;
+    const a = await panel.signedIn(20, 'integrations 6');
     await page.goto(`${base}/panel/subaccounts`);
     const sub = `child-${a.id}@example.com`;
     await page.fill('#sub-email', sub);
@@ -258,6 +235,7 @@ describeEngines('panel integrations', (engine) => {
   });
 
   it('shows wallet and loyalty programs and staff as read views', async () => {
+    const { h, base, page } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'integrations 7');
     expect((await runCommands(h.ctx, [walletCommands], ['wallets', 'add', '--email', a.email, '--name', 'Monedero Centro'])).wallet_name).toBe('Monedero Centro');
     expect((await runCommands(h.ctx, [loyaltyCommands], ['loyalty', 'add', '--email', a.email, '--name', 'Café 10', '--stamps', '8'])).loyalty_name).toBe('Café 10');

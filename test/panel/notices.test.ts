@@ -1,29 +1,26 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
+import { beforeAll, expect, it } from 'vitest';
+import { describePanel } from '../helpers/panel.js';
 import { createSession, SESSION_COOKIE } from '../../src/panel/session.js';
 
 const NOTICE = /<p class="notice" role="status">([^<]*)<\/p>/;
 
 /** The notice a page shows after an action ("Campaña aceptada: 2 mensajes."): only what the action left, signed. */
-describeEngines('panel notices', (engine) => {
-  let h: Harness;
+describePanel('panel notices', { over: 'http' }, (panel) => {
   let cookie: string;
   let otherCookie: string;
-  const get = async (url: string, as = cookie) => (await h.request('GET', url, { headers: { cookie: as } })).body as string;
+  const get = async (url: string, as = cookie) => (await panel.h.request('GET', url, { headers: { cookie: as } })).body as string;
   const noticeOf = async (url: string, as = cookie) => NOTICE.exec(await get(url, as))?.[1];
 
   beforeAll(async () => {
-    h = await startHarness(engine, { worker: false });
+    const { h } = panel;
     const sessionOf = async (credits: number) => `${SESSION_COOKIE}=${await createSession(h.ctx.db.kysely, 'account', (await h.createAccount(credits)).id, 1)}`;
     [cookie, otherCookie] = [await sessionOf(10), await sessionOf(10)];
   });
-  afterAll(() => h.close());
-
   /** Sends from the Send page in sandbox; the address of the page it redirects to. */
   async function sendTwo(): Promise<string> {
     const csrf = /name="_csrf" value="([^"]+)"/.exec(await get('/panel/send'))![1];
     const form = { _csrf: csrf, numbers: '5512340001, 5512340002', message: 'Hola', sandbox: '1' };
-    const reply = await h.request('POST', '/panel/send/submit', { headers: { cookie }, form });
+    const reply = await panel.h.request('POST', '/panel/send/submit', { headers: { cookie }, form });
     expect(reply.status).toBe(303);
     return reply.headers.location as string;
   }

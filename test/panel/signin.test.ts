@@ -1,22 +1,13 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { describeEngines, type Harness } from '../helpers/harness.js';
-import { DESKTOP, expectAccessible, launchBrowser, PHONE, screenshot } from '../helpers/browser.js';
-import { createOperator, signIn, signOut, withPassword, cookieHeader, startPanel } from '../helpers/panel.js';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../helpers/harness.js';
+import { DESKTOP, expectAccessible, PHONE, screenshot } from '../helpers/browser.js';
+import { createOperator, describePanel, signIn, signOut, withPassword, cookieHeader } from '../helpers/panel.js';
 import { Secret, TOTP } from 'otpauth';
 import { TestSmsc } from '../helpers/smsc.js';
 import { encrypt } from '../../src/lib/secrets.js';
 import { parseSmppSettings } from '../../src/carriers/smpp/settings.js';
-
-let browser: Browser;
-beforeAll(async () => {
-  browser = await launchBrowser();
-});
-afterAll(async () => {
-  await browser?.close();
-});
 
 /** The sign-in form's cookie and token, as a browser gets them (for requests made without the browser). */
 async function signinForm(h: Harness): Promise<{ cookie: string; token: string }> {
@@ -31,26 +22,11 @@ async function postSignin(h: Harness, email: string, password: string, headers: 
   return h.request('POST', '/panel/signin', { form: { _csrf: token, email, password }, headers: { cookie, ...headers } });
 }
 
-describeEngines('panel sign-in', (engine) => {
-  let h: Harness;
-  let base: string;
-  let context: BrowserContext;
-  let page: Page;
-  let errors: string[];
-  let panel: Awaited<ReturnType<typeof startPanel>>;
+const env = { TRUST_PROXY: '127.0.0.1', CARRIER_POLL_MS: '200' };
 
-  beforeAll(async () => {
-    panel = await startPanel(browser, engine, { TRUST_PROXY: '127.0.0.1', CARRIER_POLL_MS: '200' });
-    ({ h, base, context, page, errors } = panel);
-  });
-  afterAll(async () => {
-    await panel?.close();
-  });
-  beforeEach(async () => {
-    await context.clearCookies();
-  });
-
+describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
   it('signs in with the form, shows the balance on every page, and signs out', async () => {
+    const { engine, h, base, context, page, errors } = panel;
     const a = await withPassword(h, await h.createAccount(12.5), 'correct horse 1');
     await page.goto(`${base}/panel/`);
     await expect.poll(() => page.locator('input[name=email]').count()).toBe(1);
@@ -87,6 +63,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('marks the cookie Secure behind HTTPS and sends a strict Content-Security-Policy', async () => {
+    const { h } = panel;
     const a = await withPassword(h, await h.createAccount(1), 'correct horse 2');
     const res = await postSignin(h, a.email, a.password, { 'x-forwarded-proto': 'https' });
     expect(res.status).toBe(303);
@@ -102,6 +79,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('serves its assets from the service with long cache headers', async () => {
+    const { h } = panel;
     const form = await h.request('GET', '/panel/');
     const assets = [...form.body.matchAll(/(?:href|src)="(\/panel\/assets\/[^"]+)"/g)].map((m) => m[1]);
     expect(assets.length).toBeGreaterThanOrEqual(2);
@@ -114,6 +92,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('throttles sign-in per account after wrong passwords, with a clear message', async () => {
+    const { h, base, page } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse 3');
     // Wrong passwords in parallel: the count is in the database, so none slips past the limit.
     const wrong = await Promise.all(Array.from({ length: 8 }, () => postSignin(h, a.email, 'nope nope')));
@@ -130,6 +109,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('throttles sign-in per address across accounts', async () => {
+    const { h } = panel;
     const victim = await withPassword(h, await h.createAccount(0), 'correct horse 5');
     const from = { 'x-forwarded-for': '203.0.113.9' };
     await Promise.all(Array.from({ length: 20 }, (_, i) => postSignin(h, `nobody${i}@example.com`, 'guess', from)));
@@ -140,8 +120,8 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('refuses a cross-site form post and any post without the CSRF token', async () => {
-    const a = await withPassword(h, await h.createAccount(0), 'correct horse 6');
-    await signIn(page, base, a.email, a.password);
+    const { h, base, context, page } = panel;
+    const a = await panel.signedIn(0, 'correct horse 6');
     const before = await h.ctx.db.kysely.selectFrom('api_keys').select('key_hash').where('account_id', '=', a.id).where('revoked_at', 'is', null).execute();
 
     // A page of another origin that posts to the panel as soon as it opens.
@@ -170,6 +150,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('changing the password signs out every other browser', async () => {
+    const { browser, h, base, page } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse 7');
     const other = await browser.newContext();
     try {
@@ -195,6 +176,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('switches to English and back', async () => {
+    const { base, page } = panel;
     await page.goto(`${base}/panel/`);
     await page.click('a[hreflang=en]');
     expect(await page.getAttribute('html', 'lang')).toBe('en');
@@ -204,6 +186,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('a sub-account sees only its own data', async () => {
+    const { h, base, page } = panel;
     const parent = await withPassword(h, await h.createAccount(50), 'parent password');
     expect((await h.post('/manager/subaccount/add', { email: `sub-${parent.id}@example.com`, password: 'child1' }, parent.apikey)).body.success).toBe(true);
     await signIn(page, base, `sub-${parent.id}@example.com`, 'child1');
@@ -226,6 +209,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('one plain email under two parents and as a top-level account: each password opens its own account', async () => {
+    const { h, base, page } = panel;
     const [p1, p2] = await Promise.all([h.createAccount(1), h.createAccount(2)]);
     const email = `shared-${p1.id}@example.com`;
     expect((await h.post('/manager/subaccount/add', { email, password: 'first child' }, p1.apikey)).body.success).toBe(true);
@@ -247,6 +231,7 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('operators sign in to the operator view, which lists accounts; account holders cannot see it', async () => {
+    const { engine, h, base, page } = panel;
     const a = await withPassword(h, await h.createAccount(7), 'holder password');
     await createOperator(h, `op-${a.id}@example.com`, 'operator password');
     await signIn(page, base, `op-${a.id}@example.com`, 'operator password');
@@ -287,8 +272,8 @@ describeEngines('panel sign-in', (engine) => {
   });
 
   it('optional two-step sign-in with an authenticator app: set up, then the code is asked, refused when wrong or reused', async () => {
-    const a = await withPassword(h, await h.createAccount(0), 'two step password');
-    await signIn(page, base, a.email, a.password);
+    const { base, page } = panel;
+    const a = await panel.signedIn(0, 'two step password');
     await page.goto(`${base}/panel/account`);
     await page.fill('#totp-password', a.password);
     await page.click('form[action="/panel/account/totp-start"] button');

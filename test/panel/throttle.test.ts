@@ -1,7 +1,6 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
+import { expect, it } from 'vitest';
 import { Secret, TOTP } from 'otpauth';
-import { withPassword } from '../helpers/panel.js';
+import { describePanel, withPassword } from '../helpers/panel.js';
 import { startTotp, useTotpCode } from '../../src/panel/totp.js';
 
 /** Whether a panel answer says the password (or code) was checked: right or wrong, not refused unchecked (429). */
@@ -12,19 +11,14 @@ const checked = (status: number) => status !== 429;
  * each attempt in the database before hashing, so however many arrive at once,
  * at most the limit are ever checked (PANEL_SIGNIN_FAILURES_PER_ACCOUNT 5, _PER_ADDRESS 20).
  */
-describeEngines('panel throttling of parallel guesses', (engine) => {
-  let h: Harness;
+describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRUST_PROXY: '127.0.0.1' } }, (panel) => {
   let address = 0;
   /** A client address of its own per test, so the per-address counts do not mix. */
   const from = () => ({ 'x-forwarded-for': `198.51.100.${++address}` });
 
-  beforeAll(async () => {
-    h = await startHarness(engine, { worker: false, env: { TRUST_PROXY: '127.0.0.1' } });
-  });
-  afterAll(() => h.close());
-
   /** Sign-in forms fetched beforehand, so the posts themselves go out together. */
   async function signinPosts(guesses: Array<{ email: string; password: string }>, headers: Record<string, string>) {
+    const { h } = panel;
     const forms = await Promise.all(
       guesses.map(async () => {
         const res = await h.request('GET', '/panel/');
@@ -37,6 +31,7 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
   }
 
   it('checks at most PANEL_SIGNIN_FAILURES_PER_ACCOUNT passwords of one email, however many arrive at once', async () => {
+    const { h } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 1');
     const guesses = Array.from({ length: 60 }, (_, i) => ({ email: a.email, password: i === 52 ? a.password : `guess ${i}` }));
     const answers = await signinPosts(guesses, from());
@@ -50,6 +45,7 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
   });
 
   it('checks at most PANEL_SIGNIN_FAILURES_PER_ADDRESS passwords from one address across emails', async () => {
+    const { engine, h } = panel;
     const victim = await withPassword(h, await h.createAccount(0), 'correct horse parallel 2');
     const guesses = Array.from({ length: 60 }, (_, i) => (i === 52 ? { email: victim.email, password: victim.password } : { email: `nobody${i}-${engine}@example.com`, password: 'guess' }));
     const headers = from();
@@ -66,6 +62,7 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
   });
 
   it('a completed sign-in clears the finished failures of the email', async () => {
+    const { h } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 4');
     const headers = from();
     const wrong = (n: number) => signinPosts(Array.from({ length: n }, (_, i) => ({ email: a.email, password: `guess ${i}` })), headers);
@@ -76,6 +73,7 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
   });
 
   it('checks at most PANEL_SIGNIN_FAILURES_PER_ACCOUNT authenticator codes, however many arrive at once', async () => {
+    const { h } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 5');
     const key = h.ctx.secrets.panelTotpEncryption;
     const { secret } = await startTotp(h.ctx.db.kysely, key, 'account', a.id, a.email);
@@ -95,6 +93,7 @@ describeEngines('panel throttling of parallel guesses', (engine) => {
   });
 
   it('checks at most the limit of passwords given to reveal the API key, however many arrive at once', async () => {
+    const { h } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 3');
     const headers = from();
     const [signedIn] = await signinPosts([{ email: a.email, password: a.password }], headers);

@@ -1,31 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { contactCalls } from '../../../test/helpers/contacts.js';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
-import { createList } from './store.js';
 
+/** Contacts in lists: the spec's state table, fields and change polling. Errors, isolation and races: contacts-*.test.ts. */
 describeEngines('contacts', (engine) => {
   let h: Harness;
   let a: TestAccount;
-  let b: TestAccount;
   beforeAll(async () => {
     h = await startHarness(engine, { worker: false });
     a = await h.createAccount();
-    b = await h.createAccount();
   });
   afterAll(() => h.close());
-
-  let seq = 0;
-  const newList = async (apikey = a.apikey): Promise<string> => {
-    const r = await h.post('/agendas/add', { agenda_name: `list ${++seq}` }, apikey);
-    expect(r.body.code).toBe('agenda_01');
-    return r.body.list_key;
-  };
-  const linkedList = async (tool: 'wallet' | 'loyalty') => (await createList(h.ctx.db.kysely, { accountId: a.id, name: `program ${++seq}`, linkedTool: tool })).list_key;
-  const add = (body: Record<string, unknown>, apikey = a.apikey) => h.post('/contacts/add', body, apikey);
-  const entries = async (listKey: string, apikey = a.apikey) => {
-    const r = await h.post('/agendas/get_contacts', { list_key: listKey }, apikey);
-    expect(r.status).toBe(200);
-    return r.body.result as Array<{ contact_id: number; contact_name: string; contact_number: string; contact_email: string }>;
-  };
+  const { newList, add, entries } = contactCalls(() => h, () => a);
 
   describe('state table: contact in a list', () => {
     /** One line of the spec's table; run() and check() share what they create through `this`. */
@@ -157,74 +143,6 @@ describeEngines('contacts', (engine) => {
     });
   });
 
-  describe('error table', () => {
-    const long = (n: number) => 'x'.repeat(n);
-    type Case = [code: string, condition: string, request: (ctx: { list: string; linked: string; contactId: number }) => [string, Record<string, unknown>]];
-    const cases: Case[] = [
-      ['contact_01', 'list_key missing on add', () => ['/contacts/add', { number: '5512345678' }]],
-      ['contact_01', 'list_key blank on update', () => ['/contacts/update', { list_key: '  ', number: '5512345678' }]],
-      ['contact_01', 'list_key missing on delete', () => ['/contacts/delete', { number: '5512345678' }]],
-      ['contact_01', 'current_list_key missing on duplicate', (c) => ['/contacts/duplicate', { new_list_key: c.list, contact_id: c.contactId }]],
-      ['contact_01', 'new_list_key missing on duplicate', (c) => ['/contacts/duplicate', { current_list_key: c.list, contact_id: c.contactId }]],
-      ['contact_02', 'number missing on add', (c) => ['/contacts/add', { list_key: c.list }]],
-      ['contact_02', 'number null on update', (c) => ['/contacts/update', { list_key: c.list, number: null }]],
-      ['contact_02', 'number missing on delete', (c) => ['/contacts/delete', { list_key: c.list }]],
-      ['contact_03', 'number with letters', (c) => ['/contacts/add', { list_key: c.list, number: '55abc45678' }]],
-      ['contact_03', 'number shorter than 10 digits', (c) => ['/contacts/add', { list_key: c.list, number: '551234567' }]],
-      ['contact_03', 'number with slashes', (c) => ['/contacts/add', { list_key: c.list, number: '55/1234/5678' }]],
-      ['contact_03', '12 digits not starting with the country code', (c) => ['/contacts/add', { list_key: c.list, number: '125512345678' }]],
-      ['contact_03', 'unknown country code with find_country_code 1', (c) => ['/contacts/add', { list_key: c.list, number: '99912345678', find_country_code: 1 }]],
-      ['contact_03', 'country_code not digits', (c) => ['/contacts/add', { list_key: c.list, number: '5512345678', country_code: 'MX' }]],
-      ['contact_03', 'number as an object', (c) => ['/contacts/add', { list_key: c.list, number: { $gt: '' } }]],
-      ['contact_04', 'name of 101 characters', (c) => ['/contacts/add', { list_key: c.list, number: '5512345678', name: long(101) }]],
-      ['contact_05', 'email without @', (c) => ['/contacts/add', { list_key: c.list, number: '5512345678', email: 'ana.example.com' }]],
-      ['contact_05', 'email with spaces on update', (c) => ['/contacts/update', { list_key: c.list, number: '5512345678', email: 'ana @example.com' }]],
-      ['contact_06', 'email of 101 characters', (c) => ['/contacts/add', { list_key: c.list, number: '5512345678', email: `${long(89)}@example.com` }]],
-      ['contact_07', 'unknown list_key on add', () => ['/contacts/add', { list_key: 'no-such-list', number: '5512345678' }]],
-      ['contact_07', 'hostile list_key on update', () => ['/contacts/update', { list_key: "x' OR '1'='1", number: '5512345678' }]],
-      ['contact_07', 'unknown list_key on delete', () => ['/contacts/delete', { list_key: 'AAAAAAAAAAAAAAAAAAAAAA', number: '5512345678' }]],
-      ['contact_07', 'unknown source list on duplicate', (c) => ['/contacts/duplicate', { current_list_key: 'nope', new_list_key: c.list, contact_id: c.contactId }]],
-      ['contact_07', 'unknown target list on duplicate', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: 'nope', contact_id: c.contactId }]],
-      ['contact_09', 'contact absent on update', (c) => ['/contacts/update', { list_key: c.list, number: '5599999999' }]],
-      ['contact_09', 'contact_id not in the source list on duplicate', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: c.list, contact_id: c.contactId + 100000 }]],
-      ['contact_10', 'duplicate into the list it is in', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: c.list, contact_id: c.contactId }]],
-      ['contact_16', 'contact_id missing on duplicate', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: c.list }]],
-      ['contact_16', 'contact_id not a number', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: c.list, contact_id: 'abc' }]],
-      ['contact_16', 'contact_id beyond any id', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: c.list, contact_id: '1e400' }]],
-      ['contact_17', 'add to a wallet list', (c) => ['/contacts/add', { list_key: c.linked, number: '5512345678' }]],
-      ['contact_17', 'update in a wallet list', (c) => ['/contacts/update', { list_key: c.linked, number: '5512345678' }]],
-      ['contact_17', 'delete from a wallet list', (c) => ['/contacts/delete', { list_key: c.linked, number: '5512345678' }]],
-      ['contact_17', 'duplicate into a wallet list', (c) => ['/contacts/duplicate', { current_list_key: c.list, new_list_key: c.linked, contact_id: c.contactId }]],
-      ['contact_19', 'contact absent on delete', (c) => ['/contacts/delete', { list_key: c.list, number: '5599999999' }]],
-      ['contact_19', 'email filter does not match on delete', (c) => ['/contacts/delete', { list_key: c.list, number: '5512345678', email: 'other@example.com' }]],
-    ];
-    let ctx: { list: string; linked: string; contactId: number };
-    beforeAll(async () => {
-      const list = await newList();
-      const linked = await linkedList('wallet');
-      const r = await add({ list_key: list, number: '5512345678', email: 'ana@example.com' });
-      ctx = { list, linked, contactId: r.body.callback.id };
-      // The linked list has the contact too, so contact_17 (not contact_09/19) is what refuses the change.
-      await h.ctx.db.kysely.transaction().execute(async (trx) => {
-        const { upsertContact, findList } = await import('./store.js');
-        const l = (await findList(trx, a.id, linked))!;
-        await upsertContact(trx, a.id, l.id, { country_code: '52', number: '525512345678' });
-      });
-    });
-    it.each(cases)('%s: %s', async (code, _condition, request) => {
-      const [path, body] = request(ctx);
-      const r = await h.post(path, body, a.apikey);
-      expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ success: false, status: 400, code });
-      if (code === 'contact_09') expect(r.body.exist).toBe(false);
-    });
-
-    it('leaves the lists unchanged after every refused request', async () => {
-      expect((await entries(ctx.list)).map((e) => e.contact_number)).toEqual(['525512345678']);
-      expect((await entries(ctx.linked)).map((e) => e.contact_number)).toEqual(['525512345678']);
-    });
-  });
-
   describe('fields', () => {
     it('ignores a birthday_date in another format than YYYY-MM-DD, and keeps the previous one on update', async () => {
       const list = await newList();
@@ -286,80 +204,6 @@ describeEngines('contacts', (engine) => {
         const r = await h.request('POST', '/contacts/add', { apikey: a.apikey, body: payload, headers: { 'content-type': 'application/json' } });
         expect(r.status).toBe(400);
       }
-    });
-  });
-
-  describe('concurrency', () => {
-    it('creates a number once under parallel adds: one contact_13, the rest contact_15', async () => {
-      const list = await newList();
-      const replies = await Promise.all(Array.from({ length: 12 }, (_, i) => add({ list_key: list, number: '5512345678', name: `n${i}` })));
-      expect(replies.map((r) => r.status)).toEqual(Array(12).fill(200));
-      expect(replies.filter((r) => r.body.code === 'contact_13')).toHaveLength(1);
-      expect(replies.filter((r) => r.body.code === 'contact_15')).toHaveLength(11);
-      expect(await entries(list)).toHaveLength(1);
-    });
-
-    it('deletes a contact once under parallel deletes', async () => {
-      const list = await newList();
-      await add({ list_key: list, number: '5512345678' });
-      const replies = await Promise.all(Array.from({ length: 8 }, () => h.post('/contacts/delete', { list_key: list, number: '5512345678' }, a.apikey)));
-      expect(replies.filter((r) => r.body.code === 'contact_12')).toHaveLength(1);
-      expect(replies.filter((r) => r.body.code === 'contact_19')).toHaveLength(7);
-    });
-
-    it('copies a contact once under parallel duplicates', async () => {
-      const from = await newList();
-      const to = await newList();
-      const id = (await add({ list_key: from, number: '5512345678' })).body.callback.id;
-      const replies = await Promise.all(Array.from({ length: 8 }, () => h.post('/contacts/duplicate', { current_list_key: from, new_list_key: to, contact_id: id }, a.apikey)));
-      expect(replies.filter((r) => r.body.code === 'contact_13')).toHaveLength(1);
-      expect(replies.filter((r) => r.body.code === 'contact_10')).toHaveLength(7);
-      expect(await entries(to)).toHaveLength(1);
-    });
-
-    it('never adds a contact to a list being deleted (contact_07 or added before the delete, never a 500)', async () => {
-      const list = await newList();
-      const replies = await Promise.all([
-        ...Array.from({ length: 6 }, (_, i) => add({ list_key: list, number: `551234567${i}` })),
-        h.post('/agendas/delete', { list_key: list }, a.apikey),
-        ...Array.from({ length: 6 }, (_, i) => add({ list_key: list, number: `551234568${i}` })),
-      ]);
-      for (const r of replies) expect([200, 400]).toContain(r.status);
-      expect(replies.filter((r) => r.status === 400).every((r) => r.body.code === 'contact_07')).toBe(true);
-      const orphans = await h.ctx.db.kysely.selectFrom('contacts').select('id').where('account_id', '=', a.id).where('list_id', 'not in', h.ctx.db.kysely.selectFrom('contact_lists').select('id')).execute();
-      expect(orphans).toEqual([]);
-    });
-  });
-
-  describe('account isolation', () => {
-    it("gives another account's key no way to read, change, duplicate into or delete a list and its contacts", async () => {
-      const list = await newList(a.apikey);
-      const other = await newList(b.apikey);
-      const id = (await add({ list_key: list, number: '5512345678', name: 'Ana' })).body.callback.id;
-      const attempts: Array<[string, Record<string, unknown>, string]> = [
-        ['/contacts/add', { list_key: list, number: '5512345678', name: 'Mallory' }, 'contact_07'],
-        ['/contacts/add', { list_key: list, number: '5599999999' }, 'contact_07'],
-        ['/contacts/update', { list_key: list, number: '5512345678', name: 'Mallory' }, 'contact_07'],
-        ['/contacts/delete', { list_key: list, number: '5512345678' }, 'contact_07'],
-        ['/contacts/duplicate', { current_list_key: list, new_list_key: other, contact_id: id }, 'contact_07'],
-        ['/contacts/duplicate', { current_list_key: other, new_list_key: list, contact_id: id }, 'contact_07'],
-        ['/agendas/get_contacts', { list_key: list }, 'contact_07'],
-        ['/agendas/change_name', { list_key: list, agenda_name: 'mine now' }, 'contact_07'],
-        ['/agendas/delete', { list_key: list }, 'contact_07'],
-        ['/contacts/polling/created', { list_key: list }, 'contact_07'],
-      ];
-      for (const [path, body, code] of attempts) {
-        const r = await h.post(path, body, b.apikey);
-        expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 400, code });
-      }
-      // b's own list cannot reach a's contact by id either.
-      const own = await h.post('/contacts/duplicate', { current_list_key: other, new_list_key: other, contact_id: id }, b.apikey);
-      expect(own.body.code).toBe('contact_09');
-      expect((await h.post('/agendas/get', {}, b.apikey)).body.result.map((l: any) => l.list_key)).not.toContain(list);
-      expect((await h.get(`/contactlist/find?query=list`, b.apikey)).body.result.map((l: any) => l.list_key)).not.toContain(list);
-      expect((await h.post('/contacts/polling/created', {}, b.apikey)).body.result.map((c: any) => c.contact.id)).not.toContain(id);
-      expect(await entries(list)).toMatchObject([{ contact_id: id, contact_name: 'Ana' }]);
-      expect(await entries(other, b.apikey)).toEqual([]);
     });
   });
 

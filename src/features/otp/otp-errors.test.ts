@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Command } from 'commander';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { formatLocal } from '../../lib/time.js';
-import type { CliRunner } from '../../cli/run.js';
 import { codeDigest, sealCode } from './codes.js';
-import { otpCommands } from './cli.js';
 import { saveSettings } from './store.js';
 import { freshPhone, otpClient, recordCarrier, refusedPhone, wrongCode } from './testing.js';
 
-/** One test per row of the spec's OTP error table, plus channels, formats, abuse protection and concurrency. */
+/**
+ * One test per row of the spec's OTP error table, with authentication, bad input and abuse protection.
+ * Channels and code formats: otp-channels.test.ts; parallel requests: otp-concurrency.test.ts.
+ */
 describeEngines('OTP errors', (engine) => {
   let h: Harness;
   let key: string;
@@ -222,68 +222,6 @@ describeEngines('OTP errors', (engine) => {
     otpError(huge, 400, 'otp_invalid_param');
   });
 
-  it('channels: chat-app uses the fixed template, ignores message and company with a warning, needs no instance', async () => {
-    const c = client();
-    const r = await c.send({ channel: 'chatapp', company: 'Acme', message: '{{code}} {{company}}' });
-    expect(r.status).toBe(201);
-    expect(r.body.warning).toMatch(/message and company ignored/);
-    expect((await c.messages())[0].channel).toBe('chatapp');
-    expect(carrier.textsTo(c.fullNumber)).toEqual([`${r.body.code} is your verification code. For your security, do not share it with anyone.`]);
-    const plain = await client().send({ channel: 'chatapp' });
-    expect(plain.status).toBe(201);
-    expect(plain.body.warning).toMatch(/company ignored/);
-    const bare = await h.post('/v2/otp', { phone_number: freshPhone(), country_code: '52', channel: 'chatapp' }, key);
-    expect(bare.status).toBe(201);
-    expect(bare.body.warning).toBeUndefined();
-    expect(bare.body.code).toBeUndefined();
-  });
-
-  it('channels: voice reads the code character by character, with a custom message too; priced like its channel', async () => {
-    const c = client();
-    const before = await credit();
-    const r = await c.send({ channel: 'voice', code_format: 'alphanumeric', code_length: 4, message: 'Hello from {{company}}. Your code: {{code}}.' });
-    expect(r.status).toBe(201);
-    const [m] = await c.messages();
-    expect(m.channel).toBe('voice');
-    expect(carrier.textsTo(c.fullNumber)).toEqual([`Hello from Acme. Your code: ${[...r.body.code].join(', ')}.`]);
-    expect(m.text).toBe('Hello from Acme. Your code: *, *, *, *.');
-    expect(await credit()).toBe(before - 2);
-  });
-
-  it('a transient carrier failure: the code stays queued for the dispatch job and the answer warns', async () => {
-    const c = client();
-    carrier.setBusy(true);
-    try {
-      const r = await c.send();
-      expect(r.status).toBe(201);
-      expect(r.body.warning).toMatch(/retried/);
-      expect((await c.messages())[0]).toMatchObject({ stage: 0, status: 'queued' });
-      expect((await c.status()).body.state).toBe('pending');
-    } finally {
-      carrier.setBusy(false);
-    }
-  });
-
-  it('codes: numeric, letters and alphanumeric of 4 to 10; letters are checked case-insensitively', async () => {
-    for (const [format, length, pattern] of [
-      ['numeric', 4, /^\d{4}$/],
-      ['letters', 10, /^[A-HJ-NP-Z]{10}$/],
-      ['alphanumeric', 7, /^[0-9A-HJ-NP-Z]{7}$/],
-    ] as const) {
-      const c = client();
-      const r = await c.send({ code_format: format, code_length: String(length) });
-      expect(r.body.code).toMatch(pattern);
-      expect((await c.verify(` ${r.body.code.toLowerCase()} `)).status).toBe(200);
-    }
-  });
-
-  it('company: accents GSM-7 lacks are dropped, and a $ stays literal', async () => {
-    const c = client();
-    const r = await c.send({ company: 'Compañía $& Co' });
-    expect(r.status).toBe(201);
-    expect(carrier.textsTo(c.fullNumber)).toEqual([`${r.body.code} is your verification code from Compañia $& Co. Do not share it.`]);
-  });
-
   it('abuse protection: country allow-list 403 otp_country_blocked, new codes per number per hour 429 otp_rate_limited', async () => {
     const a = await h.createAccount(100);
     await saveSettings(h.ctx.db.kysely, a.id, { allowed_countries: '52,1' }, Date.now());
@@ -307,90 +245,5 @@ describeEngines('OTP errors', (engine) => {
     expect((await c.status()).body.state).toBe('pending');
     // Another number of the same account is not affected; other accounts have no limits by default.
     expect((await otpClient(h, a.apikey, freshPhone()).send()).status).toBe(201);
-  });
-
-  it('CLI: mensajero otp settings sets, shows and clears the abuse protection', async () => {
-    const a = await h.createAccount(0);
-    const outputs: Array<Record<string, unknown>> = [];
-    const run: CliRunner = async (_opts, action) => {
-      outputs.push(await action(h.ctx));
-    };
-    const exec = (...args: string[]) => {
-      const program = new Command().exitOverride();
-      otpCommands(program, run);
-      return program.parseAsync(['node', 'mensajero', 'otp', 'settings', '--email', a.email, ...args, '--json']);
-    };
-    await exec();
-    await exec('--countries', '52, +1', '--max-per-number-hour', '5');
-    await exec('--countries', 'any', '--max-per-number-hour', 'none');
-    expect(outputs).toEqual([
-      { email: a.email, allowed_countries: 'any', max_per_number_hour: null },
-      { email: a.email, allowed_countries: ['52', '1'], max_per_number_hour: 5 },
-      { email: a.email, allowed_countries: 'any', max_per_number_hour: null },
-    ]);
-    await expect(exec('--max-per-number-hour', '-3')).rejects.toThrow(/positive integer/);
-    await expect(exec('--countries', 'MX')).rejects.toThrow(/country codes/);
-  });
-
-  it('concurrency: two parallel verifies of the right code give one 200 and one 409', async () => {
-    const c = client();
-    const sent = await c.send();
-    const replies = await Promise.all([c.verify(sent.body.code), c.verify(sent.body.code)]);
-    expect(replies.map((r) => r.status).sort()).toEqual([200, 409]);
-  });
-
-  it('concurrency: 20 parallel wrong codes never consume more than 7 attempts', async () => {
-    const c = client();
-    const sent = await c.send();
-    const replies = await Promise.all(Array.from({ length: 20 }, () => c.verify(wrongCode(sent.body.code))));
-    const statuses = replies.map((r) => r.status);
-    expect(statuses.filter((s) => s === 401)).toHaveLength(6);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(14);
-    expect(replies.filter((r) => r.status === 429).every((r) => r.body.error === 'otp_max_attempts' && r.body.attempts_remaining === 0)).toBe(true);
-    expect(await c.row()).toMatchObject({ state: 'locked', attempts_remaining: 0 });
-  });
-
-  it('concurrency: a rotation and a verify of the old code in one shared commit: the verify wins whole or the old code counts as wrong', async () => {
-    for (let i = 0; i < 6; i++) {
-      const c = client();
-      const first = await c.send();
-      await c.elapseCooldown();
-      const [rotated, verified] = await Promise.all([c.send({ code_rotate: true }), c.verify(first.body.code)]);
-      const row = await c.row();
-      expect(row!.state).toBe('pending');
-      expect(row!.round).toBe(2);
-      if (verified.status === 200) {
-        // The verify committed first: the rotation started a new round after it.
-        expect(rotated.status).toBe(201);
-        expect(rotated.body.action).toBe('restarted');
-        expect(row!.attempts_remaining).toBe(7);
-      } else {
-        // The rotation committed first: the old code is now a wrong code.
-        expect(rotated.status).toBe(200);
-        expect(verified.status).toBe(401);
-        expect(row!.attempts_remaining).toBe(6);
-      }
-      expect(rotated.body.code).not.toBe(undefined);
-      expect((await c.verify(first.body.code === rotated.body.code ? wrongCode(rotated.body.code) : first.body.code)).status).toBe(401);
-      expect((await c.verify(rotated.body.code)).status).toBe(200);
-      expect(await c.messages()).toHaveLength(2);
-    }
-  });
-
-  it('concurrency: parallel creates for one number make one pending verification and send one code', async () => {
-    const c = client();
-    const before = await credit();
-    const replies = await Promise.all(Array.from({ length: 10 }, () => c.send()));
-    const statuses = replies.map((r) => r.status);
-    expect(statuses.filter((s) => s === 201)).toHaveLength(1);
-    expect(statuses.filter((s) => s === 429)).toHaveLength(9);
-    expect(replies.filter((r) => r.status === 429).every((r) => r.body.error === 'otp_throttled')).toBe(true);
-    const rows = await h.ctx.db.kysely.selectFrom('otp_verifications').selectAll().where('phone_number', '=', c.number.phone_number).execute();
-    expect(rows).toHaveLength(1);
-    expect(rows[0].state).toBe('pending');
-    expect(await c.messages()).toHaveLength(1);
-    expect(await credit()).toBe(before - 1);
-    const code = replies.find((r) => r.status === 201)!.body.code;
-    expect((await c.verify(code)).status).toBe(200);
   });
 });
