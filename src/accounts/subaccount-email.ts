@@ -7,7 +7,7 @@
  * but accounts.email carries an inline UNIQUE that SQLite can only drop by
  * rebuilding the accounts table, which every other table references.
  * The operator's CLI names a sub-account `--email <email> --parent <parent
- * email>` (src/cli/accounts.ts: requireAccount); the stored form also works.
+ * email>` (src/cli/helpers.ts: requireAccount); the stored form also works.
  */
 export const subaccountEmailKey = (parentId: number, email: string): string => `${parentId} ${email.toLowerCase()}`;
 

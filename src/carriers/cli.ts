@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/run.js';
-import { requireAccount } from '../cli/accounts.js';
+import { requireAccount } from '../cli/helpers.js';
 import { encrypt } from '../lib/secrets.js';
 import { findCarrier, listCarriers, listPublicRoutes, listRoutes, publicCarrier } from './store.js';
 import { parseSmppSettings, type SmppSettings } from './smpp/settings.js';

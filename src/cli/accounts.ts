@@ -1,36 +1,19 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
 import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount, rotateKey, unarchiveAccount, type Account } from '../accounts/store.js';
-import { shownEmail, subaccountEmailKey } from '../accounts/subaccount-email.js';
+import { shownEmail } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import { isAccountEmail } from '../text/email.js';
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
+import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
 
-/** The --parent option of every command that names an account by --email. */
-export const PARENT_OPTION = ['--parent <parent_email>', 'the account is the sub-account with this --email under the parent account with this email'] as const;
-
-/**
- * The account a command names: `--email` alone is a top-level account (or a
- * sub-account by its stored `<parent id> <email>`); with `--parent`, the
- * parent's sub-account with that plain email.
- */
-export async function requireAccount(ctx: BaseContext, email: string, parentEmail?: string): Promise<Account> {
-  if (parentEmail === undefined) {
-    const account = await findAccountByEmail(ctx.db.kysely, email);
-    if (!account) throw new CliError(`no account with email ${email}`);
-    return account;
-  }
-  const parent = await findAccountByEmail(ctx.db.kysely, parentEmail);
-  if (!parent || parent.parent_id !== null) throw new CliError(`no top-level account with email ${parentEmail}`);
-  const sub = await findAccountByEmail(ctx.db.kysely, subaccountEmailKey(parent.id, email));
-  if (!sub || sub.parent_id !== parent.id) throw new CliError(`${parentEmail} has no sub-account ${email}`);
-  return sub;
-}
+// The helpers live in helpers.ts; the webhooks CLI still imports them from here until it moves to src/webhooks/.
+export { PARENT_OPTION, requireAccount } from './helpers.js';
 
 export function settingsOf(a: Account) {
   return {

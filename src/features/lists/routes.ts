@@ -4,20 +4,10 @@ import { integer, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { freeText, required } from '../contacts/fields.js';
 import type { Feature } from '../feature.js';
+import { AddBody, agendaName } from './schemas.js';
 import { addList, allLists, changeListName, deleteList, findLists, listToRead, MAX_PAGE } from './service.js';
 import { contactsJson } from './stream.js';
 
-const agendaName = () => required('agenda_02').pipe(z.string().max(100, { error: 'agenda_03' }));
-const label = () => freeText(100, 'agenda_05');
-
-export const AddBody = z.object({
-  agenda_name: agendaName().describe('unique among the account lists, case-insensitive; at most 100 characters'),
-  agenda_description: freeText(255, 'agenda_05'),
-  custom_field_1: label(),
-  custom_field_2: label(),
-  custom_field_3: label(),
-  custom_field_4: label(),
-});
 const ListKeyBody = z.object({ list_key: required('contact_01') });
 const ChangeNameBody = z.object({ list_key: required('contact_01'), agenda_name: agendaName() });
 

@@ -7,6 +7,9 @@ import { createList, upsertContact } from '../contacts/store.js';
 import { requireActiveStaff } from '../staff/service.js';
 import { addStamp, findMember, findProgram, insertMember, insertMovement, insertProgram, takeReward, type LoyaltyMember, type LoyaltyProgram } from './store.js';
 
+/** The panel's read view of the account's programs. */
+export { loyaltySummaries } from './store.js';
+
 defineMessages({
   loyalty_get_01: 'loyalty_programs',
   loyalty_sale_01: 'OK',

@@ -83,3 +83,15 @@ export async function insertMovement(db: Executor, values: Omit<Insertable<Loyal
 export async function listMovements(db: Executor, memberId: number) {
   return db.selectFrom('loyalty_movements').selectAll().where('member_id', '=', memberId).orderBy('id').execute();
 }
+
+/** The account's loyalty programs with their member count and rewards waiting. */
+export async function loyaltySummaries(db: Executor, accountId: number) {
+  return db
+    .selectFrom('loyalty_programs as p')
+    .leftJoin('loyalty_members as m', 'm.program_id', 'p.id')
+    .select(['p.id', 'p.name', 'p.stamps_required', (eb) => eb.fn.count<number>('m.id').as('members'), sql<number>`coalesce(sum(m.rewards_available), 0)`.as('rewards')])
+    .where('p.account_id', '=', accountId)
+    .groupBy(['p.id', 'p.name', 'p.stamps_required'])
+    .orderBy('p.id')
+    .execute();
+}

@@ -170,6 +170,17 @@ export async function findSettings(db: Executor, accountId: number): Promise<Otp
   return db.selectFrom('otp_settings').selectAll().where('account_id', '=', accountId).executeTakeFirst();
 }
 
+/** The account's newest verifications (as the panel lists them: never a code). */
+export async function recentVerifications(db: Executor, accountId: number, limit: number) {
+  return db
+    .selectFrom('otp_verifications')
+    .select(['id', 'country_code', 'phone_number', 'state', 'attempts_remaining', 'created_at', 'verified_at', 'channel'])
+    .where('account_id', '=', accountId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}
+
 /** What a new code needs to know of the caller. */
 export interface OtpCaller {
   /** The account's parent, or itself. Per-number daily caps count on it, so sub-accounts cannot multiply them. */

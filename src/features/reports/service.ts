@@ -4,6 +4,9 @@ import type { MessageStatus } from '../../messaging/tables.js';
 import { LocalTimeFormatter } from './local-time.js';
 import { campaignStatusCounts, reportPage, type ReportCursor, type ReportQuery, type ReportSourceRow } from './store.js';
 
+/** Message counts of a campaign per status (the panel charts them). */
+export { campaignStatusCounts };
+
 /** The spec's delivery status codes (Events), as the report's status word. */
 export const DELIVERY_STATUS_WORDS = [
   'delivered',

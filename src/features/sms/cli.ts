@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
-import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
 import { importLandlines, upsertSender, type LandlineRow } from './store.js';
 

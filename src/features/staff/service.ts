@@ -6,6 +6,9 @@ import { hashPassword, scryptKey } from '../../lib/passwords.js';
 import { disableStaffByNumber, findActiveClashes, insertStaff, isActiveStaff, type StaffUser } from './store.js';
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
+/** The panel's read view of the account's staff users. */
+export { staffSummaries } from './store.js';
+
 defineMessages({
   tool_users_01: 'tool_users',
   toolusers_01: 'OK',

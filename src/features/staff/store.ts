@@ -46,3 +46,14 @@ export async function isActiveStaff(db: Executor, accountId: number, staffUserId
     .executeTakeFirst();
   return row !== undefined;
 }
+
+/** The account's staff users as a read view (at most 500, no secrets). */
+export async function staffSummaries(db: Executor, accountId: number) {
+  return db
+    .selectFrom('staff_users')
+    .select(['id', 'name', 'type', 'business_name', 'status'])
+    .where('account_id', '=', accountId)
+    .orderBy('id')
+    .limit(500)
+    .execute();
+}

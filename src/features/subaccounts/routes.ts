@@ -1,35 +1,12 @@
 import { z } from 'zod';
 import { toCredits, toUnits } from '../../accounts/credits.js';
 import { ok } from '../../http/errors.js';
-import { emailAddress, integer, jsonSchema, text, withinCodePoints } from '../../http/fields.js';
+import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { addSubaccount, archive, subaccountKey, transfer } from './service.js';
-
-const MAX_TRANSFER = 100_000_000;
-const codePoints = (s: string) => [...s].length;
-
-// A control character makes the address malformed (subaccount_04), not absent.
-const Email = text('subaccount_02', undefined, 'subaccount_04').pipe(
-  z.string().min(1, { error: 'subaccount_02', abort: true }).pipe(emailAddress({ max: 70, tooLong: 'subaccount_03', invalid: 'subaccount_04' })),
-);
-
-export const AddBody = z.object({
-  email: Email,
-  password: text('subaccount_05').pipe(
-    z
-      .string()
-      .min(1, { error: 'subaccount_05' })
-      .refine((s) => withinCodePoints(s, 36) && codePoints(s) >= 6, { error: 'subaccount_06' }),
-  ),
-});
-export const EmailBody = z.object({ email: Email });
-export const ManageBody = z.object({
-  email: Email,
-  type: integer('subaccount_10').pipe(z.union([z.literal(1), z.literal(2)], { error: 'subaccount_10' })),
-  credits: integer('subaccount_11').pipe(z.number().min(1, { error: 'subaccount_11' }).max(MAX_TRANSFER, { error: 'subaccount_11' })),
-});
+import { AddBody, EmailBody, ManageBody } from './schemas.js';
 
 const envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
 const KeyReply = z.object({ ...envelope, apikey: z.string(), email: z.string() });

@@ -1,22 +1,7 @@
 import type { Command } from 'commander';
-import { PARENT_OPTION, requireAccount } from '../../cli/accounts.js';
-import { CliError, type CliRunner } from '../../cli/run.js';
-import type { BaseContext } from '../../context.js';
+import { PARENT_OPTION, programName, requireActiveAccount } from '../../cli/helpers.js';
+import type { CliRunner } from '../../cli/run.js';
 import { createWallet } from './service.js';
-
-/** A program name as the operator gives it: trimmed, 1 to 100 characters, no control characters. */
-export function programName(raw: string): string {
-  const name = String(raw).trim();
-  if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) throw new CliError('--name must be 1 to 100 characters');
-  return name;
-}
-
-/** The account a program is created for: it must exist and be active. */
-export async function requireActiveAccount(ctx: BaseContext, email: string, parentEmail?: string) {
-  const account = await requireAccount(ctx, email, parentEmail);
-  if (account.status !== 'active') throw new CliError(`the account ${email} is archived`);
-  return account;
-}
 
 export function walletCommands(program: Command, run: CliRunner): void {
   program

@@ -7,6 +7,9 @@ import { createList, upsertContact } from '../contacts/store.js';
 import { requireActiveStaff } from '../staff/service.js';
 import { creditMember, debitMember, findMember, findProgram, insertMember, insertMovement, insertProgram, type WalletMember, type WalletProgram } from './store.js';
 
+/** The panel's read view of the account's programs. */
+export { walletSummaries } from './store.js';
+
 defineMessages({
   wallets_get_01: 'wallets',
   wallet_contact_add_01: 'contact_added',

@@ -76,3 +76,15 @@ export async function insertMovement(db: Executor, values: Omit<Insertable<Walle
 export async function listMovements(db: Executor, memberId: number) {
   return db.selectFrom('wallet_movements').selectAll().where('member_id', '=', memberId).orderBy('id').execute();
 }
+
+/** The account's wallet programs with their member count and total balance. */
+export async function walletSummaries(db: Executor, accountId: number) {
+  return db
+    .selectFrom('wallet_programs as w')
+    .leftJoin('wallet_members as m', 'm.wallet_id', 'w.id')
+    .select(['w.id', 'w.name', 'w.app_client', (eb) => eb.fn.count<number>('m.id').as('members'), sql<number>`coalesce(sum(m.balance_cents), 0)`.as('cents')])
+    .where('w.account_id', '=', accountId)
+    .groupBy(['w.id', 'w.name', 'w.app_client'])
+    .orderBy('w.id')
+    .execute();
+}

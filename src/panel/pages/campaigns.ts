@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { listCampaigns } from '../../features/campaigns/service.js';
-import { campaignDetails, localDay, reportPages, statusWord, toReportRow } from '../../features/reports/service.js';
-import { campaignStatusCounts } from '../../features/reports/store.js';
+import { campaignDetails, campaignStatusCounts, localDay, reportPages, statusWord, toReportRow } from '../../features/reports/service.js';
 import { LocalTimeFormatter } from '../../features/reports/local-time.js';
 import { formatLocal } from '../../lib/time.js';
 import type { MessageStatus } from '../../messaging/tables.js';

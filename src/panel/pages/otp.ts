@@ -1,7 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { CliError } from '../../cli/run.js';
-import { settingsChanges } from '../../features/otp/cli.js';
-import { findSettings, saveSettings } from '../../features/otp/store.js';
+import { findSettings, OtpSettingsError, recentVerifications, saveSettings, settingsChanges } from '../../features/otp/settings.js';
 import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
 import { accountOf, csrfField, field, refuse, registerAction, typed, type Section, type Shared } from '../view.js';
@@ -16,16 +14,7 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
     async render(v, shown) {
       const account = accountOf(v);
       const refused = shown?.typed !== undefined;
-      const [settings, recent] = await Promise.all([
-        findSettings(db, account.id),
-        db
-          .selectFrom('otp_verifications')
-          .select(['id', 'country_code', 'phone_number', 'state', 'attempts_remaining', 'created_at', 'verified_at', 'channel'])
-          .where('account_id', '=', account.id)
-          .orderBy('id', 'desc')
-          .limit(50)
-          .execute(),
-      ]);
+      const [settings, recent] = await Promise.all([findSettings(db, account.id), recentVerifications(db, account.id, 50)]);
       return html`<section class="card" aria-labelledby="otp-settings">
   <h2 id="otp-settings">${v.t('otp_settings')}</h2>
   <form method="post" action="/panel/otp/settings" class="grid">${csrfField(v)}
@@ -52,7 +41,7 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
     try {
       changes = settingsChanges(field(body, 'countries') || 'any', field(body, 'max_per_number_hour') || 'none');
     } catch (err) {
-      if (err instanceof CliError) throw refuse(400, 'otp_settings_invalid');
+      if (err instanceof OtpSettingsError) throw refuse(400, 'otp_settings_invalid');
       throw err;
     }
     await saveSettings(db, accountOf(v).id, changes, Date.now());

@@ -1,5 +1,7 @@
-import { sql } from 'kysely';
 import type { FastifyInstance } from 'fastify';
+import { loyaltySummaries } from '../../features/loyalty/service.js';
+import { staffSummaries } from '../../features/staff/service.js';
+import { walletSummaries } from '../../features/wallet/service.js';
 import { html } from '../html.js';
 import { accountOf, formatNumber, type Section, type Shared } from '../view.js';
 
@@ -13,23 +15,9 @@ export function programsPage(_scope: FastifyInstance, shared: Shared): Section {
     async render(v) {
       const account = accountOf(v);
       const [wallets, loyalty, staff] = await Promise.all([
-        db
-          .selectFrom('wallet_programs as w')
-          .leftJoin('wallet_members as m', 'm.wallet_id', 'w.id')
-          .select(['w.id', 'w.name', 'w.app_client', (eb) => eb.fn.count<number>('m.id').as('members'), sql<number>`coalesce(sum(m.balance_cents), 0)`.as('cents')])
-          .where('w.account_id', '=', account.id)
-          .groupBy(['w.id', 'w.name', 'w.app_client'])
-          .orderBy('w.id')
-          .execute(),
-        db
-          .selectFrom('loyalty_programs as p')
-          .leftJoin('loyalty_members as m', 'm.program_id', 'p.id')
-          .select(['p.id', 'p.name', 'p.stamps_required', (eb) => eb.fn.count<number>('m.id').as('members'), sql<number>`coalesce(sum(m.rewards_available), 0)`.as('rewards')])
-          .where('p.account_id', '=', account.id)
-          .groupBy(['p.id', 'p.name', 'p.stamps_required'])
-          .orderBy('p.id')
-          .execute(),
-        db.selectFrom('staff_users').select(['id', 'name', 'type', 'business_name', 'status']).where('account_id', '=', account.id).orderBy('id').limit(500).execute(),
+        walletSummaries(db, account.id),
+        loyaltySummaries(db, account.id),
+        staffSummaries(db, account.id),
       ]);
       const money = (cents: number) => new Intl.NumberFormat(v.lang === 'es' ? 'es-MX' : 'en-US', { minimumFractionDigits: 2 }).format(cents / 100);
       return html`<section class="card" aria-labelledby="wallets-title">

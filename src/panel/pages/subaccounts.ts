@@ -3,7 +3,7 @@ import { parse } from '../../http/validate.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { toUnits } from '../../accounts/credits.js';
 import { addSubaccount, archive, subaccountKey, transfer } from '../../features/subaccounts/service.js';
-import { AddBody, EmailBody, ManageBody } from '../../features/subaccounts/routes.js';
+import { AddBody, EmailBody, ManageBody } from '../../features/subaccounts/schemas.js';
 import { selectCaller } from '../../accounts/store.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { html } from '../html.js';

@@ -1,0 +1,39 @@
+import { findAccountByEmail, type Account } from '../accounts/store.js';
+import { subaccountEmailKey } from '../accounts/subaccount-email.js';
+import type { BaseContext } from '../context.js';
+import { CliError } from './run.js';
+
+/** The --parent option of every command that names an account by --email. */
+export const PARENT_OPTION = ['--parent <parent_email>', 'the account is the sub-account with this --email under the parent account with this email'] as const;
+
+/**
+ * The account a command names: `--email` alone is a top-level account (or a
+ * sub-account by its stored `<parent id> <email>`); with `--parent`, the
+ * parent's sub-account with that plain email.
+ */
+export async function requireAccount(ctx: BaseContext, email: string, parentEmail?: string): Promise<Account> {
+  if (parentEmail === undefined) {
+    const account = await findAccountByEmail(ctx.db.kysely, email);
+    if (!account) throw new CliError(`no account with email ${email}`);
+    return account;
+  }
+  const parent = await findAccountByEmail(ctx.db.kysely, parentEmail);
+  if (!parent || parent.parent_id !== null) throw new CliError(`no top-level account with email ${parentEmail}`);
+  const sub = await findAccountByEmail(ctx.db.kysely, subaccountEmailKey(parent.id, email));
+  if (!sub || sub.parent_id !== parent.id) throw new CliError(`${parentEmail} has no sub-account ${email}`);
+  return sub;
+}
+
+/** The account a program is created for: it must exist and be active. */
+export async function requireActiveAccount(ctx: BaseContext, email: string, parentEmail?: string) {
+  const account = await requireAccount(ctx, email, parentEmail);
+  if (account.status !== 'active') throw new CliError(`the account ${email} is archived`);
+  return account;
+}
+
+/** A program name as the operator gives it: trimmed, 1 to 100 characters, no control characters. */
+export function programName(raw: string): string {
+  const name = String(raw).trim();
+  if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) throw new CliError('--name must be 1 to 100 characters');
+  return name;
+}
