@@ -12,9 +12,6 @@ import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
 
-// The helpers live in helpers.ts; the webhooks CLI still imports them from here until it moves to src/webhooks/.
-export { PARENT_OPTION, requireAccount } from './helpers.js';
-
 export function settingsOf(a: Account) {
   return {
     email: shownEmail(a.email),

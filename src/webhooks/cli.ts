@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PARENT_OPTION, requireAccount } from '../cli/accounts.js';
+import { PARENT_OPTION, requireAccount } from '../cli/helpers.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { formatLocal } from '../lib/time.js';
