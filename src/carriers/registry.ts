@@ -3,13 +3,16 @@ import { pathToFileURL } from 'node:url';
 import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { Pacer, type CarrierDriver } from './driver.js';
+import type { CarrierDispatch, Route } from '../messaging/ports.js';
 import { CarrierManager } from './manager.js';
 import { RouterDriver } from './router.js';
 import { carrierMetrics } from './metrics.js';
 
-export interface Route {
-  driver: CarrierDriver;
-  pacer: Pacer;
+export type { Route };
+
+declare module '../context.js' {
+  /** The context's carriers are this registry (built by src/boot.ts); context.ts names only what messaging uses. */
+  interface ProcessCarriers extends CarrierRegistry {}
 }
 
 /**
@@ -17,7 +20,7 @@ export interface Route {
  * the database, the simulator among them; see router.ts), unless a driver
  * was put in front of a channel with use() (tests, or a provider driver).
  */
-export class CarrierRegistry {
+export class CarrierRegistry implements CarrierDispatch {
   readonly manager: CarrierManager;
   private readonly router: Route;
   private readonly routes = new Map<Channel, Route>();

@@ -1,6 +1,7 @@
 import pino from 'pino';
 import { loadConfig } from '../config.js';
-import { closeBaseContext, createBaseContext, type BaseContext } from '../context.js';
+import type { BaseContext } from '../context.js';
+import { closeBaseContext, createBaseContext } from '../boot.js';
 
 /** Whether to print JSON; set by the global --json option. */
 export interface CliOptions {

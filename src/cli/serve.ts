@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
-import { closeContext, createContext, createLogger, type AppContext, type ContextOptions } from '../context.js';
+import { createLogger, type AppContext } from '../context.js';
+import { closeContext, createContext, type ContextOptions } from '../boot.js';
 import { features } from '../features/index.js';
 import { buildServer, type BuildOptions } from '../server.js';
 import { buildMetricsServer } from '../metrics/route.js';

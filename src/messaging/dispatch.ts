@@ -8,6 +8,7 @@ import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
+import type { DispatchOutcome } from './ports.js';
 
 export const DISPATCH_JOB = 'messaging.dispatch';
 
@@ -17,10 +18,7 @@ export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
 /** Delivery status code recorded for a message the carrier refused at submission: 4, rejected. */
 export const REFUSED_STATUS = 4;
 
-export interface DispatchOutcome {
-  messageId: number;
-  outcome: SubmitOutcome;
-}
+export type { DispatchOutcome };
 
 /** Delivery status code recorded for a message no carrier took after every retry: 8, error. */
 export const GAVE_UP_STATUS = 8;

@@ -29,7 +29,8 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
  * constraint) is rolled back alone; every request is answered only after the
  * shared COMMIT, so nothing is reported accepted before it is durable.
  * While a batch commits, the next requests queue and form the next batch;
- * a lone request waits one turn of the event loop at most.
+ * a lone request waits one turn of the event loop at most. One per database
+ * per process: src/boot.ts builds it with the database (ctx.groupCommit).
  */
 export class GroupCommit {
   private queue: Pending[] = [];
@@ -112,13 +113,4 @@ async function settle(p: Pending, run: () => Promise<unknown>): Promise<void> {
 function isLockConflict(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '40P01' || code === '40001';
-}
-
-const instances = new WeakMap<Db, GroupCommit>();
-
-/** The process's group commit for this database. */
-export function groupCommit(db: Db): GroupCommit {
-  let g = instances.get(db);
-  if (!g) instances.set(db, (g = new GroupCommit(db)));
-  return g;
 }

@@ -1,6 +1,7 @@
 import type { AppContext } from '../context.js';
 import { bringJobsForward, cancelJobs } from '../jobs/queue.js';
-import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchOutcome } from './dispatch.js';
+import { DISPATCH_JOB, dispatchMessages, safetyNetKey } from './dispatch.js';
+import type { DispatchOutcome, HandOff, SharedDispatch as Shared } from './ports.js';
 
 /** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
 const ROUND = 1_000;
@@ -42,8 +43,9 @@ class RoundQueue<T extends { messageIds: number[] }> {
  * (due INLINE_SAFETY_NET_MS later) stays as the safety net for a crash or a
  * transient carrier failure; a round deletes the jobs of the campaigns it
  * finished. The claim rules of dispatchMessages keep it at most once.
+ * One per process, built by src/boot.ts (ctx.handOff).
  */
-export class InlineHandOff {
+export class InlineHandOff implements HandOff {
   private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[] }>;
 
   constructor(private readonly ctx: AppContext) {
@@ -74,15 +76,6 @@ export class InlineHandOff {
   }
 }
 
-const instances = new WeakMap<AppContext, InlineHandOff>();
-
-/** The process's inline hand-off. */
-export function inlineHandOff(ctx: AppContext): InlineHandOff {
-  let h = instances.get(ctx);
-  if (!h) instances.set(ctx, (h = new InlineHandOff(ctx)));
-  return h;
-}
-
 interface Waiting {
   messageIds: number[];
   resolve(outcomes: DispatchOutcome[]): void;
@@ -94,9 +87,10 @@ interface Waiting {
  * answered (OTP): the messages of concurrent callers are handed over in one
  * dispatchMessages round (one claim, one carrier batch, one recording
  * transaction) instead of one round each. While a round runs, the next
- * callers queue and form the next round.
+ * callers queue and form the next round. One per process, built by
+ * src/boot.ts (ctx.sharedDispatch).
  */
-export class SharedDispatch {
+export class SharedDispatch implements Shared {
   private readonly rounds = new RoundQueue<Waiting>((round) => this.round(round));
 
   constructor(private readonly ctx: AppContext) {}
@@ -114,13 +108,4 @@ export class SharedDispatch {
       for (const w of round) w.reject(error);
     }
   }
-}
-
-const shared = new WeakMap<AppContext, SharedDispatch>();
-
-/** The process's shared inline dispatch. */
-export function sharedDispatch(ctx: AppContext): SharedDispatch {
-  let d = shared.get(ctx);
-  if (!d) shared.set(ctx, (d = new SharedDispatch(ctx)));
-  return d;
 }

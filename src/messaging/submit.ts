@@ -49,7 +49,7 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
  * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
  * prompt dispatch, or with inlineDispatch hand the messages over yourself
- * (dispatchMessages, or inlineHandOff(ctx).add for shared rounds).
+ * (dispatchMessages, or ctx.handOff.add for shared rounds).
  */
 export async function submitMessages(trx: Transaction<Database>, ctx: AppContext, req: SubmitRequest): Promise<SubmitResult> {
   const now = Date.now();

@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
-import { groupCommit } from '../../messaging/group-commit.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { OtpError } from '../otp/errors.js';
 import { CreateBody, NumberQuery, parseOtp, VerifyBody } from '../otp/params.js';
@@ -107,7 +106,7 @@ async function sandboxStart(ctx: AppContext, accountId: number, params: ReturnTy
   const { company, template } = channelText(params, path);
   if (params.channel !== 'chatapp' && params.message !== undefined) checkMessage(params.channel, params.message, company, params.code_length, path);
   const number = params.country_code + params.phone_number;
-  const result = await groupCommit(ctx.db).run((trx) =>
+  const result = await ctx.groupCommit.run((trx) =>
     submitMessages(trx, ctx, {
       accountId,
       channel: params.channel,

@@ -2,8 +2,6 @@ import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
-import { groupCommit } from '../../messaging/group-commit.js';
-import { sharedDispatch } from '../../messaging/handoff.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
@@ -62,7 +60,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
 
   // Every write runs through the process's group commit (shared with /sms/send):
   // concurrent creates and verifies share one COMMIT, each in its own savepoint.
-  const grouped = groupCommit(ctx.db);
+  const grouped = ctx.groupCommit;
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const attempt = await grouped.run(async (trx) => {
       const before = await ensureVerification(trx, key, now);
@@ -112,7 +110,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
     }, accountId);
     if (!attempt) continue;
 
-    const [outcome] = await sharedDispatch(ctx).dispatch(attempt.messageIds);
+    const [outcome] = await ctx.sharedDispatch.dispatch(attempt.messageIds);
     const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
     const final = outcome?.outcome.ok === true || refused;
     if (final) {
@@ -275,13 +273,13 @@ export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string)
     if (current.state !== 'pending') throw verifyRefusal(current.state, current.expires_at);
     const { id, code_hash } = row!;
     if (codeMatches(ctx.secrets.otpHmac, id, typed, code_hash)) {
-      if (!(await groupCommit(ctx.db).run((trx) => markVerified(trx, id, code_hash!, now), key.accountId))) continue;
+      if (!(await ctx.groupCommit.run((trx) => markVerified(trx, id, code_hash!, now), key.accountId))) continue;
       return {
         status: 200,
         body: { success: true, state: 'verified', action: 'verified', message: 'The code is correct: the number is verified', hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.', next: [] },
       };
     }
-    const taken = await groupCommit(ctx.db).run(async (trx) => {
+    const taken = await ctx.groupCommit.run(async (trx) => {
       const t = await takeAttempt(trx, id, code_hash!, now);
       if (t) await countFailure(trx, key.accountId);
       if (t?.state === 'locked') await countLock(ctx, trx, key, id, now);
@@ -349,7 +347,7 @@ export async function restoreAttempts(ctx: AppContext, key: NumberKey): Promise<
   const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const now = Date.now();
-    const current = await groupCommit(ctx.db).run(async (trx) => {
+    const current = await ctx.groupCommit.run(async (trx) => {
       const row = await findVerification(trx, key);
       const current = view(row, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
       if (current.state !== 'pending' && current.state !== 'locked') throw verifyRefusal(current.state, current.expires_at);

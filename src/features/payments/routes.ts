@@ -9,7 +9,6 @@ import type { Feature } from '../feature.js';
 import { notFoundPage, PAGE_HEADERS, paymentPage } from './page.js';
 import { completePayment, sendPaymentRequest } from './service.js';
 import { findByRequestId, findByToken } from './store.js';
-import { useConfiguredPaymentProvider } from '../../payments/configured.js';
 import { stripeWebhookRoute } from '../../payments/stripe/route.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -90,7 +89,6 @@ export const payments: Feature = {
   },
 
   async publicRoutes(app, ctx) {
-    await useConfiguredPaymentProvider(ctx);
     await app.register(async (scope) => stripeWebhookRoute(scope, ctx));
 
     app.get<{ Params: { token: string } }>(

@@ -7,7 +7,6 @@ import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
-import { paymentProvider } from '../../payments/registry.js';
 import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
 import { recordPayment } from './paid.js';
 
@@ -77,7 +76,7 @@ export async function sendPaymentRequest(ctx: AppContext, account: Authenticated
   if (gsm7Length(text) > SMS_LIMIT) throw badRequest('payment_12', undefined, { max_message_length: SMS_LIMIT - gsm7Length(url) - 1 });
 
   const requestId = uuidv7();
-  const provider = paymentProvider(ctx);
+  const provider = ctx.paymentProvider;
   // Before the transaction: a provider that is down refuses the send (nothing debited). Its idempotency key is the request_id.
   const checkout = await provider.createCheckout({ requestId, amountCents, currency: ctx.config.PAYMENT_CURRENCY, concept: input.template, returnUrl: url });
   const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
@@ -138,7 +137,7 @@ export async function completePayment(ctx: AppContext, token: string, enteredAmo
   if (request.status === 'paid') return { kind: 'already_paid', request };
   const cents = request.amount_cents ?? (enteredAmount === undefined ? undefined : amountToCents(enteredAmount));
   if (cents === undefined) return { kind: 'invalid_amount', request };
-  const outcome = await paymentProvider(ctx).confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
+  const outcome = await ctx.paymentProvider.confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
   if (!outcome.ok) return { kind: 'declined', request, reason: outcome.reason };
   const paid = await ctx.db.kysely.transaction().execute((trx) => recordPayment(trx, ctx, request.id, cents, outcome.providerRef));
   ctx.worker.nudge();

@@ -4,8 +4,6 @@ import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { DISPATCH_JOB } from '../../messaging/dispatch.js';
-import { groupCommit } from '../../messaging/group-commit.js';
-import { inlineHandOff } from '../../messaging/handoff.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient } from '../../messaging/types.js';
 import { channelNumbers } from '../../phone/accepted.js';
@@ -70,7 +68,7 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   const sandbox = input.sandbox === 1;
   // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
   const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
-  const result = await groupCommit(ctx.db).run(async (trx) => {
+  const result = await ctx.groupCommit.run(async (trx) => {
     const r = await submitMessages(trx, ctx, {
       accountId,
       channel: input.channel === 2 ? 'rcs' : 'sms',
@@ -91,7 +89,7 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
     }
     return r;
   }, accountId, recipients.length);
-  if (inline) inlineHandOff(ctx).add(result.campaignId, result.messageIds);
+  if (inline) ctx.handOff.add(result.campaignId, result.messageIds);
   else if (!sandbox && !scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
   return {
     code: landline ? 'sms_19' : 'sms_11',

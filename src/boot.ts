@@ -1,0 +1,81 @@
+import type { Logger } from 'pino';
+import type { Config } from './config.js';
+import { createLogger, type AppContext, type BaseContext } from './context.js';
+import { openDatabase } from './db/engine.js';
+import { migrateToLatest } from './db/migrate.js';
+import { loadServerSecret, Secrets } from './lib/secrets.js';
+
+/**
+ * The composition root: the one place that builds the services of a process
+ * and wires each to what it uses. A CLI command gets the base context; `serve`
+ * (and every test service) the whole one.
+ */
+
+export interface ContextOptions {
+  log?: Logger;
+  pgSchema?: string;
+  migrate?: boolean;
+}
+
+/** The context of a CLI command: the database (migrated unless told not to), the secret and a logger. */
+export async function createBaseContext(config: Config, opts: ContextOptions = {}): Promise<BaseContext> {
+  const log = opts.log ?? createLogger(config.LOG_LEVEL);
+  const db = await openDatabase(config.DATABASE_URL, { pgSchema: opts.pgSchema });
+  try {
+    if (opts.migrate !== false) await migrateToLatest(db);
+    const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
+    return { config, db, secrets, log };
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+}
+
+/**
+ * The context of `serve`: the base one plus the worker, rate limiter, metrics,
+ * carriers, group commit, hand-off and payment provider. Their modules are
+ * loaded only here: they cost a CLI command most of its start-up time.
+ */
+export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
+  const [
+    { Worker },
+    { SendRateLimiter },
+    { Metrics },
+    { CarrierRegistry, loadCarrierModule },
+    { GroupCommit },
+    { InlineHandOff, SharedDispatch },
+    { configuredPaymentProvider },
+  ] = await Promise.all([
+    import('./jobs/worker.js'),
+    import('./http/rate-limit.js'),
+    import('./metrics/metrics.js'),
+    import('./carriers/registry.js'),
+    import('./messaging/group-commit.js'),
+    import('./messaging/handoff.js'),
+    import('./payments/configured.js'),
+  ]);
+  const base = await createBaseContext(config, opts);
+  const { db, log } = base;
+  const worker = new Worker(db, { concurrency: config.WORKER_CONCURRENCY, pollMs: config.WORKER_POLL_MS, leaseMs: config.JOB_LEASE_MS }, log);
+  const rateLimiter = new SendRateLimiter(config);
+  await rateLimiter.connect((err) => log.warn({ err: err.message }, 'Redis is unreachable: rate limits count per process until it answers'));
+  const metrics = new Metrics(db);
+  const paymentProvider = await configuredPaymentProvider(base);
+  const ctx = { ...base, worker, rateLimiter, metrics, groupCommit: new GroupCommit(db), paymentProvider } as AppContext;
+  ctx.handOff = new InlineHandOff(ctx);
+  ctx.sharedDispatch = new SharedDispatch(ctx);
+  ctx.carriers = new CarrierRegistry(ctx);
+  if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);
+  return ctx;
+}
+
+export async function closeBaseContext(ctx: BaseContext): Promise<void> {
+  await ctx.db.close();
+}
+
+export async function closeContext(ctx: AppContext): Promise<void> {
+  await ctx.worker.stop();
+  await ctx.carriers.close();
+  await ctx.rateLimiter.close();
+  await ctx.db.close();
+}

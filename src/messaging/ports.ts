@@ -1,0 +1,43 @@
+import type { CarrierDriver, Pacer, SubmitOutcome } from '../carriers/driver.js';
+import type { Channel } from './types.js';
+
+/**
+ * What the outbound pipeline needs from the services of the process, declared
+ * here so that the context names them without importing the modules that
+ * build them: src/boot.ts builds the carrier registry (carriers/registry.ts)
+ * and the hand-off (handoff.ts) and puts them in the context.
+ */
+
+/** The driver of a channel and its pace. */
+export interface Route {
+  driver: CarrierDriver;
+  pacer: Pacer;
+}
+
+/** The carriers as the dispatcher (dispatch.ts) uses them. */
+export interface CarrierDispatch {
+  /** The driver that carries a channel now. */
+  route(channel: Channel): Route | undefined;
+  /**
+   * Messages this process is handing over right now. A second dispatcher in
+   * the process never submits them too, even if their claim ran out while the
+   * process stalled.
+   */
+  readonly inFlight: Set<number>;
+}
+
+export interface DispatchOutcome {
+  messageId: number;
+  outcome: SubmitOutcome;
+}
+
+/** Committed messages of small immediate sends, handed to their carrier right after the commit (handoff.ts). */
+export interface HandOff {
+  add(campaignId: number, messageIds: number[]): void;
+}
+
+/** Inline dispatch for senders that must know at once what the carrier answered (OTP), shared by concurrent callers. */
+export interface SharedDispatch {
+  /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
+  dispatch(messageIds: number[]): Promise<DispatchOutcome[]>;
+}
