@@ -87,7 +87,7 @@ export async function benchWebhooks(): Promise<string> {
         payload: { type: 'confirmation', reference: `bench-${round}-${i}`, status: '0', number: '525512345678', date: '20260101000000', extra_params: '' },
       }));
       const before = receiver.arrivals.size;
-      await ctx.db.kysely.transaction().execute((trx) => recordEvents(trx, ctx, events));
+      await ctx.db.kysely.transaction().execute((trx) => recordEvents(trx, events));
       const t1 = performance.now();
       ctx.worker.nudge();
       await waitFor(() => receiver.arrivals.size >= before + EVENTS_PER_ROUND, 120_000);

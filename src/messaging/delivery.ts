@@ -40,7 +40,7 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
   await ctx.db.kysely.transaction().execute(async (trx) => {
     const updated = ctx.db.engine === 'postgres' ? await applyOnPostgres(trx, reports) : await applyByCode(trx, reports);
     applied = updated.length;
-    await recordEvents(trx, ctx, updated.map((m) => confirmationPayload(m, m.code, m.at)));
+    await recordEvents(trx, updated.map((m) => confirmationPayload(m, m.code, m.at)));
   });
   // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
   if (applied > 0) ctx.worker.nudge();
@@ -126,7 +126,7 @@ export async function recordReply(ctx: AppContext, input: { accountId: number; n
       .executeTakeFirst();
     if (!original) return null;
     await trx.insertInto('replies').values({ account_id: input.accountId, message_id: original.id, number: input.number, text: input.text, received_at: input.at }).execute();
-    await recordEvents(trx, ctx, [
+    await recordEvents(trx, [
       {
         accountId: input.accountId,
         type: 'response',

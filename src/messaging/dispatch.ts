@@ -297,5 +297,5 @@ async function closeUnsent(trx: Transaction<Database>, ctx: AppContext, ids: num
   const refunds = new Map<number, number>();
   for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
   for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
-  await recordEvents(trx, ctx, updated.map((r) => confirmationPayload(r, code, now)));
+  await recordEvents(trx, updated.map((r) => confirmationPayload(r, code, now)));
 }

@@ -37,7 +37,7 @@ describeEngines('webhook delivery in batches', (engine) => {
 
   const record = async (accountId: number, count: number) => {
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      recordEvents(trx, h.ctx, Array.from({ length: count }, (_, i) => ({ accountId, type: 'response' as const, reference: `b${accountId}-${i}`, payload: { reference: `b${accountId}-${i}`, message: 'hola' } }))),
+      recordEvents(trx, Array.from({ length: count }, (_, i) => ({ accountId, type: 'response' as const, reference: `b${accountId}-${i}`, payload: { reference: `b${accountId}-${i}`, message: 'hola' } }))),
     );
     h.ctx.worker.nudge();
   };

@@ -42,7 +42,7 @@ describeEngines('webhook delivery: connections', (engine) => {
     expect((await h.post('/webhook/add', { url: `http://127.0.0.1:${rx.port}/hook`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
     const count = 30;
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      recordEvents(trx, h.ctx, Array.from({ length: count }, (_, i) => ({ accountId: a.id, type: 'response' as const, reference: `c${i}`, payload: { number: '525512345678', message: 'hola' } }))),
+      recordEvents(trx, Array.from({ length: count }, (_, i) => ({ accountId: a.id, type: 'response' as const, reference: `c${i}`, payload: { number: '525512345678', message: 'hola' } }))),
     );
     h.ctx.worker.nudge();
     await eventually(async () => {

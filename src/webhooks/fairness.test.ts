@@ -38,7 +38,7 @@ async function receiver(opts: { hangHead: boolean; status?: number }) {
 
 async function events(h: Harness, accountId: number, count: number): Promise<void> {
   await h.ctx.db.kysely.transaction().execute((trx) =>
-    recordEvents(trx, h.ctx, Array.from({ length: count }, (_, i) => ({ accountId, type: 'response' as const, reference: `r${i}`, payload: { number: '525512345678', message: 'hola' } }))),
+    recordEvents(trx, Array.from({ length: count }, (_, i) => ({ accountId, type: 'response' as const, reference: `r${i}`, payload: { number: '525512345678', message: 'hola' } }))),
   );
   h.ctx.worker.nudge();
 }

@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { enqueueMany } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
@@ -32,8 +31,7 @@ export const deliveryJobKey = (eventId: number) => `webhook-event:${eventId}`;
  * enqueued in the same transaction; otherwise it is `not_delivered` and
  * never sent.
  */
-export async function recordEvents(trx: Transaction<Database>, ctx: AppContext, events: NewEvent[]): Promise<void> {
-  void ctx;
+export async function recordEvents(trx: Transaction<Database>, events: NewEvent[]): Promise<void> {
   if (events.length === 0) return;
   const now = Date.now();
   const enabled = await enabledAccounts(trx, [...new Set(events.map((e) => e.accountId))]);

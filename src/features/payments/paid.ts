@@ -1,5 +1,4 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../../context.js';
 import type { Database } from '../../db/schema.js';
 import { recordEvents } from '../../webhooks/index.js';
 import { formatLocal } from '../../lib/time.js';
@@ -10,10 +9,10 @@ import { markPaid, type PaymentRequest } from './store.js';
  * `confirmation` event naming the SMS's reference with `payment_status=paid`.
  * Undefined when the request was already paid (then no event).
  */
-export async function recordPayment(trx: Transaction<Database>, ctx: AppContext, requestId: number, cents: number, providerRef: string): Promise<PaymentRequest | undefined> {
+export async function recordPayment(trx: Transaction<Database>, requestId: number, cents: number, providerRef: string): Promise<PaymentRequest | undefined> {
   const paid = await markPaid(trx, requestId, cents, providerRef);
   if (!paid) return undefined;
-  await recordEvents(trx, ctx, [
+  await recordEvents(trx, [
     {
       accountId: paid.account_id,
       type: 'confirmation',

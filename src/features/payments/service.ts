@@ -139,7 +139,7 @@ export async function completePayment(ctx: AppContext, token: string, enteredAmo
   if (cents === undefined) return { kind: 'invalid_amount', request };
   const outcome = await ctx.paymentProvider.confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
   if (!outcome.ok) return { kind: 'declined', request, reason: outcome.reason };
-  const paid = await ctx.db.kysely.transaction().execute((trx) => recordPayment(trx, ctx, request.id, cents, outcome.providerRef));
+  const paid = await ctx.db.kysely.transaction().execute((trx) => recordPayment(trx, request.id, cents, outcome.providerRef));
   ctx.worker.nudge();
   if (!paid) return { kind: 'already_paid', request: (await findByToken(ctx.db.kysely, token)) ?? request };
   return { kind: 'paid', request: paid };

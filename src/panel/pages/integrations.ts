@@ -240,7 +240,7 @@ async function sendTestEvent(shared: Shared, v: View) {
   const now = Date.now();
   const reference = `test-${now.toString(36)}`;
   await ctx.db.kysely.transaction().execute((trx) =>
-    recordEvents(trx, ctx, [
+    recordEvents(trx, [
       {
         accountId: account.id,
         type: 'confirmation',

@@ -89,7 +89,7 @@ export async function handleStripeWebhook(ctx: AppContext, webhookSecret: string
         // checkout.session.completed of a delayed method (OXXO, SPEI) arrives unpaid; async_payment_succeeded follows.
         if (session.payment_status !== 'paid') return;
         const cents = Number.isSafeInteger(session.amount_total) ? session.amount_total! : (request.amount_cents ?? 0);
-        await recordPayment(trx, ctx, request.id, cents, typeof session.payment_intent === 'string' ? session.payment_intent : session.id!);
+        await recordPayment(trx, request.id, cents, typeof session.payment_intent === 'string' ? session.payment_intent : session.id!);
       } else {
         await trx
           .updateTable('payment_requests')
