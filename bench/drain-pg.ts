@@ -69,7 +69,7 @@ async function drain(url: string): Promise<Drain> {
     const { account } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: 'drain@example.com', passwordHash: 'x', credits: toUnits(1_000_000) });
     for (let c = 0; c < CAMPAIGNS; c++) {
       await ctx.db.kysely.transaction().execute((trx) =>
-        submitMessages(trx, ctx, { accountId: account.id, channel: 'sms', source: 'sms', text: TEXT, recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })) }),
+        submitMessages(trx, ctx.config, { accountId: account.id, channel: 'sms', source: 'sms', text: TEXT, recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })) }),
       );
     }
     const pending = async () => Number((await stats.query('SELECT count(*) AS n FROM messages WHERE stage < 2')).rows[0].n);

@@ -140,7 +140,7 @@ async function bareLoop(port: number, count: number): Promise<number> {
 async function receiptRate(ctx: AppContext, accountId: number, c: SmppConnector, smsc: { child: ChildProcess }): Promise<number> {
   const recipients = Array.from({ length: RECEIPTS }, (_, i) => ({ countryCode: '52', number: `52552${String(i).padStart(7, '0')}` }));
   // Scheduled a day ahead: the dispatcher leaves them alone, this bench submits them itself.
-  const res = await ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, ctx, { accountId, channel: 'sms', source: 'sms', recipients, text: 'Hola', scheduledAt: Date.now() + 86_400_000 }));
+  const res = await ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, ctx.config, { accountId, channel: 'sms', source: 'sms', recipients, text: 'Hola', scheduledAt: Date.now() + 86_400_000 }));
   const rows = await ctx.db.kysely.selectFrom('messages').select(['id', 'number']).where('campaign_id', '=', res.campaignId).execute();
   const ids: string[] = [];
   for (let i = 0; i < rows.length; i += 1000) {

@@ -96,7 +96,7 @@ export async function simulatorDrain(): Promise<string> {
   const campaigns = 100;
   for (let c = 0; c < campaigns; c++) {
     await ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, ctx, { accountId: account.id, channel: 'sms', source: 'sms', text: 'Hola', recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })) }),
+      submitMessages(trx, ctx.config, { accountId: account.id, channel: 'sms', source: 'sms', text: 'Hola', recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })) }),
     );
   }
   const total = campaigns * RECIPIENTS;

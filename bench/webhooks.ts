@@ -110,7 +110,7 @@ export async function benchWebhooks(): Promise<string> {
     const references: string[] = [];
     for (let i = 0; i < LATENCY_SENDS; i++) {
       const res = await ctx.db.kysely.transaction().execute((trx) =>
-        submitMessages(trx, ctx, { accountId: svc.accountId, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: `5255${String(10000000 + i)}` }], text: 'bench' }),
+        submitMessages(trx, ctx.config, { accountId: svc.accountId, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: `5255${String(10000000 + i)}` }], text: 'bench' }),
       );
       // No nudge: the report and the event are found by polling, as with real carrier traffic.
       references.push(res.references[0].reference);

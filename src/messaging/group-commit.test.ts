@@ -21,7 +21,7 @@ describeEngines('group commit of sends', (engine) => {
     const poor = await h.createAccount(0);
     const group = new GroupCommit(h.ctx.db);
     const send = (accountId: number) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
-      submitMessages(trx, h.ctx, { accountId, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola', inlineDispatch: true });
+      submitMessages(trx, h.ctx.config, { accountId, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola', inlineDispatch: true });
     const failsAfterWriting = async (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) => {
       await send(rich.id)(trx);
       throw new Error('a constraint failed after the debit');

@@ -38,7 +38,7 @@ describeEngines('messaging pipeline', (engine) => {
     text: 'Hola',
     ...extra,
   });
-  const submit = (req: SubmitRequest) => h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, req));
+  const submit = (req: SubmitRequest) => h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, req));
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
   const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
 
@@ -203,7 +203,7 @@ describeEngines('dispatch claims', (engine) => {
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(1000);
     const recipients = Array.from({ length: 120 }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
     // An inline sender and the campaign's dispatch job, three times over, at once.
     await Promise.all([
       dispatchMessages(h.ctx, res.messageIds),
@@ -221,7 +221,7 @@ describeEngines('dispatch claims', (engine) => {
     const driver = new CountingDriver();
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(10);
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, { accountId: a.id, channel: 'voice', source: 'voice', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola' }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola' }));
     // A dispatcher claimed it and died: until the claim expires the job leaves it alone and asks to run again.
     await h.ctx.db.kysely.updateTable('messages').set({ claimed_until: Date.now() + 60_000 }).where('id', '=', res.messageIds[0]).execute();
     await expect(dispatchCampaign(h.ctx, res.campaignId)).rejects.toBeInstanceOf(RetryLater);

@@ -1,5 +1,5 @@
 import type { Insertable, Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { MessagesTable } from './tables.js';
 import { compiledOnce } from '../db/prepared.js';
@@ -51,10 +51,10 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  * prompt dispatch, or with inlineDispatch hand the messages over yourself
  * (dispatchMessages, or ctx.handOff.add for shared rounds).
  */
-export async function submitMessages(trx: Transaction<Database>, ctx: AppContext, req: SubmitRequest): Promise<SubmitResult> {
+export async function submitMessages(trx: Transaction<Database>, config: Config, req: SubmitRequest): Promise<SubmitResult> {
   const now = Date.now();
   const sandbox = req.sandbox === true;
-  if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, ctx.config.SANDBOX_DAILY_LIMIT, now);
+  if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
   const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
   const total = sandbox ? 0 : unit * req.recipients.length;
   if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');

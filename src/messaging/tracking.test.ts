@@ -17,7 +17,7 @@ describeEngines('read-confirmation links', (engine) => {
     const [token] = newReadTokens(1);
     const link = readLink(h.ctx, token);
     const res = await h.ctx.db.kysely.transaction().execute(async (trx) => {
-      const r = await submitMessages(trx, h.ctx, { accountId: a.id, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: '525512345678', text: `Hola ${link}` }], text: 'Hola' });
+      const r = await submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: '525512345678', text: `Hola ${link}` }], text: 'Hola' });
       await recordReadTrackings(trx, a.id, { url: 'https://example.com/promo', contact: 7 }, [{ token, messageId: r.messageIds[0] }]);
       return r;
     });

@@ -1,5 +1,5 @@
 import { sql } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
 import { affected, type Executor } from '../db/engine.js';
 import { formatLocal } from '../lib/time.js';
 import { timeOrderedId } from '../lib/ids.js';
@@ -36,7 +36,7 @@ export async function clearEndpointHealth(trx: Executor, accountId: number): Pro
  * practice) and the account gets a `webhook_disabled` event it can see in
  * /webhook/get and `events list`.
  */
-export async function recordEndpointHealth(trx: Executor, ctx: AppContext, accountId: number, r: AttemptResult, now: number): Promise<void> {
+export async function recordEndpointHealth(trx: Executor, config: Config, accountId: number, r: AttemptResult, now: number): Promise<void> {
   if (r.delivered) return clearEndpointHealth(trx, accountId);
   const row = await trx
     .updateTable('webhooks')
@@ -46,7 +46,7 @@ export async function recordEndpointHealth(trx: Executor, ctx: AppContext, accou
     .returning(['failing_since', 'timeouts', 'status'])
     .executeTakeFirst();
   if (!row) return; // replaced or deleted meanwhile
-  const over = row.timeouts - ctx.config.WEBHOOK_TIMEOUTS_BEFORE_BACKOFF;
+  const over = row.timeouts - config.WEBHOOK_TIMEOUTS_BEFORE_BACKOFF;
   if (r.timedOut && over >= 0) {
     const until = now + backoffMs(over);
     await trx
@@ -56,7 +56,7 @@ export async function recordEndpointHealth(trx: Executor, ctx: AppContext, accou
       .where((eb) => eb.or([eb('backoff_until', 'is', null), eb('backoff_until', '<', until)]))
       .execute();
   }
-  const disableAfterMs = ctx.config.WEBHOOK_DISABLE_AFTER_HOURS * 3600_000;
+  const disableAfterMs = config.WEBHOOK_DISABLE_AFTER_HOURS * 3600_000;
   if (row.status === 1 && row.failing_since !== null && now - Number(row.failing_since) >= disableAfterMs) {
     await disableEndpoint(trx, accountId, r, Number(row.failing_since), now);
   }

@@ -131,7 +131,7 @@ export class OutcomeWriter {
         if (s.outcome.delivered) toClear.add(s.event.account_id);
         else {
           await clear(s.event.account_id);
-          await recordEndpointHealth(trx, this.ctx, s.event.account_id, { delivered: false, timedOut: s.outcome.error === 'timeout', url: s.url, error: s.outcome.error }, s.at);
+          await recordEndpointHealth(trx, this.ctx.config, s.event.account_id, { delivered: false, timedOut: s.outcome.error === 'timeout', url: s.url, error: s.outcome.error }, s.at);
         }
       }
       results.push(result);

@@ -36,7 +36,7 @@ describeEngines('chaos: a fault between hand-off and record', (engine) => {
     const a = await h.createAccount(total * 2);
     await inject();
     const recipients = Array.from({ length: total }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
     h.ctx.worker.nudge();
     await eventually(async () => carrier.calls >= 1, 10_000);
     // Three leases with the record failing: the claims and the job's lease must survive it.

@@ -27,7 +27,7 @@ describeEngines('chaos: a carrier slower than the lease', (engine) => {
     h.ctx.carriers.use(carrier);
     const a = await h.createAccount(total * 2);
     const recipients = Array.from({ length: total }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
     h.ctx.worker.nudge();
     // An inline dispatcher competes with the campaign's job for the same messages.
     await dispatchMessages(h.ctx, res.messageIds.slice(0, 100).reverse());

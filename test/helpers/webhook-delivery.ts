@@ -63,7 +63,7 @@ export async function post(s: Service, url: string, body: unknown, apikey: strin
 export async function sendSms(s: Service, accountId: number, numbers: string[], extraParams?: string) {
   const res = await s.ctx.db.kysely
     .transaction()
-    .execute((trx) => submitMessages(trx, s.ctx, { accountId, channel: 'sms', source: 'sms', recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })), text: 'Hola', extraParams }));
+    .execute((trx) => submitMessages(trx, s.ctx.config, { accountId, channel: 'sms', source: 'sms', recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })), text: 'Hola', extraParams }));
   s.ctx.worker.nudge();
   return res.references;
 }

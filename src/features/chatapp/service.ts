@@ -118,7 +118,7 @@ export async function sendChatapp(ctx: AppContext, accountId: number, input: Cha
     const instance = await findInstance(trx, accountId, input.instance_id);
     if (!instance) throw badRequest('whatsapp_02');
     if (instance.status !== 'active') throw badRequest('whatsapp_03');
-    const sent = await submitMessages(trx, ctx, {
+    const sent = await submitMessages(trx, ctx.config, {
       accountId,
       channel: 'chatapp',
       source: 'chatapp',

@@ -107,7 +107,7 @@ async function sandboxStart(ctx: AppContext, accountId: number, params: ReturnTy
   if (params.channel !== 'chatapp' && params.message !== undefined) checkMessage(params.channel, params.message, company, params.code_length, path);
   const number = params.country_code + params.phone_number;
   const result = await ctx.groupCommit.run((trx) =>
-    submitMessages(trx, ctx, {
+    submitMessages(trx, ctx.config, {
       accountId,
       channel: params.channel,
       source: 'otp',

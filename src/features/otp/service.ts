@@ -92,7 +92,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       const hourlyLimit = caller.maxPerNumberHour;
       const startId = decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
-        const sent = await submitMessages(trx, ctx, {
+        const sent = await submitMessages(trx, ctx.config, {
           accountId,
           channel: p.channel,
           source: 'otp',

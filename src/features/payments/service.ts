@@ -80,7 +80,7 @@ export async function sendPaymentRequest(ctx: AppContext, account: Authenticated
   // Before the transaction: a provider that is down refuses the send (nothing debited). Its idempotency key is the request_id.
   const checkout = await provider.createCheckout({ requestId, amountCents, currency: ctx.config.PAYMENT_CURRENCY, concept: input.template, returnUrl: url });
   const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
-    const result = await submitMessages(trx, ctx, {
+    const result = await submitMessages(trx, ctx.config, {
       accountId: account.id,
       channel: 'sms',
       source: 'payment',

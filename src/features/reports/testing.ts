@@ -22,7 +22,7 @@ export const around = () => ({ start_date: formatLocalDate(Date.now() - DAY), en
 export function tools(get: () => Harness) {
   const submit = (accountId: number, numbers: string[], extra: Partial<SubmitRequest> = {}) =>
     get().ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, get().ctx, {
+      submitMessages(trx, get().ctx.config, {
         accountId,
         channel: 'sms',
         source: 'sms',

@@ -69,7 +69,7 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
   const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
   const result = await ctx.groupCommit.run(async (trx) => {
-    const r = await submitMessages(trx, ctx, {
+    const r = await submitMessages(trx, ctx.config, {
       accountId,
       channel: input.channel === 2 ? 'rcs' : 'sms',
       source: 'sms',
