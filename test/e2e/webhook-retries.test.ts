@@ -27,7 +27,10 @@ describeEngines('webhook retries, isolation and restarts', (engine) => {
 
   it('fails an event after 25 retries, lists it with --failed, and redelivers it on request', async () => {
     let healthy = false;
-    const r = await receiver(() => (healthy ? 200 : 500));
+    // The redelivered attempt is held until the parallel redeliveries have answered: a delivered event may be redelivered again.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const r = await receiver(async () => (healthy ? held.then(() => 200) : 500));
     try {
       const a = await register(r.url);
       r.received.length = 0;
@@ -53,6 +56,7 @@ describeEngines('webhook retries, isolation and restarts', (engine) => {
       expect(again.filter((x) => x.state === 'pending')).toEqual([{ id: event.id, reference: ref.reference, state: 'pending' }]);
       expect(again.filter((x) => x.error)).toHaveLength(4);
       for (const x of again.filter((y) => y.error)) expect(x.error).toMatch(/already waiting/);
+      release();
       const delivered = await eventually(async () => {
         const [e] = await eventsOf(h, a.id);
         return e.state === 'delivered' ? e : null;
