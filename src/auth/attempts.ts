@@ -1,26 +1,12 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
 
-/**
- * Counters of attempts per key ('email:…', 'ip:…', 'refusals:…'), in the
- * database so every process shares them. A window opens at a key's first
- * attempt and lasts `windowMs`; within it at most `limit` attempts are
- * reserved. A reservation is one conditional upsert, so parallel attempts
- * (in any process) can never reserve more than the limit between them.
+/*
+ * A window opens at a key's first attempt and lasts `windowMs`; within it at
+ * most `limit` attempts are reserved. A reservation is one conditional upsert,
+ * so parallel attempts (in any process) can never reserve more than the limit
+ * between them.
  */
-export interface AttemptCountersTable {
-  key: string;
-  /** When the current window ends (epoch ms). */
-  expires_at: number;
-  /** Attempts reserved in the window. */
-  attempts: number;
-  /** Of those, the ones still running (reserved, not yet finished). */
-  in_flight: number;
-}
-
-export interface AuthTables {
-  attempt_counters: AttemptCountersTable;
-}
 
 /** A reserved attempt: the window it counts in (finishing one of an older window changes nothing). */
 export interface Reservation {

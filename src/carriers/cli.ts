@@ -7,7 +7,7 @@ import { encrypt } from '../lib/secrets.js';
 import { findCarrier, listCarriers, listPublicRoutes, listRoutes, publicCarrier } from './store.js';
 import { parseSmppSettings, type SmppSettings } from './smpp/settings.js';
 import { carrierStatus } from './status.js';
-import { isKnownProvider, providerOptions, providerSettings, sealProviderSecrets } from './providers/cli.js';
+import { isKnownProvider, providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
 
 const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
 

@@ -12,7 +12,7 @@ import type { LoyaltyTables } from '../features/loyalty/tables.js';
 import type { CarrierTables } from '../carriers/tables.js';
 import type { PanelTables } from '../panel/tables.js';
 import type { IdempotencyTables } from '../idempotency/tables.js';
-import type { AuthTables } from '../auth/attempts.js';
+import type { AuthTables } from '../auth/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),

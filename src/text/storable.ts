@@ -6,7 +6,9 @@
  * (not valid UTF-8: PostgreSQL and SQLite would store U+FFFD instead).
  * Refused with the field's code on both engines alike.
  */
-const UNSTORABLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const UNSTORABLE =
+  // eslint-disable-next-line no-control-regex -- finding control characters is the point.
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 export const isStorable = (s: string): boolean => !UNSTORABLE.test(s);
 

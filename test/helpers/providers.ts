@@ -1,5 +1,5 @@
 import type { Harness } from './harness.js';
-import { providerSettings, sealProviderSecrets } from '../../src/carriers/providers/cli.js';
+import { providerSettings, sealProviderSecrets } from '../../src/carriers/providers/cli-options.js';
 
 /** Secrets as `carriers add … --secrets -` reads them from standard input: key=value lines. */
 export const secretLines = (secrets: Record<string, string>) => () => Object.entries(secrets).map(([k, v]) => `${k}=${v}`).join('\n');

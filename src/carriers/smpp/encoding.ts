@@ -85,6 +85,7 @@ export function unpackSeptets(packed: Uint8Array, count?: number, fillBits = 0):
 /** Which coding a text needs: GSM when it fits, else UCS-2; `preferred` (a connector option) wins when the text fits it. */
 export function chooseCoding(text: string, preferred: Coding = 'gsm'): Coding {
   if (preferred === 'gsm' && isGsm7(text)) return 'gsm';
+  // eslint-disable-next-line no-control-regex -- Latin-1 is every code point up to U+00FF, controls included.
   if (preferred === 'latin1' && /^[\x00-\xff]*$/.test(text)) return 'latin1';
   if (preferred === 'ucs2') return 'ucs2';
   return isGsm7(text) ? 'gsm' : 'ucs2';
@@ -104,7 +105,6 @@ export interface EncodedSegment {
 }
 
 /** UCS-2 big-endian, surrogate pairs kept as two units (as handsets do). */
-const ucs2 = (text: string) => Buffer.from(text, 'utf16le').swap16();
 const fromUcs2 = (b: Uint8Array) => Buffer.from(b.length % 2 ? b.subarray(0, b.length - 1) : b).swap16().toString('utf16le');
 
 /** Room per segment in units of the coding (septets, octets or UTF-16 units): single, then concatenated (6-octet UDH). */

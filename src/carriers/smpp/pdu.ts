@@ -9,7 +9,6 @@ import type { EventEmitter } from 'node:events';
  * `@` and `$`).
  */
 const require = createRequire(import.meta.url);
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 export const smpp = require('smpp') as SmppModule;
 smpp.filters.message.encode = (value: unknown) => value;
 smpp.filters.message.decode = (value: unknown) => value;

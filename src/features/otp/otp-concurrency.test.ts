@@ -6,10 +6,9 @@ import { freshPhone, otpClient, recordCarrier, wrongCode } from './testing.js';
 describeEngines('OTP concurrency', (engine) => {
   let h: Harness;
   let key: string;
-  let carrier: ReturnType<typeof recordCarrier>;
   beforeAll(async () => {
     h = await startHarness(engine);
-    carrier = recordCarrier(h.ctx);
+    recordCarrier(h.ctx);
     key = (await h.createAccount(1000)).apikey;
   });
   afterAll(() => h.close());

@@ -1,6 +1,6 @@
 import { sql, type Selectable, type Updateable, type UpdateQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { affected, type Executor } from '../../db/engine.js';
+import type { Executor } from '../../db/engine.js';
 import { prepared } from '../../db/prepared.js';
 import type { OtpSettingsTable, OtpVerificationsTable } from './tables.js';
 

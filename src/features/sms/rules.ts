@@ -6,7 +6,6 @@ import { findUrls } from '../../text/urls.js';
 import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten } from '../../phone/numbers.js';
 import type { ChannelNumbers } from '../../phone/accepted.js';
 import type { Recipient } from '../../messaging/types.js';
-import { parseLocal } from '../../lib/time.js';
 
 defineMessages({
   sms_01: 'The message is empty',
