@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
-import type { Connector } from '../manager.js';
+import type { Connector } from '../adapter.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { recordProviderIds } from '../receipts.js';
 
@@ -18,6 +18,8 @@ const PARALLEL = 8;
 export abstract class HttpProviderConnector implements Connector {
   readonly stats: ConnectorStats = emptyStats();
   readonly available = true;
+  /** No binds: usable as soon as configured. */
+  readonly state = 'bound';
   private readonly pacer: Pacer;
 
   constructor(
@@ -55,6 +57,9 @@ export abstract class HttpProviderConnector implements Connector {
     }
     return outcomes;
   }
+
+  /** Nothing held between requests. */
+  async close(): Promise<void> {}
 
   error(reason: string): void {
     this.stats.errors++;

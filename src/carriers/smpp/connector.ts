@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { Connector } from '../adapter.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
@@ -28,7 +29,7 @@ export interface ConnectorConfig {
  * leases.ts), the shared throughput cap, the throttling slow-down, and
  * submission of messages as submit_sm (one per segment).
  */
-export class SmppConnector {
+export class SmppConnector implements Connector {
   private readonly counters: ConnectorStats = emptyStats();
   private readonly binds = new Map<number, SmppBind>();
   private readonly leases: BindLeases;
@@ -58,6 +59,10 @@ export class SmppConnector {
 
   get name(): string {
     return this.config.name;
+  }
+
+  get version(): number {
+    return this.config.version;
   }
 
   get state(): 'bound' | 'connecting' {
