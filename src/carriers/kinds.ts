@@ -39,8 +39,8 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: z.string().min(1).max(8),
     binds: true,
     receipts: smppIds,
-    build: ({ name, version, settings, secret }, { ctx, holder }) =>
-      new SmppConnector(ctx, { name, version, settings, password: secret }, holder),
+    build: ({ name, version, settings, secret }, { ctx, holder, sink }) =>
+      new SmppConnector(ctx, { name, version, settings, password: secret }, holder, sink),
   }),
   'whatsapp-cloud': kind({
     type: 'whatsapp-cloud',
@@ -48,8 +48,8 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: WhatsappSecretsSchema,
     binds: false,
     receipts: providerIds,
-    build: (c, { ctx }) =>
-      new WhatsappConnector(ctx, c.name, c.version, c.settings, jsonSecrets(WhatsappSecretsSchema, c.secret)),
+    build: (c, { ctx, sink }) =>
+      new WhatsappConnector(ctx, sink, c.name, c.version, c.settings, jsonSecrets(WhatsappSecretsSchema, c.secret)),
   }),
   'twiml-voice': kind({
     type: 'twiml-voice',
@@ -57,8 +57,8 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: TwimlSecretsSchema,
     binds: false,
     receipts: providerIds,
-    build: (c, { ctx }) =>
-      new TwimlConnector(ctx, c.name, c.version, c.settings, jsonSecrets(TwimlSecretsSchema, c.secret)),
+    build: (c, { ctx, sink }) =>
+      new TwimlConnector(ctx, sink, c.name, c.version, c.settings, jsonSecrets(TwimlSecretsSchema, c.secret)),
   }),
 };
 

@@ -1,8 +1,9 @@
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
 import { decrypt } from '../lib/secrets.js';
+import { databaseSink } from './database-sink.js';
 import { randomToken } from '../lib/ids.js';
-import type { Connector } from './adapter.js';
+import type { CarrierSink, Connector } from './adapter.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
@@ -72,9 +73,11 @@ export class CarrierManager {
   private ticking: Promise<void> | null = null;
   private ticks = 0;
   private stopped = false;
+  private readonly instanceSink: CarrierSink;
 
   constructor(private readonly ctx: AppContext) {
     this.simulator = new SimulatorConnector(ctx);
+    this.instanceSink = databaseSink(ctx, providerIds);
   }
 
   /** Loads the configuration once (also without start(), for a context that only dispatches inline). */
@@ -187,7 +190,8 @@ export class CarrierManager {
       const secret = row.password_enc ? decrypt(this.ctx.secrets.keyEncryption, row.password_enc) : '';
       const settings = parseSettings(kind, JSON.parse(row.settings));
       const config = { name: row.name, version: row.version, settings, secret };
-      this.connectors.set(row.name, kind.build(config, { ctx: this.ctx, holder: this.holder }));
+      const sink = databaseSink(this.ctx, kind.receipts);
+      this.connectors.set(row.name, kind.build(config, { ctx: this.ctx, holder: this.holder, sink }));
     } catch (err) {
       // Never a secret: only which connector and why its settings are unusable.
       this.ctx.log.error({ carrier: row.name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
@@ -207,7 +211,7 @@ export class CarrierManager {
       }
       try {
         const { settings, secrets } = readBinding(this.ctx.secrets.keyEncryption, i);
-        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.ctx, instanceConnectorName(i.instance_id), 0, settings, secrets) });
+        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.ctx, this.instanceSink, instanceConnectorName(i.instance_id), 0, settings, secrets) });
       } catch (err) {
         // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.
         next.set(i.instance_id, { ...entry, connector: null });

@@ -1,12 +1,11 @@
 import type { AppContext } from '../../context.js';
-import type { Connector } from '../adapter.js';
+import type { CarrierSink, Connector } from '../adapter.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from './encoding.js';
 import { BindLeases } from './leases.js';
 import type { Pdu } from './pdu.js';
-import { recordSubmittedIds } from '../receipts.js';
 import type { SmppSettings } from './settings.js';
 import { classifyStatus, statusName } from './status.js';
 import { SharedThroughput } from './throughput.js';
@@ -44,10 +43,11 @@ export class SmppConnector implements Connector {
     private readonly ctx: AppContext,
     readonly config: ConnectorConfig,
     holder: string,
+    private readonly sink: CarrierSink,
   ) {
     this.leases = new BindLeases(ctx.db, config.name, holder);
     this.rate = new SharedThroughput(ctx.db, config.name, config.settings.throughput);
-    this.inbound = new InboundHandler(ctx, config.name, config.settings, this.counters);
+    this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
   }
 
   /** Counters, with binds and window in use as of now. */
@@ -123,17 +123,17 @@ export class SmppConnector implements Connector {
   }
 
   async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
-    const accepted: Array<{ messageId: number; ids: string[] }> = [];
+    const accepted: Array<{ messageId: number; carrierIds: string[] }> = [];
     const outcomes = await Promise.all(
       batch.map(async (m) => {
         const r = await this.submitOne(m);
-        if (r.ids) accepted.push({ messageId: m.id, ids: r.ids });
+        if (r.ids) accepted.push({ messageId: m.id, carrierIds: r.ids });
         return r.outcome;
       }),
     );
     // The ids go to the database before the outcomes go back: a receipt that
     // came first (kept in carrier_receipts) is applied right here.
-    if (accepted.length > 0) await recordSubmittedIds(this.ctx, this.name, accepted);
+    if (accepted.length > 0) await this.sink.accepted(this.name, accepted);
     return outcomes;
   }
 

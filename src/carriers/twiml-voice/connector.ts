@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { AppContext } from '../../context.js';
+import type { CarrierSink } from '../adapter.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
 import { classifyCreateError } from './mapping.js';
@@ -33,12 +34,13 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
 export class TwimlConnector extends HttpProviderConnector {
   constructor(
     ctx: AppContext,
+    sink: CarrierSink,
     name: string,
     version: number,
     readonly settings: TwimlSettings,
     readonly secrets: TwimlSecrets,
   ) {
-    super(ctx, name, version, settings.messages_per_second);
+    super(ctx, sink, name, version, settings.messages_per_second);
   }
 
   /** The status callback this connector gives the provider (its signature is checked against this exact URL). */

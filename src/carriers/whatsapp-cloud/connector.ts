@@ -1,4 +1,5 @@
 import type { AppContext } from '../../context.js';
+import type { CarrierSink } from '../adapter.js';
 import { chatappOtpCode } from '../../text/chatapp-otp.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
@@ -40,12 +41,13 @@ export function messageBody(m: OutboundMessage, settings: WhatsappSettings): Rec
 export class WhatsappConnector extends HttpProviderConnector {
   constructor(
     ctx: AppContext,
+    sink: CarrierSink,
     name: string,
     version: number,
     readonly settings: WhatsappSettings,
     readonly secrets: WhatsappSecrets,
   ) {
-    super(ctx, name, version, settings.messages_per_second);
+    super(ctx, sink, name, version, settings.messages_per_second);
   }
 
   protected async send(m: OutboundMessage): Promise<SubmitOutcome> {
