@@ -1,4 +1,5 @@
-import type { AppContext } from '../context.js';
+import type { Logger } from 'pino';
+import type { Db } from '../db/engine.js';
 import type { OutboundMessage, SubmitOutcome } from './driver.js';
 import type { ConnectorStats } from './status.js';
 
@@ -26,9 +27,13 @@ export interface ConnectorConfig<S> {
   secret: string;
 }
 
-/** What a kind's build() gets besides its configuration. */
+/** What a kind's build() gets besides its configuration (never the whole context). */
 export interface ConnectorDeps {
-  ctx: AppContext;
+  /** Shared state among processes only (bind leases, the throughput cap): what it receives goes to the sink. */
+  db: Db;
+  log: Logger;
+  /** This service's public address (callbacks a provider is given). */
+  publicBaseUrl: string;
   /** This process, as lease holder. */
   holder: string;
   /** Where the connector hands what it receives. */

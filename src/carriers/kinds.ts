@@ -39,8 +39,7 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: z.string().min(1).max(8),
     binds: true,
     receipts: smppIds,
-    build: ({ name, version, settings, secret }, { ctx, holder, sink }) =>
-      new SmppConnector(ctx, { name, version, settings, password: secret }, holder, sink),
+    build: ({ name, version, settings, secret }, deps) => new SmppConnector({ name, version, settings, password: secret }, deps),
   }),
   'whatsapp-cloud': kind({
     type: 'whatsapp-cloud',
@@ -48,8 +47,8 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: WhatsappSecretsSchema,
     binds: false,
     receipts: providerIds,
-    build: (c, { ctx, sink }) =>
-      new WhatsappConnector(ctx, sink, c.name, c.version, c.settings, jsonSecrets(WhatsappSecretsSchema, c.secret)),
+    build: (c, { sink }) =>
+      new WhatsappConnector(sink, c.name, c.version, c.settings, jsonSecrets(WhatsappSecretsSchema, c.secret)),
   }),
   'twiml-voice': kind({
     type: 'twiml-voice',
@@ -57,8 +56,8 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: TwimlSecretsSchema,
     binds: false,
     receipts: providerIds,
-    build: (c, { ctx, sink }) =>
-      new TwimlConnector(ctx, sink, c.name, c.version, c.settings, jsonSecrets(TwimlSecretsSchema, c.secret)),
+    build: (c, { sink, publicBaseUrl }) =>
+      new TwimlConnector(sink, publicBaseUrl, c.name, c.version, c.settings, jsonSecrets(TwimlSecretsSchema, c.secret)),
   }),
 };
 

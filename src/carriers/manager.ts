@@ -3,14 +3,14 @@ import type { AppContext } from '../context.js';
 import { decrypt } from '../lib/secrets.js';
 import { databaseSink } from './database-sink.js';
 import { randomToken } from '../lib/ids.js';
-import type { CarrierSink, Connector } from './adapter.js';
+import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
 import { SimulatorDriver } from './simulator/driver.js';
 import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
-import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
+import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
 import { WhatsappConnector } from './whatsapp-cloud/connector.js';
 import { instanceConnectorName, listBoundInstances, readBinding, type BoundInstance } from './whatsapp-cloud/instances.js';
@@ -138,7 +138,7 @@ export class CarrierManager {
       await this.refresh();
       this.loaded ??= Promise.resolve();
       await this.reportStatus();
-      const processes = await this.liveProcesses();
+      const processes = await liveProcesses(this.ctx.db.kysely);
       await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
       await this.applyWaitingReceipts();
       if (this.ticks++ % 30 === 0) {
@@ -191,7 +191,7 @@ export class CarrierManager {
       const settings = parseSettings(kind, JSON.parse(row.settings));
       const config = { name: row.name, version: row.version, settings, secret };
       const sink = databaseSink(this.ctx, kind.receipts);
-      this.connectors.set(row.name, kind.build(config, { ctx: this.ctx, holder: this.holder, sink }));
+      this.connectors.set(row.name, kind.build(config, { ...this.deps, sink }));
     } catch (err) {
       // Never a secret: only which connector and why its settings are unusable.
       this.ctx.log.error({ carrier: row.name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
@@ -211,7 +211,7 @@ export class CarrierManager {
       }
       try {
         const { settings, secrets } = readBinding(this.ctx.secrets.keyEncryption, i);
-        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.ctx, this.instanceSink, instanceConnectorName(i.instance_id), 0, settings, secrets) });
+        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.instanceSink, instanceConnectorName(i.instance_id), 0, settings, secrets) });
       } catch (err) {
         // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.
         next.set(i.instance_id, { ...entry, connector: null });
@@ -222,6 +222,11 @@ export class CarrierManager {
     this.instances = next;
   }
 
+  /** What connectors can use besides their sink (never the whole context). */
+  private get deps(): Omit<ConnectorDeps, 'sink'> {
+    return { db: this.ctx.db, log: this.ctx.log, publicBaseUrl: this.ctx.config.publicBaseUrl, holder: this.holder };
+  }
+
   private async reportStatus(): Promise<void> {
     const now = Date.now();
     const rows = this.rows.map((r) => {
@@ -229,18 +234,7 @@ export class CarrierManager {
       const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : c.state;
       return { carrier: r.name, holder: this.holder, state, stats: JSON.stringify(c?.stats ?? emptyStats()), updated_at: now };
     });
-    if (rows.length === 0) return;
-    await this.ctx.db.kysely
-      .insertInto('carrier_process_status')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['carrier', 'holder']).doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), stats: eb.ref('excluded.stats'), updated_at: eb.ref('excluded.updated_at') })))
-      .execute();
-  }
-
-  /** Processes that reported in the last STATUS_FRESH_MS (this one included): binds are shared among them. */
-  private async liveProcesses(): Promise<number> {
-    const rows = await this.ctx.db.kysely.selectFrom('carrier_process_status').select('holder').distinct().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
-    return Math.max(1, rows.length);
+    await writeProcessStatus(this.ctx.db.kysely, rows);
   }
 
   private connectorOf(row: CarrierRow): Connector | undefined {
@@ -263,6 +257,6 @@ export class CarrierManager {
     await this.ticking;
     await Promise.all([...this.connectors.values(), ...this.closing].map((c) => c.close()));
     this.connectors.clear();
-    await this.ctx.db.kysely.deleteFrom('carrier_process_status').where('holder', '=', this.holder).execute().catch(() => undefined);
+    await withdrawProcessStatus(this.ctx.db.kysely, this.holder).catch(() => undefined);
   }
 }

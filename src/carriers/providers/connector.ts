@@ -1,4 +1,3 @@
-import type { AppContext } from '../../context.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
 import type { CarrierSink, Connector } from '../adapter.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
@@ -22,7 +21,6 @@ export abstract class HttpProviderConnector implements Connector {
   private readonly pacer: Pacer;
 
   constructor(
-    protected readonly ctx: AppContext,
     /** Where this connector and its webhooks hand what they receive. */
     readonly sink: CarrierSink,
     readonly name: string,

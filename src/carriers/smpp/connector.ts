@@ -1,5 +1,4 @@
-import type { AppContext } from '../../context.js';
-import type { CarrierSink, Connector } from '../adapter.js';
+import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
@@ -39,14 +38,17 @@ export class SmppConnector implements Connector {
   private reference = Math.floor(Math.random() * 256);
   private closed = false;
 
+  private readonly sink: CarrierSink;
+  private readonly log: ConnectorDeps['log'];
+
   constructor(
-    private readonly ctx: AppContext,
     readonly config: ConnectorConfig,
-    holder: string,
-    private readonly sink: CarrierSink,
+    { db, log, holder, sink }: Pick<ConnectorDeps, 'db' | 'log' | 'holder' | 'sink'>,
   ) {
-    this.leases = new BindLeases(ctx.db, config.name, holder);
-    this.rate = new SharedThroughput(ctx.db, config.name, config.settings.throughput);
+    this.sink = sink;
+    this.log = log;
+    this.leases = new BindLeases(db, config.name, holder);
+    this.rate = new SharedThroughput(db, config.name, config.settings.throughput);
     this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
   }
 
@@ -112,7 +114,7 @@ export class SmppConnector implements Connector {
         onDeliver: (pdu: Pdu) => this.inbound.handle(pdu),
         onError: (reason) => this.error(reason),
       },
-      this.ctx.log.child({ carrier: this.name }),
+      this.log.child({ carrier: this.name }),
     );
   }
 
