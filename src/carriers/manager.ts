@@ -4,10 +4,10 @@ import { decrypt } from '../lib/secrets.js';
 import { databaseSink } from './database-sink.js';
 import { randomToken } from '../lib/ids.js';
 import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
-import { Pacer, type OutboundMessage, type SubmitOutcome } from './driver.js';
+import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
-import { SimulatorDriver } from './simulator/driver.js';
+import { SimulatorConnector } from './simulator/connector.js';
 import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
@@ -16,40 +16,6 @@ import { WhatsappConnector } from './whatsapp-cloud/connector.js';
 import { instanceConnectorName, listBoundInstances, readBinding, type BoundInstance } from './whatsapp-cloud/instances.js';
 
 export type { Connector } from './adapter.js';
-
-/** The built-in simulator as a connector: available while SIMULATORS is on and the operator has not disabled it. */
-class SimulatorConnector implements Connector {
-  readonly name = SIMULATOR;
-  readonly version = 0;
-  readonly stats = emptyStats();
-  enabled = true;
-  private readonly driver: SimulatorDriver;
-  private readonly pacer: Pacer;
-
-  constructor(private readonly ctx: AppContext) {
-    this.driver = new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
-    this.pacer = new Pacer(ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
-  }
-
-  get available(): boolean {
-    return this.ctx.config.SIMULATORS && this.enabled;
-  }
-
-  get state(): 'bound' | 'connecting' {
-    return 'bound';
-  }
-
-  async close(): Promise<void> {}
-
-  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
-    for (let i = 0; i < batch.length; i += this.driver.maxBatch) await this.pacer.take(Math.min(this.driver.maxBatch, batch.length - i));
-    const outcomes: SubmitOutcome[] = [];
-    for (let i = 0; i < batch.length; i += this.driver.maxBatch) outcomes.push(...(await this.driver.submit(batch.slice(i, i + this.driver.maxBatch))));
-    for (const o of outcomes) if (o.ok) this.stats.submitted++;
-    else this.stats.refused++;
-    return outcomes;
-  }
-}
 
 /**
  * This process's view of the operator's carrier configuration: connectors
