@@ -4,10 +4,25 @@ import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { requireAccount } from '../cli/helpers.js';
 import { encrypt } from '../lib/secrets.js';
-import { findCarrier, listCarriers, listPublicRoutes, listRoutes, publicCarrier } from './store.js';
-import { parseSmppSettings, type SmppSettings } from './smpp/settings.js';
+import {
+  deleteCarrier,
+  deleteRoute,
+  findCarrier,
+  insertCarrier,
+  listCarriers,
+  listPublicRoutes,
+  listRejections,
+  listRoutes,
+  listUnmatchedReplies,
+  publicCarrier,
+  replaceRoute,
+  setCarrierEnabled,
+  updateCarrierSettings,
+} from './store.js';
+import type { SmppSettings } from './smpp/settings.js';
 import { carrierStatus } from './status.js';
-import { isKnownProvider, providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
+import { providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
+import { KINDS, kindOf, parseSettings, type KindType } from './kinds.js';
 
 const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
 
@@ -71,7 +86,7 @@ function settingsFrom(o: Record<string, unknown>, base: Record<string, unknown> 
   for (const [opt, key] of KEYS) if (o[opt] !== undefined) merged[key] = o[opt];
   let settings: SmppSettings;
   try {
-    settings = parseSmppSettings(merged);
+    settings = parseSettings(KINDS.smpp, merged);
   } catch (err) {
     throw new CliError((err as Error).message);
   }
@@ -81,11 +96,40 @@ function settingsFrom(o: Record<string, unknown>, base: Record<string, unknown> 
 
 function readPassword(value: string): string {
   const password = value === '-' ? readFileSync(0, 'utf8').replace(/\r?\n$/, '') : value;
-  if (password.length === 0 || password.length > 8) throw new CliError('--password is 1 to 8 characters (SMPP 3.4)');
+  if (!KINDS.smpp.secrets.safeParse(password).success) throw new CliError('--password is 1 to 8 characters (SMPP 3.4)');
   return password;
 }
 
 const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
+
+/** How the CLI reads each kind's settings and secret from the options (checked by the kind's schemas). */
+interface KindOptions {
+  /** Options `carriers add` requires (commander names). */
+  required: string[];
+  settings(o: Record<string, any>, base?: Record<string, unknown>): Record<string, unknown>;
+  /** The secret sealed with the server key; undefined when `carriers set` keeps the stored one. */
+  sealedSecret(ctx: BaseContext, o: Record<string, any>, adding: boolean): string | undefined;
+}
+
+const providerCli = (type: KindType): KindOptions => ({
+  required: [],
+  settings: (o, base) => providerSettings(type, o, base),
+  sealedSecret: (ctx, o, adding) =>
+    adding || o.secrets !== undefined ? sealProviderSecrets(ctx, type, o.secrets) : undefined,
+});
+
+const KIND_OPTIONS: Record<KindType, KindOptions> = {
+  smpp: {
+    required: ['host', 'port', 'systemId', 'password'],
+    settings: settingsFrom,
+    sealedSecret: (ctx, o) =>
+      o.password === undefined ? undefined : encrypt(ctx.secrets.keyEncryption, readPassword(o.password)),
+  },
+  'whatsapp-cloud': providerCli('whatsapp-cloud'),
+  'twiml-voice': providerCli('twiml-voice'),
+};
+
+const optionName = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
 async function requireCarrier(ctx: BaseContext, name: string) {
   const row = await findCarrier(ctx.db.kysely, name);
@@ -97,66 +141,84 @@ async function accountIdOf(ctx: BaseContext, email: string | undefined): Promise
   return email === undefined ? 0 : (await requireAccount(ctx, email)).id;
 }
 
-export function carrierCommands(program: Command, run: CliRunner): void {
-  const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
+const limitOf = (n: number) => Math.max(1, Math.min(n, 10_000));
 
-  providerOptions(smppOptions(carriers.command('add').argument('<type>', 'smpp, whatsapp-cloud or twiml-voice').requiredOption('--name <name>'))).action((type: string, o) =>
-    run(o, async (ctx) => {
-      if (type !== 'smpp' && !isKnownProvider(type)) throw new CliError('carriers add takes the type smpp, whatsapp-cloud or twiml-voice');
-      if (!NAME.test(o.name)) throw new CliError('--name is 1 to 40 letters, digits, - or _');
-      if (type !== 'smpp') {
-        if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
-        const settings = providerSettings(type, o);
-        const sealed = sealProviderSecrets(ctx, type, o.secrets);
-        const now = Date.now();
-        await ctx.db.kysely
-          .insertInto('carriers')
-          .values({ name: o.name, type: type as 'whatsapp-cloud' | 'twiml-voice', enabled: 1, settings: JSON.stringify(settings), password_enc: sealed, version: 1, created_at: now, updated_at: now })
-          .execute();
-        return publicCarrier(await requireCarrier(ctx, o.name));
-      }
-      for (const required of ['host', 'port', 'systemId', 'password']) if (o[required] === undefined) throw new CliError(`--${required.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)} is required`);
-      if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
-      const settings = settingsFrom(o);
-      const now = Date.now();
-      await ctx.db.kysely
-        .insertInto('carriers')
-        .values({ name: o.name, type: 'smpp', enabled: 1, settings: JSON.stringify(settings), password_enc: encrypt(ctx.secrets.keyEncryption, readPassword(o.password)), version: 1, created_at: now, updated_at: now })
-        .execute();
-      return publicCarrier(await requireCarrier(ctx, o.name));
-    }),
-  );
+async function addCarrier(ctx: BaseContext, type: string, o: Record<string, any>) {
+  if (!kindOf(type)) throw new CliError('carriers add takes the type smpp, whatsapp-cloud or twiml-voice');
+  if (!NAME.test(o.name)) throw new CliError('--name is 1 to 40 letters, digits, - or _');
+  const options = KIND_OPTIONS[type as KindType];
+  const missing = options.required.find((name) => o[name] === undefined);
+  if (missing) throw new CliError(`${optionName(missing)} is required`);
+  if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
+  const settings = options.settings(o);
+  const sealed = options.sealedSecret(ctx, o, true) ?? null;
+  await insertCarrier(ctx.db.kysely, { name: o.name, type: type as KindType, settings, passwordEnc: sealed });
+  return publicCarrier(await requireCarrier(ctx, o.name));
+}
 
-  providerOptions(smppOptions(carriers.command('set').requiredOption('--name <name>'))).action((o) =>
-    run(o, async (ctx) => {
-      const row = await requireCarrier(ctx, o.name);
-      if (isKnownProvider(row.type)) {
-        const settings = providerSettings(row.type, o, JSON.parse(row.settings));
-        const sealed = o.secrets === undefined ? {} : { password_enc: sealProviderSecrets(ctx, row.type, o.secrets) };
-        await ctx.db.kysely
-          .updateTable('carriers')
-          .set((eb) => ({ settings: JSON.stringify(settings), ...sealed, version: eb('version', '+', 1), updated_at: Date.now() }))
-          .where('id', '=', row.id)
-          .execute();
-        return publicCarrier(await requireCarrier(ctx, o.name));
-      }
-      if (row.type !== 'smpp') throw new CliError(`${o.name} has no settings to change`);
-      const settings = settingsFrom(o, JSON.parse(row.settings));
-      const password = o.password === undefined ? {} : { password_enc: encrypt(ctx.secrets.keyEncryption, readPassword(o.password)) };
-      await ctx.db.kysely
-        .updateTable('carriers')
-        .set((eb) => ({ settings: JSON.stringify(settings), ...password, version: eb('version', '+', 1), updated_at: Date.now() }))
-        .where('id', '=', row.id)
-        .execute();
-      return publicCarrier(await requireCarrier(ctx, o.name));
-    }),
-  );
+async function setCarrier(ctx: BaseContext, o: Record<string, any>) {
+  const row = await requireCarrier(ctx, o.name);
+  if (!kindOf(row.type)) throw new CliError(`${o.name} has no settings to change`);
+  const options = KIND_OPTIONS[row.type as KindType];
+  const settings = options.settings(o, JSON.parse(row.settings));
+  await updateCarrierSettings(ctx.db.kysely, row.id, settings, options.sealedSecret(ctx, o, false));
+  return publicCarrier(await requireCarrier(ctx, o.name));
+}
 
+async function removeCarrier(ctx: BaseContext, name: string) {
+  const row = await requireCarrier(ctx, name);
+  const using = (await listRoutes(ctx.db.kysely)).filter((r) => (JSON.parse(r.carriers) as string[]).includes(name));
+  if (using.length > 0) throw new CliError(`${name} is in ${using.length} route(s): remove or change them first (routes list)`);
+  await deleteCarrier(ctx.db.kysely, row.id);
+  return publicCarrier(row);
+}
+
+async function addRoute(ctx: BaseContext, o: Record<string, any>) {
+  if (!CHANNELS.includes(o.channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
+  if (!/^\d{0,15}$/.test(o.prefix)) throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
+  const names = String(o.carriers).split(',').map((s) => s.trim()).filter(Boolean);
+  if (names.length === 0) throw new CliError('--carriers names at least one connector');
+  if (new Set(names).size !== names.length) throw new CliError('--carriers names a connector twice');
+  for (const n of names) await requireCarrier(ctx, n);
+  const accountId = await accountIdOf(ctx, o.account);
+  await replaceRoute(ctx.db.kysely, { channel: o.channel, prefix: o.prefix, accountId, carriers: names });
+  return { channel: o.channel, prefix: o.prefix, carriers: names, account: o.account ?? null };
+}
+
+const statusLine = (c: Awaited<ReturnType<typeof carrierStatus>>[number]) =>
+  `${c.name} (${c.type}): ${c.state}  submitted ${c.submitted}  window ${c.window_in_use}  throttled ${c.throttled}  errors ${c.errors}  receipts ${c.receipts}  replies ${c.replies}${c.last_error ? `  last error: ${c.last_error}` : ''}`;
+
+async function rejections(ctx: BaseContext, limit: number) {
+  const rows = await listRejections(ctx.db.kysely, limitOf(limit));
+  return {
+    rejections: rows.map((r) => ({
+      carrier: r.carrier,
+      reason: r.reason,
+      from: r.remote_address,
+      count: Number(r.attempts),
+      received_at: new Date(Number(r.received_at)).toISOString(),
+      last_at: new Date(Number(r.last_at)).toISOString(),
+    })),
+  };
+}
+
+async function unmatchedReplies(ctx: BaseContext, limit: number) {
+  const rows = await listUnmatchedReplies(ctx.db.kysely, limitOf(limit));
+  return { replies: rows.map((r) => ({ carrier: r.carrier, number: r.source, to: r.destination, text: r.text, received_at: new Date(Number(r.received_at)).toISOString() })) };
+}
+
+function connectorCommands(carriers: Command, run: CliRunner): void {
+  const add = carriers
+    .command('add')
+    .argument('<type>', 'smpp, whatsapp-cloud or twiml-voice')
+    .requiredOption('--name <name>');
+  providerOptions(smppOptions(add)).action((type: string, o) => run(o, (ctx) => addCarrier(ctx, type, o)));
+  const set = carriers.command('set').requiredOption('--name <name>');
+  providerOptions(smppOptions(set)).action((o) => run(o, (ctx) => setCarrier(ctx, o)));
   carriers
     .command('list')
     .option('--json', 'print one JSON object')
     .action((o) => run(o, async (ctx) => ({ carriers: (await listCarriers(ctx.db.kysely)).map(publicCarrier) })));
-
   for (const [command, enabled] of [
     ['disable', 0],
     ['enable', 1],
@@ -167,77 +229,41 @@ export function carrierCommands(program: Command, run: CliRunner): void {
       .option('--json', 'print one JSON object')
       .action((o) =>
         run(o, async (ctx) => {
-          const row = await requireCarrier(ctx, o.name);
-          await ctx.db.kysely.updateTable('carriers').set((eb) => ({ enabled, version: eb('version', '+', 1), updated_at: Date.now() })).where('id', '=', row.id).execute();
+          await setCarrierEnabled(ctx.db.kysely, (await requireCarrier(ctx, o.name)).id, enabled);
           return publicCarrier(await requireCarrier(ctx, o.name));
         }),
       );
   }
-
   carriers
     .command('remove')
     .requiredOption('--name <name>')
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => {
-        const row = await requireCarrier(ctx, o.name);
-        const using = (await listRoutes(ctx.db.kysely)).filter((r) => (JSON.parse(r.carriers) as string[]).includes(o.name));
-        if (using.length > 0) throw new CliError(`${o.name} is in ${using.length} route(s): remove or change them first (routes list)`);
-        await ctx.db.kysely.deleteFrom('carriers').where('id', '=', row.id).execute();
-        return publicCarrier(row);
-      }),
-    );
+    .action((o) => run(o, (ctx) => removeCarrier(ctx, o.name)));
+}
 
+function reportCommands(carriers: Command, run: CliRunner): void {
   carriers
     .command('status')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => ({ carriers: await carrierStatus(ctx) }), (r) =>
-        r.carriers.map((c) => `${c.name} (${c.type}): ${c.state}  submitted ${c.submitted}  window ${c.window_in_use}  throttled ${c.throttled}  errors ${c.errors}  receipts ${c.receipts}  replies ${c.replies}${c.last_error ? `  last error: ${c.last_error}` : ''}`).join('\n'),
-      ),
+      run(o, async (ctx) => ({ carriers: await carrierStatus(ctx) }), (r) => r.carriers.map(statusLine).join('\n')),
     );
-
   carriers
     .command('rejections')
     .description('provider webhooks refused (wrong signature, unknown connector, unreadable body), counted per hour')
     .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => {
-        const rows = await ctx.db.kysely
-          .selectFrom('provider_rejections')
-          .selectAll()
-          .orderBy('last_at', 'desc')
-          .orderBy('id', 'desc')
-          .limit(Math.max(1, Math.min(o.limit, 10_000)))
-          .execute();
-        return {
-          rejections: rows.map((r) => ({
-            carrier: r.carrier,
-            reason: r.reason,
-            from: r.remote_address,
-            count: Number(r.attempts),
-            received_at: new Date(Number(r.received_at)).toISOString(),
-            last_at: new Date(Number(r.last_at)).toISOString(),
-          })),
-        };
-      }),
-    );
-
+    .action((o) => run(o, (ctx) => rejections(ctx, o.limit)));
   carriers
     .command('replies')
     .option('--unmatched', 'replies that matched no sent message (the only kind listed here)')
     .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => {
-        const rows = await ctx.db.kysely.selectFrom('unmatched_replies').selectAll().orderBy('id', 'desc').limit(Math.max(1, Math.min(o.limit, 10_000))).execute();
-        return { replies: rows.map((r) => ({ carrier: r.carrier, number: r.source, to: r.destination, text: r.text, received_at: new Date(Number(r.received_at)).toISOString() })) };
-      }),
-    );
+    .action((o) => run(o, (ctx) => unmatchedReplies(ctx, o.limit)));
+}
 
+function routeCommands(program: Command, run: CliRunner): void {
   const routes = program.command('routes').description('which connectors carry which traffic');
-
   routes
     .command('add')
     .requiredOption('--channel <channel>', CHANNELS.join('|'))
@@ -245,31 +271,11 @@ export function carrierCommands(program: Command, run: CliRunner): void {
     .requiredOption('--carriers <names>', 'comma-separated connectors, in failover order')
     .option('--account <email>', 'only this account’s traffic')
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => {
-        if (!CHANNELS.includes(o.channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
-        if (!/^\d{0,15}$/.test(o.prefix)) throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
-        const names = String(o.carriers).split(',').map((s) => s.trim()).filter(Boolean);
-        if (names.length === 0) throw new CliError('--carriers names at least one connector');
-        if (new Set(names).size !== names.length) throw new CliError('--carriers names a connector twice');
-        for (const n of names) await requireCarrier(ctx, n);
-        const accountId = await accountIdOf(ctx, o.account);
-        // One route per channel, prefix and account: adding it again replaces its connectors.
-        await ctx.db.kysely.transaction().execute(async (trx) => {
-          await trx.deleteFrom('carrier_routes').where('channel', '=', o.channel).where('prefix', '=', o.prefix).where('account_id', '=', accountId).execute();
-          await trx.insertInto('carrier_routes').values({ channel: o.channel, prefix: o.prefix, account_id: accountId, carriers: JSON.stringify(names), created_at: Date.now() }).execute();
-        });
-        return { channel: o.channel, prefix: o.prefix, carriers: names, account: o.account ?? null };
-      }),
-    );
-
+    .action((o) => run(o, (ctx) => addRoute(ctx, o)));
   routes
     .command('list')
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => ({ routes: await listPublicRoutes(ctx.db.kysely) })),
-    );
-
+    .action((o) => run(o, async (ctx) => ({ routes: await listPublicRoutes(ctx.db.kysely) })));
   routes
     .command('remove')
     .requiredOption('--channel <channel>')
@@ -279,9 +285,14 @@ export function carrierCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const accountId = await accountIdOf(ctx, o.account);
-        const r = await ctx.db.kysely.deleteFrom('carrier_routes').where('channel', '=', o.channel).where('prefix', '=', o.prefix).where('account_id', '=', accountId).executeTakeFirst();
-        return { removed: Number(r.numDeletedRows) > 0 };
+        return { removed: await deleteRoute(ctx.db.kysely, { channel: o.channel, prefix: o.prefix, accountId }) };
       }),
     );
 }
 
+export function carrierCommands(program: Command, run: CliRunner): void {
+  const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
+  connectorCommands(carriers, run);
+  reportCommands(carriers, run);
+  routeCommands(program, run);
+}

@@ -1,55 +1,21 @@
 import { hostname } from 'node:os';
 import type { AppContext } from '../context.js';
 import { decrypt } from '../lib/secrets.js';
+import { databaseSink } from './database-sink.js';
 import { randomToken } from '../lib/ids.js';
-import { Pacer, type OutboundMessage, type SubmitOutcome } from './driver.js';
+import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
+import type { OutboundMessage } from './driver.js';
+import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
-import { SimulatorDriver } from './simulator/driver.js';
-import { SmppConnector } from './smpp/connector.js';
-import { applyWaitingReceipts, providerIds, pruneReceipts, smppIds } from './receipts.js';
-import { parseSmppSettings } from './smpp/settings.js';
-import type { HttpProviderConnector } from './providers/connector.js';
-import { buildProviderConnector, isProviderType } from './providers/build.js';
+import { SimulatorConnector } from './simulator/connector.js';
+import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
-import { emptyStats, STATUS_FRESH_MS, type ConnectorStats } from './status.js';
+import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
 import { WhatsappConnector } from './whatsapp-cloud/connector.js';
 import { instanceConnectorName, listBoundInstances, readBinding, type BoundInstance } from './whatsapp-cloud/instances.js';
 
-/** A connector as the router uses it. */
-export interface Connector {
-  readonly name: string;
-  readonly available: boolean;
-  readonly stats: ConnectorStats;
-  submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
-}
-
-/** The built-in simulator as a connector: available while SIMULATORS is on and the operator has not disabled it. */
-class SimulatorConnector implements Connector {
-  readonly name = SIMULATOR;
-  readonly stats = emptyStats();
-  enabled = true;
-  private readonly driver: SimulatorDriver;
-  private readonly pacer: Pacer;
-
-  constructor(private readonly ctx: AppContext) {
-    this.driver = new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
-    this.pacer = new Pacer(ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
-  }
-
-  get available(): boolean {
-    return this.ctx.config.SIMULATORS && this.enabled;
-  }
-
-  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
-    for (let i = 0; i < batch.length; i += this.driver.maxBatch) await this.pacer.take(Math.min(this.driver.maxBatch, batch.length - i));
-    const outcomes: SubmitOutcome[] = [];
-    for (let i = 0; i < batch.length; i += this.driver.maxBatch) outcomes.push(...(await this.driver.submit(batch.slice(i, i + this.driver.maxBatch))));
-    for (const o of outcomes) if (o.ok) this.stats.submitted++;
-    else this.stats.refused++;
-    return outcomes;
-  }
-}
+export type { Connector } from './adapter.js';
 
 /**
  * This process's view of the operator's carrier configuration: connectors
@@ -61,10 +27,9 @@ class SimulatorConnector implements Connector {
 export class CarrierManager {
   readonly holder = `${hostname()}:${process.pid}:${randomToken(4)}`;
   readonly simulator: SimulatorConnector;
-  private readonly smpp = new Map<string, SmppConnector>();
-  private readonly closing = new Set<SmppConnector>();
-  /** HTTP provider connectors (WhatsApp Cloud API, TwiML voice): no binds, built from their row. */
-  private readonly providers = new Map<string, HttpProviderConnector>();
+  /** Connectors of the configured rows (every kind of kinds.ts), by name. */
+  private readonly connectors = new Map<string, Connector>();
+  private readonly closing = new Set<Connector>();
   /** Chat-app instances bound to their own Cloud API number, by instance id, in the order they were created. */
   private instances = new Map<string, { key: string; accountId: number; active: boolean; connector: WhatsappConnector | null }>();
   private rows: CarrierRow[] = [];
@@ -74,9 +39,11 @@ export class CarrierManager {
   private ticking: Promise<void> | null = null;
   private ticks = 0;
   private stopped = false;
+  private readonly instanceSink: CarrierSink;
 
   constructor(private readonly ctx: AppContext) {
     this.simulator = new SimulatorConnector(ctx);
+    this.instanceSink = databaseSink(ctx, providerIds);
   }
 
   /** Loads the configuration once (also without start(), for a context that only dispatches inline). */
@@ -94,7 +61,7 @@ export class CarrierManager {
   connector(name: string): Connector | null {
     if (name === SIMULATOR) return this.simulator;
     if (name.startsWith('instance:')) return this.instances.get(name.slice('instance:'.length))?.connector ?? null;
-    return this.smpp.get(name) ?? this.providers.get(name) ?? null;
+    return this.connectors.get(name) ?? null;
   }
 
   /**
@@ -137,10 +104,9 @@ export class CarrierManager {
       await this.refresh();
       this.loaded ??= Promise.resolve();
       await this.reportStatus();
-      const processes = await this.liveProcesses();
-      await Promise.all([...this.smpp.values()].map((c) => c.tick(processes)));
-      for (const c of this.smpp.values()) await applyWaitingReceipts(this.ctx, smppIds, c.name);
-      for (const c of [...this.providers.values(), ...[...this.instances.values()].flatMap((b) => b.connector ?? [])]) await applyWaitingReceipts(this.ctx, providerIds, c.name);
+      const processes = await liveProcesses(this.ctx.db.kysely);
+      await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
+      await this.applyWaitingReceipts();
       if (this.ticks++ % 30 === 0) {
         await pruneThroughput(this.ctx.db);
         await pruneReceipts(this.ctx);
@@ -150,48 +116,51 @@ export class CarrierManager {
     }
   }
 
+  /** Receipts that came before their message's carrier id, of every connector (bound instances' too). */
+  private async applyWaitingReceipts(): Promise<void> {
+    for (const row of this.rows) {
+      const c = this.connectors.get(row.name);
+      const kind = kindOf(row.type);
+      if (c && kind) await applyWaitingReceipts(this.ctx, kind.receipts, c.name);
+    }
+    for (const { connector } of this.instances.values()) {
+      if (connector) await applyWaitingReceipts(this.ctx, providerIds, connector.name);
+    }
+  }
+
   private async refresh(): Promise<void> {
     if (this.stopped) return;
     const [rows, routes, bound] = await Promise.all([listCarriers(this.ctx.db.kysely), listRoutes(this.ctx.db.kysely), listBoundInstances(this.ctx.db.kysely)]);
     this.rows = rows;
     this.routes = routes.map((r) => ({ channel: r.channel, prefix: r.prefix, accountId: Number(r.account_id), carriers: JSON.parse(r.carriers) as string[] }));
     this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
-    const wanted = new Map(rows.filter((r) => r.type === 'smpp' && r.enabled === 1).map((r) => [r.name, r]));
-    for (const [name, c] of this.smpp) {
-      const row = wanted.get(name);
-      if (!row || row.version !== c.config.version) {
-        this.smpp.delete(name);
-        // Not awaited: its sessions wait for their responses, the upkeep of the others goes on.
-        this.closing.add(c);
-        void c.close().finally(() => this.closing.delete(c));
-      }
-    }
-    this.refreshProviders(rows);
+    const wanted = new Map(rows.filter((r) => kindOf(r.type) && r.enabled === 1).map((r) => [r.name, r]));
+    for (const [name, c] of this.connectors) if (wanted.get(name)?.version !== c.version) this.retire(name, c);
     this.refreshInstances(bound);
-    if (!this.timer) return; // bind only in a running service, not in a CLI command
     for (const [name, row] of wanted) {
-      if (this.smpp.has(name)) continue;
-      try {
-        const settings = parseSmppSettings(JSON.parse(row.settings));
-        const password = row.password_enc ? decrypt(this.ctx.secrets.keyEncryption, row.password_enc) : '';
-        this.smpp.set(name, new SmppConnector(this.ctx, { name, version: row.version, settings, password }, this.holder));
-      } catch (err) {
-        // Never the password: only which connector and why its settings are unusable.
-        this.ctx.log.error({ carrier: name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
-      }
+      // Connectors that bind do so in a running service only, not in a CLI command.
+      if (!this.connectors.has(name) && (this.timer || !kindOf(row.type)!.binds)) this.build(row);
     }
   }
 
-  private refreshProviders(rows: CarrierRow[]): void {
-    const wanted = new Map(rows.filter((r) => isProviderType(r.type) && r.enabled === 1).map((r) => [r.name, r]));
-    for (const [name, c] of this.providers) if (wanted.get(name)?.version !== c.version) this.providers.delete(name);
-    for (const [name, row] of wanted) {
-      if (this.providers.has(name)) continue;
-      try {
-        this.providers.set(name, buildProviderConnector(this.ctx, row));
-      } catch (err) {
-        this.ctx.log.error({ carrier: name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
-      }
+  /** Not awaited: its sessions wait for their responses, the upkeep of the others goes on. */
+  private retire(name: string, c: Connector): void {
+    this.connectors.delete(name);
+    this.closing.add(c);
+    void c.close().finally(() => this.closing.delete(c));
+  }
+
+  private build(row: CarrierRow): void {
+    try {
+      const kind = kindOf(row.type)!;
+      const secret = row.password_enc ? decrypt(this.ctx.secrets.keyEncryption, row.password_enc) : '';
+      const settings = parseSettings(kind, JSON.parse(row.settings));
+      const config = { name: row.name, version: row.version, settings, secret };
+      const sink = databaseSink(this.ctx, kind.receipts);
+      this.connectors.set(row.name, kind.build(config, { ...this.deps, sink }));
+    } catch (err) {
+      // Never a secret: only which connector and why its settings are unusable.
+      this.ctx.log.error({ carrier: row.name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
     }
   }
 
@@ -208,7 +177,7 @@ export class CarrierManager {
       }
       try {
         const { settings, secrets } = readBinding(this.ctx.secrets.keyEncryption, i);
-        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.ctx, instanceConnectorName(i.instance_id), 0, settings, secrets) });
+        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.instanceSink, instanceConnectorName(i.instance_id), 0, settings, secrets) });
       } catch (err) {
         // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.
         next.set(i.instance_id, { ...entry, connector: null });
@@ -219,31 +188,29 @@ export class CarrierManager {
     this.instances = next;
   }
 
+  /** What connectors can use besides their sink (never the whole context). */
+  private get deps(): Omit<ConnectorDeps, 'sink'> {
+    return { db: this.ctx.db, log: this.ctx.log, publicBaseUrl: this.ctx.config.publicBaseUrl, holder: this.holder };
+  }
+
   private async reportStatus(): Promise<void> {
     const now = Date.now();
     const rows = this.rows.map((r) => {
-      const c = r.type === 'smpp' ? this.smpp.get(r.name) : isProviderType(r.type) ? this.providers.get(r.name) : this.simulator;
-      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : c instanceof SmppConnector ? c.state : 'bound';
+      const c = this.connectorOf(r);
+      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : c.state;
       return { carrier: r.name, holder: this.holder, state, stats: JSON.stringify(c?.stats ?? emptyStats()), updated_at: now };
     });
-    if (rows.length === 0) return;
-    await this.ctx.db.kysely
-      .insertInto('carrier_process_status')
-      .values(rows)
-      .onConflict((oc) => oc.columns(['carrier', 'holder']).doUpdateSet((eb) => ({ state: eb.ref('excluded.state'), stats: eb.ref('excluded.stats'), updated_at: eb.ref('excluded.updated_at') })))
-      .execute();
+    await writeProcessStatus(this.ctx.db.kysely, rows);
   }
 
-  /** Processes that reported in the last STATUS_FRESH_MS (this one included): binds are shared among them. */
-  private async liveProcesses(): Promise<number> {
-    const rows = await this.ctx.db.kysely.selectFrom('carrier_process_status').select('holder').distinct().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
-    return Math.max(1, rows.length);
+  private connectorOf(row: CarrierRow): Connector | undefined {
+    return kindOf(row.type) ? this.connectors.get(row.name) : this.simulator;
   }
 
   /** Per-connector figures of this process, for /metrics. */
   snapshot(): Array<{ name: string; state: string; stats: ConnectorStats }> {
     return this.rows.map((r) => {
-      const c = r.type === 'smpp' ? this.smpp.get(r.name) : isProviderType(r.type) ? this.providers.get(r.name) : this.simulator;
+      const c = this.connectorOf(r);
       const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c.available ? 'bound' : 'connecting';
       return { name: r.name, state, stats: c?.stats ?? emptyStats() };
     });
@@ -254,8 +221,8 @@ export class CarrierManager {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
-    await Promise.all([...this.smpp.values(), ...this.closing].map((c) => c.close()));
-    this.smpp.clear();
-    await this.ctx.db.kysely.deleteFrom('carrier_process_status').where('holder', '=', this.holder).execute().catch(() => undefined);
+    await Promise.all([...this.connectors.values(), ...this.closing].map((c) => c.close()));
+    this.connectors.clear();
+    await withdrawProcessStatus(this.ctx.db.kysely, this.holder).catch(() => undefined);
   }
 }

@@ -1,18 +1,12 @@
 import type { AppContext } from '../context.js';
+import { randomToken } from '../lib/ids.js';
 import { applyDeliveryReports } from '../messaging/delivery.js';
-import { applyProviderStatuses } from './providers/webhooks.js';
+import type { Receipt } from './adapter.js';
 import { idForms, normaliseId } from './smpp/receipts.js';
 
-const CHUNK = 500;
+export type { Receipt } from './adapter.js';
 
-/** A receipt (delivery report, provider status) naming a message by its carrier id. */
-export interface Receipt {
-  carrierId: string;
-  code: number;
-  at: number;
-  /** A provider's `read` status: also recorded as a read of the message. */
-  read?: boolean;
-}
+const CHUNK = 500;
 
 export interface MatchedReceipt {
   messageId: number;
@@ -32,6 +26,8 @@ export interface CarrierIdBook {
   normalise(id: string): string;
   /** The stored forms under which a receipt for a recorded id may be waiting. */
   forms(id: string): string[];
+  /** Records carrier ids of accepted messages; returns the forms they were stored under. */
+  record(ctx: AppContext, carrier: string, rows: Array<{ carrierId: string; messageId: number }>): Promise<string[]>;
   /** Message id of each carrier id this connector recorded. */
   lookup(ctx: AppContext, carrier: string, carrierIds: string[]): Promise<(carrierId: string) => number | undefined>;
   /** Applies matched receipts (a message takes its first final status only); returns how many changed a message. */
@@ -46,6 +42,12 @@ export interface CarrierIdBook {
 export const smppIds: CarrierIdBook = {
   normalise: normaliseId,
   forms: idForms,
+  async record(ctx, carrier, ids) {
+    const now = Date.now();
+    const rows = ids.map((i) => ({ carrier, carrier_id: normaliseId(i.carrierId), message_id: i.messageId, created_at: now }));
+    for (let i = 0; i < rows.length; i += CHUNK) await ctx.db.kysely.insertInto('smpp_ids').values(rows.slice(i, i + CHUNK)).execute();
+    return rows.map((r) => r.carrier_id);
+  },
   async lookup(ctx, carrier, carrierIds) {
     const candidates = [...new Set(carrierIds.flatMap(idForms))];
     const byId = new Map<string, number>();
@@ -72,6 +74,16 @@ export const smppIds: CarrierIdBook = {
 export const providerIds: CarrierIdBook = {
   normalise: (id) => id,
   forms: (id) => [id],
+  /** An id seen again is kept as first recorded. */
+  async record(ctx, carrier, ids) {
+    const now = Date.now();
+    await ctx.db.kysely
+      .insertInto('provider_message_ids')
+      .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
+      .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
+      .execute();
+    return ids.map((i) => i.carrierId);
+  },
   async lookup(ctx, carrier, carrierIds) {
     const byId = await findProviderIds(ctx, carrier, [...new Set(carrierIds)]);
     return (carrierId) => byId.get(carrierId);
@@ -80,30 +92,19 @@ export const providerIds: CarrierIdBook = {
 };
 
 /**
- * Records the carrier id of each accepted SMPP segment (normalised, see
- * normaliseId), then applies any receipt that arrived before it.
+ * Records the carrier ids of accepted messages (an SMPP message has one per
+ * segment; the provider may call back before it answers the send), then
+ * applies any receipt that arrived before them.
  */
-export async function recordSubmittedIds(ctx: AppContext, carrier: string, accepted: Array<{ messageId: number; ids: string[] }>): Promise<void> {
-  const now = Date.now();
-  const rows = accepted.flatMap((a) => a.ids.map((id) => ({ carrier, carrier_id: normaliseId(id), message_id: a.messageId, created_at: now })));
-  for (let i = 0; i < rows.length; i += CHUNK) await ctx.db.kysely.insertInto('smpp_ids').values(rows.slice(i, i + CHUNK)).execute();
-  await applyReceiptsFor(ctx, smppIds, carrier, rows.map((r) => r.carrier_id));
-}
-
-/**
- * Records the provider's id of each accepted message (its webhooks name it);
- * an id seen again is kept as first recorded. Statuses the provider posted
- * before this (it may call back before it answers the send) are applied now.
- */
-export async function recordProviderIds(ctx: AppContext, carrier: string, ids: Array<{ carrierId: string; messageId: number }>): Promise<void> {
-  if (ids.length === 0) return;
-  const now = Date.now();
-  await ctx.db.kysely
-    .insertInto('provider_message_ids')
-    .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
-    .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
-    .execute();
-  await applyReceiptsFor(ctx, providerIds, carrier, ids.map((i) => i.carrierId));
+export async function recordCarrierIds(
+  ctx: AppContext,
+  book: CarrierIdBook,
+  carrier: string,
+  accepted: Array<{ messageId: number; carrierIds: string[] }>,
+): Promise<void> {
+  const rows = accepted.flatMap((a) => a.carrierIds.map((carrierId) => ({ carrierId, messageId: a.messageId })));
+  if (rows.length === 0) return;
+  await applyReceiptsFor(ctx, book, carrier, await book.record(ctx, carrier, rows));
 }
 
 /** Provider id → our message id, for the ids this connector recorded. */
@@ -177,4 +178,41 @@ export async function pruneReceipts(ctx: AppContext, idDays = 7): Promise<void> 
   await ctx.db.kysely.deleteFrom('carrier_receipts').where('at', '<', cutoff).execute();
   // Parts of a reply whose other parts never came (or a part repeated after its reply was recorded).
   await ctx.db.kysely.deleteFrom('smpp_reply_parts').where('received_at', '<', Date.now() - 86_400_000).execute();
+}
+
+/** The provider's status reports: applied once per message (applyDeliveryReports keeps the first final status), and a read recorded. */
+export async function applyProviderStatuses(ctx: AppContext, reports: MatchedReceipt[]): Promise<number> {
+  const applied = await applyDeliveryReports(ctx, reports);
+  for (const r of reports.filter((x) => x.read)) await recordProviderRead(ctx, r.messageId, r.at);
+  return applied;
+}
+
+/**
+ * A read the provider reported (WhatsApp blue ticks): counted once per
+ * message on its read-tracking row, created without a link when the send
+ * asked for no read confirmation. A marker row (provider_message_ids,
+ * carrier "#read") taken in the same transaction makes a redelivered
+ * webhook, or a waiting status applied by two processes at once, count once.
+ */
+async function recordProviderRead(ctx: AppContext, messageId: number, at: number): Promise<void> {
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    const first = await trx
+      .insertInto('provider_message_ids')
+      .values({ carrier: '#read', carrier_id: String(messageId), message_id: messageId, created_at: at })
+      .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
+      .executeTakeFirst();
+    if (Number(first.numInsertedOrUpdatedRows ?? 0n) === 0) return;
+    const updated = await trx
+      .updateTable('read_trackings')
+      .set((eb) => ({ reads: eb('reads', '+', 1), last_read_at: at, first_read_at: eb.fn.coalesce('first_read_at', eb.val(at)) }))
+      .where('message_id', '=', messageId)
+      .executeTakeFirst();
+    if (Number(updated.numUpdatedRows) > 0) return;
+    const m = await trx.selectFrom('messages').select('account_id').where('id', '=', messageId).executeTakeFirst();
+    if (!m) return;
+    await trx
+      .insertInto('read_trackings')
+      .values({ token: randomToken(9), account_id: m.account_id, message_id: messageId, url: '', contact_id: null, created_at: at, reads: 1, first_read_at: at, last_read_at: at })
+      .execute();
+  });
 }

@@ -1,4 +1,5 @@
 import type { BaseContext } from '../context.js';
+import type { Executor } from '../db/engine.js';
 import { listCarriers } from './store.js';
 
 /** Counters one process keeps for one connector (summed over processes by `carriers status`). */
@@ -48,4 +49,35 @@ export async function carrierStatus(ctx: BaseContext): Promise<Array<{ name: str
     const state: ConnectorState = c.enabled !== 1 ? 'disabled' : states.has('bound') ? 'bound' : states.has('connecting') ? 'connecting' : 'down';
     return { name: c.name, type: c.type, state, processes: mine.length, ...total };
   });
+}
+
+/** This process's state and counters of each connector, for `carriers status` and the sharing of binds. */
+export async function writeProcessStatus(
+  db: Executor,
+  rows: Array<{ carrier: string; holder: string; state: string; stats: string; updated_at: number }>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  await db
+    .insertInto('carrier_process_status')
+    .values(rows)
+    .onConflict((oc) =>
+      oc.columns(['carrier', 'holder']).doUpdateSet((eb) => ({
+        state: eb.ref('excluded.state'),
+        stats: eb.ref('excluded.stats'),
+        updated_at: eb.ref('excluded.updated_at'),
+      })),
+    )
+    .execute();
+}
+
+/** Processes that reported in the last STATUS_FRESH_MS (this one included): binds are shared among them. */
+export async function liveProcesses(db: Executor): Promise<number> {
+  const fresh = Date.now() - STATUS_FRESH_MS;
+  const rows = await db.selectFrom('carrier_process_status').select('holder').distinct().where('updated_at', '>', fresh).execute();
+  return Math.max(1, rows.length);
+}
+
+/** A stopping process's reports, withdrawn. */
+export async function withdrawProcessStatus(db: Executor, holder: string): Promise<void> {
+  await db.deleteFrom('carrier_process_status').where('holder', '=', holder).execute();
 }

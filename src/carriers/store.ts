@@ -1,5 +1,6 @@
 import type { Executor } from '../db/engine.js';
-import type { Selectable } from 'kysely';
+import type { Kysely, Selectable } from 'kysely';
+import type { Database } from '../db/schema.js';
 import type { CarriersTable, CarrierRoutesTable } from './tables.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 
@@ -31,3 +32,71 @@ export async function listPublicRoutes(db: Executor): Promise<Array<ReturnType<t
   const emails = new Map((ids.length ? await db.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute() : []).map((a) => [a.id, shownEmail(a.email)]));
   return rows.map((r) => publicRoute(r, r.account_id === 0 ? null : (emails.get(r.account_id) ?? String(r.account_id))));
 }
+
+export interface NewCarrier {
+  name: string;
+  type: CarrierRow['type'];
+  settings: object;
+  passwordEnc: string | null;
+}
+
+export async function insertCarrier(db: Executor, c: NewCarrier): Promise<void> {
+  const now = Date.now();
+  const settings = JSON.stringify(c.settings);
+  const row = { name: c.name, type: c.type, enabled: 1, settings, password_enc: c.passwordEnc, version: 1 };
+  await db.insertInto('carriers').values({ ...row, created_at: now, updated_at: now }).execute();
+}
+
+/** New settings (and secret, unless undefined: the stored one stays); the version moves, so processes rebuild it. */
+export async function updateCarrierSettings(db: Executor, id: number, settings: object, passwordEnc?: string): Promise<void> {
+  const secret = passwordEnc === undefined ? {} : { password_enc: passwordEnc };
+  const changes = { settings: JSON.stringify(settings), ...secret, updated_at: Date.now() };
+  await db
+    .updateTable('carriers')
+    .set((eb) => ({ ...changes, version: eb('version', '+', 1) }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function setCarrierEnabled(db: Executor, id: number, enabled: 0 | 1): Promise<void> {
+  await db
+    .updateTable('carriers')
+    .set((eb) => ({ enabled, version: eb('version', '+', 1), updated_at: Date.now() }))
+    .where('id', '=', id)
+    .execute();
+}
+
+export async function deleteCarrier(db: Executor, id: number): Promise<void> {
+  await db.deleteFrom('carriers').where('id', '=', id).execute();
+}
+
+export interface RouteKey {
+  channel: string;
+  prefix: string;
+  accountId: number;
+}
+
+/** One route per channel, prefix and account: adding it again replaces its connectors. */
+export async function replaceRoute(db: Kysely<Database>, r: RouteKey & { carriers: string[] }): Promise<void> {
+  const row = { channel: r.channel, prefix: r.prefix, account_id: r.accountId, carriers: JSON.stringify(r.carriers) };
+  await db.transaction().execute(async (trx) => {
+    await deleteRoute(trx, r);
+    await trx.insertInto('carrier_routes').values({ ...row, created_at: Date.now() }).execute();
+  });
+}
+
+export async function deleteRoute(db: Executor, r: RouteKey): Promise<boolean> {
+  const result = await db
+    .deleteFrom('carrier_routes')
+    .where('channel', '=', r.channel)
+    .where('prefix', '=', r.prefix)
+    .where('account_id', '=', r.accountId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}
+
+export const listRejections = (db: Executor, limit: number) =>
+  db.selectFrom('provider_rejections').selectAll().orderBy('last_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+
+export const listUnmatchedReplies = (db: Executor, limit: number) =>
+  db.selectFrom('unmatched_replies').selectAll().orderBy('id', 'desc').limit(limit).execute();

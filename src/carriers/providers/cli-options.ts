@@ -3,9 +3,7 @@ import { readFileSync } from 'node:fs';
 import type { BaseContext } from '../../context.js';
 import { CliError } from '../../cli/run.js';
 import { encrypt } from '../../lib/secrets.js';
-import { WhatsappSecretsSchema, WhatsappSettingsSchema } from '../whatsapp-cloud/settings.js';
-import { PROVIDER_TYPES } from './build.js';
-import { TwimlSecretsSchema, TwimlSettingsSchema } from '../twiml-voice/settings.js';
+import { KINDS, type KindType } from '../kinds.js';
 
 const int = (v: string) => {
   if (!/^\d+$/.test(v)) throw new CliError(`not an integer: ${v}`);
@@ -43,15 +41,13 @@ const SETTINGS_KEYS: Array<[string, string]> = [
   ['messagesPerSecond', 'messages_per_second'],
 ];
 
-const schemas = { 'whatsapp-cloud': { settings: WhatsappSettingsSchema, secrets: WhatsappSecretsSchema }, 'twiml-voice': { settings: TwimlSettingsSchema, secrets: TwimlSecretsSchema } } as const;
-
 const problem = (what: string, issues: Array<{ path: PropertyKey[]; message: string }>) => new CliError(`${what}: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 
 /** Settings of a provider connector from CLI options over its stored ones. */
 export function providerSettings(type: string, o: Record<string, unknown>, base: Record<string, unknown> = {}): Record<string, unknown> {
   const merged = { ...base };
   for (const [opt, key] of SETTINGS_KEYS) if (o[opt] !== undefined) merged[key] = o[opt];
-  const r = schemas[type as keyof typeof schemas].settings.safeParse(merged);
+  const r = KINDS[type as KindType].settings.safeParse(merged);
   if (!r.success) throw problem('settings', r.error.issues);
   return r.data;
 }
@@ -68,9 +64,7 @@ export function sealProviderSecrets(ctx: BaseContext, type: string, source: unkn
     const m = /^\s*([a-z_]+)\s*=(.*)$/.exec(line);
     if (m) secrets[m[1]] = m[2].trim();
   }
-  const r = schemas[type as keyof typeof schemas].secrets.safeParse(secrets);
+  const r = KINDS[type as KindType].secrets.safeParse(secrets);
   if (!r.success) throw new CliError(`secrets on standard input: ${r.error.issues.map((i) => `${i.path.join('.')} is required`).join('; ')}`);
   return encrypt(ctx.secrets.keyEncryption, JSON.stringify(r.data));
 }
-
-export const isKnownProvider = (type: string) => (PROVIDER_TYPES as readonly string[]).includes(type);

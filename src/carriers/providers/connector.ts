@@ -1,8 +1,6 @@
-import type { AppContext } from '../../context.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
-import type { Connector } from '../manager.js';
+import type { CarrierSink, Connector } from '../adapter.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
-import { recordProviderIds } from '../receipts.js';
 
 /** Requests in flight at once per connector in this process. */
 const PARALLEL = 8;
@@ -18,10 +16,13 @@ const PARALLEL = 8;
 export abstract class HttpProviderConnector implements Connector {
   readonly stats: ConnectorStats = emptyStats();
   readonly available = true;
+  /** No binds: usable as soon as configured. */
+  readonly state = 'bound';
   private readonly pacer: Pacer;
 
   constructor(
-    protected readonly ctx: AppContext,
+    /** Where this connector and its webhooks hand what they receive. */
+    readonly sink: CarrierSink,
     readonly name: string,
     readonly version: number,
     messagesPerSecond: number,
@@ -46,8 +47,9 @@ export abstract class HttpProviderConnector implements Connector {
       }
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, batch.length) }, lane));
-    const accepted = outcomes.flatMap((o, i) => (o.ok && o.carrierId ? [{ carrierId: o.carrierId, messageId: batch[i].id }] : []));
-    await recordProviderIds(this.ctx, this.name, accepted);
+    const accepted = outcomes.flatMap((o, i) =>
+      (o.ok && o.carrierId ? [{ messageId: batch[i].id, carrierIds: [o.carrierId] }] : []));
+    await this.sink.accepted(this.name, accepted);
     for (const o of outcomes) {
       if (o.ok) this.stats.submitted++;
       else if (o.permanent) this.stats.refused++;
@@ -55,6 +57,9 @@ export abstract class HttpProviderConnector implements Connector {
     }
     return outcomes;
   }
+
+  /** Nothing held between requests. */
+  async close(): Promise<void> {}
 
   error(reason: string): void {
     this.stats.errors++;

@@ -1,11 +1,10 @@
-import type { AppContext } from '../../context.js';
+import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from './encoding.js';
 import { BindLeases } from './leases.js';
 import type { Pdu } from './pdu.js';
-import { recordSubmittedIds } from '../receipts.js';
 import type { SmppSettings } from './settings.js';
 import { classifyStatus, statusName } from './status.js';
 import { SharedThroughput } from './throughput.js';
@@ -28,7 +27,7 @@ export interface ConnectorConfig {
  * leases.ts), the shared throughput cap, the throttling slow-down, and
  * submission of messages as submit_sm (one per segment).
  */
-export class SmppConnector {
+export class SmppConnector implements Connector {
   private readonly counters: ConnectorStats = emptyStats();
   private readonly binds = new Map<number, SmppBind>();
   private readonly leases: BindLeases;
@@ -39,14 +38,18 @@ export class SmppConnector {
   private reference = Math.floor(Math.random() * 256);
   private closed = false;
 
+  private readonly sink: CarrierSink;
+  private readonly log: ConnectorDeps['log'];
+
   constructor(
-    private readonly ctx: AppContext,
     readonly config: ConnectorConfig,
-    holder: string,
+    { db, log, holder, sink }: Pick<ConnectorDeps, 'db' | 'log' | 'holder' | 'sink'>,
   ) {
-    this.leases = new BindLeases(ctx.db, config.name, holder);
-    this.rate = new SharedThroughput(ctx.db, config.name, config.settings.throughput);
-    this.inbound = new InboundHandler(ctx, config.name, config.settings, this.counters);
+    this.sink = sink;
+    this.log = log;
+    this.leases = new BindLeases(db, config.name, holder);
+    this.rate = new SharedThroughput(db, config.name, config.settings.throughput);
+    this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
   }
 
   /** Counters, with binds and window in use as of now. */
@@ -58,6 +61,10 @@ export class SmppConnector {
 
   get name(): string {
     return this.config.name;
+  }
+
+  get version(): number {
+    return this.config.version;
   }
 
   get state(): 'bound' | 'connecting' {
@@ -107,7 +114,7 @@ export class SmppConnector {
         onDeliver: (pdu: Pdu) => this.inbound.handle(pdu),
         onError: (reason) => this.error(reason),
       },
-      this.ctx.log.child({ carrier: this.name }),
+      this.log.child({ carrier: this.name }),
     );
   }
 
@@ -118,17 +125,17 @@ export class SmppConnector {
   }
 
   async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
-    const accepted: Array<{ messageId: number; ids: string[] }> = [];
+    const accepted: Array<{ messageId: number; carrierIds: string[] }> = [];
     const outcomes = await Promise.all(
       batch.map(async (m) => {
         const r = await this.submitOne(m);
-        if (r.ids) accepted.push({ messageId: m.id, ids: r.ids });
+        if (r.ids) accepted.push({ messageId: m.id, carrierIds: r.ids });
         return r.outcome;
       }),
     );
     // The ids go to the database before the outcomes go back: a receipt that
     // came first (kept in carrier_receipts) is applied right here.
-    if (accepted.length > 0) await recordSubmittedIds(this.ctx, this.name, accepted);
+    if (accepted.length > 0) await this.sink.accepted(this.name, accepted);
     return outcomes;
   }
 

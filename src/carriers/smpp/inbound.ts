@@ -1,10 +1,8 @@
-import type { AppContext } from '../../context.js';
-import { recordInboundReply } from '../../messaging/inbound-replies.js';
+import type { CarrierSink, Receipt } from '../adapter.js';
 import type { ConnectorStats } from '../status.js';
 import { decodeMessage, type Concatenation } from './encoding.js';
 import { isReceipt, type Pdu } from './pdu.js';
 import { messageStateName, parseReceiptText, receiptStatus } from './receipts.js';
-import { smppIds, storeReceipts, type Receipt } from '../receipts.js';
 import type { SmppSettings } from './settings.js';
 
 /**
@@ -18,7 +16,7 @@ export class InboundHandler {
   private flushing: Promise<void> | null = null;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly sink: CarrierSink,
     private readonly carrier: string,
     private readonly settings: SmppSettings,
     private readonly stats: ConnectorStats,
@@ -51,7 +49,7 @@ export class InboundHandler {
     while (this.batch.length > 0) {
       const batch = this.batch.splice(0, 2000);
       try {
-        await storeReceipts(this.ctx, smppIds, this.carrier, batch.map((b) => b.receipt));
+        await this.sink.receipts(this.carrier, batch.map((b) => b.receipt));
         for (const b of batch) b.done();
       } catch (err) {
         for (const b of batch) b.fail(err as Error);
@@ -70,48 +68,12 @@ export class InboundHandler {
       (pdu.sar_msg_ref_num !== undefined && pdu.sar_total_segments > 1 ? { reference: pdu.sar_msg_ref_num, total: pdu.sar_total_segments, sequence: pdu.sar_segment_seqnum } : null);
     let text = decoded.text;
     if (concat && concat.total > 1) {
-      const whole = await this.reassemble(source, destination, concat, text, now);
+      const part = { carrier: this.carrier, source, destination, ...concat, text, at: now };
+      const whole = await this.sink.replyPart(part);
       if (whole === null) return;
       text = whole;
     }
     this.stats.replies++;
-    const owners = await senderOwners(this.ctx, destination);
-    await recordInboundReply(this.ctx, { carrier: this.carrier, source, destination, text, at: now, owners });
+    await this.sink.reply({ carrier: this.carrier, source, destination, text, at: now });
   }
-
-  /**
-   * Keeps one part of a concatenated reply; returns the whole text when this
-   * part completes it. Parts live in the database (a reply's parts may come
-   * over different binds or processes); the process whose delete removes
-   * all of them records the reply, so it is recorded once.
-   */
-  private async reassemble(source: string, destination: string, c: Concatenation, text: string, at: number): Promise<string | null> {
-    if (c.sequence < 1 || c.sequence > c.total) return null;
-    const key = { carrier: this.carrier, source, reference: c.reference };
-    const inserted = await this.ctx.db.kysely
-      .insertInto('smpp_reply_parts')
-      .values({ ...key, sequence: c.sequence, total: c.total, destination, text, received_at: at })
-      .onConflict((oc) => oc.columns(['carrier', 'source', 'reference', 'sequence']).doNothing())
-      .returning('sequence')
-      .executeTakeFirst();
-    if (!inserted) return null; // the SMSC sent this part again
-    const parts = () => this.ctx.db.kysely.selectFrom('smpp_reply_parts').select('sequence').where('carrier', '=', key.carrier).where('source', '=', source).where('reference', '=', c.reference);
-    if ((await parts().execute()).length < c.total) return null;
-    const taken = await this.ctx.db.kysely
-      .deleteFrom('smpp_reply_parts')
-      .where('carrier', '=', key.carrier)
-      .where('source', '=', source)
-      .where('reference', '=', c.reference)
-      .returning(['sequence', 'text'])
-      .execute();
-    if (taken.length < c.total) return null;
-    return taken.sort((a, b) => a.sequence - b.sequence).map((p) => p.text).join('');
-  }
-}
-
-/** The accounts that registered this address as a sender (`senders add`): a reply to it is theirs first. */
-async function senderOwners(ctx: AppContext, destination: string): Promise<number[]> {
-  if (destination === '') return [];
-  const rows = await ctx.db.kysely.selectFrom('senders').select('account_id').where('name', '=', destination).execute();
-  return rows.map((s) => Number(s.account_id));
 }

@@ -11,6 +11,7 @@ import { carrierCommands } from '../cli.js';
 import { encodeMessage, gsmSeptets } from './encoding.js';
 import { smppIds, storeReceipts } from '../receipts.js';
 import { InboundHandler } from './inbound.js';
+import { databaseSink } from '../database-sink.js';
 import { parseSmppSettings } from './settings.js';
 import { emptyStats } from '../status.js';
 
@@ -295,10 +296,10 @@ describeEngines('SMPP carriers end to end', (engine) => {
     await Promise.all([storeReceipts(h.ctx, smppIds, name, [{ carrierId: id, code: 0, at: Date.now() }]), storeReceipts(h.ctx, smppIds, name, [{ carrierId: decimal, code: 1, at: Date.now() }])]);
     const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).where('type', '=', 'confirmation').execute();
     expect(events).toHaveLength(1);
-    const inbound = new InboundHandler(h.ctx, name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats());
+    const inbound = new InboundHandler(databaseSink(h.ctx, smppIds), name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats());
     const parts = encodeMessage('x'.repeat(200), { coding: 'gsm' }, 5).map((seg) => ({ source_addr: '525525000001', destination_addr: '', esm_class: seg.esmClass, data_coding: seg.dataCoding, short_message: seg.shortMessage }));
     await inbound.handle(parts[0] as never);
-    await Promise.all([inbound.handle(parts[1] as never), inbound.handle(parts[1] as never), new InboundHandler(h.ctx, name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats()).handle(parts[1] as never)]);
+    await Promise.all([inbound.handle(parts[1] as never), inbound.handle(parts[1] as never), new InboundHandler(databaseSink(h.ctx, smppIds), name, parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }), emptyStats()).handle(parts[1] as never)]);
     const replies = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).where('type', '=', 'response').execute();
     expect(replies.map((r) => JSON.parse(r.payload).response)).toEqual(['x'.repeat(200)]);
   });

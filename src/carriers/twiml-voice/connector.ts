@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { CarrierSink } from '../adapter.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
 import { classifyCreateError } from './mapping.js';
@@ -32,18 +32,19 @@ export function twilioSignature(authToken: string, url: string, params: Record<s
 /** Voice calls through a TwiML-compatible Calls API. */
 export class TwimlConnector extends HttpProviderConnector {
   constructor(
-    ctx: AppContext,
+    sink: CarrierSink,
+    private readonly publicBaseUrl: string,
     name: string,
     version: number,
     readonly settings: TwimlSettings,
     readonly secrets: TwimlSecrets,
   ) {
-    super(ctx, name, version, settings.messages_per_second);
+    super(sink, name, version, settings.messages_per_second);
   }
 
   /** The status callback this connector gives the provider (its signature is checked against this exact URL). */
   get statusCallback(): string {
-    return `${this.ctx.config.publicBaseUrl}/carriers/twiml-voice/${encodeURIComponent(this.name)}/status`;
+    return `${this.publicBaseUrl}/carriers/twiml-voice/${encodeURIComponent(this.name)}/status`;
   }
 
   protected async send(m: OutboundMessage): Promise<SubmitOutcome> {

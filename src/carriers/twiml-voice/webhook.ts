@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { providerIds, storeReceipts } from '../receipts.js';
 import { refuse, sameText } from '../providers/webhooks.js';
 import { TwimlConnector, twilioSignature } from './connector.js';
 import { callStatusCode } from './mapping.js';
@@ -34,7 +33,7 @@ export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void 
       if (code !== null && params.CallSid) {
         c.stats.receipts++;
         // The callback may come before the create-call answer recorded the sid: it waits for it.
-        await storeReceipts(ctx, providerIds, c.name, [{ carrierId: params.CallSid.slice(0, 200), code, at: Date.now() }]);
+        await c.sink.receipts(c.name, [{ carrierId: params.CallSid.slice(0, 200), code, at: Date.now() }]);
       }
       return reply.code(204).send();
     },

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { CarrierSink } from '../adapter.js';
 import { chatappOtpCode } from '../../text/chatapp-otp.js';
 import type { OutboundMessage, SubmitOutcome } from '../driver.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
@@ -39,13 +39,13 @@ export function messageBody(m: OutboundMessage, settings: WhatsappSettings): Rec
 /** A chat-app connector on a WhatsApp Business Cloud API phone number. */
 export class WhatsappConnector extends HttpProviderConnector {
   constructor(
-    ctx: AppContext,
+    sink: CarrierSink,
     name: string,
     version: number,
     readonly settings: WhatsappSettings,
     readonly secrets: WhatsappSecrets,
   ) {
-    super(ctx, name, version, settings.messages_per_second);
+    super(sink, name, version, settings.messages_per_second);
   }
 
   protected async send(m: OutboundMessage): Promise<SubmitOutcome> {

@@ -1,8 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
-import { recordInboundReply } from '../../messaging/inbound-replies.js';
-import { providerIds, storeReceipts } from '../receipts.js';
 import { rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
 import { WhatsappConnector } from './connector.js';
 import { statusCode } from './mapping.js';
@@ -108,22 +106,17 @@ async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: an
     });
     c.stats.receipts += receipts.length;
     // A status may come before the send's answer recorded the message id: it waits for it.
-    await storeReceipts(ctx, providerIds, c.name, receipts);
+    await c.sink.receipts(c.name, receipts);
 
     const messages: Incoming[] = Array.isArray(value.messages) ? value.messages.slice(0, 1000) : [];
     for (const m of messages) {
       if (typeof m.from !== 'string' || !/^\d{6,15}$/.test(m.from) || typeof m.id !== 'string') continue;
       // The Cloud API may deliver a webhook again: each incoming message id is taken once.
-      const fresh = await ctx.db.kysely
-        .insertInto('provider_message_ids')
-        .values({ carrier: `${c.name}#in`, carrier_id: m.id.slice(0, 200), message_id: 0, created_at: Date.now() })
-        .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
-        .executeTakeFirst();
-      if (Number(fresh.numInsertedOrUpdatedRows ?? 0n) === 0) continue;
+      if (!(await c.sink.firstSeen(c.name, m.id.slice(0, 200)))) continue;
       c.stats.replies++;
       const quoted = typeof m.context?.id === 'string' ? m.context.id.slice(0, 200) : undefined;
       const instanceAccount = ctx.carriers.manager.instanceAccount(c.name);
-      await recordInboundReply(ctx, {
+      await c.sink.reply({
         carrier: c.name,
         source: m.from,
         destination: c.settings.phone_number_id,

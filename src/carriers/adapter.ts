@@ -1,0 +1,96 @@
+import type { Logger } from 'pino';
+import type { Db } from '../db/engine.js';
+import type { OutboundMessage, SubmitOutcome } from './driver.js';
+import type { ConnectorStats } from './status.js';
+
+/** A connector as the manager and the router use it, whatever its kind. */
+export interface Connector {
+  readonly name: string;
+  /** The configuration version it was built from: a newer row rebuilds it. */
+  readonly version: number;
+  readonly available: boolean;
+  /** What `carriers status` shows while it is enabled and built. */
+  readonly state: 'bound' | 'connecting';
+  readonly stats: ConnectorStats;
+  submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
+  /** Upkeep of every tick (binds and their leases); `processes` share the binds. */
+  tick?(processes: number): Promise<void>;
+  /** Releases what it holds (binds after their outstanding responses). */
+  close(): Promise<void>;
+}
+
+/** A connector's stored configuration: settings checked by its kind's schema, its secret decrypted ('' when none). */
+export interface ConnectorConfig<S> {
+  name: string;
+  version: number;
+  settings: S;
+  secret: string;
+}
+
+/** What a kind's build() gets besides its configuration (never the whole context). */
+export interface ConnectorDeps {
+  /** Shared state among processes only (bind leases, the throughput cap): what it receives goes to the sink. */
+  db: Db;
+  log: Logger;
+  /** This service's public address (callbacks a provider is given). */
+  publicBaseUrl: string;
+  /** This process, as lease holder. */
+  holder: string;
+  /** Where the connector hands what it receives. */
+  sink: CarrierSink;
+}
+
+/** A receipt (delivery report, provider status) naming a message by its carrier id. */
+export interface Receipt {
+  carrierId: string;
+  code: number;
+  at: number;
+  /** A provider's `read` status: also recorded as a read of the message. */
+  read?: boolean;
+}
+
+/** A customer's message as a connector received it. */
+export interface ReceivedReply {
+  carrier: string;
+  /** The customer's number, digits only. */
+  source: string;
+  /** Our address it was sent to (a sender, a short code, a Cloud API number id). */
+  destination: string;
+  text: string;
+  at: number;
+  /** The carrier id of our message it quotes, when the provider says. */
+  quoted?: string;
+  /** Accounts the reply belongs to first; omitted: the accounts that registered `destination` as a sender. */
+  owners?: number[];
+}
+
+/** One part of a concatenated reply (SMPP UDH or sar_* fields). */
+export interface ReplyPart {
+  carrier: string;
+  source: string;
+  destination: string;
+  reference: number;
+  sequence: number;
+  total: number;
+  text: string;
+  at: number;
+}
+
+/**
+ * Where a connector (and its webhooks) hands what it receives: carrier ids
+ * of what it submitted, receipts, replies. Connectors never write to the
+ * database; the manager gives each one the sink of its kind (database-sink.ts).
+ * Each call resolves once what it was given is durable, so a carrier is
+ * answered only after that.
+ */
+export interface CarrierSink {
+  /** Carrier ids of accepted messages (their receipts name them); receipts that came first are applied now. */
+  accepted(carrier: string, accepted: Array<{ messageId: number; carrierIds: string[] }>): Promise<void>;
+  /** Receipts by carrier id: applied, or kept until their id is recorded. */
+  receipts(carrier: string, receipts: Receipt[]): Promise<void>;
+  reply(reply: ReceivedReply): Promise<void>;
+  /** Keeps one part; the whole text when this part completes it (for one caller only, across processes), else null. */
+  replyPart(part: ReplyPart): Promise<string | null>;
+  /** True the first time an incoming message id of this connector is seen (providers deliver webhooks again). */
+  firstSeen(carrier: string, incomingId: string): Promise<boolean>;
+}

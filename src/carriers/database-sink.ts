@@ -1,0 +1,69 @@
+import type { AppContext } from '../context.js';
+import { recordInboundReply } from '../messaging/inbound-replies.js';
+import type { CarrierSink, ReplyPart } from './adapter.js';
+import { recordCarrierIds, storeReceipts, type CarrierIdBook } from './receipts.js';
+
+/**
+ * The sink connectors of one kind hand what they receive to: carrier ids and
+ * receipts kept by the kind's id book (receipts.ts), replies recorded by the
+ * messaging core (messaging/inbound-replies.ts).
+ */
+export function databaseSink(ctx: AppContext, book: CarrierIdBook): CarrierSink {
+  return {
+    accepted: (carrier, accepted) => recordCarrierIds(ctx, book, carrier, accepted),
+    receipts: async (carrier, receipts) => void (await storeReceipts(ctx, book, carrier, receipts)),
+    async reply(r) {
+      const owners = r.owners ?? (await senderOwners(ctx, r.destination));
+      await recordInboundReply(ctx, { ...r, owners });
+    },
+    replyPart: (part) => reassemble(ctx, part),
+    firstSeen: (carrier, incomingId) => firstSeen(ctx, carrier, incomingId),
+  };
+}
+
+/** The accounts that registered this address as a sender (`senders add`): a reply to it is theirs first. */
+async function senderOwners(ctx: AppContext, destination: string): Promise<number[]> {
+  if (destination === '') return [];
+  const rows = await ctx.db.kysely.selectFrom('senders').select('account_id').where('name', '=', destination).execute();
+  return rows.map((s) => Number(s.account_id));
+}
+
+/**
+ * Parts live in the database (a reply's parts may come over different binds
+ * or processes); the process whose delete removes all of them records the
+ * reply, so it is recorded once.
+ */
+async function reassemble(ctx: AppContext, p: ReplyPart): Promise<string | null> {
+  if (p.sequence < 1 || p.sequence > p.total) return null;
+  const db = ctx.db.kysely;
+  const key = { carrier: p.carrier, source: p.source, reference: p.reference };
+  const inserted = await db
+    .insertInto('smpp_reply_parts')
+    .values({ ...key, sequence: p.sequence, total: p.total, destination: p.destination, text: p.text, received_at: p.at })
+    .onConflict((oc) => oc.columns(['carrier', 'source', 'reference', 'sequence']).doNothing())
+    .returning('sequence')
+    .executeTakeFirst();
+  if (!inserted) return null; // the SMSC sent this part again
+  const parts = () =>
+    db.selectFrom('smpp_reply_parts').select('sequence').where('carrier', '=', key.carrier).where('source', '=', key.source).where('reference', '=', key.reference);
+  if ((await parts().execute()).length < p.total) return null;
+  const taken = await db
+    .deleteFrom('smpp_reply_parts')
+    .where('carrier', '=', key.carrier)
+    .where('source', '=', key.source)
+    .where('reference', '=', key.reference)
+    .returning(['sequence', 'text'])
+    .execute();
+  if (taken.length < p.total) return null;
+  return taken.sort((a, b) => a.sequence - b.sequence).map((t) => t.text).join('');
+}
+
+/** Incoming message ids are kept as provider_message_ids of `<carrier>#in`, so a redelivered webhook is taken once. */
+async function firstSeen(ctx: AppContext, carrier: string, incomingId: string): Promise<boolean> {
+  const fresh = await ctx.db.kysely
+    .insertInto('provider_message_ids')
+    .values({ carrier: `${carrier}#in`, carrier_id: incomingId, message_id: 0, created_at: Date.now() })
+    .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
+    .executeTakeFirst();
+  return Number(fresh.numInsertedOrUpdatedRows ?? 0n) > 0;
+}
