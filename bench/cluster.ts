@@ -15,13 +15,19 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 
 /** `mensajero serve` (one process) or `serve --workers 2`, started and answering; resolves with its base URL. */
 async function startServe(env: NodeJS.ProcessEnv, workers: number): Promise<{ base: string; child: ChildProcess }> {
-  const child = spawn(process.execPath, [MAIN, 'serve', '--workers', String(workers)], { env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [MAIN, 'serve', '--workers', String(workers)], {
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let log = '';
   const base = await new Promise<string>((ok, fail) => {
     child.stdout!.on('data', (d) => {
       log += d;
       // A single process's line, or the primary's (with "workers") once every worker listens.
-      const serving = workers === 1 ? /"port":(\d+),"database"[^\n]*"msg":"mensajero is serving"/ : /"port":(\d+),"workers":\d+,[^\n]*"msg":"mensajero is serving"/;
+      const serving =
+        workers === 1
+          ? /"port":(\d+),"database"[^\n]*"msg":"mensajero is serving"/
+          : /"port":(\d+),"workers":\d+,[^\n]*"msg":"mensajero is serving"/;
       const m = serving.exec(log);
       if (m) ok(`http://127.0.0.1:${m[1]}`);
     });
@@ -39,7 +45,10 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 /** A fresh database of the engine with one funded account; the environment to serve it and its key. */
-async function prepare(engine: 'sqlite' | 'postgres', dir: string): Promise<{ env: NodeJS.ProcessEnv; apikey: string; drop: () => Promise<void> }> {
+async function prepare(
+  engine: 'sqlite' | 'postgres',
+  dir: string,
+): Promise<{ env: NodeJS.ProcessEnv; apikey: string; drop: () => Promise<void> }> {
   let url = `sqlite:${join(dir, 'cluster.db')}`;
   let drop: () => Promise<void> = async () => {};
   if (engine === 'postgres') {
@@ -56,8 +65,29 @@ async function prepare(engine: 'sqlite' | 'postgres', dir: string): Promise<{ en
     url = u.toString();
     drop = () => run(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
   }
-  const env = { ...process.env, DATABASE_URL: url, DATA_DIR: dir, RATE_LIMIT_PER_SECOND: '1000000', SIMULATOR_DLR_DELAY_MS: '0' };
-  const r = spawnSync(process.execPath, [MAIN, 'accounts', 'create', '--email', 'bench@example.com', '--password', 'bench-password-1', '--credits', '1000000000', '--json'], { env, encoding: 'utf8' });
+  const env = {
+    ...process.env,
+    DATABASE_URL: url,
+    DATA_DIR: dir,
+    RATE_LIMIT_PER_SECOND: '1000000',
+    SIMULATOR_DLR_DELAY_MS: '0',
+  };
+  const r = spawnSync(
+    process.execPath,
+    [
+      MAIN,
+      'accounts',
+      'create',
+      '--email',
+      'bench@example.com',
+      '--password',
+      'bench-password-1',
+      '--credits',
+      '1000000000',
+      '--json',
+    ],
+    { env, encoding: 'utf8' },
+  );
   if (r.status !== 0) throw new Error(`cluster bench: accounts create failed: ${r.stderr}`);
   return { env, apikey: JSON.parse(r.stdout).apikey, drop };
 }
@@ -73,8 +103,20 @@ async function benchEngine(engine: 'sqlite' | 'postgres'): Promise<string[]> {
         const { base, child } = await startServe(env, workers);
         try {
           const headers = { apikey, 'content-type': 'application/json' };
-          const consult = await load({ url: `${base}/credits/consult`, headers, body: '{}', connections: CONNECTIONS, durationSec: DURATION_SEC });
-          const send = await load({ url: `${base}/sms/send`, headers, body: JSON.stringify({ numbers: '5512345678', message: 'Hola' }), connections: CONNECTIONS, durationSec: DURATION_SEC });
+          const consult = await load({
+            url: `${base}/credits/consult`,
+            headers,
+            body: '{}',
+            connections: CONNECTIONS,
+            durationSec: DURATION_SEC,
+          });
+          const send = await load({
+            url: `${base}/sms/send`,
+            headers,
+            body: JSON.stringify({ numbers: '5512345678', message: 'Hola' }),
+            connections: CONNECTIONS,
+            durationSec: DURATION_SEC,
+          });
           rps[`consult-${workers}`].push(consult.requestsPerSecond);
           rps[`send-${workers}`].push(send.requestsPerSecond);
           failures += consult.errors + consult.non2xx + send.errors + send.non2xx;
@@ -102,7 +144,8 @@ async function benchEngine(engine: 'sqlite' | 'postgres'): Promise<string[]> {
  * TEST_DATABASE_URL names a server.
  */
 export async function benchCluster(): Promise<string> {
-  const engines: Array<'sqlite' | 'postgres'> = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
+  const engines: Array<'sqlite' | 'postgres'> =
+    process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL ? ['sqlite', 'postgres'] : ['sqlite'];
   const rows: string[] = [];
   for (const engine of engines) rows.push(...(await benchEngine(engine)));
   return [

@@ -14,29 +14,58 @@ export async function benchContacts(): Promise<string> {
   try {
     const db = svc.service.ctx.db.kysely;
     const headers = { apikey: svc.apikey, 'content-type': 'application/json' };
-    const added = await (await fetch(`${svc.base}/agendas/add`, { method: 'POST', headers, body: JSON.stringify({ agenda_name: 'bench' }) })).json();
+    const added = await (
+      await fetch(`${svc.base}/agendas/add`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ agenda_name: 'bench' }),
+      })
+    ).json();
     const listKey: string = added.list_key;
-    const { id: listId } = await db.selectFrom('contact_lists').select('id').where('list_key', '=', listKey).executeTakeFirstOrThrow();
+    const { id: listId } = await db
+      .selectFrom('contact_lists')
+      .select('id')
+      .where('list_key', '=', listKey)
+      .executeTakeFirstOrThrow();
 
     const fillStart = performance.now();
     const now = Date.now();
     for (let start = 0; start < CONTACTS; start += INSERT_BATCH) {
       const rows = Array.from({ length: INSERT_BATCH }, (_, i) => {
         const n = String(start + i).padStart(8, '0');
-        return { account_id: svc.accountId, list_id: listId, country_code: '52', number: `5255${n}`, name: `Contacto ${n}`, email: `c${n}@example.com`, created_at: now + start + i, updated_at: now };
+        return {
+          account_id: svc.accountId,
+          list_id: listId,
+          country_code: '52',
+          number: `5255${n}`,
+          name: `Contacto ${n}`,
+          email: `c${n}@example.com`,
+          created_at: now + start + i,
+          updated_at: now,
+        };
       });
       await db.insertInto('contacts').values(rows).execute();
     }
     const fillMs = performance.now() - fillStart;
 
-    const rawQuery = () => db.selectFrom('contacts').select(['id', 'name', 'number', 'email', 'created_at']).where('list_id', '=', listId).orderBy('id').execute();
+    const rawQuery = () =>
+      db
+        .selectFrom('contacts')
+        .select(['id', 'name', 'number', 'email', 'created_at'])
+        .where('list_id', '=', listId)
+        .orderBy('id')
+        .execute();
     await rawQuery(); // warm the page cache and statement cache for both measurements
     const raw = await peakRssGrowth(rawQuery);
     if (raw.value.length !== CONTACTS) throw new Error(`raw query returned ${raw.value.length} rows`);
     raw.value.length = 0;
 
     const http = await peakRssGrowth(async () => {
-      const res = await fetch(`${svc.base}/agendas/get_contacts`, { method: 'POST', headers, body: JSON.stringify({ list_key: listKey }) });
+      const res = await fetch(`${svc.base}/agendas/get_contacts`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ list_key: listKey }),
+      });
       if (res.status !== 200 || !res.body) throw new Error(`get_contacts answered ${res.status}`);
       let bytes = 0;
       let braces = 0;
@@ -51,7 +80,8 @@ export async function benchContacts(): Promise<string> {
       // One brace opens the envelope, one each entry (generated names hold none).
       return { bytes, entries: braces - 1, complete: tail.endsWith(']}') };
     });
-    if (http.value.entries !== CONTACTS || !http.value.complete) throw new Error(`get_contacts streamed ${http.value.entries} entries (complete: ${http.value.complete})`);
+    if (http.value.entries !== CONTACTS || !http.value.complete)
+      throw new Error(`get_contacts streamed ${http.value.entries} entries (complete: ${http.value.complete})`);
 
     const ratio = http.ms / raw.ms;
     return [

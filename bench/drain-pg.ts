@@ -32,11 +32,14 @@ const TEXT = 'Hola';
 export async function benchDrainPostgres(): Promise<string> {
   const title = '## Simulator drain on PostgreSQL vs a raw insert loop';
   const url = benchPostgresUrl();
-  if (!url) return `${title}\n\nSkipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server (postgres://…).\n`;
+  if (!url)
+    return `${title}\n\nSkipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server (postgres://…).\n`;
   const rounds: Array<{ raw: number; drain: Drain }> = [];
   for (let i = 0; i < ROUNDS; i++) rounds.push({ raw: await rawInsertRowsPerSecond(url), drain: await drain(url) });
   const ratios = rounds.map((r) => r.drain.perSecond / r.raw);
-  const mid = rounds.map((r, i) => ({ ...r, ratio: ratios[i] })).sort((a, b) => a.ratio - b.ratio)[Math.floor(rounds.length / 2)];
+  const mid = rounds.map((r, i) => ({ ...r, ratio: ratios[i] })).sort((a, b) => a.ratio - b.ratio)[
+    Math.floor(rounds.length / 2)
+  ];
   return [
     title,
     '',
@@ -61,20 +64,45 @@ interface Drain {
 async function drain(url: string): Promise<Drain> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-drain-pg-'));
   const pgSchema = `bench_${randomBytes(6).toString('hex')}`;
-  const config = loadConfig({ DATABASE_URL: url, DATA_DIR: dir, LOG_LEVEL: 'silent', SIMULATOR_DLR_DELAY_MS: '0', WORKER_POLL_MS: '20' } as NodeJS.ProcessEnv);
-  const service = await startService(config, { log: pino({ level: 'silent' }), listen: false, worker: false, pgSchema });
+  const config = loadConfig({
+    DATABASE_URL: url,
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    SIMULATOR_DLR_DELAY_MS: '0',
+    WORKER_POLL_MS: '20',
+  } as NodeJS.ProcessEnv);
+  const service = await startService(config, {
+    log: pino({ level: 'silent' }),
+    listen: false,
+    worker: false,
+    pgSchema,
+  });
   const stats = await pgClient(url, pgSchema);
   try {
     const ctx = service.ctx;
-    const { account } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: 'drain@example.com', passwordHash: 'x', credits: toUnits(1_000_000) });
+    const { account } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, {
+      email: 'drain@example.com',
+      passwordHash: 'x',
+      credits: toUnits(1_000_000),
+    });
     for (let c = 0; c < CAMPAIGNS; c++) {
       await ctx.db.kysely.transaction().execute((trx) =>
-        submitMessages(trx, ctx.config, { accountId: account.id, channel: 'sms', source: 'sms', text: TEXT, recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })) }),
+        submitMessages(trx, ctx.config, {
+          accountId: account.id,
+          channel: 'sms',
+          source: 'sms',
+          text: TEXT,
+          recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
+        }),
       );
     }
-    const pending = async () => Number((await stats.query('SELECT count(*) AS n FROM messages WHERE stage < 2')).rows[0].n);
+    const pending = async () =>
+      Number((await stats.query('SELECT count(*) AS n FROM messages WHERE stage < 2')).rows[0].n);
     const updates = async () => {
-      const { rows } = await stats.query("SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'messages'", [pgSchema]);
+      const { rows } = await stats.query(
+        "SELECT n_tup_upd AS upd, n_tup_hot_upd AS hot FROM pg_stat_user_tables WHERE schemaname = $1 AND relname = 'messages'",
+        [pgSchema],
+      );
       return { upd: Number(rows[0].upd), hot: Number(rows[0].hot) };
     };
     const before = await updates();
@@ -111,23 +139,27 @@ function countStatements(): { stop(): number } {
   let n = 0;
   pg.Client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
     const text = typeof args[0] === 'string' ? args[0] : '';
-    if (text.includes('pg_stat_user_tables') || text.startsWith('SELECT count(*) AS n FROM messages')) return (original as (...a: unknown[]) => unknown).apply(this, args);
+    if (text.includes('pg_stat_user_tables') || text.startsWith('SELECT count(*) AS n FROM messages'))
+      return (original as (...a: unknown[]) => unknown).apply(this, args);
     n++;
     const t0 = performance.now();
     const result = (original as (...a: unknown[]) => unknown).apply(this, args);
     if (process.env.BENCH_DRAIN_PG_TRACE && result instanceof Promise) {
       const shape = text.replace(/\$\d+(, )?/g, '').slice(0, 90);
-      void result.finally(() => {
-        const t = trace.get(shape) ?? { n: 0, ms: 0 };
-        trace.set(shape, { n: t.n + 1, ms: t.ms + performance.now() - t0 });
-      }).catch(() => {});
+      void result
+        .finally(() => {
+          const t = trace.get(shape) ?? { n: 0, ms: 0 };
+          trace.set(shape, { n: t.n + 1, ms: t.ms + performance.now() - t0 });
+        })
+        .catch(() => {});
     }
     return result;
   } as typeof original;
   return {
     stop() {
       pg.Client.prototype.query = original;
-      for (const [shape, t] of [...trace].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15)) process.stderr.write(`${String(t.n).padStart(6)} ${t.ms.toFixed(0).padStart(7)} ms  ${shape}\n`);
+      for (const [shape, t] of [...trace].sort((a, b) => b[1].ms - a[1].ms).slice(0, 15))
+        process.stderr.write(`${String(t.n).padStart(6)} ${t.ms.toFixed(0).padStart(7)} ms  ${shape}\n`);
       return n;
     },
   };
@@ -143,13 +175,30 @@ async function rawInsertRowsPerSecond(url: string): Promise<number> {
   try {
     // The baseline stays the same table whatever storage parameters the service's schema sets.
     await client.query('ALTER TABLE messages SET (fillfactor = 100)');
-    const cols = ['account_id', 'campaign_id', 'reference', 'channel', 'country_code', 'number', 'text', 'price_units', 'stage', 'status', 'created_at'];
-    const placeholders = numbers.map((_, r) => `(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(',')})`).join(',');
+    const cols = [
+      'account_id',
+      'campaign_id',
+      'reference',
+      'channel',
+      'country_code',
+      'number',
+      'text',
+      'price_units',
+      'stage',
+      'status',
+      'created_at',
+    ];
+    const placeholders = numbers
+      .map((_, r) => `(${cols.map((_, c) => `$${r * cols.length + c + 1}`).join(',')})`)
+      .join(',');
     const insert = `INSERT INTO messages (${cols.join(',')}) VALUES ${placeholders}`;
     const t0 = performance.now();
     for (let c = 0; c < CAMPAIGNS; c++) {
       const now = Date.now();
-      await client.query(insert, numbers.flatMap((n) => [1, c + 1, timeOrderedId(), 'sms', '52', `52${n}`, TEXT, 10_000, 0, 'queued', now]));
+      await client.query(
+        insert,
+        numbers.flatMap((n) => [1, c + 1, timeOrderedId(), 'sms', '52', `52${n}`, TEXT, 10_000, 0, 'queued', now]),
+      );
     }
     return TOTAL / ((performance.now() - t0) / 1000);
   } finally {

@@ -21,12 +21,28 @@ export async function benchFoundation(): Promise<string> {
   const baseline: LoadResult[] = [];
   const consult: LoadResult[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    baseline.push(await load({ url: `http://127.0.0.1:${barePort}/noop`, headers: { 'content-type': 'application/json' }, body: '{}', durationSec: 5 }));
-    consult.push(await load({ url: `${svc.base}/credits/consult`, headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body: '{}', durationSec: 5 }));
+    baseline.push(
+      await load({
+        url: `http://127.0.0.1:${barePort}/noop`,
+        headers: { 'content-type': 'application/json' },
+        body: '{}',
+        durationSec: 5,
+      }),
+    );
+    consult.push(
+      await load({
+        url: `${svc.base}/credits/consult`,
+        headers: { apikey: svc.apikey, 'content-type': 'application/json' },
+        body: '{}',
+        durationSec: 5,
+      }),
+    );
   }
   await svc.close();
   await bare.close();
-  for (const r of consult) if (r.non2xx > 0 || r.errors > 0) throw new Error(`credits/consult answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+  for (const r of consult)
+    if (r.non2xx > 0 || r.errors > 0)
+      throw new Error(`credits/consult answered ${r.non2xx} non-2xx and ${r.errors} errors`);
 
   const row = (label: string, rs: LoadResult[]) =>
     `| ${label} | ${rs.map((r) => fmt(r.requestsPerSecond)).join(' / ')} | ${fmt(median(rs.map((r) => r.requestsPerSecond)))} | ${median(rs.map((r) => r.p50Ms))} | ${median(rs.map((r) => r.p99Ms))} |`;

@@ -7,7 +7,10 @@ import { delimiter, join } from 'node:path';
 
 /** Where Debian's kannel and kannel-extras put the programs. */
 const FAKESMSC = '/usr/lib/kannel/test/fakesmsc';
-const bearerbox = () => ['/usr/sbin', ...(process.env.PATH ?? '').split(delimiter)].map((d) => join(d, 'bearerbox')).find((p) => existsSync(p));
+const bearerbox = () =>
+  ['/usr/sbin', ...(process.env.PATH ?? '').split(delimiter)]
+    .map((d) => join(d, 'bearerbox'))
+    .find((p) => existsSync(p));
 
 export interface Kannel {
   /** GET /cgi-bin/sendsms without `to`: append `&to=…`. */
@@ -117,7 +120,10 @@ export async function startKannel(): Promise<Kannel> {
     // -m 0: sends no mobile-originated message, only receives (and discards) what bearerbox submits.
     run(FAKESMSC, ['-H', '127.0.0.1', '-r', String(smsc), '-m', '0', '1 2 text x']);
     const sendsmsUrl = `http://127.0.0.1:${sendsms}/cgi-bin/sendsms?username=bench&password=${password}&from=MENSAJERO&text=Hola`;
-    await waitFor('smsbox and fakesmsc', async () => (await fetch(`${sendsmsUrl}&to=5512345678`)).ok && /online/.test(await (await fetch(status)).text()));
+    await waitFor(
+      'smsbox and fakesmsc',
+      async () => (await fetch(`${sendsmsUrl}&to=5512345678`)).ok && /online/.test(await (await fetch(status)).text()),
+    );
     return {
       sendsmsUrl,
       async sent() {

@@ -26,8 +26,24 @@ const autocannonBin = createRequire(import.meta.url).resolve('autocannon/autocan
  * Runs autocannon in its own process (so the load generator does not share
  * the server's event loop) and returns mean requests/s and latencies.
  */
-export async function load(opts: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string; connections?: number; durationSec?: number }): Promise<LoadResult> {
-  const args = [autocannonBin, '--json', '-c', String(opts.connections ?? 50), '-d', String(opts.durationSec ?? 8), '-m', opts.method ?? 'POST'];
+export async function load(opts: {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  connections?: number;
+  durationSec?: number;
+}): Promise<LoadResult> {
+  const args = [
+    autocannonBin,
+    '--json',
+    '-c',
+    String(opts.connections ?? 50),
+    '-d',
+    String(opts.durationSec ?? 8),
+    '-m',
+    opts.method ?? 'POST',
+  ];
   for (const [k, v] of Object.entries(opts.headers ?? {})) args.push('-H', `${k}=${v}`);
   if (opts.body !== undefined) args.push('-b', opts.body);
   args.push(opts.url);
@@ -71,7 +87,11 @@ export interface BenchServiceOptions {
 }
 
 /** A real `mensajero serve` (in this process) on a fresh SQLite file or PostgreSQL schema, with one funded account. */
-export async function startBenchService(env: Record<string, string> = {}, credits = 1_000_000_000, opts: BenchServiceOptions = {}): Promise<BenchService> {
+export async function startBenchService(
+  env: Record<string, string> = {},
+  credits = 1_000_000_000,
+  opts: BenchServiceOptions = {},
+): Promise<BenchService> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-'));
   const pgSchema = opts.postgresUrl ? `bench_${randomBytes(6).toString('hex')}` : undefined;
   const config = loadConfig({
@@ -106,7 +126,8 @@ export async function startBenchService(env: Record<string, string> = {}, credit
   };
 }
 
-export const fmt = (n: number, digits = 0) => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+export const fmt = (n: number, digits = 0) =>
+  n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 /** Peak RSS sampled every 10 ms while `fn` runs, as growth over the RSS at the start (MB). */
 export async function peakRssGrowth<T>(fn: () => Promise<T>): Promise<{ value: T; peakMb: number; ms: number }> {

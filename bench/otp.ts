@@ -27,18 +27,35 @@ export async function benchOtp(): Promise<string> {
     const cycles: LoadResult[] = [];
     const underLoad = { statements: 0, commits: 0 };
     for (let round = 0; round < ROUNDS; round++) {
-      consult.push(await load({ url: `${svc.base}/credits/consult`, headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body: '{}', connections: CONNECTIONS, durationSec: DURATION_SEC }));
+      consult.push(
+        await load({
+          url: `${svc.base}/credits/consult`,
+          headers: { apikey: svc.apikey, 'content-type': 'application/json' },
+          body: '{}',
+          connections: CONNECTIONS,
+          durationSec: DURATION_SEC,
+        }),
+      );
       const count = { statements: 0, commits: 0 };
-      cycles.push(await withStatementHook((source, autocommit) => {
-        count.statements++;
-        if (/^commit/i.test(source) || (autocommit && !/^begin/i.test(source))) count.commits++;
-      }, () => runChild(svc.base, svc.apikey, round)));
+      cycles.push(
+        await withStatementHook(
+          (source, autocommit) => {
+            count.statements++;
+            if (/^commit/i.test(source) || (autocommit && !/^begin/i.test(source))) count.commits++;
+          },
+          () => runChild(svc.base, svc.apikey, round),
+        ),
+      );
       underLoad.statements += count.statements;
       underLoad.commits += count.commits;
     }
     const cyclesRun = cycles.reduce((sum, r) => sum + (r.requestsPerSecond * DURATION_SEC) / 2, 0);
-    for (const r of consult) if (r.non2xx > 0 || r.errors > 0) throw new Error(`credits/consult answered ${r.non2xx} non-2xx and ${r.errors} errors`);
-    for (const r of cycles) if (r.non2xx > 0 || r.errors > 0) throw new Error(`OTP cycles answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+    for (const r of consult)
+      if (r.non2xx > 0 || r.errors > 0)
+        throw new Error(`credits/consult answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+    for (const r of cycles)
+      if (r.non2xx > 0 || r.errors > 0)
+        throw new Error(`OTP cycles answered ${r.non2xx} non-2xx and ${r.errors} errors`);
     const consultRps = median(consult.map((r) => r.requestsPerSecond));
     const cyclesPerSecond = median(cycles.map((r) => r.requestsPerSecond)) / 2;
     const row = (label: string, rs: LoadResult[]) =>
@@ -96,10 +113,25 @@ async function countStatements(svc: BenchService): Promise<{ create: Count; veri
       const number = { phone_number: '5599999999', country_code: '52' };
       let code = '';
       const create = await run(async () => {
-        code = String((await sendCode(ctx, svc.accountId, parseOtp(CreateBody, { ...number, company: 'Bench', code_show: 1 }, 'POST /v2/otp'))).body.code);
+        code = String(
+          (
+            await sendCode(
+              ctx,
+              svc.accountId,
+              parseOtp(CreateBody, { ...number, company: 'Bench', code_show: 1 }, 'POST /v2/otp'),
+            )
+          ).body.code,
+        );
       });
       const key = { accountId: svc.accountId, countryCode: number.country_code, phoneNumber: number.phone_number };
-      const wrong = await run(() => verifyCode(ctx, key, parseOtp(VerifyBody, { ...number, code: code === '111111' ? '222222' : '111111' }, 'POST /v2/otp/verify').code));
+      const wrong = await run(() =>
+        verifyCode(
+          ctx,
+          key,
+          parseOtp(VerifyBody, { ...number, code: code === '111111' ? '222222' : '111111' }, 'POST /v2/otp/verify')
+            .code,
+        ),
+      );
       const verify = await run(() => verifyCode(ctx, key, code));
       return { create, verify, wrong };
     },
@@ -110,7 +142,10 @@ async function countStatements(svc: BenchService): Promise<{ create: Count; veri
  * Calls `onStatement` with the SQL of every statement better-sqlite3 runs
  * while `f` runs, and whether it is a write outside a transaction (a commit of its own).
  */
-async function withStatementHook<T>(onStatement: (source: string, autocommit: boolean) => void, f: () => Promise<T>): Promise<T> {
+async function withStatementHook<T>(
+  onStatement: (source: string, autocommit: boolean) => void,
+  f: () => Promise<T>,
+): Promise<T> {
   const SQLite = createRequire(import.meta.url)('better-sqlite3');
   const probe = new SQLite(':memory:');
   const statementProto = Object.getPrototypeOf(probe.prepare('select 1'));
@@ -119,7 +154,10 @@ async function withStatementHook<T>(onStatement: (source: string, autocommit: bo
   for (const method of ['run', 'get', 'all', 'iterate']) {
     const original = statementProto[method];
     originals.set(method, original);
-    statementProto[method] = function (this: { source: string; reader: boolean; database: { inTransaction: boolean } }, ...args: unknown[]) {
+    statementProto[method] = function (
+      this: { source: string; reader: boolean; database: { inTransaction: boolean } },
+      ...args: unknown[]
+    ) {
       onStatement(this.source, !this.reader && !this.database.inTransaction);
       return original.apply(this, args);
     };
@@ -134,7 +172,12 @@ async function withStatementHook<T>(onStatement: (source: string, autocommit: bo
 /** The load runs in a child process so that it does not share the server's event loop. */
 function runChild(base: string, apikey: string, round: number): Promise<LoadResult> {
   return new Promise((resolve, reject) =>
-    execFile(process.execPath, [fileURLToPath(import.meta.url), CHILD_FLAG, base, apikey, String(round)], { maxBuffer: 16 * 1024 * 1024 }, (err, out) => (err ? reject(err) : resolve(JSON.parse(out)))),
+    execFile(
+      process.execPath,
+      [fileURLToPath(import.meta.url), CHILD_FLAG, base, apikey, String(round)],
+      { maxBuffer: 16 * 1024 * 1024 },
+      (err, out) => (err ? reject(err) : resolve(JSON.parse(out))),
+    ),
   );
 }
 
@@ -156,7 +199,10 @@ async function childMain(base: string, apikey: string, round: number): Promise<v
         headers,
         setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => {
           context.phone = String(next++);
-          return { ...req, body: JSON.stringify({ phone_number: context.phone, country_code: '52', company: 'Bench', code_show: 1 }) };
+          return {
+            ...req,
+            body: JSON.stringify({ phone_number: context.phone, country_code: '52', company: 'Bench', code_show: 1 }),
+          };
         },
         onResponse: (status: number, body: string, context: Record<string, unknown>) => {
           if (status === 201) context.code = JSON.parse(body).code;
@@ -166,11 +212,20 @@ async function childMain(base: string, apikey: string, round: number): Promise<v
         method: 'POST',
         path: '/v2/otp/verify',
         headers,
-        setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => ({ ...req, body: JSON.stringify({ phone_number: context.phone, country_code: '52', code: context.code }) }),
+        setupRequest: (req: Record<string, unknown>, context: Record<string, unknown>) => ({
+          ...req,
+          body: JSON.stringify({ phone_number: context.phone, country_code: '52', code: context.code }),
+        }),
       },
     ],
   });
-  const out: LoadResult = { requestsPerSecond: result.requests.average, p50Ms: result.latency.p50, p99Ms: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  const out: LoadResult = {
+    requestsPerSecond: result.requests.average,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
   process.stdout.write(JSON.stringify(out));
 }
 

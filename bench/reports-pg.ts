@@ -19,11 +19,14 @@ const ROUNDS = 3;
 export async function benchReportsPostgres(): Promise<string> {
   const title = `## Reports on PostgreSQL: /reports/generate over ${fmt(MESSAGES)} messages`;
   const url = benchPostgresUrl();
-  if (!url) return `${title}\n\nSkipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server (postgres://…).\n`;
+  if (!url)
+    return `${title}\n\nSkipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server (postgres://…).\n`;
   const svc = await startBenchService({ REPORTS_PER_MINUTE: '1000' }, 1_000_000_000, { postgresUrl: url });
   const raw = await pgClient(url, svc.pgSchema!);
   try {
-    await raw.query('ALTER TABLE messages SET (autovacuum_enabled = false); ALTER TABLE campaigns SET (autovacuum_enabled = false)');
+    await raw.query(
+      'ALTER TABLE messages SET (autovacuum_enabled = false); ALTER TABLE campaigns SET (autovacuum_enabled = false)',
+    );
     const fillMs = await fill(raw, svc.accountId);
     const from = parseLocal(DAY)!;
     const q = { accountId: svc.accountId, sandbox: 0 as const, from, to: from + 86_400_000 };
@@ -40,10 +43,18 @@ export async function benchReportsPostgres(): Promise<string> {
       return performance.now() - t0;
     };
     // The plan of a page in the middle of the period, as the service runs it.
-    const page = reportPageQuery(svc.service.ctx.db.kysely, q, { createdAt: from + 12 * 3_600_000, id: MESSAGES / 2 }, 5000).compile();
+    const page = reportPageQuery(
+      svc.service.ctx.db.kysely,
+      q,
+      { createdAt: from + 12 * 3_600_000, id: MESSAGES / 2 },
+      5000,
+    ).compile();
     const plan = async () => {
       const { rows } = await raw.query(`EXPLAIN ${page.sql}`, page.parameters as unknown[]);
-      return rows.map((r: Record<string, string>) => r['QUERY PLAN'].trim().replace(/\s*\(cost=[^)]*\)/, '')).filter((l: string) => !l.startsWith('Cache') && !l.startsWith('Hits')).join('; ');
+      return rows
+        .map((r: Record<string, string>) => r['QUERY PLAN'].trim().replace(/\s*\(cost=[^)]*\)/, ''))
+        .filter((l: string) => !l.startsWith('Cache') && !l.startsWith('Hits'))
+        .join('; ');
     };
     const measure = async () => {
       const rawMs: number[] = [];
@@ -57,7 +68,8 @@ export async function benchReportsPostgres(): Promise<string> {
     const cold = await measure();
     await raw.query('ANALYZE messages; ANALYZE campaigns');
     const analyzed = await measure();
-    const row = (name: string, m: typeof cold) => `| ${name} | ${fmt(m.raw / 1000, 2)} | ${fmt(m.http / 1000, 2)} | **${fmt(m.http / m.raw, 2)}×** |`;
+    const row = (name: string, m: typeof cold) =>
+      `| ${name} | ${fmt(m.raw / 1000, 2)} | ${fmt(m.http / 1000, 2)} | **${fmt(m.http / m.raw, 2)}×** |`;
     return [
       title,
       '',

@@ -67,7 +67,9 @@ function fill(db: SQLite.Database, accountId: number): number {
   const t0 = performance.now();
   const start = parseLocal(`${DAY} 01:00:00`)!;
   const step = Math.floor((22 * 3_600_000) / MESSAGES) || 1;
-  const campaign = db.prepare("INSERT INTO campaigns (account_id, name, channel, source, sandbox, total, created_at) VALUES (?, ?, 'sms', 'sms', 0, ?, ?)");
+  const campaign = db.prepare(
+    "INSERT INTO campaigns (account_id, name, channel, source, sandbox, total, created_at) VALUES (?, ?, 'sms', 'sms', 0, ?, ?)",
+  );
   const message = db.prepare(
     `INSERT INTO messages (account_id, campaign_id, reference, channel, country_code, number, text, sender, flash, sandbox, extra_params, meta, price_units, stage, status, dlr_code, carrier, carrier_id, error, scheduled_at, created_at, sent_at, dlr_at)
      VALUES (?, ?, ?, 'sms', '52', ?, ?, NULL, 0, 0, NULL, NULL, 10000, ?, ?, ?, ?, NULL, NULL, NULL, ?, ?, ?)`,
@@ -76,11 +78,33 @@ function fill(db: SQLite.Database, accountId: number): number {
     let campaignId = 0;
     for (let i = first; i < first + count; i++) {
       const at = start + i * step;
-      if (i % PER_CAMPAIGN === 0) campaignId = Number(campaign.run(accountId, `Campaña ${i / PER_CAMPAIGN + 1}`, PER_CAMPAIGN, at).lastInsertRowid);
+      if (i % PER_CAMPAIGN === 0)
+        campaignId = Number(
+          campaign.run(accountId, `Campaña ${i / PER_CAMPAIGN + 1}`, PER_CAMPAIGN, at).lastInsertRowid,
+        );
       const kind = i % 20;
       const [stage, status, code, carrier, sentAt] =
-        kind === 0 ? [0, 'queued', null, null, null] : kind === 1 ? [1, 'sent', null, 'simulator', at + 500] : kind === 2 ? [2, 'undelivered', i % 13, 'simulator', at + 500] : [2, 'delivered', 0, 'simulator', at + 500];
-      message.run(accountId, campaignId, `R${String(i).padStart(12, '0')}`, `5255${String(10_000_000 + (i % 90_000_000)).padStart(8, '0')}`, `Hola cliente ${i}, tu pedido está en camino. Gracias por tu compra.`, stage, status, code, carrier, at, sentAt, sentAt === null ? null : sentAt + 1000);
+        kind === 0
+          ? [0, 'queued', null, null, null]
+          : kind === 1
+            ? [1, 'sent', null, 'simulator', at + 500]
+            : kind === 2
+              ? [2, 'undelivered', i % 13, 'simulator', at + 500]
+              : [2, 'delivered', 0, 'simulator', at + 500];
+      message.run(
+        accountId,
+        campaignId,
+        `R${String(i).padStart(12, '0')}`,
+        `5255${String(10_000_000 + (i % 90_000_000)).padStart(8, '0')}`,
+        `Hola cliente ${i}, tu pedido está en camino. Gracias por tu compra.`,
+        stage,
+        status,
+        code,
+        carrier,
+        at,
+        sentAt,
+        sentAt === null ? null : sentAt + 1000,
+      );
     }
   });
   for (let i = 0; i < MESSAGES; i += 50_000) batch(i, Math.min(50_000, MESSAGES - i));
@@ -93,24 +117,33 @@ export function streamReport(base: string, apikey: string, day = DAY): Promise<{
   const body = JSON.stringify({ start_date: day, end_date: day });
   const marker = '"reference":';
   return new Promise((resolve, reject) => {
-    const req = request(`${base}/reports/generate`, { method: 'POST', headers: { apikey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
-      res.setEncoding('utf8');
-      let rows = 0;
-      let bytes = 0;
-      let carry = '';
-      let tail = '';
-      res.on('data', (chunk: string) => {
-        bytes += Buffer.byteLength(chunk);
-        // A marker may straddle two chunks: search the last few characters of the previous one too.
-        const text = carry + chunk;
-        for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + marker.length)) rows++;
-        carry = text.slice(-(marker.length - 1));
-        tail = text.slice(-2);
-      });
-      res.on('end', () => (tail === ']}' ? resolve({ rows, bytes }) : reject(new Error('report ended before its closing ]}'))));
-      res.on('error', reject);
-    });
+    const req = request(
+      `${base}/reports/generate`,
+      {
+        method: 'POST',
+        headers: { apikey, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      },
+      (res) => {
+        if (res.statusCode !== 200) reject(new Error(`HTTP ${res.statusCode}`));
+        res.setEncoding('utf8');
+        let rows = 0;
+        let bytes = 0;
+        let carry = '';
+        let tail = '';
+        res.on('data', (chunk: string) => {
+          bytes += Buffer.byteLength(chunk);
+          // A marker may straddle two chunks: search the last few characters of the previous one too.
+          const text = carry + chunk;
+          for (let at = text.indexOf(marker); at !== -1; at = text.indexOf(marker, at + marker.length)) rows++;
+          carry = text.slice(-(marker.length - 1));
+          tail = text.slice(-2);
+        });
+        res.on('end', () =>
+          tail === ']}' ? resolve({ rows, bytes }) : reject(new Error('report ended before its closing ]}')),
+        );
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });

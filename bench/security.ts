@@ -8,7 +8,10 @@ const HASHES = 24;
 const ROUNDS = 3;
 
 /** scrypt with the stored-password parameters, straight to the thread pool (what /employee/add did before the limit). */
-const rawScrypt = () => new Promise<void>((resolve, reject) => scrypt('secret123', randomBytes(16), 32, { N: 16384, r: 8, p: 1 }, (e) => (e ? reject(e) : resolve())));
+const rawScrypt = () =>
+  new Promise<void>((resolve, reject) =>
+    scrypt('secret123', randomBytes(16), 32, { N: 16384, r: 8, p: 1 }, (e) => (e ? reject(e) : resolve())),
+  );
 
 /** Ms of one DNS lookup started just after a burst of hashes (what a webhook registration meets). */
 async function lookupsDuring(burst: () => Promise<unknown>): Promise<number> {
@@ -33,7 +36,9 @@ export async function benchSecurity(): Promise<string> {
   for (let round = 0; round < ROUNDS; round++) {
     idle.push(await lookupsDuring(async () => undefined));
     unbounded.push(await lookupsDuring(() => Promise.all(Array.from({ length: HASHES }, rawScrypt))));
-    bounded.push(await lookupsDuring(() => Promise.all(Array.from({ length: HASHES }, () => hashPassword('secret123')))));
+    bounded.push(
+      await lookupsDuring(() => Promise.all(Array.from({ length: HASHES }, () => hashPassword('secret123')))),
+    );
   }
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const [i, u, b] = [median(idle), median(unbounded), median(bounded)];

@@ -29,7 +29,13 @@ export async function benchSmpp(): Promise<string> {
   const ctx = svc.service.ctx;
   try {
     const connectors: Record<string, SmppConnector> = {};
-    for (const [name, window] of [['w1', 1], ['w10', 10], ['w100', 100], ['rcpt', 100]] as const) connectors[name] = await addConnector(ctx, name, smsc.port, window);
+    for (const [name, window] of [
+      ['w1', 1],
+      ['w10', 10],
+      ['w100', 100],
+      ['rcpt', 100],
+    ] as const)
+      connectors[name] = await addConnector(ctx, name, smsc.port, window);
     const rates: Record<string, number[]> = { bare: [], w1: [], w10: [], w100: [] };
     /** Messages per CPU-second this process got (client side only: the SMSC has its own process). */
     const perCpu: Record<string, number[]> = { bare: [], w1: [], w10: [], w100: [] };
@@ -49,7 +55,8 @@ export async function benchSmpp(): Promise<string> {
         const t0 = performance.now();
         const outcomes = await submitAll(connectors[name], batch);
         const ms = performance.now() - t0;
-        if (outcomes.some((o) => !o.ok)) throw new Error(`${name}: ${outcomes.filter((o) => !o.ok).length} messages not taken`);
+        if (outcomes.some((o) => !o.ok))
+          throw new Error(`${name}: ${outcomes.filter((o) => !o.ok).length} messages not taken`);
         rates[name].push((batch.length * 1000) / ms);
         perCpu[name].push(batch.length / cpuSeconds(cpu0));
       }
@@ -84,7 +91,19 @@ export async function benchSmpp(): Promise<string> {
 async function addConnector(ctx: AppContext, name: string, port: number, window: number): Promise<SmppConnector> {
   const now = Date.now();
   const settings = parseSmppSettings({ host: '127.0.0.1', port, system_id: name, window });
-  await ctx.db.kysely.insertInto('carriers').values({ name, type: 'smpp', enabled: 1, settings: JSON.stringify(settings), password_enc: encrypt(ctx.secrets.keyEncryption, 'pw'), version: 1, created_at: now, updated_at: now }).execute();
+  await ctx.db.kysely
+    .insertInto('carriers')
+    .values({
+      name,
+      type: 'smpp',
+      enabled: 1,
+      settings: JSON.stringify(settings),
+      password_enc: encrypt(ctx.secrets.keyEncryption, 'pw'),
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   for (;;) {
     const c = ctx.carriers.manager.connector(name);
     if (c?.available) return c as SmppConnector;
@@ -98,7 +117,17 @@ const cpuSeconds = (since: NodeJS.CpuUsage) => {
 };
 
 function fakeMessages(firstId: number, count: number): OutboundMessage[] {
-  return Array.from({ length: count }, (_, i) => ({ id: firstId + i, reference: `b${firstId + i}`, channel: 'sms', countryCode: '52', number: `52551${String(firstId + i).padStart(7, '0')}`, text: 'Su pedido va en camino', sender: null, flash: false, meta: null }));
+  return Array.from({ length: count }, (_, i) => ({
+    id: firstId + i,
+    reference: `b${firstId + i}`,
+    channel: 'sms',
+    countryCode: '52',
+    number: `52551${String(firstId + i).padStart(7, '0')}`,
+    text: 'Su pedido va en camino',
+    sender: null,
+    flash: false,
+    meta: null,
+  }));
 }
 
 /** What the dispatcher does: batches of 1000 (the router's maxBatch). */
@@ -113,7 +142,9 @@ async function bareLoop(port: number, count: number): Promise<number> {
   const session = smpp.connect({ host: '127.0.0.1', port });
   await new Promise<void>((resolve, reject) => {
     session.on('error', reject);
-    session.on('connect', () => session.send(new smpp.PDU('bind_transceiver', { system_id: 'bare', password: 'pw' }), () => resolve()));
+    session.on('connect', () =>
+      session.send(new smpp.PDU('bind_transceiver', { system_id: 'bare', password: 'pw' }), () => resolve()),
+    );
   });
   const body = Buffer.from('Su pedido va en camino', 'latin1');
   const t0 = performance.now();
@@ -123,10 +154,18 @@ async function bareLoop(port: number, count: number): Promise<number> {
     const one = () => {
       if (sent >= count) return;
       sent++;
-      session.send(new smpp.PDU('submit_sm', { destination_addr: '525510000000', registered_delivery: 1, data_coding: 0, short_message: body }), (_resp: Pdu) => {
-        if (++done === count) resolve();
-        else one();
-      });
+      session.send(
+        new smpp.PDU('submit_sm', {
+          destination_addr: '525510000000',
+          registered_delivery: 1,
+          data_coding: 0,
+          short_message: body,
+        }),
+        (_resp: Pdu) => {
+          if (++done === count) resolve();
+          else one();
+        },
+      );
     };
     for (let i = 0; i < 100; i++) one();
   });
@@ -137,21 +176,59 @@ async function bareLoop(port: number, count: number): Promise<number> {
 }
 
 /** Submits RECEIPTS real messages through the receipts connector, then has the SMSC send a receipt for each; times until all are closed. */
-async function receiptRate(ctx: AppContext, accountId: number, c: SmppConnector, smsc: { child: ChildProcess }): Promise<number> {
-  const recipients = Array.from({ length: RECEIPTS }, (_, i) => ({ countryCode: '52', number: `52552${String(i).padStart(7, '0')}` }));
+async function receiptRate(
+  ctx: AppContext,
+  accountId: number,
+  c: SmppConnector,
+  smsc: { child: ChildProcess },
+): Promise<number> {
+  const recipients = Array.from({ length: RECEIPTS }, (_, i) => ({
+    countryCode: '52',
+    number: `52552${String(i).padStart(7, '0')}`,
+  }));
   // Scheduled a day ahead: the dispatcher leaves them alone, this bench submits them itself.
-  const res = await ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, ctx.config, { accountId, channel: 'sms', source: 'sms', recipients, text: 'Hola', scheduledAt: Date.now() + 86_400_000 }));
-  const rows = await ctx.db.kysely.selectFrom('messages').select(['id', 'number']).where('campaign_id', '=', res.campaignId).execute();
+  const res = await ctx.db.kysely.transaction().execute((trx) =>
+    submitMessages(trx, ctx.config, {
+      accountId,
+      channel: 'sms',
+      source: 'sms',
+      recipients,
+      text: 'Hola',
+      scheduledAt: Date.now() + 86_400_000,
+    }),
+  );
+  const rows = await ctx.db.kysely
+    .selectFrom('messages')
+    .select(['id', 'number'])
+    .where('campaign_id', '=', res.campaignId)
+    .execute();
   const ids: string[] = [];
   for (let i = 0; i < rows.length; i += 1000) {
     const slice = rows.slice(i, i + 1000);
-    const outcomes = await c.submit(slice.map((r) => ({ id: r.id, reference: '', channel: 'sms', countryCode: '52', number: r.number, text: 'Hola', sender: null, flash: false, meta: null })));
+    const outcomes = await c.submit(
+      slice.map((r) => ({
+        id: r.id,
+        reference: '',
+        channel: 'sms',
+        countryCode: '52',
+        number: r.number,
+        text: 'Hola',
+        sender: null,
+        flash: false,
+        meta: null,
+      })),
+    );
     for (const o of outcomes) if (o.ok && o.carrierId) ids.push(o.carrierId);
   }
   const t0 = performance.now();
   smsc.child.send({ receipts: ids, systemId: 'rcpt' });
   for (;;) {
-    const open = await ctx.db.kysely.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('campaign_id', '=', res.campaignId).where('stage', '<', 2).executeTakeFirstOrThrow();
+    const open = await ctx.db.kysely
+      .selectFrom('messages')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('campaign_id', '=', res.campaignId)
+      .where('stage', '<', 2)
+      .executeTakeFirstOrThrow();
     if (Number(open.n) === 0) break;
     await new Promise((r) => setTimeout(r, 20));
   }

@@ -27,13 +27,30 @@ const numbers = Array.from({ length: RECIPIENTS }, (_, i) => String(5510000000 +
 export async function sendVsRawInsert(): Promise<string> {
   const { perSecond: baseline, perCpuSecond: baselinePerCpu } = await rawInsertRowsPerSecond(100_000);
   const svc = await startBenchService({ WORKER_CONCURRENCY: '0' });
-  const body = JSON.stringify({ numbers: numbers.join(','), message: 'Promocion de temporada: 20% en toda la tienda hasta el domingo. Responde BAJA para no recibir mas.' });
+  const body = JSON.stringify({
+    numbers: numbers.join(','),
+    message: 'Promocion de temporada: 20% en toda la tienda hasta el domingo. Responde BAJA para no recibir mas.',
+  });
   const cpu0 = process.cpuUsage();
-  const result = await load({ url: `${svc.base}/sms/send`, headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body, connections: 8, durationSec: 10 });
+  const result = await load({
+    url: `${svc.base}/sms/send`,
+    headers: { apikey: svc.apikey, 'content-type': 'application/json' },
+    body,
+    connections: 8,
+    durationSec: 10,
+  });
   const serverCpuSeconds = cpuSeconds(process.cpuUsage(cpu0));
-  const accepted = Number((await svc.service.ctx.db.kysely.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+  const accepted = Number(
+    (
+      await svc.service.ctx.db.kysely
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   await svc.close();
-  if (result.non2xx > 0 || result.errors > 0) throw new Error(`/sms/send answered ${result.non2xx} non-2xx and ${result.errors} errors`);
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`/sms/send answered ${result.non2xx} non-2xx and ${result.errors} errors`);
   const recipientsPerSecond = result.requestsPerSecond * RECIPIENTS;
   const ratio = recipientsPerSecond / baseline;
   const perCpu = accepted / serverCpuSeconds;
@@ -63,12 +80,61 @@ async function rawInsertRowsPerSecond(total: number): Promise<{ perSecond: numbe
   const sqlite = new SQLite(file);
   sqlite.pragma('journal_mode = WAL');
   sqlite.pragma('synchronous = NORMAL');
-  const cols = ['account_id', 'campaign_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'sandbox', 'extra_params', 'meta', 'price_units', 'stage', 'status', 'dlr_code', 'carrier', 'carrier_id', 'error', 'scheduled_at', 'created_at', 'sent_at', 'dlr_at'];
+  const cols = [
+    'account_id',
+    'campaign_id',
+    'reference',
+    'channel',
+    'country_code',
+    'number',
+    'text',
+    'sender',
+    'flash',
+    'sandbox',
+    'extra_params',
+    'meta',
+    'price_units',
+    'stage',
+    'status',
+    'dlr_code',
+    'carrier',
+    'carrier_id',
+    'error',
+    'scheduled_at',
+    'created_at',
+    'sent_at',
+    'dlr_at',
+  ];
   const insert = sqlite.prepare(`insert into messages (${cols.join(',')}) values (${cols.map(() => '?').join(',')})`);
   const text = 'Promocion de temporada: 20% en toda la tienda hasta el domingo. Responde BAJA para no recibir mas.';
   const batch = sqlite.transaction((campaign: number) => {
     const now = Date.now();
-    for (const n of numbers) insert.run(1, campaign, timeOrderedId(), 'sms', '52', `52${n}`, text, null, 0, 0, null, null, 10_000, 0, 'queued', null, null, null, null, null, now, null, null);
+    for (const n of numbers)
+      insert.run(
+        1,
+        campaign,
+        timeOrderedId(),
+        'sms',
+        '52',
+        `52${n}`,
+        text,
+        null,
+        0,
+        0,
+        null,
+        null,
+        10_000,
+        0,
+        'queued',
+        null,
+        null,
+        null,
+        null,
+        null,
+        now,
+        null,
+        null,
+      );
   });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
@@ -89,18 +155,43 @@ const cpuSeconds = (u: NodeJS.CpuUsage) => (u.user + u.system) / 1e6;
  */
 export async function simulatorDrain(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-drain-'));
-  const config = loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'drain.db')}`, DATA_DIR: dir, LOG_LEVEL: 'silent', SIMULATOR_DLR_DELAY_MS: '0', WORKER_POLL_MS: '20' } as NodeJS.ProcessEnv);
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${join(dir, 'drain.db')}`,
+    DATA_DIR: dir,
+    LOG_LEVEL: 'silent',
+    SIMULATOR_DLR_DELAY_MS: '0',
+    WORKER_POLL_MS: '20',
+  } as NodeJS.ProcessEnv);
   const service = await startService(config, { log: pino({ level: 'silent' }), listen: false, worker: false });
   const ctx = service.ctx;
-  const { account } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: 'drain@example.com', passwordHash: 'x', credits: toUnits(1_000_000) });
+  const { account } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, {
+    email: 'drain@example.com',
+    passwordHash: 'x',
+    credits: toUnits(1_000_000),
+  });
   const campaigns = 100;
   for (let c = 0; c < campaigns; c++) {
     await ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, ctx.config, { accountId: account.id, channel: 'sms', source: 'sms', text: 'Hola', recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })) }),
+      submitMessages(trx, ctx.config, {
+        accountId: account.id,
+        channel: 'sms',
+        source: 'sms',
+        text: 'Hola',
+        recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
+      }),
     );
   }
   const total = campaigns * RECIPIENTS;
-  const pending = async () => Number((await ctx.db.kysely.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('stage', '<', 2).executeTakeFirstOrThrow()).n);
+  const pending = async () =>
+    Number(
+      (
+        await ctx.db.kysely
+          .selectFrom('messages')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('stage', '<', 2)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
   ctx.worker.start();
@@ -110,7 +201,15 @@ export async function simulatorDrain(): Promise<string> {
   }
   const seconds = (performance.now() - t0) / 1000;
   const cpu = cpuSeconds(process.cpuUsage(cpu0));
-  const delivered = Number((await ctx.db.kysely.selectFrom('messages').select((eb) => eb.fn.countAll<number>().as('n')).where('status', '=', 'delivered').executeTakeFirstOrThrow()).n);
+  const delivered = Number(
+    (
+      await ctx.db.kysely
+        .selectFrom('messages')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .where('status', '=', 'delivered')
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
   await service.stop();
   rmSync(dir, { recursive: true, force: true });
   return [
@@ -154,18 +253,36 @@ async function untilDrained(what: string, remaining: () => Promise<number>): Pro
 async function ourRound(svc: BenchService, recipients: string[]): Promise<Round> {
   const db = svc.service.ctx.db.kysely;
   const count = async (undelivered: boolean) =>
-    Number((await (undelivered ? db.selectFrom('messages').where('stage', '<', 2) : db.selectFrom('messages')).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n);
+    Number(
+      (
+        await (undelivered ? db.selectFrom('messages').where('stage', '<', 2) : db.selectFrom('messages'))
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
   const before = await count(false);
   const body = JSON.stringify({ numbers: recipients.join(','), message: 'Hola' });
   const cpu0 = process.cpuUsage();
   const t0 = performance.now();
-  const r = await load({ url: `${svc.base}/sms/send`, headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body, connections: CONNECTIONS, durationSec: ROUND_SECONDS });
+  const r = await load({
+    url: `${svc.base}/sms/send`,
+    headers: { apikey: svc.apikey, 'content-type': 'application/json' },
+    body,
+    connections: CONNECTIONS,
+    durationSec: ROUND_SECONDS,
+  });
   if (r.non2xx > 0 || r.errors > 0) throw new Error(`/sms/send answered ${r.non2xx} non-2xx and ${r.errors} errors`);
   const loadSeconds = (performance.now() - t0) / 1000;
   await untilDrained('our sends', () => count(true));
   const messages = (await count(false)) - before;
   const seconds = (performance.now() - t0) / 1000;
-  return { accepted: messages / loadSeconds, delivered: messages / seconds, perCpu: messages / cpuSeconds(process.cpuUsage(cpu0)), p50Ms: r.p50Ms, p99Ms: r.p99Ms };
+  return {
+    accepted: messages / loadSeconds,
+    delivered: messages / seconds,
+    perCpu: messages / cpuSeconds(process.cpuUsage(cpu0)),
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+  };
 }
 
 /** The same round against Kannel's sendsms, until bearerbox has handed every message to fakesmsc. */
@@ -173,8 +290,14 @@ async function kannelRound(kannel: Kannel, recipients: string[]): Promise<Round>
   const before = (await kannel.sent()).sent;
   const cpu0 = kannel.cpuSeconds();
   const t0 = performance.now();
-  const r = await load({ url: `${kannel.sendsmsUrl}&to=${encodeURIComponent(recipients.join(' '))}`, method: 'GET', connections: CONNECTIONS, durationSec: ROUND_SECONDS });
-  if (r.non2xx > 0 || r.errors > 0) throw new Error(`Kannel sendsms answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+  const r = await load({
+    url: `${kannel.sendsmsUrl}&to=${encodeURIComponent(recipients.join(' '))}`,
+    method: 'GET',
+    connections: CONNECTIONS,
+    durationSec: ROUND_SECONDS,
+  });
+  if (r.non2xx > 0 || r.errors > 0)
+    throw new Error(`Kannel sendsms answered ${r.non2xx} non-2xx and ${r.errors} errors`);
   const loadSeconds = (performance.now() - t0) / 1000;
   const messages = (r.ok ?? 0) * recipients.length;
   await untilDrained('Kannel', async () => {
@@ -182,7 +305,13 @@ async function kannelRound(kannel: Kannel, recipients: string[]): Promise<Round>
     return s.queued + Math.max(0, before + messages - s.sent);
   });
   const seconds = (performance.now() - t0) / 1000;
-  return { accepted: messages / loadSeconds, delivered: messages / seconds, perCpu: messages / (kannel.cpuSeconds() - cpu0), p50Ms: r.p50Ms, p99Ms: r.p99Ms };
+  return {
+    accepted: messages / loadSeconds,
+    delivered: messages / seconds,
+    perCpu: messages / (kannel.cpuSeconds() - cpu0),
+    p50Ms: r.p50Ms,
+    p99Ms: r.p99Ms,
+  };
 }
 
 const mean = (rounds: Round[], k: keyof Round) => rounds.reduce((a, r) => a + r[k], 0) / rounds.length;
@@ -214,11 +343,14 @@ export async function sendVsKannel(): Promise<string> {
         ours.push(await ourRound(svc, recipients));
         if (kannel) theirs.push(await kannelRound(kannel, recipients));
       }
-      const row = (system: string, r: Round[]) => `| ${system}, ${label} | ${fmt(mean(r, 'accepted'))} | ${fmt(mean(r, 'delivered'))} | ${fmt(mean(r, 'perCpu'))} | ${fmt(mean(r, 'p50Ms'))} | ${fmt(mean(r, 'p99Ms'))} |`;
+      const row = (system: string, r: Round[]) =>
+        `| ${system}, ${label} | ${fmt(mean(r, 'accepted'))} | ${fmt(mean(r, 'delivered'))} | ${fmt(mean(r, 'perCpu'))} | ${fmt(mean(r, 'p50Ms'))} | ${fmt(mean(r, 'p99Ms'))} |`;
       rows.push(row('Mensajero', ours) + ' |');
       if (kannel) {
         const ratio = (k: keyof Round) => fmt(mean(ours, k) / mean(theirs, k), 2);
-        rows.push(`${row('Kannel', theirs)} **${ratio('delivered')}** (accepted ${ratio('accepted')}, per CPU-second ${ratio('perCpu')}; target ≥ ${fmt(target, 1)}) |`);
+        rows.push(
+          `${row('Kannel', theirs)} **${ratio('delivered')}** (accepted ${ratio('accepted')}, per CPU-second ${ratio('perCpu')}; target ≥ ${fmt(target, 1)}) |`,
+        );
       }
     }
   } finally {

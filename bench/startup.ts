@@ -30,12 +30,18 @@ const freePort = () =>
 async function msToFirst200(args: string[], env: NodeJS.ProcessEnv, path: string): Promise<number> {
   const port = await freePort();
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { env: { ...env, PORT: String(port), HOST: '127.0.0.1' }, stdio: 'ignore' });
+  const child = spawn(process.execPath, args, {
+    env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+    stdio: 'ignore',
+  });
   try {
     for (;;) {
       if (child.exitCode !== null) throw new Error(`startup bench: ${args.join(' ')} exited`);
       if (performance.now() - t0 > 30_000) throw new Error(`startup bench: ${args.join(' ')} did not answer`);
-      const ok = await fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.status === 200, () => false);
+      const ok = await fetch(`http://127.0.0.1:${port}${path}`).then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ok) return performance.now() - t0;
       await new Promise((r) => setTimeout(r, 5));
     }
@@ -71,7 +77,12 @@ export async function benchStartup(): Promise<string> {
       await hashPassword('secret123');
       hashing.push(performance.now() - h0);
       bare.push(wallMs(['-e', ''], env));
-      cli.push(wallMs([MAIN, 'accounts', 'create', '--email', `bench${i}@example.com`, '--password', 'secret123', '--json'], env));
+      cli.push(
+        wallMs(
+          [MAIN, 'accounts', 'create', '--email', `bench${i}@example.com`, '--password', 'secret123', '--json'],
+          env,
+        ),
+      );
       // The bare server runs from this package's directory so it finds the same fastify.
       fastify.push(await msToFirst200(['--input-type=module', '-e', BARE_FASTIFY], env, '/healthz'));
       serve.push(await msToFirst200([MAIN, 'serve'], env, '/healthz'));

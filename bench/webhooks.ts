@@ -25,7 +25,11 @@ async function startReceiver() {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
-  return { url, arrivals, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  return {
+    url,
+    arrivals,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
 }
 
 const waitFor = async (check: () => boolean, timeoutMs: number) => {
@@ -36,7 +40,8 @@ const waitFor = async (check: () => boolean, timeoutMs: number) => {
   }
 };
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))];
 
 /**
  * Webhook delivery: events per second to a local receiver (HEAD + signed
@@ -58,7 +63,14 @@ export async function benchWebhooks(): Promise<string> {
       Array.from({ length: hostConcurrency }, async () => {
         while (next++ < EVENTS_PER_ROUND) {
           await (await request(receiver.url, { dispatcher: agent, method: 'HEAD', reset: false })).body.dump();
-          await (await request(receiver.url, { dispatcher: agent, method: 'POST', body, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).body.dump();
+          await (
+            await request(receiver.url, {
+              dispatcher: agent,
+              method: 'POST',
+              body,
+              headers: { 'content-type': 'application/x-www-form-urlencoded' },
+            })
+          ).body.dump();
         }
       }),
     );
@@ -74,7 +86,11 @@ export async function benchWebhooks(): Promise<string> {
   });
   try {
     const ctx = svc.service.ctx;
-    const added = await fetch(`${svc.base}/webhook/add`, { method: 'POST', headers: { apikey: svc.apikey, 'content-type': 'application/json' }, body: JSON.stringify({ url: receiver.url, status: '1' }) });
+    const added = await fetch(`${svc.base}/webhook/add`, {
+      method: 'POST',
+      headers: { apikey: svc.apikey, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: receiver.url, status: '1' }),
+    });
     const addCode = ((await added.json()) as { code: string }).code;
     if (addCode !== 'add_webhook_01') throw new Error(`webhook bench: /webhook/add answered ${addCode}`);
 
@@ -84,7 +100,14 @@ export async function benchWebhooks(): Promise<string> {
         accountId: svc.accountId,
         type: 'confirmation',
         reference: `bench-${round}-${i}`,
-        payload: { type: 'confirmation', reference: `bench-${round}-${i}`, status: '0', number: '525512345678', date: '20260101000000', extra_params: '' },
+        payload: {
+          type: 'confirmation',
+          reference: `bench-${round}-${i}`,
+          status: '0',
+          number: '525512345678',
+          date: '20260101000000',
+          extra_params: '',
+        },
       }));
       const before = receiver.arrivals.size;
       await ctx.db.kysely.transaction().execute((trx) => recordEvents(trx, events));
@@ -110,14 +133,24 @@ export async function benchWebhooks(): Promise<string> {
     const references: string[] = [];
     for (let i = 0; i < LATENCY_SENDS; i++) {
       const res = await ctx.db.kysely.transaction().execute((trx) =>
-        submitMessages(trx, ctx.config, { accountId: svc.accountId, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: `5255${String(10000000 + i)}` }], text: 'bench' }),
+        submitMessages(trx, ctx.config, {
+          accountId: svc.accountId,
+          channel: 'sms',
+          source: 'sms',
+          recipients: [{ countryCode: '52', number: `5255${String(10000000 + i)}` }],
+          text: 'bench',
+        }),
       );
       // No nudge: the report and the event are found by polling, as with real carrier traffic.
       references.push(res.references[0].reference);
       await new Promise((r) => setTimeout(r, 20));
     }
     await waitFor(() => references.every((r) => receiver.arrivals.has(r)), 60_000);
-    const reports = await ctx.db.kysely.selectFrom('messages').select(['reference', 'dlr_at']).where('reference', 'in', references).execute();
+    const reports = await ctx.db.kysely
+      .selectFrom('messages')
+      .select(['reference', 'dlr_at'])
+      .where('reference', 'in', references)
+      .execute();
     const latencies = reports.map((m) => receiver.arrivals.get(m.reference)! - m.dlr_at!).sort((a, b) => a - b);
 
     return [

@@ -56,12 +56,25 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   ]);
   const base = await createBaseContext(config, opts);
   const { db, log } = base;
-  const worker = new Worker(db, { concurrency: config.WORKER_CONCURRENCY, pollMs: config.WORKER_POLL_MS, leaseMs: config.JOB_LEASE_MS }, log);
+  const worker = new Worker(
+    db,
+    { concurrency: config.WORKER_CONCURRENCY, pollMs: config.WORKER_POLL_MS, leaseMs: config.JOB_LEASE_MS },
+    log,
+  );
   const rateLimiter = new SendRateLimiter(config);
-  await rateLimiter.connect((err) => log.warn({ err: err.message }, 'Redis is unreachable: rate limits count per process until it answers'));
+  await rateLimiter.connect((err) =>
+    log.warn({ err: err.message }, 'Redis is unreachable: rate limits count per process until it answers'),
+  );
   const metrics = new Metrics(db);
   const paymentProvider = await configuredPaymentProvider(base);
-  const ctx = { ...base, worker, rateLimiter, metrics, groupCommit: new GroupCommit(db), paymentProvider } as AppContext;
+  const ctx = {
+    ...base,
+    worker,
+    rateLimiter,
+    metrics,
+    groupCommit: new GroupCommit(db),
+    paymentProvider,
+  } as AppContext;
   ctx.handOff = new InlineHandOff(ctx);
   ctx.sharedDispatch = new SharedDispatch(ctx);
   ctx.carriers = new CarrierRegistry(ctx);

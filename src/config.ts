@@ -23,10 +23,13 @@ const schema = z.object({
   PUBLIC_BASE_URL: z.string().optional(),
   WEBHOOK_ALLOW_PRIVATE: bool.default(false),
   OTP_RESEND_COOLDOWN_SECONDS: intFrom(30, 0),
-  TRUST_PROXY: z.string().optional().superRefine((value, issue) => {
-    const problem = trustProxyProblem(value);
-    if (problem) issue.addIssue({ code: 'custom', message: problem });
-  }),
+  TRUST_PROXY: z
+    .string()
+    .optional()
+    .superRefine((value, issue) => {
+      const problem = trustProxyProblem(value);
+      if (problem) issue.addIssue({ code: 'custom', message: problem });
+    }),
   SIMULATOR_DLR_DELAY_MS: intFrom(200, 0),
   SIMULATORS: bool.default(true),
   SIMULATOR_MESSAGES_PER_SECOND: intFrom(20_000, 1),
@@ -47,12 +50,19 @@ const schema = z.object({
   JOB_LEASE_MS: intFrom(60_000, 100),
   // Feature settings: each feature adds its variables under its own marker.
   // sms
-  SMS_COUNTRY_CODES: z.string().regex(/^\d{1,3}(,\d{1,3})*$/).default('52,1,57'),
+  SMS_COUNTRY_CODES: z
+    .string()
+    .regex(/^\d{1,3}(,\d{1,3})*$/)
+    .default('52,1,57'),
   // +1 numbers of other NANP countries and territories (Jamaica, the Dominican Republic…) cost international rates.
   NANP_ALLOWED_REGIONS: z
     .string()
     .transform((s) => s.replace(/\s+/g, '').toUpperCase())
-    .pipe(z.string().regex(/^[A-Z]{2}(,[A-Z]{2})*$/, { error: 'NANP_ALLOWED_REGIONS: comma-separated ISO 3166 codes, e.g. US,CA' }))
+    .pipe(
+      z
+        .string()
+        .regex(/^[A-Z]{2}(,[A-Z]{2})*$/, { error: 'NANP_ALLOWED_REGIONS: comma-separated ISO 3166 codes, e.g. US,CA' }),
+    )
     .default('US,CA'),
   SANDBOX_DAILY_LIMIT: intFrom(1000, 0),
   DISPATCH_RETRY_MS: intFrom(5000, 10),
@@ -77,8 +87,14 @@ const schema = z.object({
   SUBACCOUNTS_PER_ACCOUNT: intFrom(50, 0),
   PASSWORD_ENDPOINTS_PER_MINUTE: intFrom(30, 1),
   WEBHOOK_ADD_PER_MINUTE: intFrom(10, 1),
-  PAYMENT_COUNTRY_CODES: z.string().regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/).default('52'),
-  PAYMENT_CURRENCY: z.string().regex(/^[A-Z]{3}$/).default('MXN'),
+  PAYMENT_COUNTRY_CODES: z
+    .string()
+    .regex(/^\s*\d{1,4}(\s*,\s*\d{1,4})*\s*$/)
+    .default('52'),
+  PAYMENT_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/)
+    .default('MXN'),
   // panel
   PANEL_SESSION_HOURS: intFrom(12, 1),
   PANEL_SIGNIN_WINDOW_MINUTES: intFrom(15, 1),
@@ -101,8 +117,12 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     throw new Error(`invalid configuration: ${detail}`);
   }
   const cfg = { ...parsed.data, ...overrides };
-  if (env.METRICS_HOST && cfg.METRICS_PORT === undefined) throw new Error('invalid configuration: METRICS_HOST: set METRICS_PORT too (the metrics listener is off without it)');
-  if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT) throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
+  if (env.METRICS_HOST && cfg.METRICS_PORT === undefined)
+    throw new Error(
+      'invalid configuration: METRICS_HOST: set METRICS_PORT too (the metrics listener is off without it)',
+    );
+  if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT)
+    throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   return { ...cfg, publicBaseUrl };
 }
@@ -122,14 +142,19 @@ export function trustProxyOption(value: string | undefined): false | string[] {
 
 function trustedProxies(value: string | undefined): string[] {
   if (value === undefined || value.trim() === '' || value.trim() === 'false') return [];
-  return value.split(',').map((e) => e.trim()).filter((e) => e !== '');
+  return value
+    .split(',')
+    .map((e) => e.trim())
+    .filter((e) => e !== '');
 }
 
 function trustProxyProblem(value: string | undefined): string | undefined {
   const text = value?.trim();
-  if (text === 'true' || text === '1' || text === 'yes') return 'TRUST_PROXY=true trusts any X-Forwarded-For a client sends: list the addresses or CIDRs of your proxies instead (e.g. 10.0.0.5,10.1.0.0/16)';
+  if (text === 'true' || text === '1' || text === 'yes')
+    return 'TRUST_PROXY=true trusts any X-Forwarded-For a client sends: list the addresses or CIDRs of your proxies instead (e.g. 10.0.0.5,10.1.0.0/16)';
   for (const entry of trustedProxies(value)) {
-    if (/^\d+$/.test(entry)) return `TRUST_PROXY=${entry}: hop counts are not supported; list the addresses or CIDRs of your proxies instead`;
+    if (/^\d+$/.test(entry))
+      return `TRUST_PROXY=${entry}: hop counts are not supported; list the addresses or CIDRs of your proxies instead`;
     if (!isAddressOrCidr(entry)) return `TRUST_PROXY: ${entry} is not an IP address or CIDR`;
   }
   return undefined;

@@ -10,7 +10,8 @@ const program = new Command('mensajero').description('Mensajero messaging servic
 
 const workerCount = (value: string) => {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS) throw new InvalidArgumentError(`a whole number from 1 to ${MAX_WORKERS}`);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS)
+    throw new InvalidArgumentError(`a whole number from 1 to ${MAX_WORKERS}`);
   return n;
 };
 
@@ -30,7 +31,13 @@ program
   .command('migrate')
   .description('apply pending database migrations')
   .option('--json', 'print one JSON object')
-  .action((o) => runCli(o, async () => ({ migrated: true }), () => 'database is migrated'));
+  .action((o) =>
+    runCli(
+      o,
+      async () => ({ migrated: true }),
+      () => 'database is migrated',
+    ),
+  );
 
 await registerCommands(program, runCli, process.argv[2]);
 

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError, type FastifyInstance, type FastifyReply } from "fastify";
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+} from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -85,11 +91,24 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     }
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
-      const code = status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ? 'invalid_json' : 'invalid_request';
+      const code =
+        status === 413
+          ? 'body_too_large'
+          : status === 415
+            ? 'unsupported_media_type'
+            : error.code === 'FST_ERR_CTP_INVALID_JSON_BODY'
+              ? 'invalid_json'
+              : 'invalid_request';
       return reply.code(status).send({ success: false, message: messageFor(code), status, code });
     }
     request.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unexpected error');
-    return reply.code(500).send({ success: false, message: messageFor('server_01'), status: 500, code: 'server_01', request_id: request.id });
+    return reply.code(500).send({
+      success: false,
+      message: messageFor('server_01'),
+      status: 500,
+      code: 'server_01',
+      request_id: request.id,
+    });
   });
   app.setNotFoundHandler((_request, reply) => {
     reply.code(404).send({ success: false, message: messageFor('not_found'), status: 404, code: 'not_found' });
@@ -120,7 +139,9 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     if (!feature.publicRoutes) continue;
     await app.register(async (scope) => {
       scope.addHook('onRoute', (route) => {
-        route.bodyLimit = route.config?.providerWebhook ? ctx.config.PROVIDER_WEBHOOK_BODY_LIMIT_BYTES : Math.min(route.bodyLimit ?? publicLimit, publicLimit);
+        route.bodyLimit = route.config?.providerWebhook
+          ? ctx.config.PROVIDER_WEBHOOK_BODY_LIMIT_BYTES
+          : Math.min(route.bodyLimit ?? publicLimit, publicLimit);
       });
       await feature.publicRoutes!(scope, ctx);
     });

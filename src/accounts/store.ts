@@ -13,7 +13,10 @@ export type Account = Selectable<AccountsTable>;
  * request counts on: the parent's, shared, when the sub-account inherits the
  * parent's limit (free sub-accounts cannot multiply it), its own otherwise.
  */
-export type AuthenticatedAccount = Pick<Account, 'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'> & { rate_bucket: number };
+export type AuthenticatedAccount = Pick<
+  Account,
+  'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'
+> & { rate_bucket: number };
 
 export async function findAccountByEmail(db: Executor, email: string): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
@@ -37,7 +40,9 @@ export function selectCaller(db: Executor) {
     .select([
       sql<string | null>`coalesce(accounts.allow_ips, parent.allow_ips)`.as('allow_ips'),
       sql<number | null>`coalesce(accounts.rate_limit_per_sec, parent.rate_limit_per_sec)`.as('rate_limit_per_sec'),
-      sql<number>`case when accounts.rate_limit_per_sec is null and accounts.parent_id is not null then accounts.parent_id else accounts.id end`.as('rate_bucket'),
+      sql<number>`case when accounts.rate_limit_per_sec is null and accounts.parent_id is not null then accounts.parent_id else accounts.id end`.as(
+        'rate_bucket',
+      ),
     ])
     .where('accounts.status', '=', 'active')
     .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]));
@@ -53,7 +58,9 @@ export const panelAllowList = sql<string | null>`case when accounts.panel_allow_
 
 /** The caller behind a key that is not revoked; the caller narrows it to one key. */
 export function selectCallerOfKey(db: Executor) {
-  return selectCaller(db).innerJoin('api_keys', 'api_keys.account_id', 'accounts.id').where('api_keys.revoked_at', 'is', null);
+  return selectCaller(db)
+    .innerJoin('api_keys', 'api_keys.account_id', 'accounts.id')
+    .where('api_keys.revoked_at', 'is', null);
 }
 
 const KEY_PLACEHOLDER = '\u0000key-hash';
@@ -87,7 +94,11 @@ export interface NewAccount {
 }
 
 /** Creates an account and its first API key; returns the account and the key in clear (shown once to the caller). */
-export async function insertAccount(db: Executor, encryptionKey: Buffer, input: NewAccount): Promise<{ account: Account; apikey: string }> {
+export async function insertAccount(
+  db: Executor,
+  encryptionKey: Buffer,
+  input: NewAccount,
+): Promise<{ account: Account; apikey: string }> {
   const now = Date.now();
   const account = await db
     .insertInto('accounts')
@@ -109,7 +120,12 @@ export async function insertAccount(db: Executor, encryptionKey: Buffer, input: 
 
 /** Revokes every key of the account and issues a new one. */
 export async function rotateKey(db: Executor, encryptionKey: Buffer, accountId: number): Promise<string> {
-  await db.updateTable('api_keys').set({ revoked_at: Date.now() }).where('account_id', '=', accountId).where('revoked_at', 'is', null).execute();
+  await db
+    .updateTable('api_keys')
+    .set({ revoked_at: Date.now() })
+    .where('account_id', '=', accountId)
+    .where('revoked_at', 'is', null)
+    .execute();
   return issueKey(db, encryptionKey, accountId);
 }
 
@@ -117,7 +133,13 @@ async function issueKey(db: Executor, encryptionKey: Buffer, accountId: number):
   const apikey = generateApiKey();
   await db
     .insertInto('api_keys')
-    .values({ account_id: accountId, key_hash: apiKeyHash(apikey), key_enc: sealApiKey(encryptionKey, apikey), created_at: Date.now(), revoked_at: null })
+    .values({
+      account_id: accountId,
+      key_hash: apiKeyHash(apikey),
+      key_enc: sealApiKey(encryptionKey, apikey),
+      created_at: Date.now(),
+      revoked_at: null,
+    })
     .execute();
   return apikey;
 }

@@ -44,14 +44,20 @@ describeEngines('archiving an account suspends its sub-accounts', (engine) => {
   /** A parent with two funded sub-accounts, each signed in everywhere. */
   async function family(): Promise<{ parent: Member; subs: Member[] }> {
     const n = ++families;
-    const owner: TestAccount = await withPassword(h, await h.createAccount(100, `parent${n}@example.com`), 'parent pass 1');
+    const owner: TestAccount = await withPassword(
+      h,
+      await h.createAccount(100, `parent${n}@example.com`),
+      'parent pass 1',
+    );
     const parent = await open(owner.email, 'parent pass 1', owner.apikey);
     const subs: Member[] = [];
     for (const i of [1, 2]) {
       const email = `branch${n}-${i}@example.com`;
       const added = await h.post('/manager/subaccount/add', { email, password: 'branch1' }, owner.apikey);
       expect(added.body.code).toBe('subaccount_01');
-      expect((await h.post('/manager/subaccount/credits/manage', { email, type: 1, credits: 10 }, owner.apikey)).body.code).toBe('subaccount_01');
+      expect(
+        (await h.post('/manager/subaccount/credits/manage', { email, type: 1, credits: 10 }, owner.apikey)).body.code,
+      ).toBe('subaccount_01');
       subs.push(await open(email, 'branch1', added.body.apikey));
     }
     return { parent, subs };
@@ -82,7 +88,11 @@ describeEngines('archiving an account suspends its sub-accounts', (engine) => {
     for (const m of [parent, ...subs]) await expectWorking(m);
     expect((await h.post('/sms/send', { numbers: '5512345678', message: 'hola' }, subs[0].apikey)).status).toBe(200);
 
-    expect(await cli('accounts', 'archive', '--email', parent.email)).toMatchObject({ email: parent.email, status: 'archived', subaccounts_archived: 2 });
+    expect(await cli('accounts', 'archive', '--email', parent.email)).toMatchObject({
+      email: parent.email,
+      status: 'archived',
+      subaccounts_archived: 2,
+    });
     for (const m of [parent, ...subs]) await expectStopped(m);
 
     const early = await cli('accounts', 'unarchive', '--email', subs[0].email, '--parent', parent.email);
@@ -105,44 +115,90 @@ describeEngines('archiving an account suspends its sub-accounts', (engine) => {
   it('archived from the operator panel, the whole family stops', async () => {
     const { parent, subs } = await family();
     const { session } = await panelSignin(h, 'operator@example.com', 'operator pass 1');
-    const archived = await panelAction(h, session!, '/panel/operator', '/panel/operator/archive', { email: parent.email });
+    const archived = await panelAction(h, session!, '/panel/operator', '/panel/operator/archive', {
+      email: parent.email,
+    });
     expect(archived.status).toBe(303);
     for (const m of [parent, ...subs]) await expectStopped(m);
   });
 
   it('a sub-account is refused when only its parent is archived, whoever archived it', async () => {
     const { parent, subs } = await family();
-    await h.ctx.db.kysely.updateTable('accounts').set({ status: 'archived' }).where('email', '=', parent.email).execute();
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ status: 'archived' })
+      .where('email', '=', parent.email)
+      .execute();
     for (const m of subs) await expectStopped(m);
   });
 
   it("a sub-account's scheduled send does not go out once its parent is archived: it is closed and refunded", async () => {
     const { parent, subs } = await family();
     const date = formatLocal(Date.now() + 86_400_000);
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'luego', date }, subs[0].apikey)).status).toBe(200);
-    const sub = await h.ctx.db.kysely.selectFrom('accounts').select(['id', 'credits']).where('email', 'like', `% ${subs[0].email}`).executeTakeFirstOrThrow();
-    const message = await h.ctx.db.kysely.selectFrom('messages').select(['id', 'campaign_id', 'status']).where('account_id', '=', sub.id).executeTakeFirstOrThrow();
+    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'luego', date }, subs[0].apikey)).status).toBe(
+      200,
+    );
+    const sub = await h.ctx.db.kysely
+      .selectFrom('accounts')
+      .select(['id', 'credits'])
+      .where('email', 'like', `% ${subs[0].email}`)
+      .executeTakeFirstOrThrow();
+    const message = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['id', 'campaign_id', 'status'])
+      .where('account_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     expect(message.status).toBe('scheduled');
 
     await cli('accounts', 'archive', '--email', parent.email);
     await dispatchCampaign(h.ctx, message.campaign_id);
-    const after = await h.ctx.db.kysely.selectFrom('messages').select(['status', 'stage', 'error']).where('id', '=', message.id).executeTakeFirstOrThrow();
+    const after = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['status', 'stage', 'error'])
+      .where('id', '=', message.id)
+      .executeTakeFirstOrThrow();
     expect(after).toMatchObject({ status: 'refused', stage: 2 });
     expect(after.error).toMatch(/archived/);
-    const refunded = await h.ctx.db.kysely.selectFrom('accounts').select('credits').where('id', '=', sub.id).executeTakeFirstOrThrow();
+    const refunded = await h.ctx.db.kysely
+      .selectFrom('accounts')
+      .select('credits')
+      .where('id', '=', sub.id)
+      .executeTakeFirstOrThrow();
     expect(refunded.credits).toBe(toUnits(10));
   });
 
   it('a sub-account its parent archives through the API still sends what it had accepted, as documented', async () => {
     const { parent, subs } = await family();
     const date = formatLocal(Date.now() + 86_400_000);
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'luego', date }, subs[0].apikey)).status).toBe(200);
-    const owner = await h.ctx.db.kysely.selectFrom('accounts').select('id').where('email', '=', parent.email).executeTakeFirstOrThrow();
-    const sub = await h.ctx.db.kysely.selectFrom('accounts').select('id').where('email', '=', `${owner.id} ${subs[0].email}`).executeTakeFirstOrThrow();
-    const message = await h.ctx.db.kysely.selectFrom('messages').select(['id', 'campaign_id']).where('account_id', '=', sub.id).executeTakeFirstOrThrow();
-    expect((await h.post('/manager/subaccount/archive', { email: subs[0].email }, parent.apikey)).body.code).toBe('subaccount_01');
+    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'luego', date }, subs[0].apikey)).status).toBe(
+      200,
+    );
+    const owner = await h.ctx.db.kysely
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', parent.email)
+      .executeTakeFirstOrThrow();
+    const sub = await h.ctx.db.kysely
+      .selectFrom('accounts')
+      .select('id')
+      .where('email', '=', `${owner.id} ${subs[0].email}`)
+      .executeTakeFirstOrThrow();
+    const message = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['id', 'campaign_id'])
+      .where('account_id', '=', sub.id)
+      .executeTakeFirstOrThrow();
+    expect((await h.post('/manager/subaccount/archive', { email: subs[0].email }, parent.apikey)).body.code).toBe(
+      'subaccount_01',
+    );
     await expectStopped(subs[0]);
     await dispatchCampaign(h.ctx, message.campaign_id);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('status').where('id', '=', message.id).executeTakeFirstOrThrow()).toEqual({ status: 'sent' });
+    expect(
+      await h.ctx.db.kysely
+        .selectFrom('messages')
+        .select('status')
+        .where('id', '=', message.id)
+        .executeTakeFirstOrThrow(),
+    ).toEqual({ status: 'sent' });
   });
 });

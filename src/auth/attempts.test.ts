@@ -6,7 +6,8 @@ describeEngines('attempt counters', (engine) => {
   let h: Harness;
   let n = 0;
   const limit = (max = 5) => ({ key: `test:${++n}`, limit: max, windowMs: 60_000 });
-  const row = (key: string) => h.ctx.db.kysely.selectFrom('attempt_counters').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
+  const row = (key: string) =>
+    h.ctx.db.kysely.selectFrom('attempt_counters').selectAll().where('key', '=', key).executeTakeFirstOrThrow();
 
   beforeAll(async () => {
     h = await startHarness(engine, { worker: false });
@@ -50,7 +51,13 @@ describeEngines('attempt counters', (engine) => {
     await reserveAttempt(h.ctx.db.kysely, ended, Date.now() - 120_000);
     await reserveAttempt(h.ctx.db.kysely, open);
     await pruneAttemptCounters(h.ctx.db.kysely);
-    const keys = (await h.ctx.db.kysely.selectFrom('attempt_counters').select('key').where('key', 'in', [ended.key, open.key]).execute()).map((r) => r.key);
+    const keys = (
+      await h.ctx.db.kysely
+        .selectFrom('attempt_counters')
+        .select('key')
+        .where('key', 'in', [ended.key, open.key])
+        .execute()
+    ).map((r) => r.key);
     expect(keys).toEqual([open.key]);
   });
 });

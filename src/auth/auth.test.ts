@@ -86,11 +86,22 @@ describeEngines('API key authentication', (engine) => {
 
   it('applies the IP allow-list with 403 auth_04 and ignores X-Forwarded-For without TRUST_PROXY', async () => {
     const a = await h.createAccount(1);
-    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', a.id).execute();
-    const r = await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1' } });
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ allow_ips: JSON.stringify(['10.0.0.0/8']) })
+      .where('id', '=', a.id)
+      .execute();
+    const r = await h.request('POST', '/credits/consult', {
+      apikey: a.apikey,
+      headers: { 'x-forwarded-for': '10.1.1.1' },
+    });
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ success: false, status: 403, code: 'auth_04' });
-    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['127.0.0.1/32']) }).where('id', '=', a.id).execute();
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ allow_ips: JSON.stringify(['127.0.0.1/32']) })
+      .where('id', '=', a.id)
+      .execute();
     expect((await h.post('/credits/consult', {}, a.apikey)).status).toBe(200);
   });
 });
@@ -104,27 +115,57 @@ describeEngines('API key authentication behind a proxy', (engine) => {
 
   it('takes the client address from X-Forwarded-For when TRUST_PROXY is set', async () => {
     const a = await h.createAccount(1);
-    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8', '2001:db8::/32']) }).where('id', '=', a.id).execute();
-    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1' } })).status).toBe(200);
-    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '2001:db8::5' } })).status).toBe(200);
-    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '8.8.8.8' } })).status).toBe(403);
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ allow_ips: JSON.stringify(['10.0.0.0/8', '2001:db8::/32']) })
+      .where('id', '=', a.id)
+      .execute();
+    expect(
+      (await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '2001:db8::5' } }))
+        .status,
+    ).toBe(200);
+    expect(
+      (await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '8.8.8.8' } }))
+        .status,
+    ).toBe(403);
   });
 
   it('refuses a forged X-Forwarded-For: the client address is the right-most one the trusted proxy did not write', async () => {
     const a = await h.createAccount(1);
-    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', a.id).execute();
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ allow_ips: JSON.stringify(['10.0.0.0/8']) })
+      .where('id', '=', a.id)
+      .execute();
     // The client at 8.8.8.8 wrote "10.1.1.1" itself; the proxy appended the address it saw.
-    const forged = await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '10.1.1.1, 8.8.8.8' } });
+    const forged = await h.request('POST', '/credits/consult', {
+      apikey: a.apikey,
+      headers: { 'x-forwarded-for': '10.1.1.1, 8.8.8.8' },
+    });
     expect(forged.status).toBe(403);
     // Chained trusted proxies (127.x) are skipped.
-    expect((await h.request('POST', '/credits/consult', { apikey: a.apikey, headers: { 'x-forwarded-for': '8.8.8.8, 10.1.1.1, 127.0.0.5' } })).status).toBe(200);
+    expect(
+      (
+        await h.request('POST', '/credits/consult', {
+          apikey: a.apikey,
+          headers: { 'x-forwarded-for': '8.8.8.8, 10.1.1.1, 127.0.0.5' },
+        })
+      ).status,
+    ).toBe(200);
   });
 });
 
 describe('TRUST_PROXY configuration', () => {
-  it.each(['true', '1', '2', 'yes', '10.0.0.0/8, not-an-ip'])('refuses %s at start-up with a clear message', (value) => {
-    expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
-  });
+  it.each(['true', '1', '2', 'yes', '10.0.0.0/8, not-an-ip'])(
+    'refuses %s at start-up with a clear message',
+    (value) => {
+      expect(() => loadConfig({ TRUST_PROXY: value })).toThrow(/TRUST_PROXY/);
+    },
+  );
 
   it('accepts addresses and CIDRs, IPv4 and IPv6', () => {
     const cfg = loadConfig({ TRUST_PROXY: '10.0.0.5, 192.168.0.0/16,2001:db8::/32' });

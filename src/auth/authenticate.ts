@@ -42,16 +42,23 @@ export function authenticate(ctx: AppContext) {
     if (viaToken && isLoginToken(key)) {
       // A token of POST /auth in the token header (src/auth/token.ts).
       const check = checkToken(ctx.secrets.authToken, key, Date.now());
-      if (!check.ok && check.reason === 'expired') throw new ApiError(401, 'auth_06', 'The token expired: get a new one with POST /auth');
+      if (!check.ok && check.reason === 'expired')
+        throw new ApiError(401, 'auth_06', 'The token expired: get a new one with POST /auth');
       account = check.ok ? await accountForKeyId(ctx.db.kysely, check.keyId) : undefined;
-      if (!account) throw new ApiError(401, 'auth_05', 'Invalid token, or its API key was rotated or its account archived: log in again with POST /auth');
+      if (!account)
+        throw new ApiError(
+          401,
+          'auth_05',
+          'Invalid token, or its API key was rotated or its account archived: log in again with POST /auth',
+        );
     } else {
       account = key.length <= 200 ? await accountForKey(key) : undefined;
     }
     if (!account) throw new ApiError(401, 'auth_05', 'Invalid or disabled API key');
     if (!allowListAdmits(account.allow_ips, request.ip)) throw new ApiError(403, 'auth_04');
     request.account = account;
-    if (request.routeOptions.config.sendLimited) await ctx.rateLimiter.consume(account.rate_bucket, account.rate_limit_per_sec);
+    if (request.routeOptions.config.sendLimited)
+      await ctx.rateLimiter.consume(account.rate_bucket, account.rate_limit_per_sec);
   };
 }
 

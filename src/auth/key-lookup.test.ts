@@ -47,7 +47,11 @@ describeEngines('API key lookup stays current', (engine) => {
 
   it("refuses a sub-account's key on the next request once another connection archives its parent", async () => {
     const parent = await h.createAccount(1);
-    const sub = await h.post('/manager/subaccount/add', { email: `sub-${parent.id}@example.com`, password: 'branch1' }, parent.apikey);
+    const sub = await h.post(
+      '/manager/subaccount/add',
+      { email: `sub-${parent.id}@example.com`, password: 'branch1' },
+      parent.apikey,
+    );
     expect((await consult(sub.body.apikey)).status).toBe(200);
     expect((await consult(sub.body.apikey)).status).toBe(200);
     await other(`UPDATE accounts SET status = 'archived' WHERE id = ${parent.id}`);

@@ -42,7 +42,10 @@ export function accountForKeyId(db: Executor, keyId: number): Promise<Authentica
 }
 
 /** An active key (of an active account in an active family) by the key itself, with its caller: for issuing a token. */
-export function activeKey(db: Executor, keyHash: string): Promise<(AuthenticatedAccount & { key_id: number }) | undefined> {
+export function activeKey(
+  db: Executor,
+  keyHash: string,
+): Promise<(AuthenticatedAccount & { key_id: number }) | undefined> {
   return selectCallerOfKey(db)
     .select('api_keys.id as key_id')
     .where('api_keys.key_hash', '=', keyHash)

@@ -48,11 +48,22 @@ describeEngines('carrier drivers', (engine) => {
     const driver = new FlakyDriver(2);
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(10);
-    await h.ctx.db.kysely.insertInto('senders').values({ account_id: a.id, name: 'RCS', rcs: 1, created_at: Date.now() }).execute();
-    const r = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', channel: 2, sender: 'RCS' }, a.apikey);
+    await h.ctx.db.kysely
+      .insertInto('senders')
+      .values({ account_id: a.id, name: 'RCS', rcs: 1, created_at: Date.now() })
+      .execute();
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola', channel: 2, sender: 'RCS' },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_11');
     const m = await eventually(async () => {
-      const row = await h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', r.body.references[0].reference).executeTakeFirstOrThrow();
+      const row = await h.ctx.db.kysely
+        .selectFrom('messages')
+        .selectAll()
+        .where('reference', '=', r.body.references[0].reference)
+        .executeTakeFirstOrThrow();
       return row.stage === 1 ? row : null;
     }, 15_000);
     expect(m).toMatchObject({ status: 'sent', carrier: 'flaky', carrier_id: `c-${m.id}` });
@@ -65,33 +76,74 @@ describeEngines('carrier drivers', (engine) => {
     const driver = new FlakyDriver(Number.MAX_SAFE_INTEGER);
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(10);
-    await h.ctx.db.kysely.insertInto('senders').values({ account_id: a.id, name: 'RCS', rcs: 1, created_at: Date.now() }).execute();
-    const r = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', channel: 2, sender: 'RCS', showCampaignId: true }, a.apikey);
+    await h.ctx.db.kysely
+      .insertInto('senders')
+      .values({ account_id: a.id, name: 'RCS', rcs: 1, created_at: Date.now() })
+      .execute();
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola', channel: 2, sender: 'RCS', showCampaignId: true },
+      a.apikey,
+    );
     expect(r.body.credit).toBe(1.5);
     // Two attempts instead of twenty, to end the test quickly.
-    await h.ctx.db.kysely.updateTable('jobs').set({ max_attempts: 2 }).where('kind', '=', DISPATCH_JOB).where('payload', '=', JSON.stringify({ campaignId: r.body.campaignId })).execute();
+    await h.ctx.db.kysely
+      .updateTable('jobs')
+      .set({ max_attempts: 2 })
+      .where('kind', '=', DISPATCH_JOB)
+      .where('payload', '=', JSON.stringify({ campaignId: r.body.campaignId }))
+      .execute();
     const m = await eventually(async () => {
-      const row = await h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', r.body.references[0].reference).executeTakeFirstOrThrow();
+      const row = await h.ctx.db.kysely
+        .selectFrom('messages')
+        .selectAll()
+        .where('reference', '=', r.body.references[0].reference)
+        .executeTakeFirstOrThrow();
       return row.stage === 2 ? row : null;
     }, 15_000);
     expect(m).toMatchObject({ status: 'undelivered', dlr_code: 8 });
     expect(driver.calls).toBeGreaterThanOrEqual(2);
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(10);
-    const event = await h.ctx.db.kysely.selectFrom('events').selectAll().where('reference', '=', m.reference).executeTakeFirstOrThrow();
+    const event = await h.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('reference', '=', m.reference)
+      .executeTakeFirstOrThrow();
     expect(JSON.parse(event.payload)).toMatchObject({ type: 'confirmation', status: '8' });
   });
 
   it('records a status outside 0–12 as 5 (unknown), and only the first report of a message', async () => {
     const a = await h.createAccount(10);
     // Scheduled an hour ahead: no carrier report races the ones this test applies.
-    const r = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', date: formatLocal(Date.now() + 3_600_000) }, a.apikey);
-    const id = (await h.ctx.db.kysely.selectFrom('messages').select('id').where('reference', '=', r.body.references[0].reference).executeTakeFirstOrThrow()).id;
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola', date: formatLocal(Date.now() + 3_600_000) },
+      a.apikey,
+    );
+    const id = (
+      await h.ctx.db.kysely
+        .selectFrom('messages')
+        .select('id')
+        .where('reference', '=', r.body.references[0].reference)
+        .executeTakeFirstOrThrow()
+    ).id;
     const at = Date.now();
-    const results = await Promise.all([applyDeliveryReports(h.ctx, [{ messageId: id, code: 99, at }]), applyDeliveryReports(h.ctx, [{ messageId: id, code: 0, at }])]);
+    const results = await Promise.all([
+      applyDeliveryReports(h.ctx, [{ messageId: id, code: 99, at }]),
+      applyDeliveryReports(h.ctx, [{ messageId: id, code: 0, at }]),
+    ]);
     expect(results.reduce((x, y) => x + y, 0)).toBe(1);
-    const row = await h.ctx.db.kysely.selectFrom('messages').select('dlr_code').where('id', '=', id).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select('dlr_code')
+      .where('id', '=', id)
+      .executeTakeFirstOrThrow();
     expect(row.dlr_code).toBe(results[0] === 1 ? 5 : 0);
-    const events = await h.ctx.db.kysely.selectFrom('events').select('id').where('reference', '=', r.body.references[0].reference).execute();
+    const events = await h.ctx.db.kysely
+      .selectFrom('events')
+      .select('id')
+      .where('reference', '=', r.body.references[0].reference)
+      .execute();
     expect(events).toHaveLength(1);
   });
 });

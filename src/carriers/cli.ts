@@ -37,7 +37,10 @@ function smppOptions(cmd: Command): Command {
     .option('--host <host>')
     .option('--port <n>', 'SMSC port', int)
     .option('--system-id <id>')
-    .option('--password <password>', 'bind password; "-" reads it from standard input (keeps it out of the process list)')
+    .option(
+      '--password <password>',
+      'bind password; "-" reads it from standard input (keeps it out of the process list)',
+    )
     .option('--system-type <type>')
     .option('--bind <mode>', 'transceiver or transmitter-receiver')
     .option('--tls', 'connect with TLS')
@@ -168,15 +171,20 @@ async function setCarrier(ctx: BaseContext, o: Record<string, any>) {
 async function removeCarrier(ctx: BaseContext, name: string) {
   const row = await requireCarrier(ctx, name);
   const using = (await listRoutes(ctx.db.kysely)).filter((r) => (JSON.parse(r.carriers) as string[]).includes(name));
-  if (using.length > 0) throw new CliError(`${name} is in ${using.length} route(s): remove or change them first (routes list)`);
+  if (using.length > 0)
+    throw new CliError(`${name} is in ${using.length} route(s): remove or change them first (routes list)`);
   await deleteCarrier(ctx.db.kysely, row.id);
   return publicCarrier(row);
 }
 
 async function addRoute(ctx: BaseContext, o: Record<string, any>) {
   if (!CHANNELS.includes(o.channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
-  if (!/^\d{0,15}$/.test(o.prefix)) throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
-  const names = String(o.carriers).split(',').map((s) => s.trim()).filter(Boolean);
+  if (!/^\d{0,15}$/.test(o.prefix))
+    throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
+  const names = String(o.carriers)
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (names.length === 0) throw new CliError('--carriers names at least one connector');
   if (new Set(names).size !== names.length) throw new CliError('--carriers names a connector twice');
   for (const n of names) await requireCarrier(ctx, n);
@@ -204,7 +212,15 @@ async function rejections(ctx: BaseContext, limit: number) {
 
 async function unmatchedReplies(ctx: BaseContext, limit: number) {
   const rows = await listUnmatchedReplies(ctx.db.kysely, limitOf(limit));
-  return { replies: rows.map((r) => ({ carrier: r.carrier, number: r.source, to: r.destination, text: r.text, received_at: new Date(Number(r.received_at)).toISOString() })) };
+  return {
+    replies: rows.map((r) => ({
+      carrier: r.carrier,
+      number: r.source,
+      to: r.destination,
+      text: r.text,
+      received_at: new Date(Number(r.received_at)).toISOString(),
+    })),
+  };
 }
 
 function connectorCommands(carriers: Command, run: CliRunner): void {
@@ -246,7 +262,11 @@ function reportCommands(carriers: Command, run: CliRunner): void {
     .command('status')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => ({ carriers: await carrierStatus(ctx) }), (r) => r.carriers.map(statusLine).join('\n')),
+      run(
+        o,
+        async (ctx) => ({ carriers: await carrierStatus(ctx) }),
+        (r) => r.carriers.map(statusLine).join('\n'),
+      ),
     );
   carriers
     .command('rejections')

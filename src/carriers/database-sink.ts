@@ -39,13 +39,25 @@ async function reassemble(ctx: AppContext, p: ReplyPart): Promise<string | null>
   const key = { carrier: p.carrier, source: p.source, reference: p.reference };
   const inserted = await db
     .insertInto('smpp_reply_parts')
-    .values({ ...key, sequence: p.sequence, total: p.total, destination: p.destination, text: p.text, received_at: p.at })
+    .values({
+      ...key,
+      sequence: p.sequence,
+      total: p.total,
+      destination: p.destination,
+      text: p.text,
+      received_at: p.at,
+    })
     .onConflict((oc) => oc.columns(['carrier', 'source', 'reference', 'sequence']).doNothing())
     .returning('sequence')
     .executeTakeFirst();
   if (!inserted) return null; // the SMSC sent this part again
   const parts = () =>
-    db.selectFrom('smpp_reply_parts').select('sequence').where('carrier', '=', key.carrier).where('source', '=', key.source).where('reference', '=', key.reference);
+    db
+      .selectFrom('smpp_reply_parts')
+      .select('sequence')
+      .where('carrier', '=', key.carrier)
+      .where('source', '=', key.source)
+      .where('reference', '=', key.reference);
   if ((await parts().execute()).length < p.total) return null;
   const taken = await db
     .deleteFrom('smpp_reply_parts')
@@ -55,7 +67,10 @@ async function reassemble(ctx: AppContext, p: ReplyPart): Promise<string | null>
     .returning(['sequence', 'text'])
     .execute();
   if (taken.length < p.total) return null;
-  return taken.sort((a, b) => a.sequence - b.sequence).map((t) => t.text).join('');
+  return taken
+    .sort((a, b) => a.sequence - b.sequence)
+    .map((t) => t.text)
+    .join('');
 }
 
 /** Incoming message ids are kept as provider_message_ids of `<carrier>#in`, so a redelivered webhook is taken once. */

@@ -28,8 +28,18 @@ export interface OutboundMessage {
  * "in flight" window as a crash (README, "Hand-off to carriers").
  */
 export type SubmitOutcome =
-  | { ok: true; carrierId?: string; /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string }
-  | { ok: false; permanent: boolean; error: string; /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number; carrier?: string | null };
+  | {
+      ok: true;
+      carrierId?: string;
+      /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
+    }
+  | {
+      ok: false;
+      permanent: boolean;
+      error: string;
+      /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number;
+      carrier?: string | null;
+    };
 
 /**
  * A connection to a carrier. Delivery reports and inbound replies flow back

@@ -39,7 +39,8 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: z.string().min(1).max(8),
     binds: true,
     receipts: smppIds,
-    build: ({ name, version, settings, secret }, deps) => new SmppConnector({ name, version, settings, password: secret }, deps),
+    build: ({ name, version, settings, secret }, deps) =>
+      new SmppConnector({ name, version, settings, password: secret }, deps),
   }),
   'whatsapp-cloud': kind({
     type: 'whatsapp-cloud',

@@ -13,7 +13,12 @@ import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
 import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
 import { WhatsappConnector } from './whatsapp-cloud/connector.js';
-import { instanceConnectorName, listBoundInstances, readBinding, type BoundInstance } from './whatsapp-cloud/instances.js';
+import {
+  instanceConnectorName,
+  listBoundInstances,
+  readBinding,
+  type BoundInstance,
+} from './whatsapp-cloud/instances.js';
 
 export type { Connector } from './adapter.js';
 
@@ -31,7 +36,10 @@ export class CarrierManager {
   private readonly connectors = new Map<string, Connector>();
   private readonly closing = new Set<Connector>();
   /** Chat-app instances bound to their own Cloud API number, by instance id, in the order they were created. */
-  private instances = new Map<string, { key: string; accountId: number; active: boolean; connector: WhatsappConnector | null }>();
+  private instances = new Map<
+    string,
+    { key: string; accountId: number; active: boolean; connector: WhatsappConnector | null }
+  >();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
   private loaded: Promise<void> | null = null;
@@ -79,12 +87,15 @@ export class CarrierManager {
 
   /** The account of a bound instance's connector (`instance:<id>`): the one its number belongs to. */
   instanceAccount(connectorName: string): number | undefined {
-    return connectorName.startsWith('instance:') ? this.instances.get(connectorName.slice('instance:'.length))?.accountId : undefined;
+    return connectorName.startsWith('instance:')
+      ? this.instances.get(connectorName.slice('instance:'.length))?.accountId
+      : undefined;
   }
 
   /** The connector of a bound instance whose Cloud API number is this one (webhooks of one Meta app name several numbers). */
   instanceByPhoneNumber(phoneNumberId: string): WhatsappConnector | null {
-    for (const b of this.instances.values()) if (b.connector?.settings.phone_number_id === phoneNumberId) return b.connector;
+    for (const b of this.instances.values())
+      if (b.connector?.settings.phone_number_id === phoneNumberId) return b.connector;
     return null;
   }
 
@@ -112,7 +123,8 @@ export class CarrierManager {
         await pruneReceipts(this.ctx);
       }
     } catch (err) {
-      if (!this.stopped) this.ctx.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
+      if (!this.stopped)
+        this.ctx.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
     }
   }
 
@@ -130,9 +142,18 @@ export class CarrierManager {
 
   private async refresh(): Promise<void> {
     if (this.stopped) return;
-    const [rows, routes, bound] = await Promise.all([listCarriers(this.ctx.db.kysely), listRoutes(this.ctx.db.kysely), listBoundInstances(this.ctx.db.kysely)]);
+    const [rows, routes, bound] = await Promise.all([
+      listCarriers(this.ctx.db.kysely),
+      listRoutes(this.ctx.db.kysely),
+      listBoundInstances(this.ctx.db.kysely),
+    ]);
     this.rows = rows;
-    this.routes = routes.map((r) => ({ channel: r.channel, prefix: r.prefix, accountId: Number(r.account_id), carriers: JSON.parse(r.carriers) as string[] }));
+    this.routes = routes.map((r) => ({
+      channel: r.channel,
+      prefix: r.prefix,
+      accountId: Number(r.account_id),
+      carriers: JSON.parse(r.carriers) as string[],
+    }));
     this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
     const wanted = new Map(rows.filter((r) => kindOf(r.type) && r.enabled === 1).map((r) => [r.name, r]));
     for (const [name, c] of this.connectors) if (wanted.get(name)?.version !== c.version) this.retire(name, c);
@@ -160,7 +181,10 @@ export class CarrierManager {
       this.connectors.set(row.name, kind.build(config, { ...this.deps, sink }));
     } catch (err) {
       // Never a secret: only which connector and why its settings are unusable.
-      this.ctx.log.error({ carrier: row.name, err: (err as Error).message }, 'carrier settings unusable; connector left down');
+      this.ctx.log.error(
+        { carrier: row.name, err: (err as Error).message },
+        'carrier settings unusable; connector left down',
+      );
     }
   }
 
@@ -177,12 +201,24 @@ export class CarrierManager {
       }
       try {
         const { settings, secrets } = readBinding(this.ctx.secrets.keyEncryption, i);
-        next.set(i.instance_id, { ...entry, connector: new WhatsappConnector(this.instanceSink, instanceConnectorName(i.instance_id), 0, settings, secrets) });
+        next.set(i.instance_id, {
+          ...entry,
+          connector: new WhatsappConnector(
+            this.instanceSink,
+            instanceConnectorName(i.instance_id),
+            0,
+            settings,
+            secrets,
+          ),
+        });
       } catch (err) {
         // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.
         next.set(i.instance_id, { ...entry, connector: null });
         // Never a secret: only which instance and why its binding is unusable.
-        this.ctx.log.error({ instance: i.instance_id, err: (err as Error).message }, 'chat-app instance binding unusable; its messages wait');
+        this.ctx.log.error(
+          { instance: i.instance_id, err: (err as Error).message },
+          'chat-app instance binding unusable; its messages wait',
+        );
       }
     }
     this.instances = next;
@@ -197,8 +233,23 @@ export class CarrierManager {
     const now = Date.now();
     const rows = this.rows.map((r) => {
       const c = this.connectorOf(r);
-      const state = r.enabled !== 1 ? 'disabled' : !c ? 'down' : c === this.simulator ? (this.simulator.available ? 'bound' : 'down') : c.state;
-      return { carrier: r.name, holder: this.holder, state, stats: JSON.stringify(c?.stats ?? emptyStats()), updated_at: now };
+      const state =
+        r.enabled !== 1
+          ? 'disabled'
+          : !c
+            ? 'down'
+            : c === this.simulator
+              ? this.simulator.available
+                ? 'bound'
+                : 'down'
+              : c.state;
+      return {
+        carrier: r.name,
+        holder: this.holder,
+        state,
+        stats: JSON.stringify(c?.stats ?? emptyStats()),
+        updated_at: now,
+      };
     });
     await writeProcessStatus(this.ctx.db.kysely, rows);
   }

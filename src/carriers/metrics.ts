@@ -10,10 +10,30 @@ const COUNTERS = ['submitted', 'refused', 'throttled', 'errors', 'receipts', 're
  */
 export function carrierMetrics(metrics: Metrics, manager: CarrierManager): void {
   const registers = [metrics.registry];
-  const state = new Gauge({ name: 'mensajero_carrier_state', help: 'Connector state in this process (1 for the current state)', labelNames: ['carrier', 'state'], registers });
-  const binds = new Gauge({ name: 'mensajero_carrier_binds', help: 'Binds this process holds up, per connector', labelNames: ['carrier'], registers });
-  const window = new Gauge({ name: 'mensajero_carrier_window_in_use', help: 'Outstanding submit_sm of this process, per connector', labelNames: ['carrier'], registers });
-  const counters = new Gauge({ name: 'mensajero_carrier_messages', help: 'Connector counters of this process since start (submitted, refused, throttled, errors, receipts, replies)', labelNames: ['carrier', 'kind'], registers });
+  const state = new Gauge({
+    name: 'mensajero_carrier_state',
+    help: 'Connector state in this process (1 for the current state)',
+    labelNames: ['carrier', 'state'],
+    registers,
+  });
+  const binds = new Gauge({
+    name: 'mensajero_carrier_binds',
+    help: 'Binds this process holds up, per connector',
+    labelNames: ['carrier'],
+    registers,
+  });
+  const window = new Gauge({
+    name: 'mensajero_carrier_window_in_use',
+    help: 'Outstanding submit_sm of this process, per connector',
+    labelNames: ['carrier'],
+    registers,
+  });
+  const counters = new Gauge({
+    name: 'mensajero_carrier_messages',
+    help: 'Connector counters of this process since start (submitted, refused, throttled, errors, receipts, replies)',
+    labelNames: ['carrier', 'kind'],
+    registers,
+  });
   metrics.beforeScrape.push(async () => {
     state.reset();
     for (const c of manager.snapshot()) {

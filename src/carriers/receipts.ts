@@ -44,15 +44,29 @@ export const smppIds: CarrierIdBook = {
   forms: idForms,
   async record(ctx, carrier, ids) {
     const now = Date.now();
-    const rows = ids.map((i) => ({ carrier, carrier_id: normaliseId(i.carrierId), message_id: i.messageId, created_at: now }));
-    for (let i = 0; i < rows.length; i += CHUNK) await ctx.db.kysely.insertInto('smpp_ids').values(rows.slice(i, i + CHUNK)).execute();
+    const rows = ids.map((i) => ({
+      carrier,
+      carrier_id: normaliseId(i.carrierId),
+      message_id: i.messageId,
+      created_at: now,
+    }));
+    for (let i = 0; i < rows.length; i += CHUNK)
+      await ctx.db.kysely
+        .insertInto('smpp_ids')
+        .values(rows.slice(i, i + CHUNK))
+        .execute();
     return rows.map((r) => r.carrier_id);
   },
   async lookup(ctx, carrier, carrierIds) {
     const candidates = [...new Set(carrierIds.flatMap(idForms))];
     const byId = new Map<string, number>();
     for (let i = 0; i < candidates.length; i += CHUNK) {
-      const rows = await ctx.db.kysely.selectFrom('smpp_ids').select(['carrier_id', 'message_id']).where('carrier', '=', carrier).where('carrier_id', 'in', candidates.slice(i, i + CHUNK)).execute();
+      const rows = await ctx.db.kysely
+        .selectFrom('smpp_ids')
+        .select(['carrier_id', 'message_id'])
+        .where('carrier', '=', carrier)
+        .where('carrier_id', 'in', candidates.slice(i, i + CHUNK))
+        .execute();
       for (const r of rows) byId.set(r.carrier_id, Number(r.message_id));
     }
     return (carrierId) => {
@@ -108,9 +122,18 @@ export async function recordCarrierIds(
 }
 
 /** Provider id → our message id, for the ids this connector recorded. */
-export async function findProviderIds(ctx: AppContext, carrier: string, carrierIds: string[]): Promise<Map<string, number>> {
+export async function findProviderIds(
+  ctx: AppContext,
+  carrier: string,
+  carrierIds: string[],
+): Promise<Map<string, number>> {
   if (carrierIds.length === 0) return new Map();
-  const rows = await ctx.db.kysely.selectFrom('provider_message_ids').select(['carrier_id', 'message_id']).where('carrier', '=', carrier).where('carrier_id', 'in', carrierIds).execute();
+  const rows = await ctx.db.kysely
+    .selectFrom('provider_message_ids')
+    .select(['carrier_id', 'message_id'])
+    .where('carrier', '=', carrier)
+    .where('carrier_id', 'in', carrierIds)
+    .execute();
   return new Map(rows.map((r) => [r.carrier_id, Number(r.message_id)]));
 }
 
@@ -121,9 +144,18 @@ export async function findProviderIds(ctx: AppContext, carrier: string, carrierI
  * recorded the id yet. Waiting receipts are applied when their id is
  * recorded (applyReceiptsFor), and by every process's upkeep tick in any case.
  */
-export async function storeReceipts(ctx: AppContext, book: CarrierIdBook, carrier: string, receipts: Receipt[]): Promise<number> {
+export async function storeReceipts(
+  ctx: AppContext,
+  book: CarrierIdBook,
+  carrier: string,
+  receipts: Receipt[],
+): Promise<number> {
   if (receipts.length === 0) return 0;
-  const known = await book.lookup(ctx, carrier, receipts.map((r) => r.carrierId));
+  const known = await book.lookup(
+    ctx,
+    carrier,
+    receipts.map((r) => r.carrierId),
+  );
   const matched = receipts.flatMap((r) => {
     const messageId = known(r.carrierId);
     return messageId === undefined ? [] : [{ messageId, code: r.code, at: r.at, read: r.read }];
@@ -132,14 +164,28 @@ export async function storeReceipts(ctx: AppContext, book: CarrierIdBook, carrie
   const waiting = receipts
     .filter((r) => known(r.carrierId) === undefined)
     .map((r) => ({ carrier, carrier_id: book.normalise(r.carrierId), code: r.code, at: r.at, read: r.read ? 1 : 0 }));
-  for (let i = 0; i < waiting.length; i += CHUNK) await ctx.db.kysely.insertInto('carrier_receipts').values(waiting.slice(i, i + CHUNK)).execute();
+  for (let i = 0; i < waiting.length; i += CHUNK)
+    await ctx.db.kysely
+      .insertInto('carrier_receipts')
+      .values(waiting.slice(i, i + CHUNK))
+      .execute();
   return applied;
 }
 
 /** After carrier ids were recorded: applies the receipts that were waiting for them (usually none: one cheap look first). */
-async function applyReceiptsFor(ctx: AppContext, book: CarrierIdBook, carrier: string, carrierIds: string[]): Promise<void> {
+async function applyReceiptsFor(
+  ctx: AppContext,
+  book: CarrierIdBook,
+  carrier: string,
+  carrierIds: string[],
+): Promise<void> {
   if (carrierIds.length === 0) return;
-  const waiting = await ctx.db.kysely.selectFrom('carrier_receipts').select('id').where('carrier', '=', carrier).limit(1).executeTakeFirst();
+  const waiting = await ctx.db.kysely
+    .selectFrom('carrier_receipts')
+    .select('id')
+    .where('carrier', '=', carrier)
+    .limit(1)
+    .executeTakeFirst();
   if (waiting) await applyWaitingReceipts(ctx, book, carrier, [...new Set(carrierIds.flatMap((id) => book.forms(id)))]);
 }
 
@@ -149,19 +195,50 @@ async function applyReceiptsFor(ctx: AppContext, book: CarrierIdBook, carrier: s
  * is harmless (a message takes its first final status only), so processes
  * racing here change nothing twice.
  */
-export async function applyWaitingReceipts(ctx: AppContext, book: CarrierIdBook, carrier: string, carrierIds?: string[]): Promise<number> {
+export async function applyWaitingReceipts(
+  ctx: AppContext,
+  book: CarrierIdBook,
+  carrier: string,
+  carrierIds?: string[],
+): Promise<number> {
   let applied = 0;
-  const groups = carrierIds ? Array.from({ length: Math.ceil(carrierIds.length / CHUNK) }, (_, i) => carrierIds.slice(i * CHUNK, (i + 1) * CHUNK)) : [null];
+  const groups = carrierIds
+    ? Array.from({ length: Math.ceil(carrierIds.length / CHUNK) }, (_, i) =>
+        carrierIds.slice(i * CHUNK, (i + 1) * CHUNK),
+      )
+    : [null];
   for (const ids of groups) {
-    let q = ctx.db.kysely.selectFrom('carrier_receipts').select(['id', 'carrier_id', 'code', 'at', 'read']).where('carrier', '=', carrier);
+    let q = ctx.db.kysely
+      .selectFrom('carrier_receipts')
+      .select(['id', 'carrier_id', 'code', 'at', 'read'])
+      .where('carrier', '=', carrier);
     if (ids) q = q.where('carrier_id', 'in', ids);
     const rows = await q.orderBy('id').limit(5000).execute();
     if (rows.length === 0) continue;
-    const known = await book.lookup(ctx, carrier, rows.map((r) => r.carrier_id));
+    const known = await book.lookup(
+      ctx,
+      carrier,
+      rows.map((r) => r.carrier_id),
+    );
     const matched = rows.filter((r) => known(r.carrier_id) !== undefined);
     if (matched.length === 0) continue;
-    applied += await book.apply(ctx, matched.map((r) => ({ messageId: known(r.carrier_id)!, code: r.code, at: Number(r.at), read: Number(r.read) === 1 })));
-    await ctx.db.kysely.deleteFrom('carrier_receipts').where('id', 'in', matched.map((r) => r.id)).execute();
+    applied += await book.apply(
+      ctx,
+      matched.map((r) => ({
+        messageId: known(r.carrier_id)!,
+        code: r.code,
+        at: Number(r.at),
+        read: Number(r.read) === 1,
+      })),
+    );
+    await ctx.db.kysely
+      .deleteFrom('carrier_receipts')
+      .where(
+        'id',
+        'in',
+        matched.map((r) => r.id),
+      )
+      .execute();
   }
   return applied;
 }
@@ -177,7 +254,10 @@ export async function pruneReceipts(ctx: AppContext, idDays = 7): Promise<void> 
   await ctx.db.kysely.deleteFrom('smpp_ids').where('created_at', '<', cutoff).execute();
   await ctx.db.kysely.deleteFrom('carrier_receipts').where('at', '<', cutoff).execute();
   // Parts of a reply whose other parts never came (or a part repeated after its reply was recorded).
-  await ctx.db.kysely.deleteFrom('smpp_reply_parts').where('received_at', '<', Date.now() - 86_400_000).execute();
+  await ctx.db.kysely
+    .deleteFrom('smpp_reply_parts')
+    .where('received_at', '<', Date.now() - 86_400_000)
+    .execute();
 }
 
 /** The provider's status reports: applied once per message (applyDeliveryReports keeps the first final status), and a read recorded. */
@@ -204,7 +284,11 @@ async function recordProviderRead(ctx: AppContext, messageId: number, at: number
     if (Number(first.numInsertedOrUpdatedRows ?? 0n) === 0) return;
     const updated = await trx
       .updateTable('read_trackings')
-      .set((eb) => ({ reads: eb('reads', '+', 1), last_read_at: at, first_read_at: eb.fn.coalesce('first_read_at', eb.val(at)) }))
+      .set((eb) => ({
+        reads: eb('reads', '+', 1),
+        last_read_at: at,
+        first_read_at: eb.fn.coalesce('first_read_at', eb.val(at)),
+      }))
       .where('message_id', '=', messageId)
       .executeTakeFirst();
     if (Number(updated.numUpdatedRows) > 0) return;
@@ -212,7 +296,17 @@ async function recordProviderRead(ctx: AppContext, messageId: number, at: number
     if (!m) return;
     await trx
       .insertInto('read_trackings')
-      .values({ token: randomToken(9), account_id: m.account_id, message_id: messageId, url: '', contact_id: null, created_at: at, reads: 1, first_read_at: at, last_read_at: at })
+      .values({
+        token: randomToken(9),
+        account_id: m.account_id,
+        message_id: messageId,
+        url: '',
+        contact_id: null,
+        created_at: at,
+        reads: 1,
+        first_read_at: at,
+        last_read_at: at,
+      })
       .execute();
   });
 }

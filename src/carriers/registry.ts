@@ -60,7 +60,8 @@ export class CarrierRegistry implements CarrierDispatch {
   /** The channels each driver carries now (a driver replaced on every channel is gone). */
   drivers(): Map<string, Channel[]> {
     const byName = new Map<string, Channel[]>();
-    for (const [channel, { driver }] of this.routes) byName.set(driver.name, [...(byName.get(driver.name) ?? []), channel]);
+    for (const [channel, { driver }] of this.routes)
+      byName.set(driver.name, [...(byName.get(driver.name) ?? []), channel]);
     return byName;
   }
 }

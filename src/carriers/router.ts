@@ -32,7 +32,14 @@ export class RouterDriver implements CarrierDriver {
       const instance = this.manager.instanceFor(m);
       const candidates = instance ? [instance] : pickRoute(this.manager.routes, m.channel, m.number, m.accountId);
       if (candidates) pending.push({ index, candidates: [...candidates] });
-      else outcomes[index] = { ok: false, permanent: true, error: `no route for ${m.channel} to ${m.number.slice(0, 4)}…`, status: NO_ROUTE_STATUS, carrier: null };
+      else
+        outcomes[index] = {
+          ok: false,
+          permanent: true,
+          error: `no route for ${m.channel} to ${m.number.slice(0, 4)}…`,
+          status: NO_ROUTE_STATUS,
+          carrier: null,
+        };
     });
     while (pending.length > 0) {
       const groups = new Map<string, number[]>();
@@ -40,7 +47,11 @@ export class RouterDriver implements CarrierDriver {
       for (const p of pending) {
         const name = p.candidates.shift();
         if (name === undefined) {
-          outcomes[p.index] = { ok: false, permanent: false, error: lastError[p.index] || 'no connector of the route is up' };
+          outcomes[p.index] = {
+            ok: false,
+            permanent: false,
+            error: lastError[p.index] || 'no connector of the route is up',
+          };
           continue;
         }
         const connector = this.manager.connector(name);

@@ -13,7 +13,12 @@ export interface RouteEntry {
  * group the longest matching prefix wins; the empty prefix matches every
  * number. null: no route (the message fails with status 12).
  */
-export function pickRoute(routes: readonly RouteEntry[], channel: string, number: string, accountId: number | undefined): string[] | null {
+export function pickRoute(
+  routes: readonly RouteEntry[],
+  channel: string,
+  number: string,
+  accountId: number | undefined,
+): string[] | null {
   for (const scope of accountId ? [accountId, 0] : [0]) {
     let best: RouteEntry | null = null;
     for (const r of routes) {

@@ -30,7 +30,9 @@ describeEngines('start-up warnings about simulators beside real peers', (engine)
     h.ctx.carriers.use(new RealSmsDriver());
     const warnings = await simulatorWarnings(h.ctx);
     expect(warnings).toHaveLength(2);
-    expect(warnings[0]).toMatch(/SIMULATORS=true beside the real carrier acme-smpp: channels .*rcs.* are still simulated/);
+    expect(warnings[0]).toMatch(
+      /SIMULATORS=true beside the real carrier acme-smpp: channels .*rcs.* are still simulated/,
+    );
     expect(warnings[1]).toMatch(/simulated payment provider .* without any money moving/);
     usePaymentProvider(h.ctx, { name: 'acme-pay' } as PaymentProvider);
     expect(await simulatorWarnings(h.ctx)).toHaveLength(1);
@@ -40,7 +42,19 @@ describeEngines('start-up warnings about simulators beside real peers', (engine)
     const h2 = await startHarness(engine, { worker: false });
     try {
       const now = Date.now();
-      await h2.ctx.db.kysely.insertInto('carriers').values({ name: 'acme', type: 'smpp', enabled: 1, settings: '{}', password_enc: null, version: 1, created_at: now, updated_at: now }).execute();
+      await h2.ctx.db.kysely
+        .insertInto('carriers')
+        .values({
+          name: 'acme',
+          type: 'smpp',
+          enabled: 1,
+          settings: '{}',
+          password_enc: null,
+          version: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       const warnings = await simulatorWarnings(h2.ctx);
       expect(warnings[0]).toMatch(/SIMULATORS=true beside the real carrier acme: channels .*sms.* are still simulated/);
     } finally {

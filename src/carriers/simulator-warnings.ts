@@ -14,10 +14,19 @@ import { listCarriers, listRoutes, SIMULATOR } from './store.js';
 export async function simulatorWarnings(ctx: AppContext): Promise<string[]> {
   const [connectors, routes] = await Promise.all([listCarriers(ctx.db.kysely), listRoutes(ctx.db.kysely)]);
   const drivers = ctx.carriers.drivers();
-  const real = [...new Set([...connectors.filter((c) => c.enabled === 1 && c.name !== SIMULATOR).map((c) => c.name), ...[...drivers.keys()].filter((n) => n !== SIMULATOR)])];
+  const real = [
+    ...new Set([
+      ...connectors.filter((c) => c.enabled === 1 && c.name !== SIMULATOR).map((c) => c.name),
+      ...[...drivers.keys()].filter((n) => n !== SIMULATOR),
+    ]),
+  ];
   if (real.length === 0) return [];
-  const overridden = new Set([...drivers.entries()].filter(([name]) => name !== SIMULATOR).flatMap(([, channels]) => channels));
-  const simulated = [...new Set(routes.filter((r) => (JSON.parse(r.carriers) as string[]).includes(SIMULATOR)).map((r) => r.channel))].filter((c) => !overridden.has(c as Channel));
+  const overridden = new Set(
+    [...drivers.entries()].filter(([name]) => name !== SIMULATOR).flatMap(([, channels]) => channels),
+  );
+  const simulated = [
+    ...new Set(routes.filter((r) => (JSON.parse(r.carriers) as string[]).includes(SIMULATOR)).map((r) => r.channel)),
+  ].filter((c) => !overridden.has(c as Channel));
   const warnings: string[] = [];
   if (ctx.config.SIMULATORS) {
     warnings.push(
@@ -27,7 +36,9 @@ export async function simulatorWarnings(ctx: AppContext): Promise<string[]> {
     );
   }
   if (paymentProvider(ctx).name === 'simulator') {
-    warnings.push(`The simulated payment provider is active beside the real carrier ${real.join(', ')}: payment requests are marked paid without any money moving.`);
+    warnings.push(
+      `The simulated payment provider is active beside the real carrier ${real.join(', ')}: payment requests are marked paid without any money moving.`,
+    );
   }
   return warnings;
 }

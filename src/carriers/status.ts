@@ -16,14 +16,34 @@ export interface ConnectorStats {
   last_error_at: number | null;
 }
 
-export const emptyStats = (): ConnectorStats => ({ binds: 0, window_in_use: 0, submitted: 0, refused: 0, throttled: 0, errors: 0, receipts: 0, replies: 0, last_error: null, last_error_at: null });
+export const emptyStats = (): ConnectorStats => ({
+  binds: 0,
+  window_in_use: 0,
+  submitted: 0,
+  refused: 0,
+  throttled: 0,
+  errors: 0,
+  receipts: 0,
+  replies: 0,
+  last_error: null,
+  last_error_at: null,
+});
 
 export type ConnectorState = 'bound' | 'connecting' | 'down' | 'disabled';
 
 /** A process's report older than this is ignored: that process stopped or lost the database. */
 export const STATUS_FRESH_MS = 10_000;
 
-const COUNTERS = ['binds', 'window_in_use', 'submitted', 'refused', 'throttled', 'errors', 'receipts', 'replies'] as const;
+const COUNTERS = [
+  'binds',
+  'window_in_use',
+  'submitted',
+  'refused',
+  'throttled',
+  'errors',
+  'receipts',
+  'replies',
+] as const;
 
 /**
  * Every connector's state across the deployment, from what each running
@@ -31,9 +51,15 @@ const COUNTERS = ['binds', 'window_in_use', 'submitted', 'refused', 'throttled',
  * a bind, connecting when any is trying, down otherwise (or when no process
  * runs), disabled when the operator disabled it.
  */
-export async function carrierStatus(ctx: BaseContext): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
+export async function carrierStatus(
+  ctx: BaseContext,
+): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
   const carriers = await listCarriers(ctx.db.kysely);
-  const rows = await ctx.db.kysely.selectFrom('carrier_process_status').selectAll().where('updated_at', '>', Date.now() - STATUS_FRESH_MS).execute();
+  const rows = await ctx.db.kysely
+    .selectFrom('carrier_process_status')
+    .selectAll()
+    .where('updated_at', '>', Date.now() - STATUS_FRESH_MS)
+    .execute();
   return carriers.map((c) => {
     const mine = rows.filter((r) => r.carrier === c.name);
     const total = emptyStats();
@@ -46,7 +72,8 @@ export async function carrierStatus(ctx: BaseContext): Promise<Array<{ name: str
       }
     }
     const states = new Set(mine.map((r) => r.state));
-    const state: ConnectorState = c.enabled !== 1 ? 'disabled' : states.has('bound') ? 'bound' : states.has('connecting') ? 'connecting' : 'down';
+    const state: ConnectorState =
+      c.enabled !== 1 ? 'disabled' : states.has('bound') ? 'bound' : states.has('connecting') ? 'connecting' : 'down';
     return { name: c.name, type: c.type, state, processes: mine.length, ...total };
   });
 }
@@ -73,7 +100,12 @@ export async function writeProcessStatus(
 /** Processes that reported in the last STATUS_FRESH_MS (this one included): binds are shared among them. */
 export async function liveProcesses(db: Executor): Promise<number> {
   const fresh = Date.now() - STATUS_FRESH_MS;
-  const rows = await db.selectFrom('carrier_process_status').select('holder').distinct().where('updated_at', '>', fresh).execute();
+  const rows = await db
+    .selectFrom('carrier_process_status')
+    .select('holder')
+    .distinct()
+    .where('updated_at', '>', fresh)
+    .execute();
   return Math.max(1, rows.length);
 }
 

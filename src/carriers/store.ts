@@ -12,25 +12,46 @@ export const SIMULATOR = 'simulator';
 
 export const listCarriers = (db: Executor) => db.selectFrom('carriers').selectAll().orderBy('name').execute();
 
-export const findCarrier = (db: Executor, name: string) => db.selectFrom('carriers').selectAll().where('name', '=', name).executeTakeFirst();
+export const findCarrier = (db: Executor, name: string) =>
+  db.selectFrom('carriers').selectAll().where('name', '=', name).executeTakeFirst();
 
-export const listRoutes = (db: Executor) => db.selectFrom('carrier_routes').selectAll().orderBy('channel').orderBy('prefix').orderBy('account_id').execute();
+export const listRoutes = (db: Executor) =>
+  db.selectFrom('carrier_routes').selectAll().orderBy('channel').orderBy('prefix').orderBy('account_id').execute();
 
 /** What the CLI shows of a connector: its settings, never its password. */
 export function publicCarrier(row: CarrierRow): Record<string, unknown> {
-  return { name: row.name, type: row.type, enabled: row.enabled === 1, ...(JSON.parse(row.settings) as Record<string, unknown>) };
+  return {
+    name: row.name,
+    type: row.type,
+    enabled: row.enabled === 1,
+    ...(JSON.parse(row.settings) as Record<string, unknown>),
+  };
 }
 
-export function publicRoute(row: RouteRow, accountEmail: string | null): { channel: string; prefix: string; carriers: string[]; account: string | null } {
-  return { channel: row.channel, prefix: row.prefix, carriers: JSON.parse(row.carriers) as string[], account: accountEmail };
+export function publicRoute(
+  row: RouteRow,
+  accountEmail: string | null,
+): { channel: string; prefix: string; carriers: string[]; account: string | null } {
+  return {
+    channel: row.channel,
+    prefix: row.prefix,
+    carriers: JSON.parse(row.carriers) as string[],
+    account: accountEmail,
+  };
 }
 
 /** Every route as `routes list` shows it, with the account a route is limited to by its plain email. */
 export async function listPublicRoutes(db: Executor): Promise<Array<ReturnType<typeof publicRoute>>> {
   const rows = await listRoutes(db);
   const ids = [...new Set(rows.map((r) => r.account_id).filter((id) => id !== 0))];
-  const emails = new Map((ids.length ? await db.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute() : []).map((a) => [a.id, shownEmail(a.email)]));
-  return rows.map((r) => publicRoute(r, r.account_id === 0 ? null : (emails.get(r.account_id) ?? String(r.account_id))));
+  const emails = new Map(
+    (ids.length ? await db.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute() : []).map(
+      (a) => [a.id, shownEmail(a.email)],
+    ),
+  );
+  return rows.map((r) =>
+    publicRoute(r, r.account_id === 0 ? null : (emails.get(r.account_id) ?? String(r.account_id))),
+  );
 }
 
 export interface NewCarrier {
@@ -44,11 +65,19 @@ export async function insertCarrier(db: Executor, c: NewCarrier): Promise<void> 
   const now = Date.now();
   const settings = JSON.stringify(c.settings);
   const row = { name: c.name, type: c.type, enabled: 1, settings, password_enc: c.passwordEnc, version: 1 };
-  await db.insertInto('carriers').values({ ...row, created_at: now, updated_at: now }).execute();
+  await db
+    .insertInto('carriers')
+    .values({ ...row, created_at: now, updated_at: now })
+    .execute();
 }
 
 /** New settings (and secret, unless undefined: the stored one stays); the version moves, so processes rebuild it. */
-export async function updateCarrierSettings(db: Executor, id: number, settings: object, passwordEnc?: string): Promise<void> {
+export async function updateCarrierSettings(
+  db: Executor,
+  id: number,
+  settings: object,
+  passwordEnc?: string,
+): Promise<void> {
   const secret = passwordEnc === undefined ? {} : { password_enc: passwordEnc };
   const changes = { settings: JSON.stringify(settings), ...secret, updated_at: Date.now() };
   await db
@@ -81,7 +110,10 @@ export async function replaceRoute(db: Kysely<Database>, r: RouteKey & { carrier
   const row = { channel: r.channel, prefix: r.prefix, account_id: r.accountId, carriers: JSON.stringify(r.carriers) };
   await db.transaction().execute(async (trx) => {
     await deleteRoute(trx, r);
-    await trx.insertInto('carrier_routes').values({ ...row, created_at: Date.now() }).execute();
+    await trx
+      .insertInto('carrier_routes')
+      .values({ ...row, created_at: Date.now() })
+      .execute();
   });
 }
 
@@ -96,7 +128,13 @@ export async function deleteRoute(db: Executor, r: RouteKey): Promise<boolean> {
 }
 
 export const listRejections = (db: Executor, limit: number) =>
-  db.selectFrom('provider_rejections').selectAll().orderBy('last_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
+  db
+    .selectFrom('provider_rejections')
+    .selectAll()
+    .orderBy('last_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
 
 export const listUnmatchedReplies = (db: Executor, limit: number) =>
   db.selectFrom('unmatched_replies').selectAll().orderBy('id', 'desc').limit(limit).execute();

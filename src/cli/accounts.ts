@@ -1,6 +1,14 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
-import { adjustCredits, archiveAccount, findAccountByEmail, insertAccount, rotateKey, unarchiveAccount, type Account } from '../accounts/store.js';
+import {
+  adjustCredits,
+  archiveAccount,
+  findAccountByEmail,
+  insertAccount,
+  rotateKey,
+  unarchiveAccount,
+  type Account,
+} from '../accounts/store.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
@@ -56,7 +64,8 @@ function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
 async function pricesOf(ctx: BaseContext, accountId: number): Promise<Record<Channel, number>> {
   const prices = { ...DEFAULT_PRICES };
-  for (const channel of Object.keys(prices) as Channel[]) prices[channel] = toCredits(await priceUnits(ctx.db.kysely, accountId, channel));
+  for (const channel of Object.keys(prices) as Channel[])
+    prices[channel] = toCredits(await priceUnits(ctx.db.kysely, accountId, channel));
   return prices;
 }
 
@@ -72,7 +81,10 @@ async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): 
     for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
     password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
   } else password = o.password || process.env.MENSAJERO_PASSWORD;
-  if (!password) throw new CliError('no password: pipe it with --password-stdin or set MENSAJERO_PASSWORD (--password works but shows it in the process list)');
+  if (!password)
+    throw new CliError(
+      'no password: pipe it with --password-stdin or set MENSAJERO_PASSWORD (--password works but shows it in the process list)',
+    );
   return password;
 }
 
@@ -83,19 +95,31 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .command('create')
     .requiredOption('--email <email>')
     .option('--password-stdin', 'read the password from the first line of standard input')
-    .option('--password <password>', 'UNSAFE: visible in the process list; prefer --password-stdin or MENSAJERO_PASSWORD')
+    .option(
+      '--password <password>',
+      'UNSAFE: visible in the process list; prefer --password-stdin or MENSAJERO_PASSWORD',
+    )
     .option('--credits <n>', 'starting balance', number, 0)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        if (!isAccountEmail(o.email)) throw new CliError(`not a valid email: ${o.email}`);
-        if (o.credits < 0) throw new CliError('--credits cannot be negative');
-        const password = await passwordFrom(o);
-        if (await findAccountByEmail(ctx.db.kysely, o.email)) throw new CliError(`an account with email ${o.email} exists`);
-        const passwordHash = await hashPassword(password);
-        const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, { email: o.email, passwordHash, credits: toUnits(o.credits) });
-        return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
-      }, (r) => `created account ${r.id} (${r.email}) with ${r.credits} credits\napikey: ${r.apikey}`),
+      run(
+        o,
+        async (ctx) => {
+          if (!isAccountEmail(o.email)) throw new CliError(`not a valid email: ${o.email}`);
+          if (o.credits < 0) throw new CliError('--credits cannot be negative');
+          const password = await passwordFrom(o);
+          if (await findAccountByEmail(ctx.db.kysely, o.email))
+            throw new CliError(`an account with email ${o.email} exists`);
+          const passwordHash = await hashPassword(password);
+          const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, {
+            email: o.email,
+            passwordHash,
+            credits: toUnits(o.credits),
+          });
+          return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
+        },
+        (r) => `created account ${r.id} (${r.email}) with ${r.credits} credits\napikey: ${r.apikey}`,
+      ),
     );
 
   accounts
@@ -105,12 +129,17 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add)))) throw new CliError('the balance cannot go below zero');
-        const after = await requireAccount(ctx, o.email, o.parent);
-        return { email: shownEmail(after.email), credits: toCredits(after.credits) };
-      }, (r) => `${r.email}: ${r.credits} credits`),
+      run(
+        o,
+        async (ctx) => {
+          const account = await requireAccount(ctx, o.email, o.parent);
+          if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add))))
+            throw new CliError('the balance cannot go below zero');
+          const after = await requireAccount(ctx, o.email, o.parent);
+          return { email: shownEmail(after.email), credits: toCredits(after.credits) };
+        },
+        (r) => `${r.email}: ${r.credits} credits`,
+      ),
     );
 
   accounts
@@ -130,7 +159,9 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
-        const changes: Partial<Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>> = {};
+        const changes: Partial<
+          Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>
+        > = {};
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -140,7 +171,13 @@ export function accountCommands(program: Command, run: CliRunner): void {
           if (o.allowIp === 'none' || o.allowIp === '') changes.allow_ips = null;
           else {
             try {
-              changes.allow_ips = JSON.stringify(normaliseAllowList(String(o.allowIp).split(',').filter((s) => s.trim() !== '')));
+              changes.allow_ips = JSON.stringify(
+                normaliseAllowList(
+                  String(o.allowIp)
+                    .split(',')
+                    .filter((s) => s.trim() !== ''),
+                ),
+              );
             } catch (err) {
               throw new CliError((err as Error).message);
             }
@@ -151,17 +188,20 @@ export function accountCommands(program: Command, run: CliRunner): void {
           changes.panel_allow_ip = o.panelAllowIp === 'on' ? 1 : 0;
         }
         if (o.rateLimit !== undefined) {
-          if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
+          if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1)
+            throw new CliError('--rate-limit is a positive integer');
           changes.rate_limit_per_sec = o.rateLimit;
         }
         if (o.maxSubaccounts !== undefined) {
           const n = o.maxSubaccounts === 'default' ? null : Number(o.maxSubaccounts);
-          if (n !== null && (!Number.isInteger(n) || n < 0)) throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default');
+          if (n !== null && (!Number.isInteger(n) || n < 0))
+            throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default');
           changes.max_subaccounts = n;
         }
         const prices = priceOptions(o);
         await ctx.db.kysely.transaction().execute(async (trx) => {
-          if (Object.keys(changes).length > 0) await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
+          if (Object.keys(changes).length > 0)
+            await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
           for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
         });
         return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
@@ -175,11 +215,16 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        const { subaccounts } = await ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, account.id));
-        return { email: shownEmail(account.email), status: 'archived', subaccounts_archived: subaccounts };
-      }, (r) => `${r.email} archived, with ${r.subaccounts_archived} sub-accounts (unarchive each with accounts unarchive)`),
+      run(
+        o,
+        async (ctx) => {
+          const account = await requireAccount(ctx, o.email, o.parent);
+          const { subaccounts } = await ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, account.id));
+          return { email: shownEmail(account.email), status: 'archived', subaccounts_archived: subaccounts };
+        },
+        (r) =>
+          `${r.email} archived, with ${r.subaccounts_archived} sub-accounts (unarchive each with accounts unarchive)`,
+      ),
     );
 
   accounts
@@ -189,14 +234,19 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        if (account.status === 'active') throw new CliError(`${shownEmail(account.email)} is not archived`);
-        const revive = (trx: Executor) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id);
-        const apikey = await ctx.db.kysely.transaction().execute(revive);
-        if (!apikey) throw new CliError(`${shownEmail(account.email)} stays archived: unarchive its parent first`);
-        return { email: shownEmail(account.email), status: 'active', apikey };
-      }, (r) => `${r.email} is active again\nnew apikey: ${r.apikey}\n(its sub-accounts stay archived: unarchive each one)`),
+      run(
+        o,
+        async (ctx) => {
+          const account = await requireAccount(ctx, o.email, o.parent);
+          if (account.status === 'active') throw new CliError(`${shownEmail(account.email)} is not archived`);
+          const revive = (trx: Executor) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id);
+          const apikey = await ctx.db.kysely.transaction().execute(revive);
+          if (!apikey) throw new CliError(`${shownEmail(account.email)} stays archived: unarchive its parent first`);
+          return { email: shownEmail(account.email), status: 'active', apikey };
+        },
+        (r) =>
+          `${r.email} is active again\nnew apikey: ${r.apikey}\n(its sub-accounts stay archived: unarchive each one)`,
+      ),
     );
 
   accounts
@@ -205,10 +255,16 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        const apikey = await ctx.db.kysely.transaction().execute((trx) => rotateKey(trx, ctx.secrets.keyEncryption, account.id));
-        return { email: shownEmail(account.email), apikey };
-      }, (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`),
+      run(
+        o,
+        async (ctx) => {
+          const account = await requireAccount(ctx, o.email, o.parent);
+          const apikey = await ctx.db.kysely
+            .transaction()
+            .execute((trx) => rotateKey(trx, ctx.secrets.keyEncryption, account.id));
+          return { email: shownEmail(account.email), apikey };
+        },
+        (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`,
+      ),
     );
 }

@@ -19,7 +19,12 @@ describe('mensajero backup (SQLite)', () => {
   it('takes a consistent copy while the service keeps sending, and the copy restores', async () => {
     const a = await h.createAccount(1000);
     const copy = join(h.config.DATA_DIR, 'backup.db');
-    const env = { ...(process.env as Record<string, string>), DATABASE_URL: h.config.DATABASE_URL, DATA_DIR: h.config.DATA_DIR, LOG_LEVEL: 'warn' };
+    const env = {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: h.config.DATABASE_URL,
+      DATA_DIR: h.config.DATA_DIR,
+      LOG_LEVEL: 'warn',
+    };
     let sent = 0;
     let backingUp = true;
     const sending = (async () => {
@@ -37,9 +42,19 @@ describe('mensajero backup (SQLite)', () => {
 
     const db = await openDatabase(`sqlite:${copy}`);
     try {
-      expect((await sql<{ quick_check: string }>`pragma quick_check`.execute(db.kysely)).rows[0].quick_check).toBe('ok');
-      const messages = await db.kysely.selectFrom('messages').select(['price_units']).where('account_id', '=', a.id).execute();
-      const account = await db.kysely.selectFrom('accounts').select('credits').where('id', '=', a.id).executeTakeFirstOrThrow();
+      expect((await sql<{ quick_check: string }>`pragma quick_check`.execute(db.kysely)).rows[0].quick_check).toBe(
+        'ok',
+      );
+      const messages = await db.kysely
+        .selectFrom('messages')
+        .select(['price_units'])
+        .where('account_id', '=', a.id)
+        .execute();
+      const account = await db.kysely
+        .selectFrom('accounts')
+        .select('credits')
+        .where('id', '=', a.id)
+        .executeTakeFirstOrThrow();
       // One snapshot: each charge is there with its message, never one without the other.
       expect(account.credits + messages.reduce((s, m) => s + m.price_units, 0)).toBe(toUnits(1000));
       expect(messages.length).toBeLessThanOrEqual(sent);
@@ -48,7 +63,11 @@ describe('mensajero backup (SQLite)', () => {
     }
 
     // Restore: a service on the copy (with the same DATA_DIR, which holds the server secret) answers the same key.
-    const restored = await startService(testConfig('sqlite', h.config.DATA_DIR, { DATABASE_URL: `sqlite:${copy}` }), { log: pino({ level: 'silent' }), listen: false, worker: false });
+    const restored = await startService(testConfig('sqlite', h.config.DATA_DIR, { DATABASE_URL: `sqlite:${copy}` }), {
+      log: pino({ level: 'silent' }),
+      listen: false,
+      worker: false,
+    });
     try {
       const res = await restored.app.inject({ method: 'POST', url: '/credits/consult', headers: { apikey: a.apikey } });
       expect(JSON.parse(res.body).success).toBe(true);

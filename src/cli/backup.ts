@@ -42,17 +42,25 @@ export async function backupSqlite(source: string, target: string): Promise<{ pa
 export function backupCommand(program: Command, run: CliRunner): void {
   program
     .command('backup')
-    .description('copy the SQLite database to a new file while the service runs (PostgreSQL: use pg_dump, see the README)')
+    .description(
+      'copy the SQLite database to a new file while the service runs (PostgreSQL: use pg_dump, see the README)',
+    )
     .requiredOption('--to <file>', 'the new file to write')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const url = ctx.config.DATABASE_URL;
-        if (ctx.db.engine !== 'sqlite') throw new CliError('backup copies SQLite databases; for PostgreSQL use pg_dump (README, "Backups")');
-        const source = url.slice('sqlite:'.length);
-        if (source === '' || source === ':memory:') throw new CliError('an in-memory database has nothing to back up');
-        const { pages, bytes } = await backupSqlite(source, o.to);
-        return { to: resolve(o.to), pages, bytes };
-      }, (r) => `backed up ${r.bytes} bytes to ${r.to}`),
+      run(
+        o,
+        async (ctx) => {
+          const url = ctx.config.DATABASE_URL;
+          if (ctx.db.engine !== 'sqlite')
+            throw new CliError('backup copies SQLite databases; for PostgreSQL use pg_dump (README, "Backups")');
+          const source = url.slice('sqlite:'.length);
+          if (source === '' || source === ':memory:')
+            throw new CliError('an in-memory database has nothing to back up');
+          const { pages, bytes } = await backupSqlite(source, o.to);
+          return { to: resolve(o.to), pages, bytes };
+        },
+        (r) => `backed up ${r.bytes} bytes to ${r.to}`,
+      ),
     );
 }

@@ -16,7 +16,10 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['chatapp-instances'], load: async () => (await import('../features/chatapp/cli.js')).chatappCli },
   { names: ['otp'], load: async () => (await import('../features/otp/cli.js')).otpCommands },
   { names: ['webhooks', 'events'], load: async () => (await import('../webhooks/cli.js')).webhookCommands },
-  { names: ['payment-provider'], load: async () => (await import('../payments/stripe/cli.js')).paymentProviderCommands },
+  {
+    names: ['payment-provider'],
+    load: async () => (await import('../payments/stripe/cli.js')).paymentProviderCommands,
+  },
   { names: ['wallets'], load: async () => (await import('../features/wallet/cli.js')).walletCommands },
   { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },

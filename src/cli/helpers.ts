@@ -4,7 +4,10 @@ import type { BaseContext } from '../context.js';
 import { CliError } from './run.js';
 
 /** The --parent option of every command that names an account by --email. */
-export const PARENT_OPTION = ['--parent <parent_email>', 'the account is the sub-account with this --email under the parent account with this email'] as const;
+export const PARENT_OPTION = [
+  '--parent <parent_email>',
+  'the account is the sub-account with this --email under the parent account with this email',
+] as const;
 
 /**
  * The account a command names: `--email` alone is a top-level account (or a
@@ -34,6 +37,7 @@ export async function requireActiveAccount(ctx: BaseContext, email: string, pare
 /** A program name as the operator gives it: trimmed, 1 to 100 characters, no control characters. */
 export function programName(raw: string): string {
   const name = String(raw).trim();
-  if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name)) throw new CliError('--name must be 1 to 100 characters');
+  if (name.length < 1 || name.length > 100 || /\p{Cc}/u.test(name))
+    throw new CliError('--name must be 1 to 100 characters');
   return name;
 }

@@ -8,7 +8,11 @@ import { verifyPassword } from '../lib/passwords.js';
 import { cliEnv, MAIN, runMensajero, type CliEnv } from '../../test/helpers/cli.js';
 
 /** `mensajero <args>` with `input` on standard input. */
-function runWithInput(args: string[], env: Record<string, string>, input: string): Promise<{ code: number | null; json: any }> {
+function runWithInput(
+  args: string[],
+  env: Record<string, string>,
+  input: string,
+): Promise<{ code: number | null; json: any }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
@@ -21,7 +25,13 @@ function runWithInput(args: string[], env: Record<string, string>, input: string
 async function storedHash(e: CliEnv, email: string): Promise<string> {
   const db = await openDatabase(e.env.DATABASE_URL);
   try {
-    return (await db.kysely.selectFrom('accounts').select('password_hash').where('email', '=', email).executeTakeFirstOrThrow()).password_hash;
+    return (
+      await db.kysely
+        .selectFrom('accounts')
+        .select('password_hash')
+        .where('email', '=', email)
+        .executeTakeFirstOrThrow()
+    ).password_hash;
   } finally {
     await db.close();
   }
@@ -35,13 +45,20 @@ describe('local secrets (SQLite file, CLI passwords)', () => {
   afterAll(() => e.cleanup());
 
   it('reads the password from standard input, so it never appears in the process list', async () => {
-    const r = await runWithInput(['accounts', 'create', '--email', 'stdin@example.com', '--password-stdin', '--json'], e.env, 'from-stdin-123\n');
+    const r = await runWithInput(
+      ['accounts', 'create', '--email', 'stdin@example.com', '--password-stdin', '--json'],
+      e.env,
+      'from-stdin-123\n',
+    );
     expect(r.code).toBe(0);
     expect(await verifyPassword('from-stdin-123', await storedHash(e, 'stdin@example.com'))).toBe(true);
   });
 
   it('reads the password from MENSAJERO_PASSWORD', async () => {
-    const r = await runMensajero(['accounts', 'create', '--email', 'env@example.com', '--json'], { ...e.env, MENSAJERO_PASSWORD: 'from-env-456' });
+    const r = await runMensajero(['accounts', 'create', '--email', 'env@example.com', '--json'], {
+      ...e.env,
+      MENSAJERO_PASSWORD: 'from-env-456',
+    });
     expect(r.code).toBe(0);
     expect(await verifyPassword('from-env-456', await storedHash(e, 'env@example.com'))).toBe(true);
   });

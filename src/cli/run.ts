@@ -27,7 +27,9 @@ export const runCli: CliRunner = async (opts, action, human) => {
   try {
     ctx = await createBaseContext(loadConfig(), { log: pino({ level: 'warn' }, pino.destination(2)) });
     const result = await action(ctx);
-    process.stdout.write(opts.json ? JSON.stringify(result) + '\n' : (human ? human(result) : JSON.stringify(result, null, 2)) + '\n');
+    process.stdout.write(
+      opts.json ? JSON.stringify(result) + '\n' : (human ? human(result) : JSON.stringify(result, null, 2)) + '\n',
+    );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     if (opts.json) process.stdout.write(JSON.stringify({ error: message }) + '\n');

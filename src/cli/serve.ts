@@ -23,7 +23,10 @@ export function registerJobs(ctx: AppContext): void {
 }
 
 /** The service of `mensajero serve`: HTTP API, workers and simulators in one process. */
-export async function startService(config: Config, opts: ContextOptions & BuildOptions & { listen?: boolean; worker?: boolean } = {}): Promise<RunningService> {
+export async function startService(
+  config: Config,
+  opts: ContextOptions & BuildOptions & { listen?: boolean; worker?: boolean } = {},
+): Promise<RunningService> {
   const ctx = await createContext(config, opts);
   registerJobs(ctx);
   const app = await buildServer(ctx, opts);
@@ -72,7 +75,14 @@ export async function serve(config: Config, workers = 1): Promise<void> {
   const service = await startService(config, { migrate: cluster.isPrimary });
   // The bound port, not PORT: with PORT=0 the system picks a free one (tests read it from this line).
   const metricsPort = service.metricsApp && boundPort(service.metricsApp);
-  service.ctx.log.info({ port: boundPort(service.app), ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}), database: service.ctx.db.describe }, 'mensajero is serving');
+  service.ctx.log.info(
+    {
+      port: boundPort(service.app),
+      ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}),
+      database: service.ctx.db.describe,
+    },
+    'mensajero is serving',
+  );
   for (const warning of await simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
   const shutdown = (signal: string) => {
     service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');

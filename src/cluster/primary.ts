@@ -59,7 +59,10 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     exitCode = code;
     for (const timer of restarts) clearTimeout(timer);
     restarts.clear();
-    log[code === 0 ? 'info' : 'error']({ reason, workers: Object.keys(cluster.workers ?? {}).length }, 'stopping the workers: finishing in-flight requests and jobs');
+    log[code === 0 ? 'info' : 'error'](
+      { reason, workers: Object.keys(cluster.workers ?? {}).length },
+      'stopping the workers: finishing in-flight requests and jobs',
+    );
     for (const worker of Object.values(cluster.workers ?? {})) worker?.process.kill('SIGTERM');
     exitWhenAllGone();
   };
@@ -78,7 +81,8 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
     }
     log.error({ worker_pid: worker.process.pid, code, signal, lived_ms: lived }, 'worker died');
     if (!allUp) return stopAll('a worker could not start', 1);
-    if (!started && ++failedStarts >= MAX_FAILED_STARTS) return stopAll(`${MAX_FAILED_STARTS} replacement workers in a row could not start`, 1);
+    if (!started && ++failedStarts >= MAX_FAILED_STARTS)
+      return stopAll(`${MAX_FAILED_STARTS} replacement workers in a row could not start`, 1);
     crashes = lived < STABLE_MS ? crashes + 1 : 0;
     const delay = crashes === 0 ? 0 : Math.min(MAX_RESTART_MS, FIRST_RESTART_MS * 2 ** (crashes - 1));
     log.info({ in_ms: delay }, 'replacing the worker');
@@ -97,6 +101,8 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
 /** Limits counted in each process's memory multiply by the number of workers. */
 function warnAboutPerProcessLimits(config: Config, log: Logger): void {
   if (config.RATE_LIMIT_STORE === 'memory') {
-    log.warn('RATE_LIMIT_STORE=memory counts send rate limits per worker: with several workers set RATE_LIMIT_STORE=redis so they share one count');
+    log.warn(
+      'RATE_LIMIT_STORE=memory counts send rate limits per worker: with several workers set RATE_LIMIT_STORE=redis so they share one count',
+    );
   }
 }

@@ -2,7 +2,19 @@ import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
-import { CompiledQuery, Kysely, PostgresAdapter, PostgresDialect, SqliteDialect, SqliteDriver, type DatabaseConnection, type DatabaseIntrospector, type Driver, type SqliteDialectConfig, type Transaction } from 'kysely';
+import {
+  CompiledQuery,
+  Kysely,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  SqliteDriver,
+  type DatabaseConnection,
+  type DatabaseIntrospector,
+  type Driver,
+  type SqliteDialectConfig,
+  type Transaction,
+} from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
 import { CurrentSchemaIntrospector } from './pg-introspector.js';
@@ -64,15 +76,20 @@ async function openSqlite(path: string): Promise<Db> {
   sqlite.pragma('synchronous = NORMAL');
   sqlite.pragma('foreign_keys = ON');
   sqlite.pragma('busy_timeout = 5000');
-  const kysely = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }), plugins: [new InlineLimitPlugin()] });
-  if (file === ':memory:') return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
+  const kysely = new Kysely<Database>({
+    dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
+    plugins: [new InlineLimitPlugin()],
+  });
+  if (file === ':memory:')
+    return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
   const reader = withStatementCache(new SQLite(file, { readonly: true, fileMustExist: true }));
   const dataVersion = reader.prepare('PRAGMA data_version').pluck();
   return {
     kysely,
     engine: 'sqlite',
     describe: `sqlite:${file}`,
-    readRow: <T>(sqlText: string, parameters: readonly unknown[]) => reader.prepare(sqlText).get(...parameters) as T | undefined,
+    readRow: <T>(sqlText: string, parameters: readonly unknown[]) =>
+      reader.prepare(sqlText).get(...parameters) as T | undefined,
     dataVersion: () => dataVersion.get() as number,
     close: async () => {
       reader.close();
@@ -162,7 +179,10 @@ export function isPostgres(db: Kysely<any>): boolean {
 }
 
 /** Rows touched by an UPDATE/DELETE, as a number. */
-export function affected(result: { numUpdatedRows?: bigint; numDeletedRows?: bigint } | Array<{ numUpdatedRows?: bigint; numDeletedRows?: bigint }>): number {
+export function affected(
+  result:
+    { numUpdatedRows?: bigint; numDeletedRows?: bigint } | Array<{ numUpdatedRows?: bigint; numDeletedRows?: bigint }>,
+): number {
   const r = Array.isArray(result) ? result[0] : result;
   return Number(r?.numUpdatedRows ?? r?.numDeletedRows ?? 0n);
 }

@@ -1,9 +1,20 @@
-import { LimitNode, OperationNodeTransformer, ValueNode, type KyselyPlugin, type PluginTransformQueryArgs, type PluginTransformResultArgs, type QueryResult, type RootOperationNode, type UnknownRow } from 'kysely';
+import {
+  LimitNode,
+  OperationNodeTransformer,
+  ValueNode,
+  type KyselyPlugin,
+  type PluginTransformQueryArgs,
+  type PluginTransformResultArgs,
+  type QueryResult,
+  type RootOperationNode,
+  type UnknownRow,
+} from 'kysely';
 
 class InlineLimitTransformer extends OperationNodeTransformer {
   protected override transformLimit(node: LimitNode): LimitNode {
     const limit = node.limit;
-    if (ValueNode.is(limit) && Number.isSafeInteger(limit.value)) return LimitNode.create(ValueNode.createImmediate(limit.value));
+    if (ValueNode.is(limit) && Number.isSafeInteger(limit.value))
+      return LimitNode.create(ValueNode.createImmediate(limit.value));
     return super.transformLimit(node);
   }
 }

@@ -30,7 +30,10 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('migrations in a shared PostgreS
     const churning = (async () => {
       for (let i = 0; !stop; i++) {
         const other = `m_${randomBytes(6).toString('hex')}`;
-        const tables = Array.from({ length: 30 }, (_, t) => `CREATE TABLE ${other}.t${t} (id serial primary key, a text, b text, c text);`).join('');
+        const tables = Array.from(
+          { length: 30 },
+          (_, t) => `CREATE TABLE ${other}.t${t} (id serial primary key, a text, b text, c text);`,
+        ).join('');
         await churn.query(`CREATE SCHEMA ${other}; ${tables}`);
         await churn.query(`DROP SCHEMA ${other} CASCADE`);
       }

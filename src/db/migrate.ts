@@ -12,8 +12,15 @@ class StaticProvider implements MigrationProvider {
 export async function migrateToLatest(db: Db): Promise<string[]> {
   // Kysely looks for its own tables in every schema unless told which one: name
   // ours, or a database with several Mensajero schemas would confuse it.
-  const schema = db.engine === 'postgres' ? (await sql<{ s: string }>`select current_schema() as s`.execute(db.kysely)).rows[0].s : undefined;
-  const migrator = new Migrator({ db: db.kysely, provider: new StaticProvider(), ...(schema ? { migrationTableSchema: schema } : {}) });
+  const schema =
+    db.engine === 'postgres'
+      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db.kysely)).rows[0].s
+      : undefined;
+  const migrator = new Migrator({
+    db: db.kysely,
+    provider: new StaticProvider(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
   let { error, results } = await migrator.migrateToLatest();
   // Kysely checks for its tables by listing the tables of every schema; another
   // schema dropped meanwhile (parallel tests, another deployment's teardown)

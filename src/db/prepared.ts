@@ -19,7 +19,9 @@ interface Compiled {
  * `build` must give the same SQL whatever the values: a value that changes
  * the text (an IN list, an optional WHERE) needs a query of its own.
  */
-export function prepared<Params extends Record<string, unknown>, Row>(build: (db: Executor, slot: Slot) => Compilable<Row>) {
+export function prepared<Params extends Record<string, unknown>, Row>(
+  build: (db: Executor, slot: Slot) => Compilable<Row>,
+) {
   const byEngine = new Map<boolean, Compiled>();
   const compile = (db: Executor): Compiled => {
     const postgres = isPostgres(db);
@@ -56,7 +58,13 @@ export function compiledOnce<V extends unknown[], R>(build: (db: Executor, ...va
   const byArity = new Map<number, (db: Executor, params: Record<string, unknown>) => Promise<QueryResult<R>>>();
   return (db: Executor, ...values: V): Promise<QueryResult<R>> => {
     let query = byArity.get(values.length);
-    if (!query) byArity.set(values.length, (query = prepared<Record<string, unknown>, R>((d, slot) => build(d, ...(values.map((_, i) => slot(String(i))) as V)))));
+    if (!query)
+      byArity.set(
+        values.length,
+        (query = prepared<Record<string, unknown>, R>((d, slot) =>
+          build(d, ...(values.map((_, i) => slot(String(i))) as V)),
+        )),
+      );
     // An array is a record of its indexes: value i fills slot "i".
     return query(db, values as unknown as Record<string, unknown>);
   };

@@ -72,7 +72,8 @@ export interface FoundationTables {
 }
 
 export interface Database
-  extends FoundationTables,
+  extends
+    FoundationTables,
     MessagingTables,
     EventTables,
     ContactTables,

@@ -23,4 +23,27 @@ import { panel } from '../panel/feature.js';
 import { housekeeping } from '../jobs/housekeeping.js';
 
 /** Every feature, registered in this order. */
-export const features: Feature[] = [credits, authLogin, messaging, simulator, lists, contacts, sms, chatapp, voice, reports, campaigns, otp, legacyOtp, webhooks, subaccounts, payments, staff, wallet, loyalty, carriers, panel, housekeeping];
+export const features: Feature[] = [
+  credits,
+  authLogin,
+  messaging,
+  simulator,
+  lists,
+  contacts,
+  sms,
+  chatapp,
+  voice,
+  reports,
+  campaigns,
+  otp,
+  legacyOtp,
+  webhooks,
+  subaccounts,
+  payments,
+  staff,
+  wallet,
+  loyalty,
+  carriers,
+  panel,
+  housekeeping,
+];

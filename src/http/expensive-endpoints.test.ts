@@ -5,13 +5,23 @@ import { describeEngines, startHarness, type Harness } from '../../test/helpers/
 import { hashingLoad } from '../lib/passwords.js';
 import { growthRatio } from '../../test/helpers/growth.js';
 
-const employee = (n: number, extra: Record<string, unknown> = {}) => ({ type: 'cajero', employee_name: `Ana ${n}`, business_name: 'Tienda', number: String(5500000000 + n), password: `clave-${n}`, ...extra });
+const employee = (n: number, extra: Record<string, unknown> = {}) => ({
+  type: 'cajero',
+  employee_name: `Ana ${n}`,
+  business_name: 'Tienda',
+  number: String(5500000000 + n),
+  password: `clave-${n}`,
+  ...extra,
+});
 
 /** The attacks: endpoints that cost the server far more than the request. */
 describeEngines('expensive endpoints', (engine) => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness(engine, { worker: false, env: { PASSWORD_ENDPOINTS_PER_MINUTE: '6', WEBHOOK_ADD_PER_MINUTE: '3', WEBHOOK_ALLOW_PRIVATE: 'true' } });
+    h = await startHarness(engine, {
+      worker: false,
+      env: { PASSWORD_ENDPOINTS_PER_MINUTE: '6', WEBHOOK_ADD_PER_MINUTE: '3', WEBHOOK_ALLOW_PRIVATE: 'true' },
+    });
   });
   afterAll(() => h.close());
 
@@ -19,8 +29,12 @@ describeEngines('expensive endpoints', (engine) => {
     const a = await h.createAccount();
     expect((await h.post('/employee/add', employee(1), a.apikey)).body.code).toBe('toolusers_01');
     const before = hashingLoad().started;
-    expect((await h.post('/employee/add', employee(1, { employee_name: 'Otra' }), a.apikey)).body.code).toBe('toolusers_07');
-    expect((await h.post('/employee/add', employee(2, { employee_name: 'Ana 1' }), a.apikey)).body.code).toBe('toolusers_08');
+    expect((await h.post('/employee/add', employee(1, { employee_name: 'Otra' }), a.apikey)).body.code).toBe(
+      'toolusers_07',
+    );
+    expect((await h.post('/employee/add', employee(2, { employee_name: 'Ana 1' }), a.apikey)).body.code).toBe(
+      'toolusers_08',
+    );
     expect(hashingLoad().started).toBe(before);
     const sub = { email: `twice-${a.id}@example.com`, password: 'secret123' };
     expect((await h.post('/manager/subaccount/add', sub, a.apikey)).body.code).toBe('subaccount_01');
@@ -33,7 +47,9 @@ describeEngines('expensive endpoints', (engine) => {
     const a = await h.createAccount();
     const replies = await Promise.all([
       ...[10, 11, 12, 13, 14].map((n) => h.post('/employee/add', employee(n), a.apikey)),
-      ...[1, 2, 3, 4, 5].map((n) => h.post('/manager/subaccount/add', { email: `hash${n}-${a.id}@example.com`, password: 'secret123' }, a.apikey)),
+      ...[1, 2, 3, 4, 5].map((n) =>
+        h.post('/manager/subaccount/add', { email: `hash${n}-${a.id}@example.com`, password: 'secret123' }, a.apikey),
+      ),
     ]);
     const limited = replies.filter((r) => r.status === 429);
     expect(limited).toHaveLength(4);
@@ -44,7 +60,11 @@ describeEngines('expensive endpoints', (engine) => {
 
   it('refuses an over-long email before its format is looked at (no quadratic pattern on 60,000 characters)', async () => {
     const a = await h.createAccount();
-    await h.ctx.db.kysely.updateTable('accounts').set({ rate_limit_per_sec: 1_000_000 }).where('id', '=', a.id).execute();
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ rate_limit_per_sec: 1_000_000 })
+      .where('id', '=', a.id)
+      .execute();
     const worst = (n: number) => `a@${'.'.repeat(n - 3)}@`;
     const payment = { number: '5512345678', country_code: '52', template: 'Pago', message: 'Paga aqui' };
     const routes: Array<[string, (email: string) => object, string]> = [
@@ -69,7 +89,9 @@ describeEngines('expensive endpoints', (engine) => {
     expect(refused.body.code).toBe('add_webhook_06');
     expect(refused.body.message).not.toMatch(/ECONNREFUSED|refused|127\.0\.0\.1/i);
     expect(refused.body.message).toContain('the connection failed');
-    const more = await Promise.all([1, 2, 3].map(() => h.post('/webhook/add', { url: `http://127.0.0.1:${port}/hook`, status: '1' }, a.apikey)));
+    const more = await Promise.all(
+      [1, 2, 3].map(() => h.post('/webhook/add', { url: `http://127.0.0.1:${port}/hook`, status: '1' }, a.apikey)),
+    );
     expect(more.filter((r) => r.status === 429 && r.body.code === 'rate_01')).toHaveLength(1);
   });
 });

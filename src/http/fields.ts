@@ -19,14 +19,25 @@ const codeFor = (missing: string | undefined, invalid: string | undefined) => (i
  * invalid code, else the missing one).
  */
 export const text = (missing?: string, invalid?: string, unstorable = invalid ?? missing) =>
-  z.preprocess(toText, z.string({ error: codeFor(missing, invalid ?? missing) }).refine(isStorable, { error: unstorable })).meta({ type: 'string' });
+  z
+    .preprocess(
+      toText,
+      z.string({ error: codeFor(missing, invalid ?? missing) }).refine(isStorable, { error: unstorable }),
+    )
+    .meta({ type: 'string' });
 
 /** An optional string: absent, null and '' become undefined. */
 export const optionalText = (invalid?: string) =>
-  z.preprocess((v) => (v === null || v === '' ? undefined : toText(v)), z.string({ error: invalid }).refine(isStorable, { error: invalid }).optional()).meta({ type: 'string' });
+  z
+    .preprocess(
+      (v) => (v === null || v === '' ? undefined : toText(v)),
+      z.string({ error: invalid }).refine(isStorable, { error: invalid }).optional(),
+    )
+    .meta({ type: 'string' });
 
 /** At most `max` characters (code points), without spreading a long text into an array. */
-export const withinCodePoints = (s: string, max: number): boolean => s.length <= max || (s.length <= 2 * max && [...s].length <= max);
+export const withinCodePoints = (s: string, max: number): boolean =>
+  s.length <= max || (s.length <= 2 * max && [...s].length <= max);
 
 /**
  * An email address (src/text/email.ts). Its length is checked first and
@@ -42,32 +53,72 @@ export const emailAddress = (o: { max: number; tooLong: string; invalid: string 
 /** An integer given as a number or a numeric string. */
 export const integer = (missing?: string, invalid?: string) =>
   z
-    .preprocess((v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v), z.number({ error: codeFor(missing, invalid ?? missing) }).int({ error: invalid ?? missing }))
+    .preprocess(
+      (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
+      z.number({ error: codeFor(missing, invalid ?? missing) }).int({ error: invalid ?? missing }),
+    )
     .meta({ type: 'integer' });
 
 /** A number given as a number or a numeric string. */
 export const numeric = (missing?: string, invalid?: string) =>
   z
-    .preprocess((v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v), z.number({ error: codeFor(missing, invalid ?? missing) }))
+    .preprocess(
+      (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
+      z.number({ error: codeFor(missing, invalid ?? missing) }),
+    )
     .meta({ type: 'number' });
 
 /** A '0'/'1' flag: accepts 0, 1, '0', '1', true, false. Absent (or null, '') means `fallback`. */
 export const flag = (invalid?: string, fallback: 0 | 1 = 0) =>
   z
     .preprocess(
-      (v) => (v === undefined || v === null || v === '' ? undefined : v === true || v === '1' || v === 1 ? 1 : v === false || v === '0' || v === 0 ? 0 : v),
+      (v) =>
+        v === undefined || v === null || v === ''
+          ? undefined
+          : v === true || v === '1' || v === 1
+            ? 1
+            : v === false || v === '0' || v === 0
+              ? 0
+              : v,
       z.union([z.literal(0), z.literal(1)], { error: invalid }).default(fallback),
     )
-    .meta({ anyOf: [{ type: 'string', enum: ['0', '1'] }, { type: 'integer', enum: [0, 1] }] });
+    .meta({
+      anyOf: [
+        { type: 'string', enum: ['0', '1'] },
+        { type: 'integer', enum: [0, 1] },
+      ],
+    });
 
 /** A boolean: true/false, 1/0, 'true'/'false', '1'/'0'. */
 export const bool = (invalid?: string) =>
   z
-    .preprocess((v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v), z.boolean({ error: invalid }))
+    .preprocess(
+      (v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v),
+      z.boolean({ error: invalid }),
+    )
     .meta({ type: 'boolean' });
 
 /** Keywords that say what a value is: a `.meta()` giving `type` or `anyOf` replaces those zod generated. */
-const SHAPE_KEYWORDS = ['type', 'anyOf', 'oneOf', 'allOf', 'enum', 'const', 'items', 'properties', 'required', 'additionalProperties', 'format', 'pattern', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'minLength', 'maxLength'];
+const SHAPE_KEYWORDS = [
+  'type',
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'enum',
+  'const',
+  'items',
+  'properties',
+  'required',
+  'additionalProperties',
+  'format',
+  'pattern',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'minLength',
+  'maxLength',
+];
 
 /** Whether a field may be left out: its schema accepts an absent value (a default, or a preprocess that fills one in). */
 function mayBeAbsent(schema: z.ZodType | undefined): boolean {
@@ -94,7 +145,8 @@ export function jsonSchema(schema: z.ZodType): Record<string, unknown> {
       const json = ctx.jsonSchema as Record<string, unknown>;
       const meta = ctx.zodSchema instanceof z.ZodType ? ctx.zodSchema.meta() : undefined;
       if (meta && ('type' in meta || 'anyOf' in meta)) {
-        for (const k of SHAPE_KEYWORDS) if (!(k in meta) && !(k === 'required' && meta.type === 'object')) delete json[k];
+        for (const k of SHAPE_KEYWORDS)
+          if (!(k in meta) && !(k === 'required' && meta.type === 'object')) delete json[k];
       }
       if (ctx.zodSchema instanceof z.ZodObject) {
         const shape = ctx.zodSchema.shape as Record<string, z.ZodType>;

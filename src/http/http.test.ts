@@ -24,24 +24,43 @@ describeEngines('HTTP common layer', (engine) => {
   });
 
   it('answers broken JSON with a 400 envelope', async () => {
-    const r = await h.request('POST', '/credits/consult', { apikey: acct.apikey, body: '{"a":', headers: { 'content-type': 'application/json' } });
+    const r = await h.request('POST', '/credits/consult', {
+      apikey: acct.apikey,
+      body: '{"a":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, status: 400, code: 'invalid_json' });
   });
 
   it('accepts an empty JSON body as no parameters', async () => {
-    const r = await h.request('POST', '/credits/consult', { apikey: acct.apikey, body: '', headers: { 'content-type': 'application/json' } });
+    const r = await h.request('POST', '/credits/consult', {
+      apikey: acct.apikey,
+      body: '',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(200);
   });
 
-  it.each(['application/xml', 'text/plain', 'multipart/form-data; boundary=x'])('answers a %s body with 415', async (type) => {
-    const r = await h.request('POST', '/test/echo', { apikey: acct.apikey, body: 'numbers=5512345678', headers: { 'content-type': type } });
-    expect(r.status).toBe(415);
-    expect(r.body).toMatchObject({ success: false, code: 'unsupported_media_type' });
-  });
+  it.each(['application/xml', 'text/plain', 'multipart/form-data; boundary=x'])(
+    'answers a %s body with 415',
+    async (type) => {
+      const r = await h.request('POST', '/test/echo', {
+        apikey: acct.apikey,
+        body: 'numbers=5512345678',
+        headers: { 'content-type': type },
+      });
+      expect(r.status).toBe(415);
+      expect(r.body).toMatchObject({ success: false, code: 'unsupported_media_type' });
+    },
+  );
 
   it('answers an oversized body with 413', async () => {
-    const r = await h.request('POST', '/test/echo', { apikey: acct.apikey, body: JSON.stringify({ x: 'y'.repeat(10_000) }), headers: { 'content-type': 'application/json' } });
+    const r = await h.request('POST', '/test/echo', {
+      apikey: acct.apikey,
+      body: JSON.stringify({ x: 'y'.repeat(10_000) }),
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(413);
     expect(r.body).toMatchObject({ success: false, code: 'body_too_large' });
   });
@@ -53,7 +72,11 @@ describeEngines('HTTP common layer', (engine) => {
   });
 
   it('drops prototype-poisoning keys from JSON', async () => {
-    const r = await h.request('POST', '/test/echo', { apikey: acct.apikey, body: '{"__proto__":{"x":1},"a":1}', headers: { 'content-type': 'application/json' } });
+    const r = await h.request('POST', '/test/echo', {
+      apikey: acct.apikey,
+      body: '{"__proto__":{"x":1},"a":1}',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(200);
     expect(r.body.body).toEqual({ a: 1 });
   });

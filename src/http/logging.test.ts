@@ -23,17 +23,23 @@ beforeAll(async () => {
     },
   });
   const log = pino({ level: 'trace', redact: { paths: logRedactPaths, censor: '[redacted]' } }, sink);
-  service = await startService(loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db')}`, DATA_DIR: dir } as NodeJS.ProcessEnv), {
-    log,
-    listen: false,
-    extraApiRoutes(api) {
-      api.post('/test/boom', async (request) => {
-        request.log.info({ body: request.body }, 'handling');
-        throw new Error('boom');
-      });
+  service = await startService(
+    loadConfig({ DATABASE_URL: `sqlite:${join(dir, 'db')}`, DATA_DIR: dir } as NodeJS.ProcessEnv),
+    {
+      log,
+      listen: false,
+      extraApiRoutes(api) {
+        api.post('/test/boom', async (request) => {
+          request.log.info({ body: request.body }, 'handling');
+          throw new Error('boom');
+        });
+      },
     },
-  });
-  ({ apikey } = await insertAccount(service.ctx.db.kysely, service.ctx.secrets.keyEncryption, { email: 'log@example.com', passwordHash: 'x' }));
+  );
+  ({ apikey } = await insertAccount(service.ctx.db.kysely, service.ctx.secrets.keyEncryption, {
+    email: 'log@example.com',
+    passwordHash: 'x',
+  }));
 });
 afterAll(async () => {
   await service.stop();
@@ -44,7 +50,12 @@ it('never writes an API key, a password or a code to the log', async () => {
   await service.app.inject({ method: 'POST', url: '/credits/consult', headers: { apikey } });
   await service.app.inject({ method: 'POST', url: `/credits/consult?apikey=${apikey}` });
   await service.app.inject({ method: 'POST', url: '/credits/consult', headers: { token: apikey } });
-  const r = await service.app.inject({ method: 'POST', url: '/test/boom', headers: { apikey }, payload: { password: 'hunter2-secret', code: '493817', apikey } });
+  const r = await service.app.inject({
+    method: 'POST',
+    url: '/test/boom',
+    headers: { apikey },
+    payload: { password: 'hunter2-secret', code: '493817', apikey },
+  });
   expect(r.statusCode).toBe(500);
   expect(lines).toContain('unexpected error');
   expect(lines).toContain('handling');
@@ -54,6 +65,9 @@ it('never writes an API key, a password or a code to the log', async () => {
 });
 
 it("keeps unrelated fields named code, such as a database error's", () => {
-  service.ctx.log.error({ err: Object.assign(new Error('invalid byte sequence'), { code: '22021' }) }, 'database refused');
+  service.ctx.log.error(
+    { err: Object.assign(new Error('invalid byte sequence'), { code: '22021' }) },
+    'database refused',
+  );
   expect(lines).toMatch(/"code":"22021"/);
 });

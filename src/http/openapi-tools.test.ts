@@ -37,8 +37,15 @@ describe('/openapi.json with real OpenAPI tools', () => {
     const cli = join(ROOT, 'node_modules/@redocly/cli/bin/cli.js');
     // Telemetry and the update check would reach the internet: both off.
     const env = { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true', CI: 'true' };
-    const { stdout } = await run(process.execPath, [cli, 'lint', file, '--format=json', '--max-problems=1000'], { env, cwd: dir }).catch((err) => err as { stdout: string });
-    const problems = (JSON.parse(stdout) as { problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }> }).problems;
+    const { stdout } = await run(process.execPath, [cli, 'lint', file, '--format=json', '--max-problems=1000'], {
+      env,
+      cwd: dir,
+    }).catch((err) => err as { stdout: string });
+    const problems = (
+      JSON.parse(stdout) as {
+        problems: Array<{ ruleId: string; message: string; location: Array<{ pointer: string }> }>;
+      }
+    ).problems;
     expect(problems.map((p) => `${p.ruleId}: ${p.message} at ${p.location[0]?.pointer}`)).toEqual([]);
   });
 
@@ -47,12 +54,21 @@ describe('/openapi.json with real OpenAPI tools', () => {
     for (const [path, item] of Object.entries(doc.paths as Record<string, Record<string, any>>)) {
       for (const [method, op] of Object.entries(item)) {
         ids.push(op.operationId);
-        expect(Object.keys(op.responses).some((s) => s.startsWith('4')), `${method} ${path}`).toBe(true);
-        if (op.requestBody) expect(Object.keys(op.requestBody.content), `${method} ${path}`).toEqual(['application/json', 'application/x-www-form-urlencoded']);
+        expect(
+          Object.keys(op.responses).some((s) => s.startsWith('4')),
+          `${method} ${path}`,
+        ).toBe(true);
+        if (op.requestBody)
+          expect(Object.keys(op.requestBody.content), `${method} ${path}`).toEqual([
+            'application/json',
+            'application/x-www-form-urlencoded',
+          ]);
       }
     }
     expect(new Set(ids).size).toBe(ids.length);
-    expect(operationId('POST', '/protected/:format/phones/verification/start')).toBe('postProtectedFormatPhonesVerificationStart');
+    expect(operationId('POST', '/protected/:format/phones/verification/start')).toBe(
+      'postProtectedFormatPhonesVerificationStart',
+    );
     expect(doc.servers).toEqual([{ url: 'https://sms.mensajero.test', description: expect.any(String) }]);
     expect(doc.info.license).toEqual({ name: 'MIT', identifier: 'MIT' });
   });
@@ -60,7 +76,13 @@ describe('/openapi.json with real OpenAPI tools', () => {
   it('describes /sms/send as requests can be: channel as text or integer (not both at once), defaulted fields not required', () => {
     const body = doc.paths['/sms/send'].post.requestBody.content['application/json'].schema;
     expect(body.required).toEqual(['numbers', 'message']);
-    expect(body.properties.channel).toEqual({ anyOf: [{ type: 'string', enum: ['1', '2'] }, { type: 'integer', enum: [1, 2] }], description: 'default 1' });
+    expect(body.properties.channel).toEqual({
+      anyOf: [
+        { type: 'string', enum: ['1', '2'] },
+        { type: 'integer', enum: [1, 2] },
+      ],
+      description: 'default 1',
+    });
     expect(body.properties.country_code.type).toBe('string');
     const otp = doc.paths['/v2/otp'].post.requestBody.content['application/json'].schema;
     expect(otp.required).toEqual(['phone_number', 'country_code']);
@@ -111,11 +133,15 @@ describeEngines('a typed client generated from /openapi.json (openapi-typescript
       types: [],
       lib: ['lib.es2022.d.ts', 'lib.dom.d.ts'],
     });
-    const diagnostics = ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'));
     expect(diagnostics).toEqual([]);
 
     const a = await h.createAccount(10);
-    const client = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as { run: (b: string, k: string, p: string) => Promise<any> };
+    const client = (await import(pathToFileURL(join(dir, 'client.ts')).href)) as {
+      run: (b: string, k: string, p: string) => Promise<any>;
+    };
     const result = await client.run(h.config.publicBaseUrl, a.apikey, '5587654321');
     expect(result.sms).toMatchObject({ success: true, code: 'sms_11', total_messages: 1 });
     expect(result.otp).toMatchObject({ success: true, action: 'created', code: expect.stringMatching(/^\d{6}$/) });

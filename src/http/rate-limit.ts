@@ -49,7 +49,9 @@ export class SendRateLimiter {
   /** A limiter of `points` per `duration` seconds in the configured store (Redis, with a memory fallback while it is down). */
   private store(name: string, points: number, duration: number): RateLimiterAbstract {
     const opts = { points, duration, keyPrefix: `${this.config.RATE_LIMIT_KEY_PREFIX}-${name}` };
-    return this.redis ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) }) : new RateLimiterMemory(opts);
+    return this.redis
+      ? new RateLimiterRedis({ ...opts, storeClient: this.redis, insuranceLimiter: new RateLimiterMemory(opts) })
+      : new RateLimiterMemory(opts);
   }
 
   /** Counts one request; throws 429 rate_01 with Retry-After when over the limit. */
@@ -99,7 +101,11 @@ async function consumeOrThrow(limiter: RateLimiterAbstract, accountId: number, c
  * PASSWORD_ENDPOINTS_PER_MINUTE, 429 rate_01.
  */
 export function passwordEndpointLimit(ctx: { rateLimiter: SendRateLimiter; config: Config }): AccountLimit {
-  return ctx.rateLimiter.named('password-endpoints', { points: ctx.config.PASSWORD_ENDPOINTS_PER_MINUTE, durationSec: 60, code: 'rate_01' });
+  return ctx.rateLimiter.named('password-endpoints', {
+    points: ctx.config.PASSWORD_ENDPOINTS_PER_MINUTE,
+    durationSec: 60,
+    code: 'rate_01',
+  });
 }
 
 /**

@@ -25,9 +25,24 @@ describeEngines('text hygiene', (engine) => {
     ['/sms/send', 'name', () => ({ numbers: '5512345678', message: 'Hola', name: 'x' }), 'sms_06'],
     ['/sms/send', 'sender', () => ({ numbers: '5512345678', message: 'Hola', sender: 'x' }), 'sms_38'],
     ['/sms/send', 'message', () => ({ numbers: '5512345678', message: 'Hola' }), 'sms_01'],
-    ['/chatapp/send', 'instance_id', () => ({ instance_id: instance, number: '5512345678', message: 'Hola' }), 'whatsapp_01'],
-    ['/chatapp/send', 'message', () => ({ instance_id: instance, number: '5512345678', message: 'Hola' }), 'whatsapp_07'],
-    ['/voice/send', 'name', () => ({ numbers: '5512345678', country_code: '52', template: 'a', code: '4815', name: 'x' }), 'sms_06'],
+    [
+      '/chatapp/send',
+      'instance_id',
+      () => ({ instance_id: instance, number: '5512345678', message: 'Hola' }),
+      'whatsapp_01',
+    ],
+    [
+      '/chatapp/send',
+      'message',
+      () => ({ instance_id: instance, number: '5512345678', message: 'Hola' }),
+      'whatsapp_07',
+    ],
+    [
+      '/voice/send',
+      'name',
+      () => ({ numbers: '5512345678', country_code: '52', template: 'a', code: '4815', name: 'x' }),
+      'sms_06',
+    ],
   ];
 
   for (const bad of ['a\u0000b', 'a\u0007b', 'a\uD800b']) {
@@ -41,14 +56,22 @@ describeEngines('text hygiene', (engine) => {
   }
 
   it('refuses it in fields without a text helper too, and in the OTP API', async () => {
-    const r = await h.post('/v2/otp', { channel: 'sms', country_code: '52', phone_number: '5512345678', company: 'A\u0000B' }, a.apikey);
+    const r = await h.post(
+      '/v2/otp',
+      { channel: 'sms', country_code: '52', phone_number: '5512345678', company: 'A\u0000B' },
+      a.apikey,
+    );
     expect(r.status).toBe(400);
     expect(JSON.stringify(r.body)).not.toContain('\u0000');
   });
 
   it('accepts tabs, line breaks, emoji and accents', async () => {
     expect(isStorable('Hola\tmundo\r\n¿qué tal? 👋')).toBe(true);
-    const r = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola\nqué tal', name: 'Campaña 👋' }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola\nqué tal', name: 'Campaña 👋' },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_11');
   });
 });

@@ -17,7 +17,13 @@ export function parse<S extends z.ZodType>(schema: S, input: unknown, fallbackCo
   if (result.success) {
     // Fields whose schema has no text helper: NUL and the like still never reach the database.
     const bad = unstorablePath(result.data);
-    if (bad !== null) throw new ApiError(400, fallbackCode, `${bad ? `${bad}: ` : ''}contains a character that cannot be stored (NUL or another control character)`, bad ? { field: bad } : {});
+    if (bad !== null)
+      throw new ApiError(
+        400,
+        fallbackCode,
+        `${bad ? `${bad}: ` : ''}contains a character that cannot be stored (NUL or another control character)`,
+        bad ? { field: bad } : {},
+      );
     return result.data;
   }
   const issue = result.error.issues[0];

@@ -54,7 +54,12 @@ function canonical(value: unknown): string {
 function requestHash(request: FastifyRequest): string {
   let text: string;
   try {
-    text = canonical({ method: request.method, route: request.routeOptions.url, query: request.query ?? {}, body: request.body ?? {} });
+    text = canonical({
+      method: request.method,
+      route: request.routeOptions.url,
+      query: request.query ?? {},
+      body: request.body ?? {},
+    });
   } catch (err) {
     // The route's own validation has not run yet: a hostile body can nest deeper than the call stack.
     if (err instanceof RangeError) throw new ApiError(400, 'invalid_json', 'the body nests too deeply');
@@ -105,13 +110,19 @@ async function reserveOrReplay(ctx: AppContext, request: FastifyRequest, reply: 
       reply.send(r.response.body);
       return;
     }
-    if (Date.now() > deadline) throw new ApiError(409, 'idempotency_key_in_progress', undefined, {}, { 'retry-after': '1' });
+    if (Date.now() > deadline)
+      throw new ApiError(409, 'idempotency_key_in_progress', undefined, {}, { 'retry-after': '1' });
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
 /** Keeps the response for repeats (or frees the key when the response is not one to keep). Never throws. */
-async function recordResponse(ctx: AppContext, request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<void> {
+async function recordResponse(
+  ctx: AppContext,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+): Promise<void> {
   const id = request.idempotencyKeyId!;
   request.idempotencyKeyId = undefined;
   const status = reply.statusCode;
@@ -119,7 +130,12 @@ async function recordResponse(ctx: AppContext, request: FastifyRequest, reply: F
   const body = request.idempotentReplayBody !== undefined ? JSON.stringify(request.idempotentReplayBody) : sent;
   try {
     if (status >= 500 || status === 429 || body === null) await release(ctx.db, id);
-    else await saveResponse(ctx.db, id, { status, contentType: (reply.getHeader('content-type') as string | undefined) ?? null, body });
+    else
+      await saveResponse(ctx.db, id, {
+        status,
+        contentType: (reply.getHeader('content-type') as string | undefined) ?? null,
+        body,
+      });
   } catch (err) {
     // The response still goes out; the key stays "running" until its lock expires, then a repeat runs again.
     request.log.error({ err }, 'recording an idempotent response failed');

@@ -25,27 +25,62 @@ export type Reservation =
  */
 export async function reserve(db: Db, accountId: number, key: string, hash: string): Promise<Reservation> {
   const now = Date.now();
-  await db.kysely.deleteFrom('idempotency_keys').where('account_id', '=', accountId).where('expires_at', '<', now).execute();
+  await db.kysely
+    .deleteFrom('idempotency_keys')
+    .where('account_id', '=', accountId)
+    .where('expires_at', '<', now)
+    .execute();
   const inserted = await db.kysely
     .insertInto('idempotency_keys')
-    .values({ account_id: accountId, idem_key: key, request_hash: hash, status_code: null, content_type: null, response_body: null, locked_until: now + RUNNING_LOCK_MS, created_at: now, expires_at: now + KEY_TTL_MS })
+    .values({
+      account_id: accountId,
+      idem_key: key,
+      request_hash: hash,
+      status_code: null,
+      content_type: null,
+      response_body: null,
+      locked_until: now + RUNNING_LOCK_MS,
+      created_at: now,
+      expires_at: now + KEY_TTL_MS,
+    })
     .onConflict((oc) => oc.columns(['account_id', 'idem_key']).doNothing())
     .returning('id')
     .executeTakeFirst();
   if (inserted) return { kind: 'reserved', id: inserted.id };
-  const row = await db.kysely.selectFrom('idempotency_keys').selectAll().where('account_id', '=', accountId).where('idem_key', '=', key).executeTakeFirst();
+  const row = await db.kysely
+    .selectFrom('idempotency_keys')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .where('idem_key', '=', key)
+    .executeTakeFirst();
   if (!row) return { kind: 'running' }; // removed meanwhile (released after a failure): the caller looks again
   if (row.request_hash !== hash) return { kind: 'mismatch' };
-  if (row.status_code !== null) return { kind: 'replay', response: { status: row.status_code, contentType: row.content_type, body: row.response_body ?? '' } };
+  if (row.status_code !== null)
+    return {
+      kind: 'replay',
+      response: { status: row.status_code, contentType: row.content_type, body: row.response_body ?? '' },
+    };
   if (row.locked_until < now) {
-    const took = affected(await db.kysely.updateTable('idempotency_keys').set({ locked_until: now + RUNNING_LOCK_MS }).where('id', '=', row.id).where('locked_until', '=', row.locked_until).where('status_code', 'is', null).execute());
+    const took = affected(
+      await db.kysely
+        .updateTable('idempotency_keys')
+        .set({ locked_until: now + RUNNING_LOCK_MS })
+        .where('id', '=', row.id)
+        .where('locked_until', '=', row.locked_until)
+        .where('status_code', 'is', null)
+        .execute(),
+    );
     if (took > 0) return { kind: 'reserved', id: row.id };
   }
   return { kind: 'running' };
 }
 
 export async function saveResponse(db: Db, id: number, response: StoredResponse): Promise<void> {
-  await db.kysely.updateTable('idempotency_keys').set({ status_code: response.status, content_type: response.contentType, response_body: response.body }).where('id', '=', id).execute();
+  await db.kysely
+    .updateTable('idempotency_keys')
+    .set({ status_code: response.status, content_type: response.contentType, response_body: response.body })
+    .where('id', '=', id)
+    .execute();
 }
 
 /** Frees a key whose request failed in a way worth retrying (5xx, 429): the next repeat runs again. */

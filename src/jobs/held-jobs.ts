@@ -14,7 +14,11 @@ export interface HeldJob {
 
 /** Extends the lease of every job still held under `lockedBy`; the number renewed. */
 export async function renewHeldJobs(db: Executor, lockedBy: string, leaseMs: number): Promise<number> {
-  const result = await db.updateTable('jobs').set({ locked_until: Date.now() + leaseMs }).where('locked_by', '=', lockedBy).executeTakeFirst();
+  const result = await db
+    .updateTable('jobs')
+    .set({ locked_until: Date.now() + leaseMs })
+    .where('locked_by', '=', lockedBy)
+    .executeTakeFirst();
   return affected(result);
 }
 
@@ -24,7 +28,11 @@ export async function completeHeldJobs(db: Executor, jobs: HeldJob[]): Promise<v
   for (const j of jobs) byToken.set(j.lockedBy, [...(byToken.get(j.lockedBy) ?? []), j.id]);
   for (const [lockedBy, ids] of byToken) {
     for (let i = 0; i < ids.length; i += 500) {
-      await db.deleteFrom('jobs').where('id', 'in', ids.slice(i, i + 500)).where('locked_by', '=', lockedBy).execute();
+      await db
+        .deleteFrom('jobs')
+        .where('id', 'in', ids.slice(i, i + 500))
+        .where('locked_by', '=', lockedBy)
+        .execute();
     }
   }
 }

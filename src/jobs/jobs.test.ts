@@ -14,7 +14,8 @@ describeEngines('job queue', (engine) => {
   });
   afterAll(() => h.close());
 
-  const worker = (db: Db = h.ctx.db, concurrency = 4) => new Worker(db, { concurrency, pollMs: 10, leaseMs: 60_000 }, silent);
+  const worker = (db: Db = h.ctx.db, concurrency = 4) =>
+    new Worker(db, { concurrency, pollMs: 10, leaseMs: 60_000 }, silent);
 
   it('never runs a job enqueued in a rolled-back transaction', async () => {
     const ran: string[] = [];
@@ -41,7 +42,10 @@ describeEngines('job queue', (engine) => {
     w.register('lane-b', { kind: 'nudge.b', handler: async () => void ran.push('b') });
     // Due after both lanes' first claim at start: then they sleep for a minute.
     const due = Date.now() + 3000;
-    await enqueueMany(h.ctx.db.kysely, [{ kind: 'nudge.a', payload: {}, runAt: due }, { kind: 'nudge.b', payload: {}, runAt: due }]);
+    await enqueueMany(h.ctx.db.kysely, [
+      { kind: 'nudge.a', payload: {}, runAt: due },
+      { kind: 'nudge.b', payload: {}, runAt: due },
+    ]);
     w.start();
     await new Promise((r) => setTimeout(r, due - Date.now() + 100));
     w.nudge('nudge.a');
@@ -96,7 +100,12 @@ describeEngines('job queue', (engine) => {
     await enqueue(h.ctx.db.kysely, 'long.job', {});
     a.start();
     b.start();
-    await eventually(async () => runs === 1 && (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'long.job').execute()).length === 0, 10_000);
+    await eventually(
+      async () =>
+        runs === 1 &&
+        (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'long.job').execute()).length === 0,
+      10_000,
+    );
     await Promise.all([a.stop(), b.stop()]);
     if (second !== h.ctx.db) await second.close();
     expect(runs).toBe(1);
@@ -111,10 +120,14 @@ describeEngines('job queue', (engine) => {
     expect(second.locked_by).not.toBe(first.locked_by);
     expect(await renewJobLease(h.ctx.db.kysely, first, 60_000)).toBe(false);
     await completeJob(h.ctx.db.kysely, first);
-    expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('id', '=', first.id).executeTakeFirst()).toBeDefined();
+    expect(
+      await h.ctx.db.kysely.selectFrom('jobs').select('id').where('id', '=', first.id).executeTakeFirst(),
+    ).toBeDefined();
     expect(await renewJobLease(h.ctx.db.kysely, second, 60_000)).toBe(true);
     await completeJob(h.ctx.db.kysely, second);
-    expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('id', '=', first.id).executeTakeFirst()).toBeUndefined();
+    expect(
+      await h.ctx.db.kysely.selectFrom('jobs').select('id').where('id', '=', first.id).executeTakeFirst(),
+    ).toBeUndefined();
   });
 
   it('retries a failing job with backoff and marks it failed when attempts run out', async () => {
@@ -130,7 +143,14 @@ describeEngines('job queue', (engine) => {
     });
     await enqueue(h.ctx.db.kysely, 'flaky.job', {}, { maxAttempts: 3 });
     w.start();
-    const failed = await eventually(async () => h.ctx.db.kysely.selectFrom('jobs').selectAll().where('kind', '=', 'flaky.job').where('state', '=', 'failed').executeTakeFirst());
+    const failed = await eventually(async () =>
+      h.ctx.db.kysely
+        .selectFrom('jobs')
+        .selectAll()
+        .where('kind', '=', 'flaky.job')
+        .where('state', '=', 'failed')
+        .executeTakeFirst(),
+    );
     await w.stop();
     expect(calls).toBe(3);
     expect(failed.attempts).toBe(3);
@@ -148,7 +168,11 @@ describeEngines('job queue', (engine) => {
     });
     await enqueue(h.ctx.db.kysely, 'later.job', {});
     w.start();
-    await eventually(async () => (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'later.job').execute()).length === 0 && calls === 2);
+    await eventually(
+      async () =>
+        (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('kind', '=', 'later.job').execute()).length ===
+          0 && calls === 2,
+    );
     await w.stop();
   });
 
@@ -167,7 +191,12 @@ describeEngines('job queue', (engine) => {
       { kind: 'cancel.b', payload: {}, uniqueKey: 'cancel-3', runAt: later },
     ]);
     await cancelJobs(h.ctx.db.kysely, 'cancel.a', ['cancel-1', 'cancel-3']);
-    const left = await h.ctx.db.kysely.selectFrom('jobs').select('unique_key').where('kind', 'in', ['cancel.a', 'cancel.b']).orderBy('unique_key').execute();
+    const left = await h.ctx.db.kysely
+      .selectFrom('jobs')
+      .select('unique_key')
+      .where('kind', 'in', ['cancel.a', 'cancel.b'])
+      .orderBy('unique_key')
+      .execute();
     expect(left.map((r) => r.unique_key)).toEqual(['cancel-2', 'cancel-3']);
   });
 
@@ -178,9 +207,22 @@ describeEngines('job queue', (engine) => {
       { kind: 'forward.job', payload: {}, uniqueKey: 'forward-soon', runAt: now + 1_000 },
       { kind: 'forward.job', payload: {}, uniqueKey: 'forward-held', runAt: now + 60_000 },
     ]);
-    await h.ctx.db.kysely.updateTable('jobs').set({ locked_by: 'someone' }).where('unique_key', '=', 'forward-held').execute();
-    await bringJobsForward(h.ctx.db.kysely, 'forward.job', ['forward-late', 'forward-soon', 'forward-held'], now + 5_000);
-    const rows = await h.ctx.db.kysely.selectFrom('jobs').select(['unique_key', 'run_at']).where('kind', '=', 'forward.job').execute();
+    await h.ctx.db.kysely
+      .updateTable('jobs')
+      .set({ locked_by: 'someone' })
+      .where('unique_key', '=', 'forward-held')
+      .execute();
+    await bringJobsForward(
+      h.ctx.db.kysely,
+      'forward.job',
+      ['forward-late', 'forward-soon', 'forward-held'],
+      now + 5_000,
+    );
+    const rows = await h.ctx.db.kysely
+      .selectFrom('jobs')
+      .select(['unique_key', 'run_at'])
+      .where('kind', '=', 'forward.job')
+      .execute();
     const runAt = Object.fromEntries(rows.map((r) => [r.unique_key, Number(r.run_at)]));
     expect(runAt).toEqual({ 'forward-late': now + 5_000, 'forward-soon': now + 1_000, 'forward-held': now + 60_000 });
   });
@@ -197,7 +239,11 @@ describeEngines('job queue', (engine) => {
     });
     await enqueue(h.ctx.db.kysely, 'slow.job', {});
     w.start();
-    await eventually(async () => (await h.ctx.db.kysely.selectFrom('jobs').select('locked_by').where('kind', '=', 'slow.job').executeTakeFirst())?.locked_by);
+    await eventually(
+      async () =>
+        (await h.ctx.db.kysely.selectFrom('jobs').select('locked_by').where('kind', '=', 'slow.job').executeTakeFirst())
+          ?.locked_by,
+    );
     await enqueue(h.ctx.db.kysely, 'slow.job', {}, { runAt: Date.now() + 50 });
     await w.stop();
     expect(finished).toBe(1);
@@ -213,7 +259,10 @@ describeEngines('job queue', (engine) => {
       await new Promise((r) => setTimeout(r, 1));
     };
     const total = 300;
-    await enqueueMany(h.ctx.db.kysely, Array.from({ length: total }, (_, n) => ({ kind: 'race.job', payload: { n } })));
+    await enqueueMany(
+      h.ctx.db.kysely,
+      Array.from({ length: total }, (_, n) => ({ kind: 'race.job', payload: { n } })),
+    );
     const a = worker(h.ctx.db, 8);
     const b = worker(second, 8);
     a.register('test', { kind: 'race.job', handler });
@@ -229,7 +278,9 @@ describeEngines('job queue', (engine) => {
 
 /** A second connection pool on PostgreSQL (as another process would have); SQLite has one writer, so the same Db. */
 async function secondConnection(h: Harness, engine: string): Promise<Db> {
-  return engine === 'postgres' ? openDatabase(process.env.TEST_DATABASE_URL!, { pgSchema: await currentSchema(h) }) : h.ctx.db;
+  return engine === 'postgres'
+    ? openDatabase(process.env.TEST_DATABASE_URL!, { pgSchema: await currentSchema(h) })
+    : h.ctx.db;
 }
 
 async function currentSchema(h: Harness): Promise<string> {

@@ -21,18 +21,40 @@ export interface EnqueueOptions {
  */
 export async function enqueue(db: Executor, kind: string, payload: unknown, opts: EnqueueOptions = {}): Promise<void> {
   const now = Date.now();
-  await insertJob(db, kind, JSON.stringify(payload ?? null), opts.runAt ?? now, opts.maxAttempts ?? 10, opts.uniqueKey ?? null, now);
+  await insertJob(
+    db,
+    kind,
+    JSON.stringify(payload ?? null),
+    opts.runAt ?? now,
+    opts.maxAttempts ?? 10,
+    opts.uniqueKey ?? null,
+    now,
+  );
 }
 
 /** One job: every send enqueues one, so its statement is compiled once. */
-const insertJob = compiledOnce((db, kind: string, payload: string, runAt: number, maxAttempts: number, uniqueKey: string | null, now: number) =>
-  db
-    .insertInto('jobs')
-    .values({ kind, payload, run_at: runAt, max_attempts: maxAttempts, locked_until: null, locked_by: null, last_error: null, unique_key: uniqueKey, created_at: now })
-    .onConflict((oc) => oc.column('unique_key').doNothing()),
+const insertJob = compiledOnce(
+  (db, kind: string, payload: string, runAt: number, maxAttempts: number, uniqueKey: string | null, now: number) =>
+    db
+      .insertInto('jobs')
+      .values({
+        kind,
+        payload,
+        run_at: runAt,
+        max_attempts: maxAttempts,
+        locked_until: null,
+        locked_by: null,
+        last_error: null,
+        unique_key: uniqueKey,
+        created_at: now,
+      })
+      .onConflict((oc) => oc.column('unique_key').doNothing()),
 );
 
-export async function enqueueMany(db: Executor, jobs: Array<{ kind: string; payload: unknown } & EnqueueOptions>): Promise<void> {
+export async function enqueueMany(
+  db: Executor,
+  jobs: Array<{ kind: string; payload: unknown } & EnqueueOptions>,
+): Promise<void> {
   if (jobs.length === 0) return;
   const now = Date.now();
   const rows = jobs.map((j) => ({
@@ -63,7 +85,11 @@ export async function enqueueMany(db: Executor, jobs: Array<{ kind: string; payl
  */
 export async function cancelJobs(db: Executor, kind: string, uniqueKeys: string[]): Promise<void> {
   for (let i = 0; i < uniqueKeys.length; i += 500) {
-    await db.deleteFrom('jobs').where('kind', '=', kind).where('unique_key', 'in', uniqueKeys.slice(i, i + 500)).execute();
+    await db
+      .deleteFrom('jobs')
+      .where('kind', '=', kind)
+      .where('unique_key', 'in', uniqueKeys.slice(i, i + 500))
+      .execute();
   }
 }
 
@@ -95,7 +121,13 @@ export async function bringJobsForward(db: Executor, kind: string, uniqueKeys: s
  * PostgreSQL: FOR UPDATE SKIP LOCKED lets many processes share the queue.
  * SQLite: the single UPDATE … RETURNING is atomic under the one writer.
  */
-export async function claimJobs(db: Db, workerId: string, kinds: string[], limit: number, leaseMs: number): Promise<JobRow[]> {
+export async function claimJobs(
+  db: Db,
+  workerId: string,
+  kinds: string[],
+  limit: number,
+  leaseMs: number,
+): Promise<JobRow[]> {
   const now = Date.now();
   const due = db.kysely
     .selectFrom('jobs')
@@ -117,7 +149,16 @@ export async function claimJobs(db: Db, workerId: string, kinds: string[], limit
 
 /** Extends a running job's lease; false when this run no longer holds it (it ran out and another run took the job). */
 export async function renewJobLease(db: Executor, job: JobRow, leaseMs: number): Promise<boolean> {
-  return affected(await db.updateTable('jobs').set({ locked_until: Date.now() + leaseMs }).where('id', '=', job.id).where('locked_by', '=', job.locked_by).execute()) > 0;
+  return (
+    affected(
+      await db
+        .updateTable('jobs')
+        .set({ locked_until: Date.now() + leaseMs })
+        .where('id', '=', job.id)
+        .where('locked_by', '=', job.locked_by)
+        .execute(),
+    ) > 0
+  );
 }
 
 /** Removes a finished job; only its current lease holder may. */
@@ -131,18 +172,34 @@ export async function failJob(db: Executor, job: JobRow, error: string, retryAt:
   const exhausted = retryAt === null || job.attempts >= job.max_attempts;
   await db
     .updateTable('jobs')
-    .set(exhausted ? { state: 'failed', locked_until: null, locked_by: null, last_error } : { run_at: retryAt, locked_until: null, locked_by: null, last_error })
+    .set(
+      exhausted
+        ? { state: 'failed', locked_until: null, locked_by: null, last_error }
+        : { run_at: retryAt, locked_until: null, locked_by: null, last_error },
+    )
     .where('id', '=', job.id)
     .where('locked_by', '=', job.locked_by)
     .execute();
 }
 
 /** Queue depth and the age of the oldest due job, for metrics. */
-export async function queueStats(db: Db): Promise<Array<{ kind: string; state: string; count: number; oldest_run_at: number | null }>> {
+export async function queueStats(
+  db: Db,
+): Promise<Array<{ kind: string; state: string; count: number; oldest_run_at: number | null }>> {
   const rows = await db.kysely
     .selectFrom('jobs')
-    .select(['kind', 'state', (eb) => eb.fn.countAll<number>().as('count'), (eb) => eb.fn.min('run_at').as('oldest_run_at')])
+    .select([
+      'kind',
+      'state',
+      (eb) => eb.fn.countAll<number>().as('count'),
+      (eb) => eb.fn.min('run_at').as('oldest_run_at'),
+    ])
     .groupBy(['kind', 'state'])
     .execute();
-  return rows.map((r) => ({ kind: r.kind, state: r.state, count: Number(r.count), oldest_run_at: r.oldest_run_at === null ? null : Number(r.oldest_run_at) }));
+  return rows.map((r) => ({
+    kind: r.kind,
+    state: r.state,
+    count: Number(r.count),
+    oldest_run_at: r.oldest_run_at === null ? null : Number(r.oldest_run_at),
+  }));
 }

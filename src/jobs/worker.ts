@@ -25,7 +25,10 @@ export interface JobDefinition {
 
 /** Throw from a handler to retry at a chosen time without counting it as an error in logs. */
 export class RetryLater extends Error {
-  constructor(readonly delayMs: number, reason = 'retry later') {
+  constructor(
+    readonly delayMs: number,
+    reason = 'retry later',
+  ) {
     super(reason);
   }
 }
@@ -126,19 +129,22 @@ class Lane {
     const leaseMs = this.opts.leaseMs;
     let renewedAt = Date.now();
     let busy = false;
-    const timer = setInterval(async () => {
-      if (busy || lost.signal.aborted) return;
-      busy = true;
-      try {
-        if (await renewJobLease(this.db.kysely, job, leaseMs)) renewedAt = Date.now();
-        else lost.abort(new Error('the job lease was taken over'));
-      } catch (err) {
-        this.log.warn({ err, jobId: job.id }, 'renewing a job lease failed');
-        if (Date.now() - renewedAt >= leaseMs) lost.abort(new Error('the job lease could not be renewed'));
-      } finally {
-        busy = false;
-      }
-    }, Math.max(Math.floor(leaseMs / 3), 10));
+    const timer = setInterval(
+      async () => {
+        if (busy || lost.signal.aborted) return;
+        busy = true;
+        try {
+          if (await renewJobLease(this.db.kysely, job, leaseMs)) renewedAt = Date.now();
+          else lost.abort(new Error('the job lease was taken over'));
+        } catch (err) {
+          this.log.warn({ err, jobId: job.id }, 'renewing a job lease failed');
+          if (Date.now() - renewedAt >= leaseMs) lost.abort(new Error('the job lease could not be renewed'));
+        } finally {
+          busy = false;
+        }
+      },
+      Math.max(Math.floor(leaseMs / 3), 10),
+    );
     return () => clearInterval(timer);
   }
 
@@ -153,11 +159,15 @@ class Lane {
     } catch (err) {
       stopHeartbeat();
       const retryIn = err instanceof RetryLater ? err.delayMs : (def.backoffMs ?? defaultBackoff)(job.attempts);
-      if (!(err instanceof RetryLater)) this.log.warn({ err, job: { id: job.id, kind: job.kind, attempts: job.attempts } }, 'job failed');
+      if (!(err instanceof RetryLater))
+        this.log.warn({ err, job: { id: job.id, kind: job.kind, attempts: job.attempts } }, 'job failed');
       try {
         await failJob(this.db.kysely, job, (err as Error)?.message ?? String(err), Date.now() + retryIn);
       } catch (e) {
-        this.log.error({ err: e, jobId: job.id }, 'recording a job failure failed; its lease will expire and it runs again');
+        this.log.error(
+          { err: e, jobId: job.id },
+          'recording a job failure failed; its lease will expire and it runs again',
+        );
       }
     }
   }
@@ -198,7 +208,14 @@ export class Worker {
 
   start(): void {
     for (const [name, { defs, concurrency }] of this.lanes) {
-      const lane = new Lane(name, this.db, this.id, defs, { ...this.defaults, concurrency: concurrency ?? this.defaults.concurrency }, this.log);
+      const lane = new Lane(
+        name,
+        this.db,
+        this.id,
+        defs,
+        { ...this.defaults, concurrency: concurrency ?? this.defaults.concurrency },
+        this.log,
+      );
       lane.start();
       this.started.push(lane);
     }

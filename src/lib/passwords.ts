@@ -12,15 +12,27 @@ const hashingLimit = Math.max(1, Math.min(Math.floor(threadPoolSize() / 2), Math
 const hashing = new Semaphore(hashingLimit);
 
 const scrypt = (pw: string, salt: Buffer, len: number, opts: ScryptOptions) =>
-  hashing.run(() => new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k)))));
+  hashing.run(
+    () =>
+      new Promise<Buffer>((resolve, reject) => scryptCb(pw, salt, len, opts, (e, k) => (e ? reject(e) : resolve(k)))),
+  );
 
 /** Hashing figures of this process (tests): running, peak at once, started so far, and the limit. */
-export const hashingLoad = () => ({ running: hashing.running, peak: hashing.peak, started: hashing.started, limit: hashingLimit });
+export const hashingLoad = () => ({
+  running: hashing.running,
+  peak: hashing.peak,
+  started: hashing.started,
+  limit: hashingLimit,
+});
 
-const N = 16384, R = 8, P = 1, LEN = 32;
+const N = 16384,
+  R = 8,
+  P = 1,
+  LEN = 32;
 
 /** scrypt with the parameters of stored passwords, for a salt the caller chooses. */
-export const scryptKey = (password: string, salt: Buffer): Promise<Buffer> => scrypt(password, salt, LEN, { N, r: R, p: P });
+export const scryptKey = (password: string, salt: Buffer): Promise<Buffer> =>
+  scrypt(password, salt, LEN, { N, r: R, p: P });
 
 /** scrypt$N$r$p$salt$hash, all parameters stored so they can be raised later. */
 export async function hashPassword(password: string): Promise<string> {

@@ -35,7 +35,13 @@ describe('server secret', () => {
   it('refuses MENSAJERO_SECRET that is neither strict hex nor canonical base64 of 32 bytes', () => {
     const b64 = Buffer.alloc(32, 0xfb).toString('base64');
     // Node's decoder skips junk characters: each of these used to decode to some 32-byte key.
-    for (const loose of [`${b64.slice(0, 20)}!!${b64.slice(20)}`, `${b64.slice(0, 20)} ${b64.slice(20)}`, b64.replace('=', ''), `${'ab'.repeat(32)}\n`, b64.replace(/\+/g, '-')]) {
+    for (const loose of [
+      `${b64.slice(0, 20)}!!${b64.slice(20)}`,
+      `${b64.slice(0, 20)} ${b64.slice(20)}`,
+      b64.replace('=', ''),
+      `${'ab'.repeat(32)}\n`,
+      b64.replace(/\+/g, '-'),
+    ]) {
       expect(() => loadServerSecret(loose, freshDir())).toThrow(/canonical base64/);
     }
   });
@@ -53,7 +59,10 @@ describe('server secret', () => {
     // Each process loads the module, then spins until the same instant, so their first steps overlap.
     const startAt = Date.now() + 1500;
     const code = `import(${JSON.stringify(module)}).then((m) => { while (Date.now() < ${startAt}); process.stdout.write(m.loadServerSecret(undefined, ${JSON.stringify(dir)}).toString('hex')); })`;
-    const run = () => new Promise<string>((ok, fail) => execFile(process.execPath, ['-e', code], (err, out) => (err ? fail(err) : ok(out))));
+    const run = () =>
+      new Promise<string>((ok, fail) =>
+        execFile(process.execPath, ['-e', code], (err, out) => (err ? fail(err) : ok(out))),
+      );
     const secrets = await Promise.all(Array.from({ length: 8 }, run));
     expect(new Set(secrets).size).toBe(1);
     expect(secrets[0]).toMatch(/^[0-9a-f]{64}$/);

@@ -1,4 +1,12 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import {
+  createCipheriv,
+  createDecipheriv,
+  hkdfSync,
+  randomBytes,
+  createHash,
+  createHmac,
+  timingSafeEqual,
+} from 'node:crypto';
 import { existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -37,7 +45,9 @@ export function parseSecret(text: string): Buffer {
   if (/^[0-9a-f]{64}$/i.test(text)) return Buffer.from(text, 'hex');
   const buf = Buffer.from(text, 'base64');
   if (buf.length === 32 && buf.toString('base64') === text) return buf;
-  throw new Error('MENSAJERO_SECRET must be 32 bytes: 64 hex characters or the canonical base64 (44 characters ending in =)');
+  throw new Error(
+    'MENSAJERO_SECRET must be 32 bytes: 64 hex characters or the canonical base64 (44 characters ending in =)',
+  );
 }
 
 function readSecretFile(file: string): Buffer | undefined {

@@ -51,7 +51,13 @@ export function parseLocal(text: string): number | null {
   const fields = [+y, +mo, +d, +h, +mi, +s];
   const asUtc = utc(fields[0], fields[1], fields[2], fields[3], fields[4], fields[5]);
   const check = new Date(asUtc);
-  if (check.getUTCMonth() !== fields[1] - 1 || check.getUTCDate() !== fields[2] || fields[3] > 23 || fields[4] > 59 || fields[5] > 59) {
+  if (
+    check.getUTCMonth() !== fields[1] - 1 ||
+    check.getUTCDate() !== fields[2] ||
+    fields[3] > 23 ||
+    fields[4] > 59 ||
+    fields[5] > 59
+  ) {
     return null;
   }
   // Find the instant whose Mexico City wall time equals the given fields.

@@ -16,12 +16,23 @@ let lastAt = NaN;
 let lastCompact = '';
 const compactTime = (at: number) => (at === lastAt ? lastCompact : ((lastAt = at), (lastCompact = formatCompact(at))));
 
-export function confirmationPayload(m: { account_id: number; reference: string; number: string; extra_params: string | null }, code: number, at: number): NewEvent {
+export function confirmationPayload(
+  m: { account_id: number; reference: string; number: string; extra_params: string | null },
+  code: number,
+  at: number,
+): NewEvent {
   return {
     accountId: m.account_id,
     type: 'confirmation',
     reference: m.reference,
-    payload: { type: 'confirmation', reference: m.reference, status: String(code), number: m.number, date: compactTime(at), extra_params: m.extra_params ?? '' },
+    payload: {
+      type: 'confirmation',
+      reference: m.reference,
+      status: String(code),
+      number: m.number,
+      date: compactTime(at),
+      extra_params: m.extra_params ?? '',
+    },
   };
 }
 
@@ -38,16 +49,27 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
   if (reports.length === 0) return 0;
   let applied = 0;
   await ctx.db.kysely.transaction().execute(async (trx) => {
-    const updated = ctx.db.engine === 'postgres' ? await applyOnPostgres(trx, reports) : await applyByCode(trx, reports);
+    const updated =
+      ctx.db.engine === 'postgres' ? await applyOnPostgres(trx, reports) : await applyByCode(trx, reports);
     applied = updated.length;
-    await recordEvents(trx, updated.map((m) => confirmationPayload(m, m.code, m.at)));
+    await recordEvents(
+      trx,
+      updated.map((m) => confirmationPayload(m, m.code, m.at)),
+    );
   });
   // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
   if (applied > 0) ctx.worker.nudge();
   return applied;
 }
 
-type Applied = { account_id: number; reference: string; number: string; extra_params: string | null; code: number; at: number };
+type Applied = {
+  account_id: number;
+  reference: string;
+  number: string;
+  extra_params: string | null;
+  code: number;
+  at: number;
+};
 
 /** A message reported twice in one batch takes the first report, as it would across batches. */
 function firstPerMessage(reports: DeliveryReport[]): DeliveryReport[] {
@@ -94,8 +116,18 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
       const rows = await trx
         .updateTable('messages')
         // A report may overtake the record of the submission: the message was sent by then.
-        .set((eb) => ({ stage: 2, status: code === 0 ? 'delivered' : 'undelivered', dlr_code: code, dlr_at: at, sent_at: eb.fn.coalesce('sent_at', eb.val(at)) }))
-        .where('id', 'in', group.slice(i, i + 1000).map((r) => r.messageId))
+        .set((eb) => ({
+          stage: 2,
+          status: code === 0 ? 'delivered' : 'undelivered',
+          dlr_code: code,
+          dlr_at: at,
+          sent_at: eb.fn.coalesce('sent_at', eb.val(at)),
+        }))
+        .where(
+          'id',
+          'in',
+          group.slice(i, i + 1000).map((r) => r.messageId),
+        )
         .where('stage', '<', 2)
         .where('sandbox', '=', 0)
         .returning(['account_id', 'reference', 'number', 'extra_params'])
@@ -112,7 +144,10 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
  * transaction. Returns the original message's reference, or null when the
  * account never sent that message to that number.
  */
-export async function recordReply(ctx: AppContext, input: { accountId: number; number: string; text: string; at: number; messageId?: number }): Promise<string | null> {
+export async function recordReply(
+  ctx: AppContext,
+  input: { accountId: number; number: string; text: string; at: number; messageId?: number },
+): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const original = await trx
       .selectFrom('messages')
@@ -125,7 +160,16 @@ export async function recordReply(ctx: AppContext, input: { accountId: number; n
       .limit(1)
       .executeTakeFirst();
     if (!original) return null;
-    await trx.insertInto('replies').values({ account_id: input.accountId, message_id: original.id, number: input.number, text: input.text, received_at: input.at }).execute();
+    await trx
+      .insertInto('replies')
+      .values({
+        account_id: input.accountId,
+        message_id: original.id,
+        number: input.number,
+        text: input.text,
+        received_at: input.at,
+      })
+      .execute();
     await recordEvents(trx, [
       {
         accountId: input.accountId,

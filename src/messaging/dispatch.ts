@@ -40,15 +40,42 @@ export interface DispatchAttempt {
  * DISPATCH_RETRY_MS (capped at 10 minutes); after the last attempt the
  * messages left are closed with status 8 (error) and refunded.
  */
-export async function dispatchCampaign(ctx: AppContext, campaignId: number, attempt: DispatchAttempt = { attempt: 1, last: false }, signal?: AbortSignal): Promise<void> {
-  const pending = () => ctx.db.kysely.selectFrom('messages').select(['id']).where('campaign_id', '=', campaignId).where('stage', '=', 0).orderBy('id').execute();
+export async function dispatchCampaign(
+  ctx: AppContext,
+  campaignId: number,
+  attempt: DispatchAttempt = { attempt: 1, last: false },
+  signal?: AbortSignal,
+): Promise<void> {
+  const pending = () =>
+    ctx.db.kysely
+      .selectFrom('messages')
+      .select(['id'])
+      .where('campaign_id', '=', campaignId)
+      .where('stage', '=', 0)
+      .orderBy('id')
+      .execute();
   const rows = await pending();
   if (rows.length === 0) return;
-  const outcomes = await dispatchMessages(ctx, rows.map((r) => r.id), signal);
+  const outcomes = await dispatchMessages(
+    ctx,
+    rows.map((r) => r.id),
+    signal,
+  );
   const transient = outcomes.filter((o) => !o.outcome.ok && !o.outcome.permanent);
-  const error = transient.length > 0 && !transient[0].outcome.ok ? transient[0].outcome.error : 'claimed by another dispatcher';
+  const error =
+    transient.length > 0 && !transient[0].outcome.ok ? transient[0].outcome.error : 'claimed by another dispatcher';
   if (transient.length > 0 && attempt.last) {
-    await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, transient.map((o) => o.messageId), GAVE_UP_STATUS, `not dispatched: ${error}`.slice(0, 500), null, Date.now()));
+    await ctx.db.kysely.transaction().execute((trx) =>
+      closeUnsent(
+        trx,
+        ctx,
+        transient.map((o) => o.messageId),
+        GAVE_UP_STATUS,
+        `not dispatched: ${error}`.slice(0, 500),
+        null,
+        Date.now(),
+      ),
+    );
     return;
   }
   // Messages another dispatcher holds (an inline OTP send) are checked again
@@ -83,7 +110,11 @@ export async function dispatchCampaign(ctx: AppContext, campaignId: number, atte
  * instant) cannot be closed on our side: see the README.
  * `signal` (the job's lease) stops it before the next batch.
  */
-export async function dispatchMessages(ctx: AppContext, messageIds: number[], signal?: AbortSignal): Promise<DispatchOutcome[]> {
+export async function dispatchMessages(
+  ctx: AppContext,
+  messageIds: number[],
+  signal?: AbortSignal,
+): Promise<DispatchOutcome[]> {
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
     const now = Date.now();
@@ -96,15 +127,24 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[], si
       .orderBy('id')
       .execute();
     const held = await closeSuspended(ctx, candidates);
-    for (const id of held) results.push({ messageId: id, outcome: { ok: false, permanent: true, error: SUSPENDED_ERROR } });
+    for (const id of held)
+      results.push({ messageId: id, outcome: { ok: false, permanent: true, error: SUSPENDED_ERROR } });
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
     const orphaned = candidates.filter((c) => c.claim_token !== null).length;
-    if (orphaned > 0) ctx.log.warn({ count: orphaned }, 'handing over again messages that were in flight when their dispatcher stopped');
+    if (orphaned > 0)
+      ctx.log.warn(
+        { count: orphaned },
+        'handing over again messages that were in flight when their dispatcher stopped',
+      );
     for (const channel of new Set(candidates.map((c) => c.channel))) {
       const ids = candidates.filter((c) => c.channel === channel).map((c) => c.id);
       const route = ctx.carriers.route(channel);
       if (!route) {
-        for (const id of ids) results.push({ messageId: id, outcome: { ok: false, permanent: false, error: `no carrier for channel ${channel}` } });
+        for (const id of ids)
+          results.push({
+            messageId: id,
+            outcome: { ok: false, permanent: false, error: `no carrier for channel ${channel}` },
+          });
         continue;
       }
       for (let j = 0; j < ids.length; j += route.driver.maxBatch) {
@@ -116,11 +156,16 @@ export async function dispatchMessages(ctx: AppContext, messageIds: number[], si
         if (batch.length === 0) continue;
         for (const r of batch) ctx.carriers.inFlight.add(r.id);
         try {
-          const outcomes = await keepClaimed(ctx, batch.map((r) => r.id), token, async () => {
-            const outcomes = await handOff(route.driver, batch);
-            await recordDurably(ctx, route.driver.name, batch, outcomes);
-            return outcomes;
-          });
+          const outcomes = await keepClaimed(
+            ctx,
+            batch.map((r) => r.id),
+            token,
+            async () => {
+              const outcomes = await handOff(route.driver, batch);
+              await recordDurably(ctx, route.driver.name, batch, outcomes);
+              return outcomes;
+            },
+          );
           if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
           batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
         } finally {
@@ -153,7 +198,10 @@ function activeSender<O>(accounts: SelectQueryBuilder<Database, 'accounts', O>) 
  * over: they are closed as refused and refunded to their account, with their
  * confirmation events. Returns the ids closed here.
  */
-async function closeSuspended(ctx: AppContext, candidates: Array<{ id: number; account_id: number }>): Promise<Set<number>> {
+async function closeSuspended(
+  ctx: AppContext,
+  candidates: Array<{ id: number; account_id: number }>,
+): Promise<Set<number>> {
   const accountIds = [...new Set(candidates.map((c) => c.account_id))];
   if (accountIds.length === 0) return new Set();
   const active = await activeSender(ctx.db.kysely.selectFrom('accounts'))
@@ -163,7 +211,9 @@ async function closeSuspended(ctx: AppContext, candidates: Array<{ id: number; a
   if (suspended.size === 0) return new Set();
   const ids = candidates.filter((c) => suspended.has(c.account_id)).map((c) => c.id);
   const now = Date.now();
-  await ctx.db.kysely.transaction().execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
+  await ctx.db.kysely
+    .transaction()
+    .execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
   ctx.worker.nudge(); // confirmation events to deliver
   return new Set(ids);
 }
@@ -180,8 +230,23 @@ async function claim(ctx: AppContext, ids: number[], token: string) {
     .where('stage', '=', 0)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
     // An account archived while the batch waited for its turn: the next run closes its messages (closeSuspended).
-    .where((eb) => eb.exists(activeSender(eb.selectFrom('accounts').whereRef('accounts.id', '=', 'messages.account_id'))))
-    .returning(['id', 'account_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'meta', 'price_units', 'extra_params'])
+    .where((eb) =>
+      eb.exists(activeSender(eb.selectFrom('accounts').whereRef('accounts.id', '=', 'messages.account_id'))),
+    )
+    .returning([
+      'id',
+      'account_id',
+      'reference',
+      'channel',
+      'country_code',
+      'number',
+      'text',
+      'sender',
+      'flash',
+      'meta',
+      'price_units',
+      'extra_params',
+    ])
     .execute();
   return rows.sort((a, b) => a.id - b.id);
 }
@@ -189,16 +254,19 @@ async function claim(ctx: AppContext, ids: number[], token: string) {
 /** Runs `work` while renewing the claim `token` holds on `ids` every third of JOB_LEASE_MS. */
 async function keepClaimed<T>(ctx: AppContext, ids: number[], token: string, work: () => Promise<T>): Promise<T> {
   const leaseMs = ctx.config.JOB_LEASE_MS;
-  const timer = setInterval(() => {
-    ctx.db.kysely
-      .updateTable('messages')
-      .set({ claimed_until: Date.now() + leaseMs })
-      .where('id', 'in', ids)
-      .where('claim_token', '=', token)
-      .where('stage', '=', 0)
-      .execute()
-      .catch((err) => ctx.log.warn({ err }, 'renewing message claims failed'));
-  }, Math.max(Math.floor(leaseMs / 3), 10));
+  const timer = setInterval(
+    () => {
+      ctx.db.kysely
+        .updateTable('messages')
+        .set({ claimed_until: Date.now() + leaseMs })
+        .where('id', 'in', ids)
+        .where('claim_token', '=', token)
+        .where('stage', '=', 0)
+        .execute()
+        .catch((err) => ctx.log.warn({ err }, 'renewing message claims failed'));
+    },
+    Math.max(Math.floor(leaseMs / 3), 10),
+  );
   try {
     return await work();
   } finally {
@@ -221,7 +289,10 @@ async function handOff(driver: CarrierDriver, batch: Awaited<ReturnType<typeof c
   }));
   try {
     const outcomes = await driver.submit(outbound);
-    if (outcomes.length !== batch.length) throw new Error(`carrier driver ${driver.name} answered ${outcomes.length} outcomes for ${batch.length} messages`);
+    if (outcomes.length !== batch.length)
+      throw new Error(
+        `carrier driver ${driver.name} answered ${outcomes.length} outcomes for ${batch.length} messages`,
+      );
     return outcomes;
   } catch (err) {
     return batch.map(() => ({ ok: false as const, permanent: false, error: (err as Error).message }));
@@ -237,15 +308,30 @@ async function recordDurably(ctx: AppContext, carrier: string, batch: Row[], out
       return;
     } catch (err) {
       if (Date.now() - started >= RECORD_RETRY_FOR_MS) throw err;
-      ctx.log.error({ err, messages: batch.length, attempt }, 'recording a hand-off failed; retrying while the messages stay claimed');
+      ctx.log.error(
+        { err, messages: batch.length, attempt },
+        'recording a hand-off failed; retrying while the messages stay claimed',
+      );
       await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 5000)));
     }
   }
 }
 
-type Row = { id: number; account_id: number; reference: string; number: string; price_units: number; extra_params: string | null };
+type Row = {
+  id: number;
+  account_id: number;
+  reference: string;
+  number: string;
+  price_units: number;
+  extra_params: string | null;
+};
 
-async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
+async function recordOutcomes(
+  ctx: AppContext,
+  carrier: string,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
     // The connector that took or refused each message (a router names it), else the driver.
@@ -256,12 +342,29 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
       const by = o.carrier ?? carrier;
       if (!o.carrierId) plain.set(by, (plain.get(by) ?? []).concat(batch[k].id));
       else {
-        const sent = await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('stage', '=', 0).execute();
+        const sent = await trx
+          .updateTable('messages')
+          .set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now })
+          .where('id', '=', batch[k].id)
+          .where('stage', '=', 0)
+          .execute();
         // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still recorded on it.
-        if (affected(sent) === 0) await trx.updateTable('messages').set({ carrier: by, carrier_id: o.carrierId, sent_at: now }).where('id', '=', batch[k].id).where('carrier_id', 'is', null).execute();
+        if (affected(sent) === 0)
+          await trx
+            .updateTable('messages')
+            .set({ carrier: by, carrier_id: o.carrierId, sent_at: now })
+            .where('id', '=', batch[k].id)
+            .where('carrier_id', 'is', null)
+            .execute();
       }
     }
-    for (const [by, ids] of plain) await trx.updateTable('messages').set({ stage: 1, status: 'sent', carrier: by, sent_at: now }).where('id', 'in', ids).where('stage', '=', 0).execute();
+    for (const [by, ids] of plain)
+      await trx
+        .updateTable('messages')
+        .set({ stage: 1, status: 'sent', carrier: by, sent_at: now })
+        .where('id', 'in', ids)
+        .where('stage', '=', 0)
+        .execute();
     // A refusal may name its status (12: no route); otherwise 4, rejected.
     const refused = new Map<string, { code: number; by: string | null; ids: number[] }>();
     batch.forEach((r, k) => {
@@ -273,10 +376,29 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
       if (!refused.has(key)) refused.set(key, { code, by, ids: [] });
       refused.get(key)!.ids.push(r.id);
     });
-    for (const g of refused.values()) await closeUnsent(trx, ctx, g.ids, g.code, g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination', g.by, now);
+    for (const g of refused.values())
+      await closeUnsent(
+        trx,
+        ctx,
+        g.ids,
+        g.code,
+        g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination',
+        g.by,
+        now,
+      );
     // A transient failure releases the claim: the dispatch job retries at once on its next run.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
-    if (retry.length > 0) await trx.updateTable('messages').set({ claimed_until: null, claim_token: null }).where('id', 'in', retry.map((r) => r.id)).where('stage', '=', 0).execute();
+    if (retry.length > 0)
+      await trx
+        .updateTable('messages')
+        .set({ claimed_until: null, claim_token: null })
+        .where(
+          'id',
+          'in',
+          retry.map((r) => r.id),
+        )
+        .where('stage', '=', 0)
+        .execute();
   });
 }
 
@@ -285,11 +407,26 @@ async function recordOutcomes(ctx: AppContext, carrier: string, batch: Row[], ou
  * refunds their price (they were never sent) and writes their confirmation
  * events, in the caller's transaction.
  */
-async function closeUnsent(trx: Transaction<Database>, ctx: AppContext, ids: number[], code: number, error: string, carrier: string | null, now: number): Promise<void> {
+async function closeUnsent(
+  trx: Transaction<Database>,
+  ctx: AppContext,
+  ids: number[],
+  code: number,
+  error: string,
+  carrier: string | null,
+  now: number,
+): Promise<void> {
   if (ids.length === 0) return;
   const updated = await trx
     .updateTable('messages')
-    .set({ stage: 2, status: code === REFUSED_STATUS ? 'refused' : 'undelivered', dlr_code: code, dlr_at: now, carrier, error })
+    .set({
+      stage: 2,
+      status: code === REFUSED_STATUS ? 'refused' : 'undelivered',
+      dlr_code: code,
+      dlr_at: now,
+      carrier,
+      error,
+    })
     .where('id', 'in', ids)
     .where('stage', '=', 0)
     .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params'])
@@ -297,5 +434,8 @@ async function closeUnsent(trx: Transaction<Database>, ctx: AppContext, ids: num
   const refunds = new Map<number, number>();
   for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
   for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
-  await recordEvents(trx, updated.map((r) => confirmationPayload(r, code, now)));
+  await recordEvents(
+    trx,
+    updated.map((r) => confirmationPayload(r, code, now)),
+  );
 }

@@ -11,13 +11,17 @@ export const messaging: Feature = {
   jobs(worker, ctx) {
     worker.register('dispatch', {
       kind: DISPATCH_JOB,
-      handler: (p: { campaignId: number }, { job, signal }) => dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }, signal),
+      handler: (p: { campaignId: number }, { job, signal }) =>
+        dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }, signal),
     });
     worker.register('carrier', {
       kind: SIMULATOR_DLR_JOB,
       handler: async (p: { reports: Array<[number, number]> }) => {
         const at = Date.now();
-        await applyDeliveryReports(ctx, p.reports.map(([messageId, code]) => ({ messageId, code, at })));
+        await applyDeliveryReports(
+          ctx,
+          p.reports.map(([messageId, code]) => ({ messageId, code, at })),
+        );
       },
     });
   },

@@ -13,15 +13,30 @@ describeEngines('group commit of sends', (engine) => {
   });
   afterAll(() => h.close());
 
-  const credits = async (accountId: number) => (await h.ctx.db.kysely.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow()).credits;
-  const messagesOf = async (accountId: number) => h.ctx.db.kysely.selectFrom('messages').select(['id', 'campaign_id']).where('account_id', '=', accountId).execute();
+  const credits = async (accountId: number) =>
+    (
+      await h.ctx.db.kysely
+        .selectFrom('accounts')
+        .select('credits')
+        .where('id', '=', accountId)
+        .executeTakeFirstOrThrow()
+    ).credits;
+  const messagesOf = async (accountId: number) =>
+    h.ctx.db.kysely.selectFrom('messages').select(['id', 'campaign_id']).where('account_id', '=', accountId).execute();
 
   it('commits neighbours together and rolls back alone the request that fails', async () => {
     const rich = await h.createAccount(10);
     const poor = await h.createAccount(0);
     const group = new GroupCommit(h.ctx.db);
     const send = (accountId: number) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
-      submitMessages(trx, h.ctx.config, { accountId, channel: 'sms', source: 'sms', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola', inlineDispatch: true });
+      submitMessages(trx, h.ctx.config, {
+        accountId,
+        channel: 'sms',
+        source: 'sms',
+        recipients: [{ countryCode: '52', number: '525512345678' }],
+        text: 'Hola',
+        inlineDispatch: true,
+      });
     const failsAfterWriting = async (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) => {
       await send(rich.id)(trx);
       throw new Error('a constraint failed after the debit');
@@ -44,7 +59,11 @@ describeEngines('group commit of sends', (engine) => {
 
   it('accepts parallel single sends exactly as far as the balance goes, hands each over once and removes their safety-net jobs', async () => {
     const a = await h.createAccount(5);
-    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => h.post('/sms/send', { numbers: String(5512000000 + i), message: 'Hola' }, a.apikey)));
+    const replies = await Promise.all(
+      Array.from({ length: 30 }, (_, i) =>
+        h.post('/sms/send', { numbers: String(5512000000 + i), message: 'Hola' }, a.apikey),
+      ),
+    );
     const accepted = replies.filter((r) => r.status === 200);
     expect(accepted).toHaveLength(5);
     expect(replies.filter((r) => r.status === 400).every((r) => r.body.code === 'sms_07')).toBe(true);
@@ -53,12 +72,26 @@ describeEngines('group commit of sends', (engine) => {
     expect(rows).toHaveLength(5);
     const campaigns = rows.map((r) => r.campaign_id);
     await eventually(async () => {
-      const open = await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).where('stage', '<', 2).execute();
+      const open = await h.ctx.db.kysely
+        .selectFrom('messages')
+        .select('id')
+        .where('account_id', '=', a.id)
+        .where('stage', '<', 2)
+        .execute();
       return open.length === 0;
     }, 15_000);
-    const confirmations = await h.ctx.db.kysely.selectFrom('events').select('reference').where('account_id', '=', a.id).where('type', '=', 'confirmation').execute();
+    const confirmations = await h.ctx.db.kysely
+      .selectFrom('events')
+      .select('reference')
+      .where('account_id', '=', a.id)
+      .where('type', '=', 'confirmation')
+      .execute();
     expect(confirmations).toHaveLength(5);
-    const sentAt = await h.ctx.db.kysely.selectFrom('messages').select(['sent_at', 'carrier']).where('account_id', '=', a.id).execute();
+    const sentAt = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['sent_at', 'carrier'])
+      .where('account_id', '=', a.id)
+      .execute();
     expect(sentAt.every((m) => m.sent_at !== null && m.carrier === 'simulator')).toBe(true);
     const jobs = await h.ctx.db.kysely.selectFrom('jobs').select('payload').where('kind', '=', DISPATCH_JOB).execute();
     expect(jobs.filter((j) => campaigns.includes(JSON.parse(j.payload).campaignId))).toHaveLength(0);

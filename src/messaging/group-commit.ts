@@ -58,7 +58,8 @@ export class GroupCommit {
   private takeBatch(): Pending[] {
     let weight = 0;
     let n = 0;
-    while (n < this.queue.length && n < MAX_REQUESTS && (n === 0 || weight + this.queue[n].weight <= MAX_WEIGHT)) weight += this.queue[n++].weight;
+    while (n < this.queue.length && n < MAX_REQUESTS && (n === 0 || weight + this.queue[n].weight <= MAX_WEIGHT))
+      weight += this.queue[n++].weight;
     return this.queue.splice(0, n).sort((a, b) => a.order - b.order);
   }
 
@@ -93,7 +94,8 @@ export class GroupCommit {
     for (let i = 0; i < batch.length; i++) {
       const o = outcomes[i];
       if (o.ok) batch[i].resolve(o.value);
-      else if (isLockConflict(o.error)) await settle(batch[i], () => this.db.kysely.transaction().execute(batch[i].work));
+      else if (isLockConflict(o.error))
+        await settle(batch[i], () => this.db.kysely.transaction().execute(batch[i].work));
       else batch[i].reject(o.error);
     }
   }

@@ -30,7 +30,8 @@ class RoundQueue<T extends { messageIds: number[] }> {
       await new Promise<void>((resolve) => setImmediate(resolve));
       let n = 0;
       let size = 0;
-      while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND)) size += this.queue[n++].messageIds.length;
+      while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND))
+        size += this.queue[n++].messageIds.length;
       await this.handle(this.queue.splice(0, n));
     }
   }
@@ -54,7 +55,10 @@ export class InlineHandOff implements HandOff {
         await this.handOver(round);
       } catch (err) {
         // The dispatch jobs are still there: they send what this round did not.
-        this.ctx.log.warn({ err, campaigns: round.length }, 'inline hand-off failed; the dispatch jobs will send these messages');
+        this.ctx.log.warn(
+          { err, campaigns: round.length },
+          'inline hand-off failed; the dispatch jobs will send these messages',
+        );
       }
     });
   }
@@ -65,10 +69,15 @@ export class InlineHandOff implements HandOff {
   }
 
   private async handOver(round: Array<{ campaignId: number; messageIds: number[] }>): Promise<void> {
-    const outcomes = await dispatchMessages(this.ctx, round.flatMap((c) => c.messageIds));
+    const outcomes = await dispatchMessages(
+      this.ctx,
+      round.flatMap((c) => c.messageIds),
+    );
     const final = new Set(outcomes.filter((o) => o.outcome.ok || o.outcome.permanent).map((o) => o.messageId));
     const done = round.filter((c) => c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
-    const retry = round.filter((c) => !c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
+    const retry = round
+      .filter((c) => !c.messageIds.every((id) => final.has(id)))
+      .map((c) => safetyNetKey(c.campaignId));
     await cancelJobs(this.ctx.db.kysely, DISPATCH_JOB, done);
     // Not taken at once (a transient carrier error, claimed elsewhere): the job retries at the usual pace, not after the whole safety net.
     await bringJobsForward(this.ctx.db.kysely, DISPATCH_JOB, retry, Date.now() + this.ctx.config.DISPATCH_RETRY_MS);
@@ -102,7 +111,14 @@ export class SharedDispatch implements Shared {
 
   private async round(round: Waiting[]): Promise<void> {
     try {
-      const outcomes = new Map((await dispatchMessages(this.ctx, round.flatMap((w) => w.messageIds))).map((o) => [o.messageId, o]));
+      const outcomes = new Map(
+        (
+          await dispatchMessages(
+            this.ctx,
+            round.flatMap((w) => w.messageIds),
+          )
+        ).map((o) => [o.messageId, o]),
+      );
       for (const w of round) w.resolve(w.messageIds.flatMap((id) => outcomes.get(id) ?? []));
     } catch (error) {
       for (const w of round) w.reject(error);

@@ -22,9 +22,16 @@ interface Match {
 }
 
 const latestTo = (ctx: AppContext, number: string) =>
-  ctx.db.kysely.selectFrom('messages').select(['id', 'account_id']).where('number', '=', number).where('sandbox', '=', 0).orderBy('id', 'desc').limit(1);
+  ctx.db.kysely
+    .selectFrom('messages')
+    .select(['id', 'account_id'])
+    .where('number', '=', number)
+    .where('sandbox', '=', 0)
+    .orderBy('id', 'desc')
+    .limit(1);
 
-const asMatch = (row: { id: number; account_id: number } | undefined): Match | undefined => (row ? { accountId: Number(row.account_id), messageId: Number(row.id) } : undefined);
+const asMatch = (row: { id: number; account_id: number } | undefined): Match | undefined =>
+  row ? { accountId: Number(row.account_id), messageId: Number(row.id) } : undefined;
 
 /** The message the provider says the customer answers, if this connector sent it to that number. */
 async function quotedMessage(ctx: AppContext, r: InboundReply): Promise<Match | undefined> {
@@ -79,6 +86,9 @@ export async function recordInboundReply(ctx: AppContext, r: InboundReply): Prom
     ctx.worker.nudge();
     return 'matched';
   }
-  await ctx.db.kysely.insertInto('unmatched_replies').values({ carrier: r.carrier, source: r.source, destination: r.destination, text: r.text, received_at: r.at }).execute();
+  await ctx.db.kysely
+    .insertInto('unmatched_replies')
+    .values({ carrier: r.carrier, source: r.source, destination: r.destination, text: r.text, received_at: r.at })
+    .execute();
   return 'unmatched';
 }

@@ -38,9 +38,11 @@ describeEngines('messaging pipeline', (engine) => {
     text: 'Hola',
     ...extra,
   });
-  const submit = (req: SubmitRequest) => h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, req));
+  const submit = (req: SubmitRequest) =>
+    h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, req));
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
-  const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+  const message = (reference: string) =>
+    h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
 
   it('charges, dispatches and records each delivery status with its confirmation event', async () => {
     const a = await h.createAccount(10);
@@ -59,10 +61,21 @@ describeEngines('messaging pipeline', (engine) => {
       return m.stage === 2 ? m : null;
     }, 15_000);
     expect(delivered).toMatchObject({ dlr_code: 0, status: 'delivered' });
-    const events = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).orderBy('id').execute();
+    const events = await h.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('account_id', '=', a.id)
+      .orderBy('id')
+      .execute();
     expect(events).toHaveLength(2);
     const payload = JSON.parse(events.find((e) => e.reference === res.references[0].reference)!.payload);
-    expect(payload).toMatchObject({ type: 'confirmation', reference: res.references[0].reference, status: '6', number: '525550000006', extra_params: '{"order":"7"}' });
+    expect(payload).toMatchObject({
+      type: 'confirmation',
+      reference: res.references[0].reference,
+      status: '6',
+      number: '525550000006',
+      extra_params: '{"order":"7"}',
+    });
     expect(payload.date).toMatch(/^\d{14}$/);
   });
 
@@ -80,13 +93,17 @@ describeEngines('messaging pipeline', (engine) => {
     expect(await applyDeliveryReports(h.ctx, [{ messageId: res.messageIds[0], code: 5, at }])).toBe(0);
     expect((await message(res.references[0].reference)).dlr_code).toBe(0);
     await new Promise((r) => setTimeout(r, 100));
-    expect(await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).execute()).toHaveLength(1);
+    expect(
+      await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(1);
   });
 
   it('applies one batch of mixed reports once per message: first report wins, codes outside 0-12 become 5, sandbox untouched', async () => {
     const a = await h.createAccount(10);
     // Scheduled an hour ahead so the worker leaves them alone: the reports below overtake the hand-off.
-    const res = await submit(request(a.id, ['5511111111', '5522222222', '5533333333'], { scheduledAt: Date.now() + 3_600_000 }));
+    const res = await submit(
+      request(a.id, ['5511111111', '5522222222', '5533333333'], { scheduledAt: Date.now() + 3_600_000 }),
+    );
     const sandbox = await submit(request(a.id, ['5544444444'], { sandbox: true }));
     const [m1, m2, m3] = res.messageIds;
     const at = Date.now() - 5_000;
@@ -107,7 +124,11 @@ describeEngines('messaging pipeline', (engine) => {
     expect(rows[0]).toMatchObject({ dlr_at: at, sent_at: at });
     expect(rows[1]).toMatchObject({ dlr_at: at + 1, sent_at: at + 1 });
     expect(await message(sandbox.references[0].reference)).toMatchObject({ status: 'sandbox', dlr_code: null });
-    const events = await h.ctx.db.kysely.selectFrom('events').select(['reference', 'payload']).where('account_id', '=', a.id).execute();
+    const events = await h.ctx.db.kysely
+      .selectFrom('events')
+      .select(['reference', 'payload'])
+      .where('account_id', '=', a.id)
+      .execute();
     expect(events.map((e) => [e.reference, JSON.parse(e.payload).status]).sort()).toEqual(
       [
         [res.references[0].reference, '6'],
@@ -131,13 +152,19 @@ describeEngines('messaging pipeline', (engine) => {
     const a = await h.createAccount(1);
     await expect(submit(request(a.id, ['5511111111', '5522222222']))).rejects.toMatchObject({ code: 'sms_07' });
     expect(await credit(a.apikey)).toBe(1);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toHaveLength(0);
-    expect(await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute()).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(0);
   });
 
   it('accepts exactly what the credits cover under 20 parallel requests', async () => {
     const a = await h.createAccount(10);
-    const results = await Promise.allSettled(Array.from({ length: 20 }, (_, i) => submit(request(a.id, [`55${String(10000000 + i)}`]))));
+    const results = await Promise.allSettled(
+      Array.from({ length: 20 }, (_, i) => submit(request(a.id, [`55${String(10000000 + i)}`]))),
+    );
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(10);
     expect(await credit(a.apikey)).toBe(0);
   });
@@ -147,7 +174,13 @@ describeEngines('messaging pipeline', (engine) => {
     const res = await submit(request(a.id, ['5511111111'], { sandbox: true }));
     expect(res.creditUnits).toBe(0);
     expect(await message(res.references[0].reference)).toMatchObject({ status: 'sandbox', stage: 2, sandbox: 1 });
-    expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('payload', '=', JSON.stringify({ campaignId: res.campaignId })).execute()).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely
+        .selectFrom('jobs')
+        .select('id')
+        .where('payload', '=', JSON.stringify({ campaignId: res.campaignId }))
+        .execute(),
+    ).toHaveLength(0);
   });
 
   it('holds a scheduled message until its time', async () => {
@@ -170,8 +203,19 @@ describeEngines('messaging pipeline', (engine) => {
     const r = await h.post('/simulator/replies', { number: '5512345678', response: 'SI' }, a.apikey);
     expect(r.status).toBe(200);
     expect(r.body.reference).toBe(res.references[0].reference);
-    const event = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).where('type', '=', 'response').executeTakeFirstOrThrow();
-    expect(JSON.parse(event.payload)).toMatchObject({ type: 'response', reference: res.references[0].reference, number: '525512345678', message: 'Hola', response: 'SI' });
+    const event = await h.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('account_id', '=', a.id)
+      .where('type', '=', 'response')
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(event.payload)).toMatchObject({
+      type: 'response',
+      reference: res.references[0].reference,
+      number: '525512345678',
+      message: 'Hola',
+      response: 'SI',
+    });
     expect((await h.post('/simulator/replies', { number: '5599999999', response: 'x' }, a.apikey)).status).toBe(404);
     expect((await h.post('/simulator/replies', { number: 'abc' }, a.apikey)).body.code).toBe('simulator_02');
   });
@@ -202,8 +246,19 @@ describeEngines('dispatch claims', (engine) => {
     const driver = new CountingDriver();
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(1000);
-    const recipients = Array.from({ length: 120 }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    const recipients = Array.from({ length: 120 }, (_, i) => ({
+      countryCode: '52',
+      number: `5255${String(10000000 + i)}`,
+    }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) =>
+      submitMessages(trx, h.ctx.config, {
+        accountId: a.id,
+        channel: 'voice',
+        source: 'voice',
+        recipients,
+        text: 'Hola',
+      }),
+    );
     // An inline sender and the campaign's dispatch job, three times over, at once.
     await Promise.all([
       dispatchMessages(h.ctx, res.messageIds),
@@ -213,7 +268,12 @@ describeEngines('dispatch claims', (engine) => {
     ]);
     expect(driver.seen.size).toBe(120);
     expect([...driver.seen.values()].every((n) => n === 1)).toBe(true);
-    const sent = await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 1).execute();
+    const sent = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', res.campaignId)
+      .where('stage', '=', 1)
+      .execute();
     expect(sent).toHaveLength(120);
   });
 
@@ -221,12 +281,28 @@ describeEngines('dispatch claims', (engine) => {
     const driver = new CountingDriver();
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(10);
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients: [{ countryCode: '52', number: '525512345678' }], text: 'Hola' }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) =>
+      submitMessages(trx, h.ctx.config, {
+        accountId: a.id,
+        channel: 'voice',
+        source: 'voice',
+        recipients: [{ countryCode: '52', number: '525512345678' }],
+        text: 'Hola',
+      }),
+    );
     // A dispatcher claimed it and died: until the claim expires the job leaves it alone and asks to run again.
-    await h.ctx.db.kysely.updateTable('messages').set({ claimed_until: Date.now() + 60_000 }).where('id', '=', res.messageIds[0]).execute();
+    await h.ctx.db.kysely
+      .updateTable('messages')
+      .set({ claimed_until: Date.now() + 60_000 })
+      .where('id', '=', res.messageIds[0])
+      .execute();
     await expect(dispatchCampaign(h.ctx, res.campaignId)).rejects.toBeInstanceOf(RetryLater);
     expect(driver.seen.size).toBe(0);
-    await h.ctx.db.kysely.updateTable('messages').set({ claimed_until: Date.now() - 1 }).where('id', '=', res.messageIds[0]).execute();
+    await h.ctx.db.kysely
+      .updateTable('messages')
+      .set({ claimed_until: Date.now() - 1 })
+      .where('id', '=', res.messageIds[0])
+      .execute();
     await dispatchCampaign(h.ctx, res.campaignId);
     expect(driver.seen.get(res.messageIds[0])).toBe(1);
   });

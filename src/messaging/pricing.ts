@@ -17,7 +17,14 @@ export const DEFAULT_PRICES: Record<Channel, number> = {
 const pricesOf = compiledOnce((db, accountId: number, channel: Channel) =>
   db
     .selectFrom('accounts')
-    .innerJoin('account_prices', (join) => join.on((eb) => eb.or([eb('account_prices.account_id', '=', eb.ref('accounts.id')), eb('account_prices.account_id', '=', eb.ref('accounts.parent_id'))])))
+    .innerJoin('account_prices', (join) =>
+      join.on((eb) =>
+        eb.or([
+          eb('account_prices.account_id', '=', eb.ref('accounts.id')),
+          eb('account_prices.account_id', '=', eb.ref('accounts.parent_id')),
+        ]),
+      ),
+    )
     .select(['account_prices.account_id', 'account_prices.units'])
     .where('accounts.id', '=', accountId)
     .where('account_prices.channel', '=', channel),

@@ -15,7 +15,13 @@ defineMessages({
  * so parallel requests never pass the limit together, and a rolled-back
  * send gives its share back. Throws 429 sms_17 when the request would pass it.
  */
-export async function reserveSandboxQuota(trx: Transaction<Database>, accountId: number, count: number, limit: number, now: number): Promise<void> {
+export async function reserveSandboxQuota(
+  trx: Transaction<Database>,
+  accountId: number,
+  count: number,
+  limit: number,
+  now: number,
+): Promise<void> {
   const day = formatLocalDate(now);
   await trx
     .insertInto('sandbox_usage')

@@ -24,14 +24,57 @@ const CHUNK = 500;
 
 // The statements of every send, compiled once (see compiledOnce).
 const insertCampaign = compiledOnce(
-  (db, accountId: number, name: string, channel: Channel, source: MessageSource, sandbox: number, total: number, scheduledAt: number | null, now: number) =>
+  (
+    db,
+    accountId: number,
+    name: string,
+    channel: Channel,
+    source: MessageSource,
+    sandbox: number,
+    total: number,
+    scheduledAt: number | null,
+    now: number,
+  ) =>
     db
       .insertInto('campaigns')
-      .values({ account_id: accountId, name, channel, source, sandbox, total, scheduled_at: scheduledAt, created_at: now })
+      .values({
+        account_id: accountId,
+        name,
+        channel,
+        source,
+        sandbox,
+        total,
+        scheduled_at: scheduledAt,
+        created_at: now,
+      })
       .returning('id'),
 );
 type MessageRow = Insertable<MessagesTable>;
-const MESSAGE_COLUMNS = ['account_id', 'campaign_id', 'reference', 'channel', 'country_code', 'number', 'text', 'sender', 'flash', 'sandbox', 'extra_params', 'meta', 'price_units', 'stage', 'status', 'dlr_code', 'carrier', 'carrier_id', 'error', 'scheduled_at', 'created_at', 'sent_at', 'dlr_at'] as const;
+const MESSAGE_COLUMNS = [
+  'account_id',
+  'campaign_id',
+  'reference',
+  'channel',
+  'country_code',
+  'number',
+  'text',
+  'sender',
+  'flash',
+  'sandbox',
+  'extra_params',
+  'meta',
+  'price_units',
+  'stage',
+  'status',
+  'dlr_code',
+  'carrier',
+  'carrier_id',
+  'error',
+  'scheduled_at',
+  'created_at',
+  'sent_at',
+  'dlr_at',
+] as const;
 const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
   db
     .insertInto('messages')
@@ -51,7 +94,11 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  * prompt dispatch, or with inlineDispatch hand the messages over yourself
  * (dispatchMessages, or ctx.handOff.add for shared rounds).
  */
-export async function submitMessages(trx: Transaction<Database>, config: Config, req: SubmitRequest): Promise<SubmitResult> {
+export async function submitMessages(
+  trx: Transaction<Database>,
+  config: Config,
+  req: SubmitRequest,
+): Promise<SubmitResult> {
   const now = Date.now();
   const sandbox = req.sandbox === true;
   if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
@@ -61,7 +108,17 @@ export async function submitMessages(trx: Transaction<Database>, config: Config,
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
   const name = req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`;
-  const { rows: inserted } = await insertCampaign(trx, req.accountId, name, req.channel, req.source, sandbox ? 1 : 0, req.recipients.length, scheduledAt, now);
+  const { rows: inserted } = await insertCampaign(
+    trx,
+    req.accountId,
+    name,
+    req.channel,
+    req.source,
+    sandbox ? 1 : 0,
+    req.recipients.length,
+    scheduledAt,
+    now,
+  );
   const campaign = inserted[0];
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
@@ -91,14 +148,26 @@ export async function submitMessages(trx: Transaction<Database>, config: Config,
     dlr_at: null,
   }));
   const messageIds: number[] = [];
-  if (rows.length === 1) messageIds.push((await insertOneMessage(trx, ...MESSAGE_COLUMNS.map((c) => rows[0][c]))).rows[0].id);
-  else for (let i = 0; i < rows.length; i += CHUNK) {
-    const ids = await trx.insertInto('messages').values(rows.slice(i, i + CHUNK)).returning('id').execute();
-    for (const { id } of ids) messageIds.push(id);
-  }
+  if (rows.length === 1)
+    messageIds.push((await insertOneMessage(trx, ...MESSAGE_COLUMNS.map((c) => rows[0][c]))).rows[0].id);
+  else
+    for (let i = 0; i < rows.length; i += CHUNK) {
+      const ids = await trx
+        .insertInto('messages')
+        .values(rows.slice(i, i + CHUNK))
+        .returning('id')
+        .execute();
+      for (const { id } of ids) messageIds.push(id);
+    }
   const inline = req.inlineDispatch === true && !scheduledAt;
   const dispatchAt = scheduledAt ?? (inline ? now + INLINE_SAFETY_NET_MS : now);
-  if (!sandbox) await enqueue(trx, DISPATCH_JOB, { campaignId: campaign.id }, { runAt: dispatchAt, maxAttempts: 20, uniqueKey: inline ? safetyNetKey(campaign.id) : undefined });
+  if (!sandbox)
+    await enqueue(
+      trx,
+      DISPATCH_JOB,
+      { campaignId: campaign.id },
+      { runAt: dispatchAt, maxAttempts: 20, uniqueKey: inline ? safetyNetKey(campaign.id) : undefined },
+    );
   return {
     campaignId: campaign.id,
     references: rows.map((r) => ({ reference: r.reference, number: r.number })),

@@ -9,7 +9,8 @@ import { integer } from '../http/fields.js';
 import { randomToken } from '../lib/ids.js';
 
 defineMessages({
-  read_confirmation_01: 'read_confirmation must be an object with url (http or https, at most 2048 characters) and an optional integer contact',
+  read_confirmation_01:
+    'read_confirmation must be an object with url (http or https, at most 2048 characters) and an optional integer contact',
   tracking_01: 'No such link',
 });
 
@@ -34,7 +35,10 @@ export const ReadConfirmation = z
         url: z
           .string({ error: 'read_confirmation_01' })
           .max(2048, { error: 'read_confirmation_01' })
-          .transform((u, issue) => normaliseHttpUrl(u) ?? (issue.addIssue({ code: 'custom', message: 'read_confirmation_01' }), z.NEVER)),
+          .transform(
+            (u, issue) =>
+              normaliseHttpUrl(u) ?? (issue.addIssue({ code: 'custom', message: 'read_confirmation_01' }), z.NEVER),
+          ),
         contact: integer(undefined, 'read_confirmation_01').optional(),
       },
       { error: 'read_confirmation_01' },
@@ -81,12 +85,23 @@ export async function recordReadTrackings(
 export function readTrackingRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { token: string } }>(
     '/r/:token',
-    { schema: { hide: true, tags: ['messages'], summary: 'Read-confirmation link: records the read and redirects', security: [], params: { type: 'object', properties: { token: { type: 'string' } } } } },
+    {
+      schema: {
+        hide: true,
+        tags: ['messages'],
+        summary: 'Read-confirmation link: records the read and redirects',
+        security: [],
+        params: { type: 'object', properties: { token: { type: 'string' } } },
+      },
+    },
     async (request, reply) => {
       const token = request.params.token;
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) throw new ApiError(404, 'tracking_01');
       // HEAD (link previews, mail scanners) is not a read: it redirects without counting.
-      const row = request.method === 'HEAD' ? await findRead(ctx.db.kysely, token) : await recordRead(ctx.db.kysely, token, Date.now());
+      const row =
+        request.method === 'HEAD'
+          ? await findRead(ctx.db.kysely, token)
+          : await recordRead(ctx.db.kysely, token, Date.now());
       const url = row ? redirectTarget(row.url) : undefined;
       if (!url) throw new ApiError(404, 'tracking_01');
       return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
@@ -102,7 +117,11 @@ async function findRead(db: Executor, token: string): Promise<{ url: string } | 
 async function recordRead(db: Executor, token: string, now: number): Promise<{ url: string } | undefined> {
   return db
     .updateTable('read_trackings')
-    .set((eb) => ({ reads: eb('reads', '+', 1), last_read_at: now, first_read_at: eb.fn.coalesce('first_read_at', eb.val(now)) }))
+    .set((eb) => ({
+      reads: eb('reads', '+', 1),
+      last_read_at: now,
+      first_read_at: eb.fn.coalesce('first_read_at', eb.val(now)),
+    }))
     .where('token', '=', token)
     .returning('url')
     .executeTakeFirst();

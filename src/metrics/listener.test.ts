@@ -15,7 +15,7 @@ describeEngines('metrics on their own listener', (engine) => {
   });
   afterAll(() => h.close());
 
-  it('serves /metrics on METRICS_HOST:METRICS_PORT (127.0.0.1 by default), counting the API port\'s requests', async () => {
+  it("serves /metrics on METRICS_HOST:METRICS_PORT (127.0.0.1 by default), counting the API port's requests", async () => {
     expect((h.metricsApp!.server.address() as { address: string }).address).toBe('127.0.0.1');
     expect((await fetch(`${api}/healthz`)).status).toBe(200);
     const r = await fetch(`${metrics}/metrics`);
@@ -28,15 +28,26 @@ describeEngines('metrics on their own listener', (engine) => {
     const onApi = await fetch(`${api}/metrics`);
     expect(onApi.status).toBe(404);
     expect(await onApi.json()).toMatchObject({ success: false, code: 'not_found' });
-    for (const path of ['/healthz', '/credits/consult', '/docs']) expect((await fetch(`${metrics}${path}`)).status, path).toBe(404);
-    expect((await fetch(`${metrics}/credits/consult`, { method: 'POST', headers: { apikey: (await h.createAccount()).apikey } })).status).toBe(404);
+    for (const path of ['/healthz', '/credits/consult', '/docs'])
+      expect((await fetch(`${metrics}${path}`)).status, path).toBe(404);
+    expect(
+      (
+        await fetch(`${metrics}/credits/consult`, {
+          method: 'POST',
+          headers: { apikey: (await h.createAccount()).apikey },
+        })
+      ).status,
+    ).toBe(404);
   });
 });
 
 describe('metrics listener settings', () => {
   let h: Harness;
   beforeAll(async () => {
-    h = await startHarness('sqlite', { worker: false, env: { METRICS_PORT: '0', METRICS_TOKEN: 'metrics-token-0123456789' } });
+    h = await startHarness('sqlite', {
+      worker: false,
+      env: { METRICS_PORT: '0', METRICS_TOKEN: 'metrics-token-0123456789' },
+    });
   });
   afterAll(() => h.close());
 
@@ -44,7 +55,11 @@ describe('metrics listener settings', () => {
     const none = await h.metricsApp!.inject({ method: 'GET', url: '/metrics' });
     expect(none.statusCode).toBe(401);
     expect(none.json()).toMatchObject({ code: 'metrics_unauthorized' });
-    const ok = await h.metricsApp!.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer metrics-token-0123456789' } });
+    const ok = await h.metricsApp!.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: { authorization: 'Bearer metrics-token-0123456789' },
+    });
     expect(ok.statusCode).toBe(200);
   });
 
@@ -53,6 +68,9 @@ describe('metrics listener settings', () => {
     expect(() => loadConfig({ PORT: '3000', METRICS_PORT: '3000' })).toThrow(/METRICS_PORT: must differ from PORT/);
     expect(() => loadConfig({ METRICS_PORT: 'x' })).toThrow(/METRICS_PORT/);
     expect(loadConfig({ METRICS_PORT: '' }).METRICS_PORT).toBeUndefined();
-    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.1' })).toMatchObject({ METRICS_PORT: 9464, METRICS_HOST: '10.0.0.1' });
+    expect(loadConfig({ METRICS_PORT: '9464', METRICS_HOST: '10.0.0.1' })).toMatchObject({
+      METRICS_PORT: 9464,
+      METRICS_HOST: '10.0.0.1',
+    });
   });
 });

@@ -23,7 +23,12 @@ export class Metrics {
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10],
       registers: [this.registry],
     });
-    const depth = new Gauge({ name: 'mensajero_job_queue_depth', help: 'Jobs by kind and state', labelNames: ['kind', 'state'], registers: [this.registry] });
+    const depth = new Gauge({
+      name: 'mensajero_job_queue_depth',
+      help: 'Jobs by kind and state',
+      labelNames: ['kind', 'state'],
+      registers: [this.registry],
+    });
     const age = new Gauge({
       name: 'mensajero_job_queue_oldest_age_seconds',
       help: 'Age of the oldest due pending job by kind (0 when none is due)',
@@ -37,7 +42,11 @@ export class Metrics {
       const now = Date.now();
       for (const s of await queueStats(db)) {
         depth.set({ kind: s.kind, state: s.state }, s.count);
-        if (s.state === 'pending') age.set({ kind: s.kind }, s.oldest_run_at !== null && s.oldest_run_at < now ? (now - s.oldest_run_at) / 1000 : 0);
+        if (s.state === 'pending')
+          age.set(
+            { kind: s.kind },
+            s.oldest_run_at !== null && s.oldest_run_at < now ? (now - s.oldest_run_at) / 1000 : 0,
+          );
       }
     };
     this.beforeScrape.push(collect);

@@ -14,7 +14,10 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 /** GET /metrics (Prometheus text), behind METRICS_TOKEN when it is set. */
 export function metricsRoute(app: FastifyInstance, ctx: AppContext): void {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
-    if (ctx.config.METRICS_TOKEN !== undefined && !bearerMatches(request.headers.authorization, ctx.config.METRICS_TOKEN)) {
+    if (
+      ctx.config.METRICS_TOKEN !== undefined &&
+      !bearerMatches(request.headers.authorization, ctx.config.METRICS_TOKEN)
+    ) {
       throw new ApiError(401, 'metrics_unauthorized', undefined, {}, { 'WWW-Authenticate': 'Bearer' });
     }
     reply.header('content-type', ctx.metrics.registry.contentType);
@@ -28,7 +31,10 @@ export function metricsRoute(app: FastifyInstance, ctx: AppContext): void {
  * (the API port then answers /metrics with 404).
  */
 export async function buildMetricsServer(ctx: AppContext): Promise<FastifyInstance> {
-  const app = Fastify({ loggerInstance: ctx.log as unknown as FastifyBaseLogger, logController: new LogController({ disableRequestLogging: true }) });
+  const app = Fastify({
+    loggerInstance: ctx.log as unknown as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
   app.setErrorHandler((error, request, reply) => {
     if (error instanceof ApiError) return reply.code(error.status).headers(error.headers).send(error.body(request.id));
     request.log.error({ err: error }, 'metrics failed');

@@ -29,7 +29,8 @@ function projectRoot(): string {
 export function loadAssets(): { assets: PanelAssets; files: Map<string, Buffer> } {
   const dir = join(projectRoot(), 'dist', 'panel-assets');
   const manifestPath = join(dir, 'manifest.json');
-  if (!existsSync(manifestPath)) throw new Error(`the panel's assets are not built (${manifestPath} is missing): run npm run build`);
+  if (!existsSync(manifestPath))
+    throw new Error(`the panel's assets are not built (${manifestPath} is missing): run npm run build`);
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, string>;
   const files = new Map<string, Buffer>();
   for (const hashed of Object.values(manifest)) files.set(hashed, readFileSync(join(dir, hashed)));

@@ -23,18 +23,26 @@ export function operatorCommands(program: Command, run: CliRunner): void {
     .action(async (o) => {
       // Read before the runner opens the database; only the first line counts (a trailing newline is not part of it).
       const password = (await readStdin()).split(/\r?\n/)[0];
-      await run(o, async (ctx) => {
-        const email = String(o.email).trim().toLowerCase();
-        if (!isAccountEmail(email)) throw new CliError(`not a valid email: ${o.email}`);
-        if (password.length < 8 || password.length > 128) throw new CliError('the password (standard input) must have 8 to 128 characters');
-        const hash = await hashPassword(password);
-        try {
-          await ctx.db.kysely.insertInto('panel_operators').values({ email, password_hash: hash, created_at: Date.now() }).execute();
-        } catch (err) {
-          if (isUniqueViolation(err)) throw new CliError(`an operator with email ${email} exists`);
-          throw err;
-        }
-        return { email, operator: true };
-      }, (r) => `operator ${r.email} created: sign in at /panel/`);
+      await run(
+        o,
+        async (ctx) => {
+          const email = String(o.email).trim().toLowerCase();
+          if (!isAccountEmail(email)) throw new CliError(`not a valid email: ${o.email}`);
+          if (password.length < 8 || password.length > 128)
+            throw new CliError('the password (standard input) must have 8 to 128 characters');
+          const hash = await hashPassword(password);
+          try {
+            await ctx.db.kysely
+              .insertInto('panel_operators')
+              .values({ email, password_hash: hash, created_at: Date.now() })
+              .execute();
+          } catch (err) {
+            if (isUniqueViolation(err)) throw new CliError(`an operator with email ${email} exists`);
+            throw err;
+          }
+          return { email, operator: true };
+        },
+        (r) => `operator ${r.email} created: sign in at /panel/`,
+      );
     });
 }

@@ -54,7 +54,8 @@ const es = {
   allow_list_saved: 'Lista de IP guardada.',
   allow_list_invalid: 'No es una dirección IP ni un CIDR: {entry}',
   panel_allow_ip: 'Aplicar también al panel',
-  panel_allow_ip_help: 'Solo se podrá iniciar sesión y usar el panel desde estas direcciones (en una cuenta principal, también en sus subcuentas).',
+  panel_allow_ip_help:
+    'Solo se podrá iniciar sesión y usar el panel desde estas direcciones (en una cuenta principal, también en sus subcuentas).',
   allow_list_locks_you_out: 'No guardado: esta lista dejaría fuera del panel la dirección desde la que estás ({ip}).',
   panel_address_refused: 'El panel de esta cuenta no admite solicitudes desde tu dirección.',
   webhook: 'Webhook',
@@ -117,7 +118,8 @@ const es = {
   archive: 'Archivar',
   archived: 'Archivada',
   active: 'Activa',
-  account_archived: 'Cuenta archivada con sus subcuentas: sus claves API y sesiones dejaron de funcionar. Se reactiva con mensajero accounts unarchive, cuenta por cuenta.',
+  account_archived:
+    'Cuenta archivada con sus subcuentas: sus claves API y sesiones dejaron de funcionar. Se reactiva con mensajero accounts unarchive, cuenta por cuenta.',
   email_invalid: 'Escribe un correo válido.',
   email_taken: 'Ya existe una cuenta con ese correo.',
   queue: 'Cola de trabajos',
@@ -158,7 +160,8 @@ const es = {
   programs: 'Programas',
   routes: 'Rutas de operadores',
   carrier: 'Operador',
-  routes_help: 'Las rutas eligen los operadores de cada mensaje por canal, prefijo del número y cuenta (el más específico gana; los siguientes son respaldo). Estado según lo que cada proceso informó en los últimos 10 segundos, como mensajero carriers status.',
+  routes_help:
+    'Las rutas eligen los operadores de cada mensaje por canal, prefijo del número y cuenta (el más específico gana; los siguientes son respaldo). Estado según lo que cada proceso informó en los últimos 10 segundos, como mensajero carriers status.',
   carriers: 'Operadores',
   carrier_state: 'Estado',
   carrier_bound: 'Conectado',
@@ -167,7 +170,8 @@ const es = {
   carrier_disabled: 'Desactivado',
   window_in_use: 'Ventana en uso',
   carrier_counters: 'Contadores',
-  carrier_counts: 'enviados {submitted}, rechazados {refused}, limitados {throttled}, errores {errors}, acuses {receipts}, respuestas {replies}; enlaces {binds} en {processes} procesos',
+  carrier_counts:
+    'enviados {submitted}, rechazados {refused}, limitados {throttled}, errores {errors}, acuses {receipts}, respuestas {replies}; enlaces {binds} en {processes} procesos',
   prefix: 'Prefijo',
   route_account: 'Cuenta',
   route_any_number: 'Cualquier número',
@@ -225,7 +229,8 @@ const es = {
   import_done: 'Importados: {count} contactos.',
   import_failed: 'No se importó nada.',
   line: 'Línea',
-  import_help: 'El CSV lleva en la primera fila los nombres de campo de /contacts/add (number obligatorio; name, email, country_code, birthday_date, custom_field_1…4, street, zip). Hasta {max} filas. Si una fila tiene un error no se importa ninguna.',
+  import_help:
+    'El CSV lleva en la primera fila los nombres de campo de /contacts/add (number obligatorio; name, email, country_code, birthday_date, custom_field_1…4, street, zip). Hasta {max} filas. Si una fila tiene un error no se importa ninguna.',
   import_csv_only: 'Envía el archivo como CSV.',
   import_malformed: 'El archivo no es un CSV válido: {detail}',
   import_empty: 'El archivo no tiene filas.',
@@ -287,7 +292,8 @@ const en: Words = {
   allow_list_saved: 'IP allow-list saved.',
   allow_list_invalid: 'Not an IP address or CIDR: {entry}',
   panel_allow_ip: 'Apply to the panel too',
-  panel_allow_ip_help: 'Sign-in and the panel then work only from these addresses (on a parent account, for its sub-accounts too).',
+  panel_allow_ip_help:
+    'Sign-in and the panel then work only from these addresses (on a parent account, for its sub-accounts too).',
   allow_list_locks_you_out: 'Not saved: this list would shut the address you are using ({ip}) out of the panel.',
   panel_address_refused: "This account's panel does not accept requests from your address.",
   webhook: 'Webhook',
@@ -350,7 +356,8 @@ const en: Words = {
   archive: 'Archive',
   archived: 'Archived',
   active: 'Active',
-  account_archived: 'Account archived with its sub-accounts: their API keys and sessions stopped working. Revive with mensajero accounts unarchive, one account at a time.',
+  account_archived:
+    'Account archived with its sub-accounts: their API keys and sessions stopped working. Revive with mensajero accounts unarchive, one account at a time.',
   email_invalid: 'Enter a valid email.',
   email_taken: 'An account with that email exists.',
   queue: 'Job queue',
@@ -391,7 +398,8 @@ const en: Words = {
   programs: 'Programs',
   routes: 'Carrier routes',
   carrier: 'Carrier',
-  routes_help: 'Routes pick the carriers of each message by channel, number prefix and account (the most specific wins; the next ones are fallbacks). State as each process reported it in the last 10 seconds, as mensajero carriers status shows it.',
+  routes_help:
+    'Routes pick the carriers of each message by channel, number prefix and account (the most specific wins; the next ones are fallbacks). State as each process reported it in the last 10 seconds, as mensajero carriers status shows it.',
   carriers: 'Carriers',
   carrier_state: 'State',
   carrier_bound: 'Bound',
@@ -400,7 +408,8 @@ const en: Words = {
   carrier_disabled: 'Disabled',
   window_in_use: 'Window in use',
   carrier_counters: 'Counters',
-  carrier_counts: 'submitted {submitted}, refused {refused}, throttled {throttled}, errors {errors}, receipts {receipts}, replies {replies}; {binds} binds in {processes} processes',
+  carrier_counts:
+    'submitted {submitted}, refused {refused}, throttled {throttled}, errors {errors}, receipts {receipts}, replies {replies}; {binds} binds in {processes} processes',
   prefix: 'Prefix',
   route_account: 'Account',
   route_any_number: 'Any number',
@@ -458,7 +467,8 @@ const en: Words = {
   import_done: 'Imported: {count} contacts.',
   import_failed: 'Nothing was imported.',
   line: 'Line',
-  import_help: 'The first row of the CSV names the fields of /contacts/add (number required; name, email, country_code, birthday_date, custom_field_1…4, street, zip). Up to {max} rows. If any row has an error, none is imported.',
+  import_help:
+    'The first row of the CSV names the fields of /contacts/add (number required; name, email, country_code, birthday_date, custom_field_1…4, street, zip). Up to {max} rows. If any row has an error, none is imported.',
   import_csv_only: 'Send the file as CSV.',
   import_malformed: 'The file is not valid CSV: {detail}',
   import_empty: 'The file has no rows.',
@@ -476,7 +486,8 @@ export const isWordKey = (key: string): key is WordKey => key in es;
 /** The translator of a language: t('key', { name: value }) fills {name} placeholders. */
 export function translator(lang: Lang) {
   const words = dictionaries[lang];
-  return (key: WordKey, vars: Record<string, string | number> = {}): string => words[key].replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
+  return (key: WordKey, vars: Record<string, string | number> = {}): string =>
+    words[key].replace(/\{(\w+)\}/g, (_, name) => String(vars[name] ?? ''));
 }
 
 export type Translate = ReturnType<typeof translator>;

@@ -14,7 +14,14 @@ export async function searchAccounts(db: Executor, search: string, limit = 100):
   let query = db
     .selectFrom('accounts')
     .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
-    .select(['accounts.id', 'accounts.email', 'accounts.credits', 'accounts.status', 'parent.email as parent_email', 'accounts.created_at']);
+    .select([
+      'accounts.id',
+      'accounts.email',
+      'accounts.credits',
+      'accounts.status',
+      'parent.email as parent_email',
+      'accounts.created_at',
+    ]);
   if (search !== '') {
     const escaped = search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
     query = query.where('accounts.email', 'like', `%${escaped}%`);
@@ -24,7 +31,11 @@ export async function searchAccounts(db: Executor, search: string, limit = 100):
 }
 
 export async function totalBalance(db: Executor): Promise<number> {
-  const row = await db.selectFrom('accounts').select((eb) => eb.fn.sum<number>('credits').as('total')).where('status', '=', 'active').executeTakeFirst();
+  const row = await db
+    .selectFrom('accounts')
+    .select((eb) => eb.fn.sum<number>('credits').as('total'))
+    .where('status', '=', 'active')
+    .executeTakeFirst();
   return Number(row?.total ?? 0);
 }
 
@@ -54,8 +65,19 @@ export async function failingEndpoints(db: Executor, now = Date.now()): Promise<
     .selectFrom('event_attempts')
     .innerJoin('accounts', 'accounts.id', 'event_attempts.account_id')
     .innerJoin('webhooks', 'webhooks.account_id', 'event_attempts.account_id')
-    .select(['event_attempts.account_id', 'accounts.email', 'webhooks.url', 'event_attempts.http_status', 'event_attempts.error', 'event_attempts.attempted_at'])
-    .where('event_attempts.id', 'in', latest.map((l) => Number(l.last_id)))
+    .select([
+      'event_attempts.account_id',
+      'accounts.email',
+      'webhooks.url',
+      'event_attempts.http_status',
+      'event_attempts.error',
+      'event_attempts.attempted_at',
+    ])
+    .where(
+      'event_attempts.id',
+      'in',
+      latest.map((l) => Number(l.last_id)),
+    )
     .execute();
   const failing = attempts.filter((a) => a.http_status !== 200);
   if (failing.length === 0) return [];
@@ -69,9 +91,16 @@ export async function failingEndpoints(db: Executor, now = Date.now()): Promise<
       .where((eb) => eb.or([eb('http_status', 'is', null), eb('http_status', '!=', 200)]))
       .groupBy('account_id')
       .execute(),
-    db.selectFrom('events').select(['account_id', (eb) => eb.fn.countAll<number>().as('n')]).where('account_id', 'in', ids).where('state', '=', 'pending').groupBy('account_id').execute(),
+    db
+      .selectFrom('events')
+      .select(['account_id', (eb) => eb.fn.countAll<number>().as('n')])
+      .where('account_id', 'in', ids)
+      .where('state', '=', 'pending')
+      .groupBy('account_id')
+      .execute(),
   ]);
-  const count = (rows: Array<{ account_id: number; n: number }>, id: number) => Number(rows.find((r) => Number(r.account_id) === id)?.n ?? 0);
+  const count = (rows: Array<{ account_id: number; n: number }>, id: number) =>
+    Number(rows.find((r) => Number(r.account_id) === id)?.n ?? 0);
   return failing.map((f) => ({
     email: f.email,
     url: f.url,

@@ -22,7 +22,18 @@ import {
   SIGNIN_COOKIE,
 } from './session.js';
 import { finishSignin, reserveSignin } from './throttle.js';
-import { csrfField, errorText, field, langOf, layout, makeView, registerSection, type Section, type Shared, type View } from './view.js';
+import {
+  csrfField,
+  errorText,
+  field,
+  langOf,
+  layout,
+  makeView,
+  registerSection,
+  type Section,
+  type Shared,
+  type View,
+} from './view.js';
 import { overviewPage } from './pages/overview.js';
 import { integrationsPage } from './pages/integrations.js';
 import { accountPage } from './pages/account.js';
@@ -78,12 +89,15 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       // signed-in route takes what the API takes, and its body is read only once a live session is known (earlyGuard).
       scope.addHook('onRoute', (route) => {
         const who = route.config?.panel;
-        if (who !== undefined && who !== 'public') route.bodyLimit = route.config?.panelBodyLimit ?? ctx.config.BODY_LIMIT_BYTES;
+        if (who !== undefined && who !== 'public')
+          route.bodyLimit = route.config?.panelBodyLimit ?? ctx.config.BODY_LIMIT_BYTES;
       });
       scope.addHook('onRequest', (request) => earlyGuard(ctx, request));
       scope.addHook('preHandler', (request, reply) => guard(ctx, request, reply));
       scope.setErrorHandler((error, request, reply) => errorPage(ctx, shared, request, reply, error as Error));
-      scope.setNotFoundHandler((request, reply) => errorPage(ctx, shared, request, reply, new ApiError(404, 'not_found')));
+      scope.setNotFoundHandler((request, reply) =>
+        errorPage(ctx, shared, request, reply, new ApiError(404, 'not_found')),
+      );
 
       assetRoutes(scope, () => built().files);
 
@@ -92,7 +106,9 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         if (session) return reply.redirect(HOME[session.kind], 303);
         return signinForm(ctx, shared.assets(), request, reply);
       });
-      scope.post('/signin', { schema: { hide: true }, config: { panel: 'public' } }, (request, reply) => signin(ctx, shared.assets(), request, reply));
+      scope.post('/signin', { schema: { hide: true }, config: { panel: 'public' } }, (request, reply) =>
+        signin(ctx, shared.assets(), request, reply),
+      );
       scope.post('/signout', { schema: { hide: true }, config: { panel: 'any' } }, async (request, reply) => {
         await endSession(ctx.db.kysely, request.panelSession!.id);
         clearCookie(request, reply, SESSION_COOKIE);
@@ -106,7 +122,9 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         return reply.redirect(target, 303);
       });
 
-      scope.get('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => totpForm(ctx, shared.assets(), request, reply));
+      scope.get('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) =>
+        totpForm(ctx, shared.assets(), request, reply),
+      );
       scope.post('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => {
         const s = request.panelSession!;
         // Throttled by the plain email, as at sign-in.
@@ -130,7 +148,18 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         return reply.redirect(HOME[s.kind], 303);
       });
 
-      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [overviewPage, integrationsPage, campaignsPage, sendPage, contactsPage, otpPage, programsPage, accountPage, operatorPage, subaccountsPage];
+      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [
+        overviewPage,
+        integrationsPage,
+        campaignsPage,
+        sendPage,
+        contactsPage,
+        otpPage,
+        programsPage,
+        accountPage,
+        operatorPage,
+        subaccountsPage,
+      ];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));
     },
     { prefix: '/panel' },
@@ -159,7 +188,8 @@ async function earlyGuard(ctx: AppContext, request: FastifyRequest): Promise<voi
  */
 async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const who = request.routeOptions.config.panel;
-  if (request.method !== 'GET' && request.method !== 'HEAD' && !sameOrigin(request)) throw new ApiError(403, 'csrf_refused');
+  if (request.method !== 'GET' && request.method !== 'HEAD' && !sameOrigin(request))
+    throw new ApiError(403, 'csrf_refused');
   if (who === undefined || who === 'public') return;
   const session = request.panelSession ?? (await loadSession(ctx.db.kysely, readCookies(request)[SESSION_COOKIE]));
   if (!session) {
@@ -170,7 +200,8 @@ async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
   request.panelSession = session;
   // Between the password and the authenticator code only the code page is open, and the code page only then.
   if (session.pendingTotp !== (who === 'pending')) {
-    if (request.method === 'GET') return void reply.redirect(session.pendingTotp ? '/panel/totp' : HOME[session.kind], 303);
+    if (request.method === 'GET')
+      return void reply.redirect(session.pendingTotp ? '/panel/totp' : HOME[session.kind], 303);
     throw new ApiError(403, 'forbidden');
   }
   if (request.method !== 'GET' && request.method !== 'HEAD') {
@@ -178,7 +209,8 @@ async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyRep
     const token = body._csrf ?? request.headers['x-csrf-token'];
     if (!sameToken(token, session.csrf)) throw new ApiError(403, 'csrf_refused');
   }
-  if ((who === 'account' && !session.account) || (who === 'operator' && !session.operator)) throw new ApiError(403, 'forbidden');
+  if ((who === 'account' && !session.account) || (who === 'operator' && !session.operator))
+    throw new ApiError(403, 'forbidden');
 }
 
 /** The Origin (or, without it, the Referer) of a state-changing request must be this service. */
@@ -192,31 +224,59 @@ function sameOrigin(request: FastifyRequest): boolean {
   }
 }
 
-async function signinForm(ctx: AppContext, assets: PanelAssets, request: FastifyRequest, reply: FastifyReply, o: { status?: number; error?: string; email?: string } = {}) {
+async function signinForm(
+  ctx: AppContext,
+  assets: PanelAssets,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  o: { status?: number; error?: string; email?: string } = {},
+) {
   const token = randomToken(24);
   setCookie(request, reply, SIGNIN_COOKIE, token, 3600);
   const v = makeView(ctx, assets, request);
   const body = html`<form method="post" action="/panel/signin" class="card narrow">
-  <input type="hidden" name="_csrf" value="${token}">
-  <label for="email">${v.t('email')}</label>
-  <input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}">
-  <label for="password">${v.t('password')}</label>
-  <input id="password" name="password" type="password" autocomplete="current-password" required>
-  <button type="submit">${v.t('signin')}</button>
-</form>`;
-  return reply.code(o.status ?? 200).type('text/html; charset=utf-8').send(layout(v, { title: 'signin_title', body, error: o.error }));
+    <input type="hidden" name="_csrf" value="${token}" />
+    <label for="email">${v.t('email')}</label>
+    <input id="email" name="email" type="email" autocomplete="username" required value="${o.email ?? ''}" />
+    <label for="password">${v.t('password')}</label>
+    <input id="password" name="password" type="password" autocomplete="current-password" required />
+    <button type="submit">${v.t('signin')}</button>
+  </form>`;
+  return reply
+    .code(o.status ?? 200)
+    .type('text/html; charset=utf-8')
+    .send(layout(v, { title: 'signin_title', body, error: o.error }));
 }
 
-async function totpForm(ctx: AppContext, assets: PanelAssets, request: FastifyRequest, reply: FastifyReply, status = 200, error?: string) {
+async function totpForm(
+  ctx: AppContext,
+  assets: PanelAssets,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status = 200,
+  error?: string,
+) {
   const v = makeView(ctx, assets, request);
-  const body = html`<form method="post" action="/panel/totp" class="card narrow">${csrfField(v)}
-  <label for="code">${v.t('totp_code')}</label>
-  <input id="code" name="code" inputmode="numeric" autocomplete="one-time-code" pattern="[0-9 ]{6,7}" required aria-describedby="code-help">
-  <p id="code-help" class="help">${v.t('totp_code_help')}</p>
-  <button type="submit">${v.t('signin')}</button>
-</form>`;
+  const body = html`<form method="post" action="/panel/totp" class="card narrow">
+    ${csrfField(v)}
+    <label for="code">${v.t('totp_code')}</label>
+    <input
+      id="code"
+      name="code"
+      inputmode="numeric"
+      autocomplete="one-time-code"
+      pattern="[0-9 ]{6,7}"
+      required
+      aria-describedby="code-help"
+    />
+    <p id="code-help" class="help">${v.t('totp_code_help')}</p>
+    <button type="submit">${v.t('signin')}</button>
+  </form>`;
   // The layout's header (balance, sections) waits for the second step.
-  return reply.code(status).type('text/html; charset=utf-8').send(layout({ ...v, session: undefined }, { title: 'totp_title', body, error }));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(layout({ ...v, session: undefined }, { title: 'totp_title', body, error }));
 }
 
 async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequest, reply: FastifyReply) {
@@ -238,7 +298,9 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   // The password is tried against every person the email may name (signin-candidates.ts), always the same number of times.
   const candidates = await signinCandidates(db, email, request.ip);
   const usable = password.length > 0 && password.length <= 1024;
-  const checks = Array.from({ length: SIGNIN_CANDIDATES }, (_, i) => (usable ? verifyPassword(password, candidates[i]?.hash ?? NO_SUCH_PERSON).catch(() => false) : false));
+  const checks = Array.from({ length: SIGNIN_CANDIDATES }, (_, i) =>
+    usable ? verifyPassword(password, candidates[i]?.hash ?? NO_SUCH_PERSON).catch(() => false) : false,
+  );
   const matches = await Promise.all(checks);
   const who = candidates.find((_, i) => matches[i]);
   if (!who) {
@@ -261,7 +323,13 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   return reply.redirect(HOME[kind], 303);
 }
 
-async function errorPage(ctx: AppContext, shared: Shared, request: FastifyRequest, reply: FastifyReply, error: Error & { statusCode?: number }) {
+async function errorPage(
+  ctx: AppContext,
+  shared: Shared,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  error: Error & { statusCode?: number },
+) {
   let status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
   if (status < 400) status = 500;
   if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'panel error');
@@ -272,10 +340,16 @@ async function errorPage(ctx: AppContext, shared: Shared, request: FastifyReques
     request.log.error({ err: assetsMissing }, 'panel assets missing');
     return reply.code(503).type('text/plain; charset=utf-8').send('The panel is not built: run npm run build');
   }
-  const message = error instanceof ApiError ? errorText(v, error) : status >= 500 ? `${v.t('error')} (${request.id})` : error.message;
+  const message =
+    error instanceof ApiError ? errorText(v, error) : status >= 500 ? `${v.t('error')} (${request.id})` : error.message;
   // The panel's script (the contact import) asks for JSON: the common envelope, in the person's language.
   if (String(request.headers.accept ?? '').startsWith('application/json')) {
-    return reply.code(status).send({ success: false, status, code: error instanceof ApiError ? error.code : 'invalid_request', message });
+    return reply
+      .code(status)
+      .send({ success: false, status, code: error instanceof ApiError ? error.code : 'invalid_request', message });
   }
-  return reply.code(status).type('text/html; charset=utf-8').send(layout(v, { title: 'error', body: html``, error: message }));
+  return reply
+    .code(status)
+    .type('text/html; charset=utf-8')
+    .send(layout(v, { title: 'error', body: html``, error: message }));
 }

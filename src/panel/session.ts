@@ -51,8 +51,20 @@ export function readCookies(request: FastifyRequest): Record<string, string> {
  * posts), Path=/panel, and Secure whenever the browser reached us over HTTPS
  * (directly or, with TRUST_PROXY, through a proxy that says so).
  */
-export function setCookie(request: FastifyRequest, reply: FastifyReply, name: string, value: string, maxAgeSeconds: number, httpOnly = true): void {
-  const attributes = [`${name}=${encodeURIComponent(value)}`, 'Path=/panel', `Max-Age=${maxAgeSeconds}`, 'SameSite=Lax'];
+export function setCookie(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  name: string,
+  value: string,
+  maxAgeSeconds: number,
+  httpOnly = true,
+): void {
+  const attributes = [
+    `${name}=${encodeURIComponent(value)}`,
+    'Path=/panel',
+    `Max-Age=${maxAgeSeconds}`,
+    'SameSite=Lax',
+  ];
   if (httpOnly) attributes.push('HttpOnly');
   if (request.protocol === 'https') attributes.push('Secure');
   const previous = reply.getHeader('set-cookie');
@@ -60,15 +72,30 @@ export function setCookie(request: FastifyRequest, reply: FastifyReply, name: st
   reply.header('set-cookie', [...list, attributes.join('; ')]);
 }
 
-export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string) => setCookie(request, reply, name, '', 0);
+export const clearCookie = (request: FastifyRequest, reply: FastifyReply, name: string) =>
+  setCookie(request, reply, name, '', 0);
 
 /** Starts a session; returns the cookie token (only its hash is stored). */
-export async function createSession(db: Executor, kind: PrincipalKind, principalId: number, hours: number, pendingTotp = false): Promise<string> {
+export async function createSession(
+  db: Executor,
+  kind: PrincipalKind,
+  principalId: number,
+  hours: number,
+  pendingTotp = false,
+): Promise<string> {
   const token = randomToken(32);
   const now = Date.now();
   await db
     .insertInto('panel_sessions')
-    .values({ token_hash: sha256Hex(token), csrf_token: randomToken(24), kind, principal_id: principalId, created_at: now, expires_at: now + hours * 3_600_000, pending_totp: pendingTotp ? 1 : 0 })
+    .values({
+      token_hash: sha256Hex(token),
+      csrf_token: randomToken(24),
+      kind,
+      principal_id: principalId,
+      created_at: now,
+      expires_at: now + hours * 3_600_000,
+      pending_totp: pendingTotp ? 1 : 0,
+    })
     .execute();
   return token;
 }
@@ -79,12 +106,21 @@ export async function createSession(db: Executor, kind: PrincipalKind, principal
  */
 export async function loadSession(db: Executor, token: string | undefined): Promise<PanelSession | undefined> {
   if (!token || token.length > 100) return undefined;
-  const row = await db.selectFrom('panel_sessions').selectAll().where('token_hash', '=', sha256Hex(token)).where('expires_at', '>', Date.now()).executeTakeFirst();
+  const row = await db
+    .selectFrom('panel_sessions')
+    .selectAll()
+    .where('token_hash', '=', sha256Hex(token))
+    .where('expires_at', '>', Date.now())
+    .executeTakeFirst();
   if (!row) return undefined;
   const pendingTotp = row.pending_totp === 1;
   const base = { id: Number(row.id), csrf: row.csrf_token, kind: row.kind, pendingTotp, allowIps: null };
   if (row.kind === 'operator') {
-    const operator = await db.selectFrom('panel_operators').select(['id', 'email']).where('id', '=', row.principal_id).executeTakeFirst();
+    const operator = await db
+      .selectFrom('panel_operators')
+      .select(['id', 'email'])
+      .where('id', '=', row.principal_id)
+      .executeTakeFirst();
     return operator ? { ...base, operator: { id: Number(operator.id), email: operator.email } } : undefined;
   }
   const found = await panelAccount(db, row.principal_id);

@@ -38,7 +38,10 @@ export async function signinCandidates(db: Executor, email: string, ip: string):
       .where((eb) =>
         eb.or([
           eb.and([eb('accounts.email', '=', email), eb('accounts.parent_id', 'is', null)]),
-          eb.and([eb('parent.status', '=', 'active'), sql<boolean>`${sql.ref('accounts.email')} like ${`% ${escaped}`} escape '\\'`]),
+          eb.and([
+            eb('parent.status', '=', 'active'),
+            sql<boolean>`${sql.ref('accounts.email')} like ${`% ${escaped}`} escape '\\'`,
+          ]),
         ]),
       )
       .orderBy(sql`case when accounts.parent_id is null then 0 else 1 end`)
@@ -46,10 +49,13 @@ export async function signinCandidates(db: Executor, email: string, ip: string):
       .limit(SIGNIN_CANDIDATES)
       .execute(),
   ]);
-  const found: SigninCandidate[] = operator ? [{ kind: 'operator', id: Number(operator.id), hash: operator.password_hash }] : [];
+  const found: SigninCandidate[] = operator
+    ? [{ kind: 'operator', id: Number(operator.id), hash: operator.password_hash }]
+    : [];
   // An account whose panel is closed to this address is nobody here: the answer is the one for a wrong password.
   for (const a of accounts) {
-    if (a.password_hash && allowListAdmits(a.panel_allow_ips, ip)) found.push({ kind: 'account', id: Number(a.id), hash: a.password_hash });
+    if (a.password_hash && allowListAdmits(a.panel_allow_ips, ip))
+      found.push({ kind: 'account', id: Number(a.id), hash: a.password_hash });
   }
   return found.slice(0, SIGNIN_CANDIDATES);
 }

@@ -57,7 +57,11 @@ export async function messageTotals(db: Executor, accountId: number, now = Date.
   const monthStart = parseLocal(`${today.slice(0, 8)}01`)!;
   const rows = await db
     .selectFrom('messages')
-    .select(['status', (eb) => eb.fn.countAll<number>().as('n'), sql<number>`sum(case when created_at >= ${dayStart} then 1 else 0 end)`.as('today')])
+    .select([
+      'status',
+      (eb) => eb.fn.countAll<number>().as('n'),
+      sql<number>`sum(case when created_at >= ${dayStart} then 1 else 0 end)`.as('today'),
+    ])
     .where('account_id', '=', accountId)
     .where('created_at', '>=', monthStart)
     .where('sandbox', '=', 0)

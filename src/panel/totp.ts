@@ -6,10 +6,23 @@ import { decrypt, encrypt } from '../lib/secrets.js';
 import type { PrincipalKind } from './tables.js';
 
 /** RFC 6238 with the parameters every authenticator app uses: SHA-1, 6 digits, 30 seconds. */
-const totpOf = (secretBase32: string, label: string) => new TOTP({ issuer: 'Mensajero', label, algorithm: 'SHA1', digits: 6, period: 30, secret: Secret.fromBase32(secretBase32) });
+const totpOf = (secretBase32: string, label: string) =>
+  new TOTP({
+    issuer: 'Mensajero',
+    label,
+    algorithm: 'SHA1',
+    digits: 6,
+    period: 30,
+    secret: Secret.fromBase32(secretBase32),
+  });
 
 export async function totpRow(db: Executor, kind: PrincipalKind, principalId: number) {
-  return db.selectFrom('panel_totp').selectAll().where('kind', '=', kind).where('principal_id', '=', principalId).executeTakeFirst();
+  return db
+    .selectFrom('panel_totp')
+    .selectAll()
+    .where('kind', '=', kind)
+    .where('principal_id', '=', principalId)
+    .executeTakeFirst();
 }
 
 export async function totpEnabled(db: Executor, kind: PrincipalKind, principalId: number): Promise<boolean> {
@@ -17,10 +30,25 @@ export async function totpEnabled(db: Executor, kind: PrincipalKind, principalId
 }
 
 /** A new secret, not yet on (a first code confirms it); replaces an unconfirmed one. Returns the otpauth:// URI and the secret to type. */
-export async function startTotp(db: Executor, key: Buffer, kind: PrincipalKind, principalId: number, label: string): Promise<{ uri: string; secret: string }> {
+export async function startTotp(
+  db: Executor,
+  key: Buffer,
+  kind: PrincipalKind,
+  principalId: number,
+  label: string,
+): Promise<{ uri: string; secret: string }> {
   const secret = new Secret({ size: 20 }).base32;
-  await db.deleteFrom('panel_totp').where('kind', '=', kind).where('principal_id', '=', principalId).where('enabled', '=', 0).execute();
-  await db.insertInto('panel_totp').values({ kind, principal_id: principalId, secret_enc: encrypt(key, secret), enabled: 0, created_at: Date.now() }).onConflict((oc) => oc.columns(['kind', 'principal_id']).doNothing()).execute();
+  await db
+    .deleteFrom('panel_totp')
+    .where('kind', '=', kind)
+    .where('principal_id', '=', principalId)
+    .where('enabled', '=', 0)
+    .execute();
+  await db
+    .insertInto('panel_totp')
+    .values({ kind, principal_id: principalId, secret_enc: encrypt(key, secret), enabled: 0, created_at: Date.now() })
+    .onConflict((oc) => oc.columns(['kind', 'principal_id']).doNothing())
+    .execute();
   return { uri: totpOf(secret, label).toString(), secret };
 }
 
@@ -30,7 +58,14 @@ export async function startTotp(db: Executor, key: Buffer, kind: PrincipalKind, 
  * through once, also under parallel attempts. `enable` turns two-step
  * sign-in on with the first good code.
  */
-export async function useTotpCode(db: Executor, key: Buffer, kind: PrincipalKind, principalId: number, code: string, enable = false): Promise<boolean> {
+export async function useTotpCode(
+  db: Executor,
+  key: Buffer,
+  kind: PrincipalKind,
+  principalId: number,
+  code: string,
+  enable = false,
+): Promise<boolean> {
   if (!/^\d{6}$/.test(code)) return false;
   const row = await totpRow(db, kind, principalId);
   if (!row || (row.enabled !== 1 && !enable)) return false;

@@ -42,7 +42,15 @@ export function langOf(request: FastifyRequest): Lang {
 
 export function makeView(ctx: AppContext, assets: PanelAssets, request: FastifyRequest): View {
   const lang = langOf(request);
-  return { ctx, t: translator(lang), lang, session: request.panelSession, assets, path: request.url.split('?')[0], query: request.query as Record<string, string | undefined> };
+  return {
+    ctx,
+    t: translator(lang),
+    lang,
+    session: request.panelSession,
+    assets,
+    path: request.url.split('?')[0],
+    query: request.query as Record<string, string | undefined>,
+  };
 }
 
 /** The signed-in account of an account page (the preHandler guarantees it). */
@@ -54,10 +62,11 @@ export function accountOf(v: View) {
 export const formatCredits = (v: View, units: number) =>
   new Intl.NumberFormat(v.lang === 'es' ? 'es-MX' : 'en-US', { maximumFractionDigits: 4 }).format(toCredits(units));
 
-export const formatNumber = (v: View, n: number) => new Intl.NumberFormat(v.lang === 'es' ? 'es-MX' : 'en-US').format(n);
+export const formatNumber = (v: View, n: number) =>
+  new Intl.NumberFormat(v.lang === 'es' ? 'es-MX' : 'en-US').format(n);
 
 /** The hidden CSRF field every state-changing form carries. */
-export const csrfField = (v: View) => html`<input type="hidden" name="_csrf" value="${v.session?.csrf ?? ''}">`;
+export const csrfField = (v: View) => html`<input type="hidden" name="_csrf" value="${v.session?.csrf ?? ''}" />`;
 
 export interface PageOptions {
   title: WordKey;
@@ -73,7 +82,10 @@ function nav(v: View): Html {
   const s = v.session;
   if (!s) return html``;
   const items: Array<[string, WordKey]> = s.operator
-    ? [['/panel/operator', 'operator'], ['/panel/account', 'account']]
+    ? [
+        ['/panel/operator', 'operator'],
+        ['/panel/account', 'account'],
+      ]
     : [
         ['/panel/overview', 'overview'],
         ['/panel/send', 'send'],
@@ -85,9 +97,18 @@ function nav(v: View): Html {
         ...(s.account!.parent_id === null ? ([['/panel/subaccounts', 'subaccounts']] as Array<[string, WordKey]>) : []),
         ['/panel/account', 'account'],
       ];
-  return html`<nav aria-label="${v.t('nav')}"><ul>${items.map(
-    ([href, key]) => html`<li><a href="${href}"${v.path === href || v.path.startsWith(href + '/') ? html` aria-current="page"` : ''}>${v.t(key)}</a></li>`,
-  )}</ul></nav>`;
+  return html`<nav aria-label="${v.t('nav')}">
+    <ul>
+      ${items.map(
+        ([href, key]) =>
+          html`<li>
+            <a href="${href}" ${v.path === href || v.path.startsWith(href + '/') ? html` aria-current="page"` : ''}
+              >${v.t(key)}</a
+            >
+          </li>`,
+      )}
+    </ul>
+  </nav>`;
 }
 
 export function layout(v: View, o: PageOptions): string {
@@ -95,33 +116,49 @@ export function layout(v: View, o: PageOptions): string {
   const balance = s?.account ? s.account.credits : o.balanceUnits;
   const other = LANGS.filter((l) => l !== v.lang);
   return `<!doctype html>${html`<html lang="${v.lang}">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${v.t(o.title)} · ${v.t('brand')}</title>
-<link rel="icon" href="data:,">
-<link rel="stylesheet" href="${v.assets.url('panel.css')}">
-${o.charts ? html`<link rel="stylesheet" href="${v.assets.url('uPlot.min.css')}"><script src="${v.assets.url('uPlot.iife.min.js')}" defer></script>` : ''}
-<script src="${v.assets.url('panel.js')}" defer></script>
-</head>
-<body>
-<a class="skip" href="#main">${v.t('skip')}</a>
-<header class="top">
-  <span class="brand">${v.t('brand')}</span>
-  ${s ? html`<span class="who">${shownEmail(s.account?.email ?? s.operator?.email ?? '')}</span>
-  <span class="balance">${s.operator ? v.t('total_balance') : v.t('balance')}: <strong data-testid="balance">${balance === undefined ? v.t('none') : formatCredits(v, balance)}</strong> ${v.t('credits')}</span>` : ''}
-  <span class="lang">${other.map((l) => html`<a href="/panel/lang?to=${l}&amp;back=${encodeURIComponent(v.path)}" lang="${l}" hreflang="${l}">${l === 'es' ? 'Español' : 'English'}</a>`)}</span>
-  ${s ? html`<form method="post" action="/panel/signout" class="inline">${csrfField(v)}<button type="submit" class="link">${v.t('signout')}</button></form>` : ''}
-</header>
-${nav(v)}
-<main id="main">
-<h1>${v.t(o.title)}</h1>
-${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''}
-${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''}
-${o.body}
-</main>
-</body>
-</html>`}`;
+    <head>
+      <meta charset="utf-8" />
+      <meta name="viewport" content="width=device-width, initial-scale=1" />
+      <title>${v.t(o.title)} · ${v.t('brand')}</title>
+      <link rel="icon" href="data:," />
+      <link rel="stylesheet" href="${v.assets.url('panel.css')}" />
+      ${
+        o.charts
+          ? html`<link rel="stylesheet" href="${v.assets.url('uPlot.min.css')}" />
+              <script src="${v.assets.url('uPlot.iife.min.js')}" defer></script>`
+          : ''
+      }
+      <script src="${v.assets.url('panel.js')}" defer></script>
+    </head>
+    <body>
+      <a class="skip" href="#main">${v.t('skip')}</a>
+      <header class="top">
+        <span class="brand">${v.t('brand')}</span>
+        ${
+          s
+            ? html`<span class="who">${shownEmail(s.account?.email ?? s.operator?.email ?? '')}</span>
+                <span class="balance"
+                  >${s.operator ? v.t('total_balance') : v.t('balance')}:
+                  <strong data-testid="balance"
+                    >${balance === undefined ? v.t('none') : formatCredits(v, balance)}</strong
+                  >
+                  ${v.t('credits')}</span
+                >`
+            : ''
+        }
+        <span class="lang"
+          >${other.map((l) => html`<a href="/panel/lang?to=${l}&amp;back=${encodeURIComponent(v.path)}" lang="${l}" hreflang="${l}">${l === 'es' ? 'Español' : 'English'}</a>`)}</span
+        >
+        ${s ? html`<form method="post" action="/panel/signout" class="inline">${csrfField(v)}<button type="submit" class="link">${v.t('signout')}</button></form>` : ''}
+      </header>
+      ${nav(v)}
+      <main id="main">
+        <h1>${v.t(o.title)}</h1>
+        ${o.notice ? html`<p class="notice" role="status">${o.notice}</p>` : ''}
+        ${o.error ? html`<p class="error" role="alert">${o.error}</p>` : ''} ${o.body}
+      </main>
+    </body>
+  </html>`}`;
 }
 
 /** The message of an error for a person: the panel's words when the code is one, else the service's message. */
@@ -142,7 +179,12 @@ export interface Section {
 
 export type Shared = { ctx: AppContext; assets: () => PanelAssets };
 
-export async function sendPage(reply: FastifyReply, v: View, section: Section, o: { status?: number; error?: string; shown?: Record<string, unknown> } = {}) {
+export async function sendPage(
+  reply: FastifyReply,
+  v: View,
+  section: Section,
+  o: { status?: number; error?: string; shown?: Record<string, unknown> } = {},
+) {
   const body = await section.render(v, o.shown);
   const balanceUnits = v.session?.operator ? await totalBalance(v.ctx.db.kysely) : undefined;
   const left = !o.error && v.session ? readNotice(v.ctx.secrets.panelNotice, v.session, v.query) : undefined;
@@ -157,9 +199,13 @@ export async function sendPage(reply: FastifyReply, v: View, section: Section, o
 export type ActionResult = Notice | { shown: Record<string, unknown> };
 
 export function registerSection(scope: FastifyInstance, shared: Shared, section: Section): void {
-  scope.get(section.path.replace(/^\/panel/, ''), { schema: { hide: true }, config: { panel: section.who } }, async (request, reply) => {
-    return sendPage(reply, makeView(shared.ctx, shared.assets(), request), section);
-  });
+  scope.get(
+    section.path.replace(/^\/panel/, ''),
+    { schema: { hide: true }, config: { panel: section.who } },
+    async (request, reply) => {
+      return sendPage(reply, makeView(shared.ctx, shared.assets(), request), section);
+    },
+  );
 }
 
 /**
@@ -172,29 +218,45 @@ export function registerAction(
   shared: Shared,
   section: Section,
   name: string,
-  handler: (request: FastifyRequest, v: View, body: Record<string, string | undefined>, reply: FastifyReply) => Promise<ActionResult>,
+  handler: (
+    request: FastifyRequest,
+    v: View,
+    body: Record<string, string | undefined>,
+    reply: FastifyReply,
+  ) => Promise<ActionResult>,
 ): void {
-  scope.post(`${section.path.replace(/^\/panel/, '')}/${name}`, { schema: { hide: true }, config: { panel: section.who } }, async (request, reply) => {
-    const v = makeView(shared.ctx, shared.assets(), request);
-    const body = (request.body ?? {}) as Record<string, string | undefined>;
-    let result: ActionResult;
-    try {
-      result = await handler(request, v, body, reply);
-    } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
-      // The page comes back with what was typed (never a password or the token), so nothing has to be typed again.
-      const typed = Object.fromEntries(Object.entries(body).filter(([k, x]) => typeof x === 'string' && !/password|current|confirm|_csrf/.test(k)));
-      reply.headers(error.headers);
-      return sendPage(reply, { ...v, query: {} }, section, { status: error.status, error: errorText(v, error), shown: { typed } });
-    }
-    if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
-    const query = noticeQuery(shared.ctx.secrets.panelNotice, request.panelSession!, result);
-    return reply.code(303).header('location', `${section.path}?${query}`).send();
-  });
+  scope.post(
+    `${section.path.replace(/^\/panel/, '')}/${name}`,
+    { schema: { hide: true }, config: { panel: section.who } },
+    async (request, reply) => {
+      const v = makeView(shared.ctx, shared.assets(), request);
+      const body = (request.body ?? {}) as Record<string, string | undefined>;
+      let result: ActionResult;
+      try {
+        result = await handler(request, v, body, reply);
+      } catch (error) {
+        if (!(error instanceof ApiError)) throw error;
+        // The page comes back with what was typed (never a password or the token), so nothing has to be typed again.
+        const typed = Object.fromEntries(
+          Object.entries(body).filter(([k, x]) => typeof x === 'string' && !/password|current|confirm|_csrf/.test(k)),
+        );
+        reply.headers(error.headers);
+        return sendPage(reply, { ...v, query: {} }, section, {
+          status: error.status,
+          error: errorText(v, error),
+          shown: { typed },
+        });
+      }
+      if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
+      const query = noticeQuery(shared.ctx.secrets.panelNotice, request.panelSession!, result);
+      return reply.code(303).header('location', `${section.path}?${query}`).send();
+    },
+  );
 }
 
 /** A refusal in the panel's words (the code is the word's key). */
-export const refuse = (status: number, key: WordKey, vars: Record<string, string | number> = {}) => new ApiError(status, key, undefined, vars);
+export const refuse = (status: number, key: WordKey, vars: Record<string, string | number> = {}) =>
+  new ApiError(status, key, undefined, vars);
 
 /** What the person typed in a refused form (see registerAction), to fill the form again. */
 export const typed = (shown: Record<string, unknown> | undefined, name: string): string => {
@@ -203,4 +265,5 @@ export const typed = (shown: Record<string, unknown> | undefined, name: string):
 };
 
 /** A form field as trimmed text ('' when absent). */
-export const field = (body: Record<string, unknown>, name: string): string => (typeof body[name] === 'string' ? (body[name] as string).trim() : '');
+export const field = (body: Record<string, unknown>, name: string): string =>
+  typeof body[name] === 'string' ? (body[name] as string).trim() : '';

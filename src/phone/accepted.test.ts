@@ -40,7 +40,7 @@ describe('channelNumbers', () => {
   });
 });
 
-describeEngines('every send path refuses premium, toll-free and other NANP countries\' numbers', (engine) => {
+describeEngines("every send path refuses premium, toll-free and other NANP countries' numbers", (engine) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(engine, { env: { PAYMENT_COUNTRY_CODES: '52,1' } });
@@ -51,15 +51,21 @@ describeEngines('every send path refuses premium, toll-free and other NANP count
     const a = await h.createAccount(100);
     const instance = (await createInstance(h.ctx.db.kysely, a.id)).instance_id;
     const sms = (numbers: string) => h.post('/sms/send', { numbers, message: 'Hola', find_country_code: 1 }, a.apikey);
-    for (const n of ['18762101234', '18092345678', '19002345678', '529001234567', '528001234567']) expect((await sms(n)).body.code).toBe('sms_24');
-    const voice = (numbers: string) => h.post('/voice/send', { numbers, country_code: '52', template: 'a', code: '1234' }, a.apikey);
+    for (const n of ['18762101234', '18092345678', '19002345678', '529001234567', '528001234567'])
+      expect((await sms(n)).body.code).toBe('sms_24');
+    const voice = (numbers: string) =>
+      h.post('/voice/send', { numbers, country_code: '52', template: 'a', code: '1234' }, a.apikey);
     for (const n of ['9001234567', '8001234567']) expect((await voice(n)).body.code).toBe('sms_24');
-    const chat = (number: string) => h.post('/chatapp/send', { instance_id: instance, number, message: 'Hola' }, a.apikey);
+    const chat = (number: string) =>
+      h.post('/chatapp/send', { instance_id: instance, number, message: 'Hola' }, a.apikey);
     for (const n of ['9001234567', '8001234567']) expect((await chat(n)).body.code).toBe('whatsapp_05');
-    const pay = (number: string, country_code: string) => h.post('/paymentrequest/send', { number, country_code, template: 'F1', message: 'Paga', amount: 100 }, a.apikey);
+    const pay = (number: string, country_code: string) =>
+      h.post('/paymentrequest/send', { number, country_code, template: 'F1', message: 'Paga', amount: 100 }, a.apikey);
     expect((await pay('9001234567', '52')).body.code).toBe('payment_02');
     expect((await pay('8762101234', '1')).body.code).toBe('payment_02');
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(100);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toEqual([]);
+    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toEqual(
+      [],
+    );
   });
 });

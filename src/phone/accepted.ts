@@ -42,7 +42,8 @@ export function channelNumbers(config: NumberConfig, channel: SendChannel): Chan
 }
 
 function buildRule(config: NumberConfig, channel: SendChannel): ChannelNumbers {
-  const countryCodes = channel === 'sms' || channel === 'rcs' ? new Set(config.SMS_COUNTRY_CODES.split(',')) : MEXICO_ONLY;
+  const countryCodes =
+    channel === 'sms' || channel === 'rcs' ? new Set(config.SMS_COUNTRY_CODES.split(',')) : MEXICO_ONLY;
   const nanpRegions = new Set(config.NANP_ALLOWED_REGIONS.split(','));
   return {
     channel,
@@ -64,7 +65,8 @@ function isSubscriberLine(countryCode: string, national: string, nanpRegions: Re
   if (countryCode === '52') return isMexicanAreaCode(national);
   if (!/^\d{4,14}$/.test(national)) return false;
   const parsed = parsePhoneNumberFromString(`+${countryCode}${national}`);
-  if (!parsed || parsed.countryCallingCode !== countryCode || parsed.nationalNumber !== national || !parsed.isValid()) return false;
+  if (!parsed || parsed.countryCallingCode !== countryCode || parsed.nationalNumber !== national || !parsed.isValid())
+    return false;
   const type = parsed.getType();
   if (type === undefined || !LINE_TYPES.has(type)) return false;
   return countryCode !== '1' || (parsed.country !== undefined && nanpRegions.has(parsed.country));

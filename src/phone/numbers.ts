@@ -56,5 +56,7 @@ export function cleanNumber(raw: string): string {
 
 /** A cleaned number → its digits, and whether it was written internationally (`+52…`). */
 export function splitWritten(cleaned: string): { digits: string; international: boolean } {
-  return cleaned.startsWith('+') ? { digits: cleaned.slice(1), international: true } : { digits: cleaned, international: false };
+  return cleaned.startsWith('+')
+    ? { digits: cleaned.slice(1), international: true }
+    : { digits: cleaned, international: false };
 }

@@ -26,9 +26,17 @@ const dots = (n: number) => '.'.repeat(n);
 const PATTERNS: Array<[string, (input: string) => unknown, (n: number) => string]> = [
   ['email format (sub-accounts, payment requests, contacts, accounts)', isEmailAddress, (n) => `a@${dots(n - 3)}@`],
   ["email of the operator's CLI and panel", isAccountEmail, (n) => `a@${dots(n - 3)} `],
-  ['email field (its length aborts)', (s) => emailAddress({ max: 70, tooLong: 'long', invalid: 'bad' }).safeParse(s), (n) => `a@${dots(n - 3)}@`],
+  [
+    'email field (its length aborts)',
+    (s) => emailAddress({ max: 70, tooLong: 'long', invalid: 'bad' }).safeParse(s),
+    (n) => `a@${dots(n - 3)}@`,
+  ],
   ['URLs in a message (shorten_url)', findUrls, (n) => `www.${dots(n - 5)}a`],
-  ['company in a voice script', (s) => renderScript({ template: 'k', company: s, voiceMessage: 'hola' }), (n) => `a${dots(n - 2)}a`],
+  [
+    'company in a voice script',
+    (s) => renderScript({ template: 'k', company: s, voiceMessage: 'hola' }),
+    (n) => `a${dots(n - 2)}a`,
+  ],
   ['speakable voice text', speakable, (n) => ' !'.repeat(n / 2)],
   ['GSM-7 transliteration', toGsm7, (n) => 'a\u0301'.repeat(n / 2)],
   ['storable text', isStorable, (n) => '\u{1F600}'.repeat(n / 2)],
@@ -43,10 +51,14 @@ const PATTERNS: Array<[string, (input: string) => unknown, (n: number) => string
 ];
 
 describe('regular expressions on outside input take linear time', () => {
-  it.each(PATTERNS)('%s', async (_name, run, worst) => {
-    // About 1 when linear; about 10 when quadratic.
-    expect(await growthRatio(run, worst)).toBeLessThan(3);
-  }, 120_000);
+  it.each(PATTERNS)(
+    '%s',
+    async (_name, run, worst) => {
+      // About 1 when linear; about 10 when quadratic.
+      expect(await growthRatio(run, worst)).toBeLessThan(3);
+    },
+    120_000,
+  );
 });
 
 describe('the shared email check', () => {

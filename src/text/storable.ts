@@ -30,7 +30,8 @@ export function unstorablePath(value: unknown): string | null {
     }
     if (node.value === null || typeof node.value !== 'object') continue;
     const entries = Object.entries(node.value);
-    for (let i = entries.length - 1; i >= 0; i--) pending.push({ value: entries[i][1], key: entries[i][0], parent: node });
+    for (let i = entries.length - 1; i >= 0; i--)
+      pending.push({ value: entries[i][1], key: entries[i][0], parent: node });
   }
   return null;
 }

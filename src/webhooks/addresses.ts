@@ -45,7 +45,10 @@ export function withoutStack<T>(make: () => T): T {
 }
 
 export class ForbiddenDestination extends Error {
-  constructor(readonly host: string, readonly address: string) {
+  constructor(
+    readonly host: string,
+    readonly address: string,
+  ) {
     super(`${host} resolves to ${address}, a private, local or reserved address`);
     this.name = 'ForbiddenDestination';
   }
@@ -65,7 +68,11 @@ export async function resolveDestination(host: string, allowPrivate: boolean): P
   const bare = host.replace(/^\[|\]$/g, '');
   let addresses: ResolvedAddress[];
   if (ipaddr.isValid(bare)) addresses = [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }];
-  else addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+  else
+    addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => ({
+      address: a.address,
+      family: a.family === 6 ? 6 : 4,
+    }));
   if (addresses.length === 0) throw new Error(`${host} has no address`);
   if (!allowPrivate) {
     const bad = addresses.find((a) => isForbiddenAddress(a.address));

@@ -31,17 +31,35 @@ describeEngines('webhook delivery in batches', (engine) => {
   let h: Harness;
   beforeAll(async () => {
     // A small lane: most events are delivered by batches the lane's jobs claimed beside their own.
-    h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_CONCURRENCY: '5', WEBHOOK_ACCOUNT_CONCURRENCY: '8', WEBHOOK_RETRY_BASE_MS: '600000' } });
+    h = await startHarness(engine, {
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_CONCURRENCY: '5',
+        WEBHOOK_ACCOUNT_CONCURRENCY: '8',
+        WEBHOOK_RETRY_BASE_MS: '600000',
+      },
+    });
   });
   afterAll(() => h.close());
 
   const record = async (accountId: number, count: number) => {
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      recordEvents(trx, Array.from({ length: count }, (_, i) => ({ accountId, type: 'response' as const, reference: `b${accountId}-${i}`, payload: { reference: `b${accountId}-${i}`, message: 'hola' } }))),
+      recordEvents(
+        trx,
+        Array.from({ length: count }, (_, i) => ({
+          accountId,
+          type: 'response' as const,
+          reference: `b${accountId}-${i}`,
+          payload: { reference: `b${accountId}-${i}`, message: 'hola' },
+        })),
+      ),
     );
     h.ctx.worker.nudge();
   };
-  const ids = async (accountId: number) => (await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', accountId).execute()).map((r) => Number(r.id));
+  const ids = async (accountId: number) =>
+    (await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', accountId).execute()).map((r) =>
+      Number(r.id),
+    );
 
   it('delivers every event once, logs one attempt each and leaves no job behind', async () => {
     const rx = await receiver(200);
@@ -51,15 +69,29 @@ describeEngines('webhook delivery in batches', (engine) => {
       const count = 120;
       await record(a.id, count);
       await eventually(async () => {
-        const rows = await h.ctx.db.kysely.selectFrom('events').select('state').where('account_id', '=', a.id).where('state', '=', 'delivered').execute();
+        const rows = await h.ctx.db.kysely
+          .selectFrom('events')
+          .select('state')
+          .where('account_id', '=', a.id)
+          .where('state', '=', 'delivered')
+          .execute();
         return rows.length === count;
       }, 30_000);
       expect(rx.posts.size).toBe(count);
       expect([...rx.posts.values()].every((n) => n === 1)).toBe(true);
-      const attempts = await h.ctx.db.kysely.selectFrom('event_attempts').select('event_id').where('account_id', '=', a.id).execute();
+      const attempts = await h.ctx.db.kysely
+        .selectFrom('event_attempts')
+        .select('event_id')
+        .where('account_id', '=', a.id)
+        .execute();
       expect(attempts).toHaveLength(count);
       const keys = (await ids(a.id)).map(deliveryJobKey);
-      await eventually(async () => (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('unique_key', 'in', keys).execute()).length === 0, 10_000);
+      await eventually(
+        async () =>
+          (await h.ctx.db.kysely.selectFrom('jobs').select('id').where('unique_key', 'in', keys).execute()).length ===
+          0,
+        10_000,
+      );
     } finally {
       await rx.close();
     }
@@ -74,12 +106,21 @@ describeEngines('webhook delivery in batches', (engine) => {
       const started = Date.now();
       await record(a.id, count);
       await eventually(async () => {
-        const rows = await h.ctx.db.kysely.selectFrom('events').select('attempts').where('account_id', '=', a.id).where('attempts', '=', 1).execute();
+        const rows = await h.ctx.db.kysely
+          .selectFrom('events')
+          .select('attempts')
+          .where('account_id', '=', a.id)
+          .where('attempts', '=', 1)
+          .execute();
         return rows.length === count;
       }, 30_000);
       const keys = (await ids(a.id)).map(deliveryJobKey);
       const jobs = await eventually(async () => {
-        const rows = await h.ctx.db.kysely.selectFrom('jobs').select(['run_at', 'locked_by', 'state']).where('unique_key', 'in', keys).execute();
+        const rows = await h.ctx.db.kysely
+          .selectFrom('jobs')
+          .select(['run_at', 'locked_by', 'state'])
+          .where('unique_key', 'in', keys)
+          .execute();
         return rows.length === count && rows.every((j) => j.locked_by === null) ? rows : null;
       }, 10_000);
       // The first retry waits the base delay (10 minutes here) with jitter of ±20 %.
@@ -87,11 +128,29 @@ describeEngines('webhook delivery in batches', (engine) => {
         expect(j.state).toBe('pending');
         expect(Number(j.run_at)).toBeGreaterThan(started + 0.75 * 600_000);
       }
-      const events = await h.ctx.db.kysely.selectFrom('events').select(['state', 'next_attempt_at', 'last_status']).where('account_id', '=', a.id).execute();
-      expect(events.every((e) => e.state === 'pending' && e.last_status === 500 && Number(e.next_attempt_at) > started + 0.75 * 600_000)).toBe(true);
-      expect(await h.ctx.db.kysely.selectFrom('event_attempts').select('id').where('account_id', '=', a.id).execute()).toHaveLength(count);
+      const events = await h.ctx.db.kysely
+        .selectFrom('events')
+        .select(['state', 'next_attempt_at', 'last_status'])
+        .where('account_id', '=', a.id)
+        .execute();
+      expect(
+        events.every(
+          (e) => e.state === 'pending' && e.last_status === 500 && Number(e.next_attempt_at) > started + 0.75 * 600_000,
+        ),
+      ).toBe(true);
+      expect(
+        await h.ctx.db.kysely.selectFrom('event_attempts').select('id').where('account_id', '=', a.id).execute(),
+      ).toHaveLength(count);
       // The endpoint's failure record started with the first failure.
-      expect((await h.ctx.db.kysely.selectFrom('webhooks').select('failing_since').where('account_id', '=', a.id).executeTakeFirstOrThrow()).failing_since).not.toBeNull();
+      expect(
+        (
+          await h.ctx.db.kysely
+            .selectFrom('webhooks')
+            .select('failing_since')
+            .where('account_id', '=', a.id)
+            .executeTakeFirstOrThrow()
+        ).failing_since,
+      ).not.toBeNull();
     } finally {
       await rx.close();
     }

@@ -39,14 +39,29 @@ describeEngines('webhook delivery: connections', (engine) => {
   it('reuses the connections of a destination across events, HEAD included', async () => {
     const a = await h.createAccount(100);
     const before = rx.stats.connections; // the registration's own check
-    expect((await h.post('/webhook/add', { url: `http://127.0.0.1:${rx.port}/hook`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
+    expect(
+      (await h.post('/webhook/add', { url: `http://127.0.0.1:${rx.port}/hook`, status: '1' }, a.apikey)).body.code,
+    ).toBe('add_webhook_01');
     const count = 30;
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      recordEvents(trx, Array.from({ length: count }, (_, i) => ({ accountId: a.id, type: 'response' as const, reference: `c${i}`, payload: { number: '525512345678', message: 'hola' } }))),
+      recordEvents(
+        trx,
+        Array.from({ length: count }, (_, i) => ({
+          accountId: a.id,
+          type: 'response' as const,
+          reference: `c${i}`,
+          payload: { number: '525512345678', message: 'hola' },
+        })),
+      ),
     );
     h.ctx.worker.nudge();
     await eventually(async () => {
-      const delivered = await h.ctx.db.kysely.selectFrom('events').select('id').where('account_id', '=', a.id).where('state', '=', 'delivered').execute();
+      const delivered = await h.ctx.db.kysely
+        .selectFrom('events')
+        .select('id')
+        .where('account_id', '=', a.id)
+        .where('state', '=', 'delivered')
+        .execute();
       return delivered.length === count;
     }, 20_000);
     expect(rx.stats.posts).toBe(count);
@@ -58,7 +73,9 @@ describeEngines('webhook delivery: connections', (engine) => {
 
   it('still refuses a private address before any connection when private addresses are not allowed', async () => {
     const before = rx.stats.connections;
-    await expect(destinationAgent(`http://127.0.0.1:${rx.port}/hook`, false, 1000)).rejects.toBeInstanceOf(ForbiddenDestination);
+    await expect(destinationAgent(`http://127.0.0.1:${rx.port}/hook`, false, 1000)).rejects.toBeInstanceOf(
+      ForbiddenDestination,
+    );
     expect(rx.stats.connections).toBe(before);
   });
 });

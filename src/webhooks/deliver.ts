@@ -75,8 +75,20 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
   const { ctx } = d;
   const room = ctx.config.WEBHOOK_CONCURRENCY * 2 - d.held;
   // A small claim costs as much as a large one: none when the process holds nearly its share.
-  const claimed = room > BATCH_MIN_EXTRAS ? await claimJobs(ctx.db, ctx.worker.id, [DELIVER_JOB], Math.min(BATCH_MAX_EXTRAS, room - 1), ctx.config.JOB_LEASE_MS) : [];
-  const extras = claimed.map((j) => ({ job: { id: Number(j.id), lockedBy: j.locked_by! }, eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId) }));
+  const claimed =
+    room > BATCH_MIN_EXTRAS
+      ? await claimJobs(
+          ctx.db,
+          ctx.worker.id,
+          [DELIVER_JOB],
+          Math.min(BATCH_MAX_EXTRAS, room - 1),
+          ctx.config.JOB_LEASE_MS,
+        )
+      : [];
+  const extras = claimed.map((j) => ({
+    job: { id: Number(j.id), lockedBy: j.locked_by! },
+    eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId),
+  }));
   let mine = 1 + extras.length;
   const settled = () => {
     mine--;
@@ -85,7 +97,11 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
   d.held += mine;
   const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
   try {
-    const batch: Batch = { rows: await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]), loadedAt: Date.now(), secrets: new Map() };
+    const batch: Batch = {
+      rows: await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]),
+      loadedAt: Date.now(),
+      secrets: new Map(),
+    };
     const settleExtra = async (e: (typeof extras)[number]) => {
       try {
         await d.writer.write(await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS), e.job);
@@ -100,7 +116,18 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
     try {
       const own = await turn(d, batch, eventId, SLOT_WAIT_MS);
       const retryIn = own.kind === 'none' ? null : own.kind === 'defer' ? own.delayMs : await d.writer.write(own);
-      if (retryIn !== null) throw withoutStack(() => new RetryLater(retryIn, own.kind === 'defer' ? own.reason : own.kind === 'attempt' ? (own.outcome.error ?? 'not delivered') : 'retry'));
+      if (retryIn !== null)
+        throw withoutStack(
+          () =>
+            new RetryLater(
+              retryIn,
+              own.kind === 'defer'
+                ? own.reason
+                : own.kind === 'attempt'
+                  ? (own.outcome.error ?? 'not delivered')
+                  : 'retry',
+            ),
+        );
     } finally {
       settled();
       await others;
@@ -114,9 +141,14 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
 /** Keeps the batch's own jobs leased while it runs (the lane renews its own job). */
 function renewWhileRunning(d: Delivery, lockedBy: string): () => void {
   const leaseMs = d.ctx.config.JOB_LEASE_MS;
-  const timer = setInterval(() => {
-    renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs).catch((err) => d.ctx.log.warn({ err }, 'renewing webhook delivery leases failed'));
-  }, Math.max(Math.floor(leaseMs / 3), 10));
+  const timer = setInterval(
+    () => {
+      renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs).catch((err) =>
+        d.ctx.log.warn({ err }, 'renewing webhook delivery leases failed'),
+      );
+    },
+    Math.max(Math.floor(leaseMs / 3), 10),
+  );
   return () => clearInterval(timer);
 }
 
@@ -130,7 +162,14 @@ async function loadEvents(d: Delivery, ids: number[]) {
     .leftJoin('webhooks', 'webhooks.account_id', 'events.account_id')
     .leftJoin('webhook_secrets', 'webhook_secrets.account_id', 'events.account_id')
     .selectAll('events')
-    .select(['accounts.webhook_method', 'accounts.parent_id', 'webhooks.url', 'webhooks.status as webhook_status', 'webhooks.backoff_until', 'webhook_secrets.secret_enc'])
+    .select([
+      'accounts.webhook_method',
+      'accounts.parent_id',
+      'webhooks.url',
+      'webhooks.status as webhook_status',
+      'webhooks.backoff_until',
+      'webhook_secrets.secret_enc',
+    ])
     .where('events.id', 'in', ids)
     .execute();
   return new Map(rows.map((r) => [Number(r.id), r]));
@@ -147,10 +186,17 @@ interface Batch {
 function beforeAttempt(row: LoadedEvent | undefined, now: number): Settlement | null {
   if (!row || row.state !== 'pending') return { kind: 'none' };
   // A job re-run after a crash must not pull a scheduled retry forward.
-  if (row.next_attempt_at !== null && row.next_attempt_at > now + 50) return { kind: 'defer', delayMs: row.next_attempt_at - now, reason: 'retry scheduled' };
-  if (row.url === null || row.webhook_status !== 1) return { kind: 'close', eventId: row.id, state: row.url === null ? 'cancelled' : 'not_delivered' };
+  if (row.next_attempt_at !== null && row.next_attempt_at > now + 50)
+    return { kind: 'defer', delayMs: row.next_attempt_at - now, reason: 'retry scheduled' };
+  if (row.url === null || row.webhook_status !== 1)
+    return { kind: 'close', eventId: row.id, state: row.url === null ? 'cancelled' : 'not_delivered' };
   // An endpoint that keeps timing out waits out its back-off; the wait is not an attempt.
-  if (row.backoff_until !== null && row.backoff_until > now) return { kind: 'defer', delayMs: row.backoff_until - now + Math.round(Math.random() * 1000), reason: 'endpoint backing off' };
+  if (row.backoff_until !== null && row.backoff_until > now)
+    return {
+      kind: 'defer',
+      delayMs: row.backoff_until - now + Math.round(Math.random() * 1000),
+      reason: 'endpoint backing off',
+    };
   return null;
 }
 
@@ -162,18 +208,25 @@ async function turn(d: Delivery, batch: Batch, eventId: number, slotWaitMs: numb
   // A fair share per tenant first (one account and its free sub-accounts cannot fill the lane with their hosts), then per host.
   const tenant = String(row.parent_id ?? row.account_id);
   const host = destinationHost(row.url!);
-  if (!(await d.accountSlots.acquire(tenant, slotWaitMs))) return { kind: 'defer', delayMs: d.accountSlots.deferMs(tenant), reason: 'account busy' };
+  if (!(await d.accountSlots.acquire(tenant, slotWaitMs)))
+    return { kind: 'defer', delayMs: d.accountSlots.deferMs(tenant), reason: 'account busy' };
   let outcome: AttemptOutcome;
   try {
-    if (!(await d.slots.acquire(host, slotWaitMs))) return { kind: 'defer', delayMs: d.slots.deferMs(host), reason: 'destination busy' };
+    if (!(await d.slots.acquire(host, slotWaitMs)))
+      return { kind: 'defer', delayMs: d.slots.deferMs(host), reason: 'destination busy' };
     try {
       // After a long wait for a slot the webhook may have changed (deleted, disabled, backing off, another URL): the event is read again.
       if (Date.now() - batch.loadedAt > FRESH_MS) {
         row = (await loadEvents(d, [eventId])).get(eventId);
         const changed = beforeAttempt(row, Date.now());
-        if (changed || !row || destinationHost(row.url!) !== host) return changed ?? { kind: 'defer', delayMs: 0, reason: 'webhook changed' };
+        if (changed || !row || destinationHost(row.url!) !== host)
+          return changed ?? { kind: 'defer', delayMs: 0, reason: 'webhook changed' };
       }
-      outcome = await attempt(d.ctx, row, { url: row.url!, method: row.webhook_method === 'GET' ? 'GET' : 'POST', secret: await signingSecret(d, batch, row) });
+      outcome = await attempt(d.ctx, row, {
+        url: row.url!,
+        method: row.webhook_method === 'GET' ? 'GET' : 'POST',
+        secret: await signingSecret(d, batch, row),
+      });
     } finally {
       d.slots.release(host);
     }
@@ -219,7 +272,11 @@ const destinationHost = (url: string) => {
 const headPasses = (a: HttpAnswer) => a.status !== null && a.status !== 404 && a.status !== 410 && a.status < 500;
 
 /** HEAD, then the event by GET (query) or POST (form), signed. Success is HTTP 200. */
-async function attempt(ctx: AppContext, event: EventRow, to: { url: string; method: 'GET' | 'POST'; secret: string }): Promise<AttemptOutcome> {
+async function attempt(
+  ctx: AppContext,
+  event: EventRow,
+  to: { url: string; method: 'GET' | 'POST'; secret: string },
+): Promise<AttemptOutcome> {
   const { url, method } = to;
   const params = new URLSearchParams(JSON.parse(event.payload) as Record<string, string>).toString();
   const target = new URL(url);
@@ -232,12 +289,23 @@ async function attempt(ctx: AppContext, event: EventRow, to: { url: string; meth
   const allowPrivate = ctx.config.WEBHOOK_ALLOW_PRIVATE;
   // Short: a receiver that never answers HEAD must not hold a slot for long.
   const head = await sendChecked(url, allowPrivate, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
-  if (!headPasses(head)) return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
+  if (!headPasses(head))
+    return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
   const res =
     method === 'GET'
       ? await sendChecked(target.toString(), allowPrivate, { method, headers, timeoutMs: DELIVERY_TIMEOUT_MS })
-      : await sendChecked(target.toString(), allowPrivate, { method, headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' }, body: params, timeoutMs: DELIVERY_TIMEOUT_MS });
+      : await sendChecked(target.toString(), allowPrivate, {
+          method,
+          headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
+          body: params,
+          timeoutMs: DELIVERY_TIMEOUT_MS,
+        });
   const delivered = res.status === 200;
-  return { ...res, durationMs: head.durationMs + res.durationMs, method, delivered, error: delivered ? null : (res.error ?? `answered ${res.status}`) };
+  return {
+    ...res,
+    durationMs: head.durationMs + res.durationMs,
+    method,
+    delivered,
+    error: delivered ? null : (res.error ?? `answered ${res.status}`),
+  };
 }
-

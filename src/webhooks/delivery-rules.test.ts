@@ -49,24 +49,34 @@ describe('webhook address rules', () => {
 });
 
 describe('the delivery connector', () => {
-  it.each(['http://127.0.0.1:PORT/x', 'http://localhost:PORT/x', 'http://[::ffff:127.0.0.1]:PORT/x'])('refuses %s at connection time, sending nothing', async (template) => {
-    const r = await receiver();
-    const agent = safeAgent(false, 2_000);
-    try {
-      const answer = await send(agent, template.replace('PORT', String(r.port)), { method: 'GET', timeoutMs: 2_000 });
-      expect(answer).toMatchObject({ status: null, forbidden: true, error: expect.stringMatching(/private, local or reserved/) });
-      expect(r.received).toHaveLength(0);
-    } finally {
-      await agent.close();
-      await r.close();
-    }
-  });
+  it.each(['http://127.0.0.1:PORT/x', 'http://localhost:PORT/x', 'http://[::ffff:127.0.0.1]:PORT/x'])(
+    'refuses %s at connection time, sending nothing',
+    async (template) => {
+      const r = await receiver();
+      const agent = safeAgent(false, 2_000);
+      try {
+        const answer = await send(agent, template.replace('PORT', String(r.port)), { method: 'GET', timeoutMs: 2_000 });
+        expect(answer).toMatchObject({
+          status: null,
+          forbidden: true,
+          error: expect.stringMatching(/private, local or reserved/),
+        });
+        expect(r.received).toHaveLength(0);
+      } finally {
+        await agent.close();
+        await r.close();
+      }
+    },
+  );
 
   it('connects when private destinations are allowed', async () => {
     const r = await receiver(() => 204);
     const agent = safeAgent(true, 2_000);
     try {
-      expect(await send(agent, `http://localhost:${r.port}/x`, { method: 'HEAD', timeoutMs: 2_000 })).toMatchObject({ status: 204, error: null });
+      expect(await send(agent, `http://localhost:${r.port}/x`, { method: 'HEAD', timeoutMs: 2_000 })).toMatchObject({
+        status: 204,
+        error: null,
+      });
     } finally {
       await agent.close();
       await r.close();

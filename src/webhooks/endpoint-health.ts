@@ -8,7 +8,8 @@ import { timeOrderedId } from '../lib/ids.js';
 const BACKOFF_BASE_MS = 30_000;
 const BACKOFF_MAX_MS = 15 * 60_000;
 
-export const backoffMs = (timeoutsOverThreshold: number): number => Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, timeoutsOverThreshold), BACKOFF_MAX_MS);
+export const backoffMs = (timeoutsOverThreshold: number): number =>
+  Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, timeoutsOverThreshold), BACKOFF_MAX_MS);
 
 export interface AttemptResult {
   delivered: boolean;
@@ -36,11 +37,20 @@ export async function clearEndpointHealth(trx: Executor, accountId: number): Pro
  * practice) and the account gets a `webhook_disabled` event it can see in
  * /webhook/get and `events list`.
  */
-export async function recordEndpointHealth(trx: Executor, config: Config, accountId: number, r: AttemptResult, now: number): Promise<void> {
+export async function recordEndpointHealth(
+  trx: Executor,
+  config: Config,
+  accountId: number,
+  r: AttemptResult,
+  now: number,
+): Promise<void> {
   if (r.delivered) return clearEndpointHealth(trx, accountId);
   const row = await trx
     .updateTable('webhooks')
-    .set({ failing_since: sql`coalesce(failing_since, ${now})`, timeouts: r.timedOut ? sql`timeouts + 1` : sql`timeouts` })
+    .set({
+      failing_since: sql`coalesce(failing_since, ${now})`,
+      timeouts: r.timedOut ? sql`timeouts + 1` : sql`timeouts`,
+    })
     .where('account_id', '=', accountId)
     .where('url', '=', r.url)
     .returning(['failing_since', 'timeouts', 'status'])
@@ -62,8 +72,17 @@ export async function recordEndpointHealth(trx: Executor, config: Config, accoun
   }
 }
 
-async function disableEndpoint(trx: Executor, accountId: number, r: AttemptResult, failingSince: number, now: number): Promise<void> {
-  const reason = `every delivery failed since ${formatLocal(failingSince)} (last error: ${r.error ?? 'unknown'})`.slice(0, 500);
+async function disableEndpoint(
+  trx: Executor,
+  accountId: number,
+  r: AttemptResult,
+  failingSince: number,
+  now: number,
+): Promise<void> {
+  const reason = `every delivery failed since ${formatLocal(failingSince)} (last error: ${r.error ?? 'unknown'})`.slice(
+    0,
+    500,
+  );
   const disabled = await trx
     .updateTable('webhooks')
     .set({ status: 0, disabled_at: now, disabled_reason: reason, version: sql`version + 1`, updated_at: now })
@@ -72,7 +91,12 @@ async function disableEndpoint(trx: Executor, accountId: number, r: AttemptResul
     .executeTakeFirst();
   if (affected(disabled) !== 1) return; // another process disabled it first
   // The events still waiting will not be sent: they end as not_delivered, like those of a webhook the account disabled.
-  await trx.updateTable('events').set({ state: 'not_delivered', next_attempt_at: null }).where('account_id', '=', accountId).where('state', '=', 'pending').execute();
+  await trx
+    .updateTable('events')
+    .set({ state: 'not_delivered', next_attempt_at: null })
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'pending')
+    .execute();
   await trx
     .insertInto('events')
     .values({
@@ -89,4 +113,10 @@ async function disableEndpoint(trx: Executor, accountId: number, r: AttemptResul
 }
 
 /** Clears the health of an endpoint the account enables or registers again. */
-export const healthyEndpoint = { failing_since: null, timeouts: 0, backoff_until: null, disabled_at: null, disabled_reason: null } as const;
+export const healthyEndpoint = {
+  failing_since: null,
+  timeouts: 0,
+  backoff_until: null,
+  disabled_at: null,
+  disabled_reason: null,
+} as const;

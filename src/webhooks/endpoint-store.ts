@@ -15,7 +15,12 @@ export async function findWebhook(db: Executor, accountId: number): Promise<Webh
 /** Accounts among `accountIds` whose webhook is registered and enabled. */
 export async function enabledAccounts(db: Executor, accountIds: number[]): Promise<Set<number>> {
   if (accountIds.length === 0) return new Set();
-  const rows = await db.selectFrom('webhooks').select('account_id').where('account_id', 'in', accountIds).where('status', '=', 1).execute();
+  const rows = await db
+    .selectFrom('webhooks')
+    .select('account_id')
+    .where('account_id', 'in', accountIds)
+    .where('status', '=', 1)
+    .execute();
   return new Set(rows.map((r) => Number(r.account_id)));
 }
 
@@ -27,7 +32,14 @@ export type SaveOutcome = 'saved' | 'changed_meanwhile' | 'account_closed';
  * account is still active. Call inside a transaction: on PostgreSQL the
  * account row is share-locked (`lockAccount`) so an archive waits for it.
  */
-export async function saveWebhook(db: Executor, accountId: number, url: string, status: 0 | 1, expectedVersion: number | null, lockAccount: boolean): Promise<SaveOutcome> {
+export async function saveWebhook(
+  db: Executor,
+  accountId: number,
+  url: string,
+  status: 0 | 1,
+  expectedVersion: number | null,
+  lockAccount: boolean,
+): Promise<SaveOutcome> {
   const now = Date.now();
   const account = db.selectFrom('accounts').select('id').where('id', '=', accountId).where('status', '=', 'active');
   const active = await (lockAccount ? account.forShare() : account).executeTakeFirst();
@@ -73,14 +85,22 @@ export async function deleteWebhook(db: Executor, accountId: number): Promise<{ 
 
 /** The account's signing secret, created on first use (two racing creators agree on the first one stored). */
 export async function webhookSecret(db: Executor, key: Buffer, accountId: number): Promise<string> {
-  const existing = await db.selectFrom('webhook_secrets').select('secret_enc').where('account_id', '=', accountId).executeTakeFirst();
+  const existing = await db
+    .selectFrom('webhook_secrets')
+    .select('secret_enc')
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   if (existing) return decrypt(key, existing.secret_enc);
   await db
     .insertInto('webhook_secrets')
     .values({ account_id: accountId, secret_enc: encrypt(key, generateWebhookSecret()), created_at: Date.now() })
     .onConflict((oc) => oc.column('account_id').doNothing())
     .execute();
-  const row = await db.selectFrom('webhook_secrets').select('secret_enc').where('account_id', '=', accountId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('webhook_secrets')
+    .select('secret_enc')
+    .where('account_id', '=', accountId)
+    .executeTakeFirstOrThrow();
   return decrypt(key, row.secret_enc);
 }
 

@@ -22,7 +22,16 @@ export async function listEvents(
   if (opts.type) query = query.where('type', '=', opts.type);
   const events = await query.orderBy('id', 'desc').limit(opts.limit).execute();
   if (events.length === 0) return [];
-  const log = await db.selectFrom('event_attempts').selectAll().where('event_id', 'in', events.map((e) => e.id)).orderBy('id').execute();
+  const log = await db
+    .selectFrom('event_attempts')
+    .selectAll()
+    .where(
+      'event_id',
+      'in',
+      events.map((e) => e.id),
+    )
+    .orderBy('id')
+    .execute();
   return events.map((event) => ({ event, attempts: log.filter((a) => Number(a.event_id) === Number(event.id)) }));
 }
 
@@ -43,7 +52,12 @@ export async function redeliverEvent(db: Kysely<Database>, eventId: number): Pro
     if (affected(updated) !== 1) return false;
     // A cancelled event's job may still sleep until its next retry: replace it, so the event has one job.
     await cancelJobs(trx, DELIVER_JOB, [deliveryJobKey(eventId)]);
-    await enqueue(trx, DELIVER_JOB, { eventId }, { maxAttempts: DELIVER_JOB_MAX_ATTEMPTS, uniqueKey: deliveryJobKey(eventId) });
+    await enqueue(
+      trx,
+      DELIVER_JOB,
+      { eventId },
+      { maxAttempts: DELIVER_JOB_MAX_ATTEMPTS, uniqueKey: deliveryJobKey(eventId) },
+    );
     return true;
   });
 }

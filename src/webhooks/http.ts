@@ -58,7 +58,10 @@ export async function destinationAgent(url: string, allowPrivate: boolean, timeo
   if (known?.address === first.address) return known.agent;
   const connector = buildConnector({ timeout: timeoutMs });
   // `host` keeps the name, so TLS still checks the certificate against it (SNI) and the Host header names it.
-  const agent = new Agent({ keepAliveTimeout: 4_000, connect: (options, callback) => connector({ ...options, hostname: first.address }, callback) });
+  const agent = new Agent({
+    keepAliveTimeout: 4_000,
+    connect: (options, callback) => connector({ ...options, hostname: first.address }, callback),
+  });
   pools.delete(key);
   pools.set(key, { address: first.address, agent });
   known?.agent.close().catch(() => undefined);

@@ -93,7 +93,13 @@ export class OutcomeWriter {
     if (this.ctx.db.engine === 'postgres' && attempts.length > 0) {
       // The endpoints first, in one order, as deleting or disabling a webhook does (then its events): no deadlock with them.
       const accounts = [...new Set(attempts.map((a) => Number(a.event.account_id)))].sort((x, y) => x - y);
-      await trx.selectFrom('webhooks').select('account_id').where('account_id', 'in', accounts).orderBy('account_id').forUpdate().execute();
+      await trx
+        .selectFrom('webhooks')
+        .select('account_id')
+        .where('account_id', 'in', accounts)
+        .orderBy('account_id')
+        .forUpdate()
+        .execute();
     }
     for (let i = 0; i < attempts.length; i += 500) {
       await trx
@@ -123,7 +129,12 @@ export class OutcomeWriter {
       const s = p.settlement;
       let result: Moved = { retryIn: null, moved: false };
       if (s.kind === 'close') {
-        await trx.updateTable('events').set({ state: s.state, next_attempt_at: null }).where('id', '=', s.eventId).where('state', '=', 'pending').execute();
+        await trx
+          .updateTable('events')
+          .set({ state: s.state, next_attempt_at: null })
+          .where('id', '=', s.eventId)
+          .where('state', '=', 'pending')
+          .execute();
       } else if (s.kind === 'defer') {
         result = { retryIn: s.delayMs, moved: false };
       } else if (s.kind === 'attempt') {
@@ -131,13 +142,25 @@ export class OutcomeWriter {
         if (s.outcome.delivered) toClear.add(s.event.account_id);
         else {
           await clear(s.event.account_id);
-          await recordEndpointHealth(trx, this.ctx.config, s.event.account_id, { delivered: false, timedOut: s.outcome.error === 'timeout', url: s.url, error: s.outcome.error }, s.at);
+          await recordEndpointHealth(
+            trx,
+            this.ctx.config,
+            s.event.account_id,
+            { delivered: false, timedOut: s.outcome.error === 'timeout', url: s.url, error: s.outcome.error },
+            s.at,
+          );
         }
       }
       results.push(result);
       if (!p.job) continue;
       if (result.retryIn === null) done.push(p.job);
-      else await rescheduleHeldJob(trx, p.job, Date.now() + result.retryIn, s.kind === 'defer' ? s.reason : s.kind === 'attempt' ? (s.outcome.error ?? 'not delivered') : '');
+      else
+        await rescheduleHeldJob(
+          trx,
+          p.job,
+          Date.now() + result.retryIn,
+          s.kind === 'defer' ? s.reason : s.kind === 'attempt' ? (s.outcome.error ?? 'not delivered') : '',
+        );
     }
     for (const accountId of [...toClear]) await clear(accountId);
     await completeHeldJobs(trx, done);

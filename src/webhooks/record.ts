@@ -57,6 +57,11 @@ export async function recordEvents(trx: Transaction<Database>, events: NewEvent[
   }
   await enqueueMany(
     trx,
-    pendingIds.map((eventId) => ({ kind: DELIVER_JOB, payload: { eventId }, maxAttempts: DELIVER_JOB_MAX_ATTEMPTS, uniqueKey: deliveryJobKey(eventId) })),
+    pendingIds.map((eventId) => ({
+      kind: DELIVER_JOB,
+      payload: { eventId },
+      maxAttempts: DELIVER_JOB_MAX_ATTEMPTS,
+      uniqueKey: deliveryJobKey(eventId),
+    })),
   );
 }

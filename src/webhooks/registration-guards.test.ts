@@ -7,7 +7,10 @@ describeEngines('webhook configuration: address checks and races', (engine) => {
   let h: Harness;
   let strict: Harness;
   beforeAll(async () => {
-    [h, strict] = await Promise.all([startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }), startHarness(engine)]);
+    [h, strict] = await Promise.all([
+      startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }),
+      startHarness(engine),
+    ]);
   });
   afterAll(async () => {
     await h.close();
@@ -33,7 +36,11 @@ describeEngines('webhook configuration: address checks and races', (engine) => {
     const r = await receiver();
     try {
       const a = await strict.createAccount();
-      const res = await strict.post('/webhook/add', { url: template.replace('PORT', String(r.port)), status: '1' }, a.apikey);
+      const res = await strict.post(
+        '/webhook/add',
+        { url: template.replace('PORT', String(r.port)), status: '1' },
+        a.apikey,
+      );
       expect(res.body).toMatchObject({ success: false, code: 'add_webhook_03' });
       expect(r.received).toHaveLength(0);
       expect((await strict.post('/webhook/get', {}, a.apikey)).body.result.url).toBeNull();
@@ -79,8 +86,13 @@ describeEngines('webhook configuration: address checks and races', (engine) => {
       return 200;
     });
     try {
-      expect((await h.post('/webhook/add', { url: r.url, status: '1' }, a.apikey)).body).toMatchObject({ success: false, code: 'add_webhook_07' });
-      expect(await h.ctx.db.kysely.selectFrom('webhooks').select('url').where('account_id', '=', a.id).execute()).toHaveLength(0);
+      expect((await h.post('/webhook/add', { url: r.url, status: '1' }, a.apikey)).body).toMatchObject({
+        success: false,
+        code: 'add_webhook_07',
+      });
+      expect(
+        await h.ctx.db.kysely.selectFrom('webhooks').select('url').where('account_id', '=', a.id).execute(),
+      ).toHaveLength(0);
     } finally {
       await r.close();
     }

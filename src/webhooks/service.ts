@@ -25,7 +25,12 @@ export function urlIsWellFormed(value: string): boolean {
   } catch {
     return false;
   }
-  return (url.protocol === 'http:' || url.protocol === 'https:') && url.hostname !== '' && url.username === '' && url.password === '';
+  return (
+    (url.protocol === 'http:' || url.protocol === 'https:') &&
+    url.hostname !== '' &&
+    url.username === '' &&
+    url.password === ''
+  );
 }
 
 /**
@@ -40,7 +45,8 @@ export async function checkRegistration(ctx: AppContext, url: string): Promise<v
   try {
     await resolveDestination(hostname, allowPrivate);
   } catch (err) {
-    if (err instanceof ForbiddenDestination) throw badRequest('add_webhook_03', 'The URL points to a local, private or reserved address');
+    if (err instanceof ForbiddenDestination)
+      throw badRequest('add_webhook_03', 'The URL points to a local, private or reserved address');
     throw badRequest('add_webhook_06', `The URL failed the registration check: ${hostname} does not resolve`);
   }
   const agent = safeAgent(allowPrivate, REGISTRATION_TIMEOUT_MS);
@@ -49,8 +55,13 @@ export async function checkRegistration(ctx: AppContext, url: string): Promise<v
     // The name may resolve differently a moment later (DNS rebinding): the connection re-checks.
     if (answer.forbidden) throw badRequest('add_webhook_03', 'The URL points to a local, private or reserved address');
     // Only "timeout" or "no answer": the connection error itself (refused, reset, TLS…) would make this a port scanner.
-    if (answer.status === null) throw badRequest('add_webhook_06', `The URL failed the registration check: ${answer.error === 'timeout' ? 'no answer within 5 seconds' : 'the connection failed'}`);
-    if (answer.status === 404) throw badRequest('add_webhook_06', 'The URL failed the registration check: it answered 404');
+    if (answer.status === null)
+      throw badRequest(
+        'add_webhook_06',
+        `The URL failed the registration check: ${answer.error === 'timeout' ? 'no answer within 5 seconds' : 'the connection failed'}`,
+      );
+    if (answer.status === 404)
+      throw badRequest('add_webhook_06', 'The URL failed the registration check: it answered 404');
   } finally {
     agent.close().catch(() => undefined);
   }
@@ -65,7 +76,9 @@ export async function checkRegistration(ctx: AppContext, url: string): Promise<v
 export async function addWebhook(ctx: AppContext, accountId: number, url: string, status: 0 | 1): Promise<void> {
   const before = await findWebhook(ctx.db.kysely, accountId);
   await checkRegistration(ctx, url);
-  const outcome = await ctx.db.kysely.transaction().execute((trx) => saveWebhook(trx, accountId, url, status, before?.version ?? null, ctx.db.engine === 'postgres'));
+  const outcome = await ctx.db.kysely
+    .transaction()
+    .execute((trx) => saveWebhook(trx, accountId, url, status, before?.version ?? null, ctx.db.engine === 'postgres'));
   if (outcome === 'account_closed') throw badRequest('add_webhook_07');
   if (outcome === 'changed_meanwhile') throw badRequest('add_webhook_08');
 }
@@ -75,7 +88,10 @@ export async function changeStatus(ctx: AppContext, accountId: number, status: 0
 }
 
 /** Deleting also cancels the events still waiting for delivery, in the same transaction. */
-export async function removeWebhook(ctx: AppContext, accountId: number): Promise<{ deleted: boolean; cancelled: number }> {
+export async function removeWebhook(
+  ctx: AppContext,
+  accountId: number,
+): Promise<{ deleted: boolean; cancelled: number }> {
   return ctx.db.kysely.transaction().execute((trx) => deleteWebhook(trx, accountId));
 }
 
@@ -85,13 +101,18 @@ export async function removeWebhook(ctx: AppContext, accountId: number): Promise
  * one is given), when the account has no enabled webhook, and while the
  * event is pending.
  */
-export async function redeliver(ctx: BaseContext, eventId: number, accountId?: number): Promise<{ id: number; reference: string }> {
+export async function redeliver(
+  ctx: BaseContext,
+  eventId: number,
+  accountId?: number,
+): Promise<{ id: number; reference: string }> {
   let query = ctx.db.kysely.selectFrom('events').select(['id', 'account_id', 'reference']).where('id', '=', eventId);
   if (accountId !== undefined) query = query.where('account_id', '=', accountId);
   const event = await query.executeTakeFirst();
   if (!event) throw badRequest('no_such_event', `no event with id ${eventId}`);
   const hook = await findWebhook(ctx.db.kysely, event.account_id);
   if (!hook || hook.status !== 1) throw badRequest('test_event_needs_webhook', 'the account has no enabled webhook');
-  if (!(await redeliverEvent(ctx.db.kysely, eventId))) throw badRequest('redeliver_pending', `event ${eventId} is already waiting for delivery`);
+  if (!(await redeliverEvent(ctx.db.kysely, eventId)))
+    throw badRequest('redeliver_pending', `event ${eventId} is already waiting for delivery`);
   return { id: Number(event.id), reference: event.reference };
 }

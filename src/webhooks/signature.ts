@@ -10,7 +10,12 @@ import { createHmac, randomBytes } from 'node:crypto';
  */
 export const generateWebhookSecret = (): string => `whsec_${randomBytes(32).toString('base64')}`;
 
-export function signatureHeaders(secret: string, id: string, timestampSec: number, body: string): Record<string, string> {
+export function signatureHeaders(
+  secret: string,
+  id: string,
+  timestampSec: number,
+  body: string,
+): Record<string, string> {
   const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
   const signature = createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSec), 'webhook-signature': `v1,${signature}` };

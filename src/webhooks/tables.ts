@@ -47,7 +47,6 @@ export interface EventTables {
   event_attempts: EventAttemptsTable;
 }
 
-
 /** The account's webhook (at most one): URL, status '0'/'1'. */
 export interface WebhooksTable {
   account_id: number;

@@ -11,7 +11,13 @@ describeEngines('webhook configuration', (engine) => {
 
   it('answers webhook_01 with null url and status when none is registered', async () => {
     const a = await h.createAccount();
-    expect((await h.post('/webhook/get', {}, a.apikey)).body).toEqual({ success: true, message: 'no_webhook', status: 200, code: 'webhook_01', result: { url: null, status: null } });
+    expect((await h.post('/webhook/get', {}, a.apikey)).body).toEqual({
+      success: true,
+      message: 'no_webhook',
+      status: 200,
+      code: 'webhook_01',
+      result: { url: null, status: null },
+    });
   });
 
   it('registers after a GET check, shows it, replaces it, changes its status and deletes it', async () => {
@@ -22,17 +28,33 @@ describeEngines('webhook configuration', (engine) => {
       expect(added.body).toEqual({ success: true, message: 'url_added_success', status: 200, code: 'add_webhook_01' });
       expect(r.received).toHaveLength(1);
       expect(r.received[0].method).toBe('GET');
-      expect((await h.post('/webhook/get', {}, a.apikey)).body).toMatchObject({ code: 'webhook_01', result: { url: r.url, status: '1' } });
+      expect((await h.post('/webhook/get', {}, a.apikey)).body).toMatchObject({
+        code: 'webhook_01',
+        result: { url: r.url, status: '1' },
+      });
 
       // Numbers and form bodies are accepted like strings.
-      const replaced = await h.request('POST', '/webhook/add', { apikey: a.apikey, form: { url: `${r.url}?x=1`, status: '0' } });
+      const replaced = await h.request('POST', '/webhook/add', {
+        apikey: a.apikey,
+        form: { url: `${r.url}?x=1`, status: '0' },
+      });
       expect(replaced.body.code).toBe('add_webhook_01');
       expect((await h.post('/webhook/get', {}, a.apikey)).body.result).toEqual({ url: `${r.url}?x=1`, status: '0' });
 
-      expect((await h.post('/webhook/status', { status: 1 }, a.apikey)).body).toEqual({ success: true, message: 'webhook_status_updated', status: 200, code: 'status_webhook_01' });
+      expect((await h.post('/webhook/status', { status: 1 }, a.apikey)).body).toEqual({
+        success: true,
+        message: 'webhook_status_updated',
+        status: 200,
+        code: 'status_webhook_01',
+      });
       expect((await h.post('/webhook/get', {}, a.apikey)).body.result.status).toBe('1');
 
-      expect((await h.post('/webhook/delete', {}, a.apikey)).body).toEqual({ success: true, message: 'webhook_deleted', status: 200, code: 'delete_webhook_01' });
+      expect((await h.post('/webhook/delete', {}, a.apikey)).body).toEqual({
+        success: true,
+        message: 'webhook_deleted',
+        status: 200,
+        code: 'delete_webhook_01',
+      });
       expect((await h.post('/webhook/get', {}, a.apikey)).body.result).toEqual({ url: null, status: null });
       // Deleting again is harmless: there is still no webhook.
       expect((await h.post('/webhook/delete', {}, a.apikey)).body.code).toBe('delete_webhook_01');
@@ -70,22 +92,40 @@ describeEngines('webhook configuration', (engine) => {
   });
 
   it('approves any answer but 404 without following redirects; 404, closed ports and unknown hosts fail with add_webhook_06', async () => {
-    const statuses = new Map<string, number>([['/e500', 500], ['/e302', 302], ['/e401', 401], ['/e404', 404]]);
+    const statuses = new Map<string, number>([
+      ['/e500', 500],
+      ['/e302', 302],
+      ['/e401', 401],
+      ['/e404', 404],
+    ]);
     const r = await receiver((req) => statuses.get(req.url) ?? 200);
     const base = `http://127.0.0.1:${r.port}`;
     try {
       const a = await h.createAccount();
-      expect((await h.post('/webhook/add', { url: `${base}/e500`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
-      expect((await h.post('/webhook/add', { url: `${base}/e401`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
-      expect((await h.post('/webhook/add', { url: `${base}/e302`, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
+      expect((await h.post('/webhook/add', { url: `${base}/e500`, status: '1' }, a.apikey)).body.code).toBe(
+        'add_webhook_01',
+      );
+      expect((await h.post('/webhook/add', { url: `${base}/e401`, status: '1' }, a.apikey)).body.code).toBe(
+        'add_webhook_01',
+      );
+      expect((await h.post('/webhook/add', { url: `${base}/e302`, status: '1' }, a.apikey)).body.code).toBe(
+        'add_webhook_01',
+      );
       expect(r.received.map((x) => x.url)).toEqual(['/e500', '/e401', '/e302']); // the redirect to /missing was not followed
-      expect((await h.post('/webhook/add', { url: `${base}/e404`, status: '1' }, a.apikey)).body).toMatchObject({ success: false, code: 'add_webhook_06' });
+      expect((await h.post('/webhook/add', { url: `${base}/e404`, status: '1' }, a.apikey)).body).toMatchObject({
+        success: false,
+        code: 'add_webhook_06',
+      });
       expect((await h.post('/webhook/get', {}, a.apikey)).body.result.url).toBe(`${base}/e302`);
 
       const closed = await receiver();
       await closed.close();
-      expect((await h.post('/webhook/add', { url: closed.url, status: '1' }, a.apikey)).body.code).toBe('add_webhook_06');
-      expect((await h.post('/webhook/add', { url: 'http://no-such-host.invalid/hook', status: '1' }, a.apikey)).body.code).toBe('add_webhook_06');
+      expect((await h.post('/webhook/add', { url: closed.url, status: '1' }, a.apikey)).body.code).toBe(
+        'add_webhook_06',
+      );
+      expect(
+        (await h.post('/webhook/add', { url: 'http://no-such-host.invalid/hook', status: '1' }, a.apikey)).body.code,
+      ).toBe('add_webhook_06');
     } finally {
       await r.close();
     }
@@ -115,21 +155,34 @@ describeEngines('webhook configuration', (engine) => {
 
   it('answers status_webhook_04 when no webhook is registered', async () => {
     const a = await h.createAccount();
-    expect((await h.post('/webhook/status', { status: '1' }, a.apikey)).body).toMatchObject({ success: false, status: 400, code: 'status_webhook_04' });
+    expect((await h.post('/webhook/status', { status: '1' }, a.apikey)).body).toMatchObject({
+      success: false,
+      status: 400,
+      code: 'status_webhook_04',
+    });
   });
 
   it('requires the apikey and rejects broken bodies without a 500', async () => {
     expect((await h.post('/webhook/get', {})).status).toBe(401);
     expect((await h.post('/webhook/add', { url: 'https://example.com', status: '1' })).body.code).toBe('auth_05');
     const a = await h.createAccount();
-    const broken = await h.request('POST', '/webhook/add', { apikey: a.apikey, body: '{"url":', headers: { 'content-type': 'application/json' } });
+    const broken = await h.request('POST', '/webhook/add', {
+      apikey: a.apikey,
+      body: '{"url":',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(broken.body.code).toBe('invalid_json');
-    const array = await h.request('POST', '/webhook/status', { apikey: a.apikey, body: '[1,2]', headers: { 'content-type': 'application/json' } });
+    const array = await h.request('POST', '/webhook/status', {
+      apikey: a.apikey,
+      body: '[1,2]',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(array.status).toBe(400);
   });
 
   it('lists every route in the OpenAPI document', async () => {
     const doc = (await h.get('/openapi.json')).body;
-    for (const path of ['/webhook/get', '/webhook/add', '/webhook/status', '/webhook/delete']) expect(doc.paths[path]?.post?.tags).toEqual(['webhooks']);
+    for (const path of ['/webhook/get', '/webhook/add', '/webhook/status', '/webhook/delete'])
+      expect(doc.paths[path]?.post?.tags).toEqual(['webhooks']);
   });
 });

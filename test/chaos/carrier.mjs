@@ -12,7 +12,11 @@ export default function chaosCarrier(ctx) {
     name: 'chaos',
     maxBatch: Number(process.env.CHAOS_CARRIER_BATCH ?? 50),
     async submit(batch) {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ pid: process.pid, ids: batch.map((m) => m.id) }) });
+      const res = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ pid: process.pid, ids: batch.map((m) => m.id) }),
+      });
       if (!res.ok) throw new Error(`carrier answered ${res.status}`);
       return simulate(batch);
     },

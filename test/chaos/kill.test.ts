@@ -39,7 +39,20 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
   const children: ChildProcess[] = [];
   const db = await openDatabase(cli.env.DATABASE_URL);
   try {
-    const created = await runMensajero(['accounts', 'create', '--email', 'chaos@example.com', '--password', 'chaos-password-1', '--credits', String(total * 2), '--json'], cli.env);
+    const created = await runMensajero(
+      [
+        'accounts',
+        'create',
+        '--email',
+        'chaos@example.com',
+        '--password',
+        'chaos-password-1',
+        '--credits',
+        String(total * 2),
+        '--json',
+      ],
+      cli.env,
+    );
     expect(created.code, created.stderr).toBe(0);
     const { apikey, id: accountId } = created.json;
     const first = await startServe(cli.env);
@@ -47,7 +60,11 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
     const second = processes === 2 ? await startServe(cli.env) : null;
     if (second) children.push(second.child);
     const post = async (base: string, path: string, body: unknown) => {
-      const r = await fetch(`${base}${path}`, { method: 'POST', headers: { apikey, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      const r = await fetch(`${base}${path}`, {
+        method: 'POST',
+        headers: { apikey, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       return r.json() as Promise<any>;
     };
     expect((await post(first.base, '/webhook/add', { url: hooks.url, status: '1' })).code).toBe('add_webhook_01');
@@ -66,17 +83,45 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
     await first.exited;
     const handedAtKill = carrier.handOffs.size;
     // What the database says was in flight at the kill: claimed, outcome unrecorded.
-    const inFlight = new Set((await db.kysely.selectFrom('messages').select('id').where('stage', '=', 0).where('claim_token', 'is not', null).execute()).map((m) => m.id));
+    const inFlight = new Set(
+      (
+        await db.kysely
+          .selectFrom('messages')
+          .select('id')
+          .where('stage', '=', 0)
+          .where('claim_token', 'is not', null)
+          .execute()
+      ).map((m) => m.id),
+    );
 
     const restarted = second ? null : await startServe(cli.env);
     if (restarted) children.push(restarted.child);
-    await eventually(async () => (await db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).execute()).length === 0, 500_000, 200);
+    await eventually(
+      async () => (await db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).execute()).length === 0,
+      500_000,
+      200,
+    );
     await eventually(async () => references.every((r) => hooks.references.has(r)), 500_000, 200);
 
-    const messages = await db.kysely.selectFrom('messages').select(['id', 'price_units', 'status']).where('account_id', '=', accountId).execute();
-    const account = await db.kysely.selectFrom('accounts').select('credits').where('id', '=', accountId).executeTakeFirstOrThrow();
+    const messages = await db.kysely
+      .selectFrom('messages')
+      .select(['id', 'price_units', 'status'])
+      .where('account_id', '=', accountId)
+      .execute();
+    const account = await db.kysely
+      .selectFrom('accounts')
+      .select('credits')
+      .where('id', '=', accountId)
+      .executeTakeFirstOrThrow();
     const repeated = carrier.repeated();
-    const figures = { engine, processes, total, handedAtKill, inFlightAtKill: inFlight.size, repeated: repeated.length };
+    const figures = {
+      engine,
+      processes,
+      total,
+      handedAtKill,
+      inFlightAtKill: inFlight.size,
+      repeated: repeated.length,
+    };
     console.info('chaos kill -9', JSON.stringify(figures));
 
     expect(messages).toHaveLength(total);
@@ -86,9 +131,18 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
     const outside = repeated.filter((id) => !inFlight.has(id));
     if (outside.length > 0) {
       // What a failure needs to be understood: when each repeated batch arrived, from which process, and that process's warnings.
-      const batches = carrier.batches.filter((b) => b.ids.some((id) => outside.includes(id))).map((b) => ({ msAfterKill: b.at - killedAt, pid: b.pid, first: b.ids[0], n: b.ids.length }));
-      const warnings = (restarted ?? second)?.output().split('\n').filter((l) => /"level":[456]/.test(l)).slice(0, 8);
-      console.info('repeated outside the in-flight set', JSON.stringify({ outside: outside.length, batches, warnings }));
+      const batches = carrier.batches
+        .filter((b) => b.ids.some((id) => outside.includes(id)))
+        .map((b) => ({ msAfterKill: b.at - killedAt, pid: b.pid, first: b.ids[0], n: b.ids.length }));
+      const warnings = (restarted ?? second)
+        ?.output()
+        .split('\n')
+        .filter((l) => /"level":[456]/.test(l))
+        .slice(0, 8);
+      console.info(
+        'repeated outside the in-flight set',
+        JSON.stringify({ outside: outside.length, batches, warnings }),
+      );
     }
     expect(outside).toEqual([]);
     expect(inFlight.size).toBeLessThanOrEqual(CARRIER_BATCH * WORKER_CONCURRENCY * processes);
@@ -106,11 +160,19 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2) {
 }
 
 describeEngines('chaos: kill -9 mid-campaign', (engine) => {
-  it('delivers every accepted message once after a restart, charged once, confirmed', () => campaignThroughKill(engine, 1), 600_000);
+  it(
+    'delivers every accepted message once after a restart, charged once, confirmed',
+    () => campaignThroughKill(engine, 1),
+    600_000,
+  );
 });
 
 if (engines.includes('postgres')) {
   describe('chaos: two processes on PostgreSQL, one killed [postgres]', () => {
-    it('the survivor finishes the campaign; nothing lost, nothing charged twice', () => campaignThroughKill('postgres', 2), 600_000);
+    it(
+      'the survivor finishes the campaign; nothing lost, nothing charged twice',
+      () => campaignThroughKill('postgres', 2),
+      600_000,
+    );
   });
 }

@@ -61,7 +61,9 @@ export async function startWebhookReceiver() {
 }
 
 function listen(server: Server, port: number): Promise<number> {
-  return new Promise((resolve) => server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)));
+  return new Promise((resolve) =>
+    server.listen(port, '127.0.0.1', () => resolve((server.address() as AddressInfo).port)),
+  );
 }
 
 function close(server: Server): Promise<void> {

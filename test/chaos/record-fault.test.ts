@@ -19,10 +19,16 @@ describeEngines('chaos: a fault between hand-off and record', (engine) => {
 
   const inject = async () => {
     if (engine === 'sqlite') {
-      await sql`CREATE TRIGGER chaos_fault BEFORE UPDATE OF stage ON messages WHEN NEW.stage = 1 BEGIN SELECT RAISE(ABORT, 'injected fault'); END`.execute(h.ctx.db.kysely);
+      await sql`CREATE TRIGGER chaos_fault BEFORE UPDATE OF stage ON messages WHEN NEW.stage = 1 BEGIN SELECT RAISE(ABORT, 'injected fault'); END`.execute(
+        h.ctx.db.kysely,
+      );
     } else {
-      await sql`CREATE FUNCTION chaos_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`.execute(h.ctx.db.kysely);
-      await sql`CREATE TRIGGER chaos_fault BEFORE UPDATE OF stage ON messages FOR EACH ROW WHEN (NEW.stage = 1) EXECUTE FUNCTION chaos_fault()`.execute(h.ctx.db.kysely);
+      await sql`CREATE FUNCTION chaos_fault() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'injected fault'; END $$`.execute(
+        h.ctx.db.kysely,
+      );
+      await sql`CREATE TRIGGER chaos_fault BEFORE UPDATE OF stage ON messages FOR EACH ROW WHEN (NEW.stage = 1) EXECUTE FUNCTION chaos_fault()`.execute(
+        h.ctx.db.kysely,
+      );
     }
   };
   const heal = async () => {
@@ -35,17 +41,48 @@ describeEngines('chaos: a fault between hand-off and record', (engine) => {
     h.ctx.carriers.use(carrier);
     const a = await h.createAccount(total * 2);
     await inject();
-    const recipients = Array.from({ length: total }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    const recipients = Array.from({ length: total }, (_, i) => ({
+      countryCode: '52',
+      number: `5255${String(10000000 + i)}`,
+    }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) =>
+      submitMessages(trx, h.ctx.config, {
+        accountId: a.id,
+        channel: 'voice',
+        source: 'voice',
+        recipients,
+        text: 'Hola',
+      }),
+    );
     h.ctx.worker.nudge();
     await eventually(async () => carrier.calls >= 1, 10_000);
     // Three leases with the record failing: the claims and the job's lease must survive it.
     await new Promise((r) => setTimeout(r, 1500));
-    const stuck = await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 1).execute();
+    const stuck = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select('id')
+      .where('campaign_id', '=', res.campaignId)
+      .where('stage', '=', 1)
+      .execute();
     expect(stuck).toHaveLength(0);
     await heal();
-    await eventually(async () => (await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 0).execute()).length === 0, 240_000, 100);
-    console.info('chaos record fault', JSON.stringify({ engine, total, handedOver: carrier.handOffs.size, repeated: carrier.repeated().length }));
+    await eventually(
+      async () =>
+        (
+          await h.ctx.db.kysely
+            .selectFrom('messages')
+            .select('id')
+            .where('campaign_id', '=', res.campaignId)
+            .where('stage', '=', 0)
+            .execute()
+        ).length === 0,
+      240_000,
+      100,
+    );
+    console.info(
+      'chaos record fault',
+      JSON.stringify({ engine, total, handedOver: carrier.handOffs.size, repeated: carrier.repeated().length }),
+    );
     expect(carrier.handOffs.size).toBe(total);
     expect(carrier.repeated()).toEqual([]);
   });

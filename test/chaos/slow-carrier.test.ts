@@ -26,16 +26,45 @@ describeEngines('chaos: a carrier slower than the lease', (engine) => {
     const carrier = new RecordingCarrier(['voice'], 400, 100, 1200);
     h.ctx.carriers.use(carrier);
     const a = await h.createAccount(total * 2);
-    const recipients = Array.from({ length: total }, (_, i) => ({ countryCode: '52', number: `5255${String(10000000 + i)}` }));
-    const res = await h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, { accountId: a.id, channel: 'voice', source: 'voice', recipients, text: 'Hola' }));
+    const recipients = Array.from({ length: total }, (_, i) => ({
+      countryCode: '52',
+      number: `5255${String(10000000 + i)}`,
+    }));
+    const res = await h.ctx.db.kysely.transaction().execute((trx) =>
+      submitMessages(trx, h.ctx.config, {
+        accountId: a.id,
+        channel: 'voice',
+        source: 'voice',
+        recipients,
+        text: 'Hola',
+      }),
+    );
     h.ctx.worker.nudge();
     // An inline dispatcher competes with the campaign's job for the same messages.
     await dispatchMessages(h.ctx, res.messageIds.slice(0, 100).reverse());
-    await eventually(async () => {
-      const left = await h.ctx.db.kysely.selectFrom('messages').select('id').where('campaign_id', '=', res.campaignId).where('stage', '=', 0).execute();
-      return left.length === 0;
-    }, 240_000, 100);
-    console.info('chaos slow carrier', JSON.stringify({ engine, total, handedOver: carrier.handOffs.size, repeated: carrier.repeated().length, submitCalls: carrier.calls }));
+    await eventually(
+      async () => {
+        const left = await h.ctx.db.kysely
+          .selectFrom('messages')
+          .select('id')
+          .where('campaign_id', '=', res.campaignId)
+          .where('stage', '=', 0)
+          .execute();
+        return left.length === 0;
+      },
+      240_000,
+      100,
+    );
+    console.info(
+      'chaos slow carrier',
+      JSON.stringify({
+        engine,
+        total,
+        handedOver: carrier.handOffs.size,
+        repeated: carrier.repeated().length,
+        submitCalls: carrier.calls,
+      }),
+    );
     expect(carrier.handOffs.size).toBe(total);
     expect(carrier.repeated()).toEqual([]);
     const balance = await h.post('/credits/consult', {}, a.apikey);

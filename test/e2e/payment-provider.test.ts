@@ -25,11 +25,23 @@ describeEngines('mensajero payment-provider (operator CLI) and a serve process u
   });
 
   it('stores the secrets from stdin sealed, never prints them, and serve opens Stripe sessions with them', async () => {
-    const bad = await withStdin(['payment-provider', 'set-stripe', '--api-base', stripe.url, '--json'], e.env, 'not-a-key\n');
+    const bad = await withStdin(
+      ['payment-provider', 'set-stripe', '--api-base', stripe.url, '--json'],
+      e.env,
+      'not-a-key\n',
+    );
     expect(bad.code).toBe(2);
-    const set = await withStdin(['payment-provider', 'set-stripe', '--api-base', stripe.url, '--json'], e.env, `${stripe.secretKey}\n${stripe.webhookSecret}\n`);
+    const set = await withStdin(
+      ['payment-provider', 'set-stripe', '--api-base', stripe.url, '--json'],
+      e.env,
+      `${stripe.secretKey}\n${stripe.webhookSecret}\n`,
+    );
     expect(set.code).toBe(0);
-    expect(JSON.parse(set.out)).toMatchObject({ provider: 'stripe', api_base: stripe.url, webhook_path: '/payments/stripe/webhook' });
+    expect(JSON.parse(set.out)).toMatchObject({
+      provider: 'stripe',
+      api_base: stripe.url,
+      webhook_path: '/payments/stripe/webhook',
+    });
     const shown = await runMensajero(['payment-provider', 'show', '--json'], e.env);
     expect(shown.json).toEqual({ provider: 'stripe', api_base: stripe.url, secret_key: 'set', webhook_secret: 'set' });
     for (const out of [set.out, shown.stdout, shown.stderr]) {
@@ -39,11 +51,20 @@ describeEngines('mensajero payment-provider (operator CLI) and a serve process u
 
     const serve = await startServe(e.env);
     try {
-      const created = await runMensajero(['accounts', 'create', '--email', 'pay@example.com', '--password', 'secret123', '--credits', '10', '--json'], e.env);
+      const created = await runMensajero(
+        ['accounts', 'create', '--email', 'pay@example.com', '--password', 'secret123', '--credits', '10', '--json'],
+        e.env,
+      );
       const r = await fetch(`${serve.base}/paymentrequest/send`, {
         method: 'POST',
         headers: { apikey: created.json.apikey, 'content-type': 'application/json' },
-        body: JSON.stringify({ number: '5512345678', country_code: '52', template: 'Renta', message: 'Paga aqui', amount: 500 }),
+        body: JSON.stringify({
+          number: '5512345678',
+          country_code: '52',
+          template: 'Renta',
+          message: 'Paga aqui',
+          amount: 500,
+        }),
       });
       const body = (await r.json()) as { request_id: string; payment_url: string };
       expect(r.status).toBe(200);
@@ -56,6 +77,9 @@ describeEngines('mensajero payment-provider (operator CLI) and a serve process u
       await serve.exited;
     }
 
-    expect((await runMensajero(['payment-provider', 'use-simulator', '--json'], e.env)).json).toEqual({ provider: 'simulator', removed: true });
+    expect((await runMensajero(['payment-provider', 'use-simulator', '--json'], e.env)).json).toEqual({
+      provider: 'simulator',
+      removed: true,
+    });
   }, 120_000);
 });

@@ -6,7 +6,11 @@ import { TestSmsc } from '../helpers/smsc.js';
 import { openDatabase } from '../../src/db/engine.js';
 
 /** Runs `mensajero <args>` with `input` on standard input (the password kept out of the process list). */
-function runWithStdin(args: string[], env: Record<string, string>, input: string): Promise<{ code: number | null; stdout: string }> {
+function runWithStdin(
+  args: string[],
+  env: Record<string, string>,
+  input: string,
+): Promise<{ code: number | null; stdout: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [MAIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -35,12 +39,52 @@ describeEngines('SMPP connector shared by mensajero processes', (engine) => {
   });
 
   it(`never holds more binds than --binds across ${processes} process(es), and shares the throughput cap`, async () => {
-    const added = await runWithStdin(['carriers', 'add', 'smpp', '--name', 'shared', '--host', '127.0.0.1', '--port', String(smsc.port), '--system-id', 'acme', '--password', '-', '--binds', '2', '--throughput', '40', '--json'], e.env, 's3cr3t\n');
+    const added = await runWithStdin(
+      [
+        'carriers',
+        'add',
+        'smpp',
+        '--name',
+        'shared',
+        '--host',
+        '127.0.0.1',
+        '--port',
+        String(smsc.port),
+        '--system-id',
+        'acme',
+        '--password',
+        '-',
+        '--binds',
+        '2',
+        '--throughput',
+        '40',
+        '--json',
+      ],
+      e.env,
+      's3cr3t\n',
+    );
     expect(added.code).toBe(0);
     expect(added.stdout).not.toContain('s3cr3t');
-    expect(JSON.parse(added.stdout)).toMatchObject({ name: 'shared', type: 'smpp', binds: 2, throughput: 40, window: 10, bind: 'transceiver' });
-    expect((await runMensajero(['routes', 'add', '--channel', 'sms', '--prefix', '52', '--carriers', 'shared', '--json'], e.env)).json).toEqual({ channel: 'sms', prefix: '52', carriers: ['shared'], account: null });
-    const created = await runMensajero(['accounts', 'create', '--email', 'p@example.com', '--password', 'secret123', '--credits', '1000', '--json'], e.env);
+    expect(JSON.parse(added.stdout)).toMatchObject({
+      name: 'shared',
+      type: 'smpp',
+      binds: 2,
+      throughput: 40,
+      window: 10,
+      bind: 'transceiver',
+    });
+    expect(
+      (
+        await runMensajero(
+          ['routes', 'add', '--channel', 'sms', '--prefix', '52', '--carriers', 'shared', '--json'],
+          e.env,
+        )
+      ).json,
+    ).toEqual({ channel: 'sms', prefix: '52', carriers: ['shared'], account: null });
+    const created = await runMensajero(
+      ['accounts', 'create', '--email', 'p@example.com', '--password', 'secret123', '--credits', '1000', '--json'],
+      e.env,
+    );
     expect(created.code, created.stderr).toBe(0);
     const account = created.json;
 
@@ -49,16 +93,27 @@ describeEngines('SMPP connector shared by mensajero processes', (engine) => {
     const [a, b] = [serves[0], serves[serves.length - 1]];
     try {
       // Each process ends up with one of the two binds.
-      const status = await eventually(async () => {
-        const r = (await runMensajero(['carriers', 'status', '--json'], e.env)).json;
-        const shared = r?.carriers?.find((c: { name: string }) => c.name === 'shared');
-        return shared?.processes === processes && shared.binds === 2 && smsc.binds === 2 ? shared : null;
-      }, 30_000, 200);
+      const status = await eventually(
+        async () => {
+          const r = (await runMensajero(['carriers', 'status', '--json'], e.env)).json;
+          const shared = r?.carriers?.find((c: { name: string }) => c.name === 'shared');
+          return shared?.processes === processes && shared.binds === 2 && smsc.binds === 2 ? shared : null;
+        },
+        30_000,
+        200,
+      );
       expect(status.state).toBe('bound');
 
-      const numbers = (from: number) => Array.from({ length: 60 }, (_, i) => `55${String(from + i).padStart(8, '0')}`).join(',');
+      const numbers = (from: number) =>
+        Array.from({ length: 60 }, (_, i) => `55${String(from + i).padStart(8, '0')}`).join(',');
       const sends = await Promise.all(
-        [a, b].map((p, k) => fetch(`${p.base}/sms/send`, { method: 'POST', headers: { apikey: account.apikey, 'content-type': 'application/json' }, body: JSON.stringify({ numbers: numbers(k * 100), message: 'Hola' }) }).then((r) => r.json())),
+        [a, b].map((p, k) =>
+          fetch(`${p.base}/sms/send`, {
+            method: 'POST',
+            headers: { apikey: account.apikey, 'content-type': 'application/json' },
+            body: JSON.stringify({ numbers: numbers(k * 100), message: 'Hola' }),
+          }).then((r) => r.json()),
+        ),
       );
       expect(sends.map((s) => s.code)).toEqual(['sms_11', 'sms_11']);
       await eventually(async () => smsc.submitted.length >= 120, 30_000, 100);
@@ -69,7 +124,11 @@ describeEngines('SMPP connector shared by mensajero processes', (engine) => {
       // The cap held across both processes: no second counted more than 40.
       const db = await openDatabase(e.env.DATABASE_URL);
       try {
-        const seconds = await db.kysely.selectFrom('carrier_rate').select(['second', 'used']).where('carrier', '=', 'shared').execute();
+        const seconds = await db.kysely
+          .selectFrom('carrier_rate')
+          .select(['second', 'used'])
+          .where('carrier', '=', 'shared')
+          .execute();
         expect(seconds.reduce((n, s) => n + s.used, 0)).toBeGreaterThanOrEqual(120);
         expect(Math.max(...seconds.map((s) => s.used))).toBeLessThanOrEqual(40);
         expect(seconds.length).toBeGreaterThanOrEqual(3);

@@ -5,7 +5,15 @@ import { randomBytes } from 'node:crypto';
 import pino from 'pino';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, dropSchema, eventually, startHarness, testConfig, type EngineName, type Harness } from '../helpers/harness.js';
+import {
+  describeEngines,
+  dropSchema,
+  eventually,
+  startHarness,
+  testConfig,
+  type EngineName,
+  type Harness,
+} from '../helpers/harness.js';
 import { startService, type RunningService } from '../../src/cli/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
@@ -15,7 +23,14 @@ describeEngines('webhook retries, isolation and restarts', (engine) => {
   let h: Harness;
   beforeAll(async () => {
     // A 1 ms retry base runs the whole 25-retry schedule in about 9 s.
-    h = await startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '1', WEBHOOK_CONCURRENCY: '4', WEBHOOK_HOST_CONCURRENCY: '2' } });
+    h = await startHarness(engine, {
+      env: {
+        WEBHOOK_ALLOW_PRIVATE: 'true',
+        WEBHOOK_RETRY_BASE_MS: '1',
+        WEBHOOK_CONCURRENCY: '4',
+        WEBHOOK_HOST_CONCURRENCY: '2',
+      },
+    });
   });
   afterAll(() => h.close());
 
@@ -45,15 +60,26 @@ describeEngines('webhook retries, isolation and restarts', (engine) => {
 
       const failed = await cli(h.ctx, ['events', 'list', '--email', a.email, '--failed']);
       expect(failed.events).toHaveLength(1);
-      expect(failed.events[0]).toMatchObject({ id: event.id, reference: ref.reference, state: 'failed', attempts: 26, last_status: 500, last_error: 'answered 500' });
+      expect(failed.events[0]).toMatchObject({
+        id: event.id,
+        reference: ref.reference,
+        state: 'failed',
+        attempts: 26,
+        last_status: 500,
+        last_error: 'answered 500',
+      });
       const metrics = (await h.get('/metrics')).body as string;
       expect(metrics).toMatch(/^mensajero_webhook_events_failed_total [1-9]/m);
       expect(metrics).toMatch(/^mensajero_webhook_events_pending \d+/m);
 
       healthy = true;
       // Parallel redeliveries: exactly one puts the event back in the queue; the others are refused while it is pending.
-      const again = await Promise.all(Array.from({ length: 5 }, () => cli(h.ctx, ['events', 'redeliver', '--id', String(event.id)])));
-      expect(again.filter((x) => x.state === 'pending')).toEqual([{ id: event.id, reference: ref.reference, state: 'pending' }]);
+      const again = await Promise.all(
+        Array.from({ length: 5 }, () => cli(h.ctx, ['events', 'redeliver', '--id', String(event.id)])),
+      );
+      expect(again.filter((x) => x.state === 'pending')).toEqual([
+        { id: event.id, reference: ref.reference, state: 'pending' },
+      ]);
       expect(again.filter((x) => x.error)).toHaveLength(4);
       for (const x of again.filter((y) => y.error)) expect(x.error).toMatch(/already waiting/);
       release();
@@ -67,9 +93,15 @@ describeEngines('webhook retries, isolation and restarts', (engine) => {
       expect(await attemptsOf(h, event.id)).toHaveLength(27);
       expect(r.deliveries().at(-1)!.params.reference).toBe(ref.reference);
       expect((await cli(h.ctx, ['events', 'list', '--email', a.email, '--failed'])).events).toHaveLength(0);
-      expect(await cli(h.ctx, ['events', 'redeliver', '--id', '999999999'])).toEqual({ error: 'no event with id 999999999' });
-      expect(await cli(h.ctx, ['events', 'redeliver', '--id', '1e3'])).toEqual({ error: '--id must be a positive integer (got 1e3)' });
-      expect(await cli(h.ctx, ['events', 'list', '--email', a.email, '--limit', '-1'])).toEqual({ error: '--limit must be a positive integer (got -1)' });
+      expect(await cli(h.ctx, ['events', 'redeliver', '--id', '999999999'])).toEqual({
+        error: 'no event with id 999999999',
+      });
+      expect(await cli(h.ctx, ['events', 'redeliver', '--id', '1e3'])).toEqual({
+        error: '--id must be a positive integer (got 1e3)',
+      });
+      expect(await cli(h.ctx, ['events', 'list', '--email', a.email, '--limit', '-1'])).toEqual({
+        error: '--limit must be a positive integer (got -1)',
+      });
       expect((await h.get('/metrics')).body).toMatch(/^mensajero_webhook_delivery_latency_seconds_count [1-9]/m);
     } finally {
       await r.stop();
@@ -85,21 +117,33 @@ describeEngines('webhook retries, isolation and restarts', (engine) => {
     expect(rotated.secret).not.toBe(shown.secret);
     expect((await cli(h.ctx, ['webhooks', 'secret', '--email', a.email])).secret).toBe(rotated.secret);
     // Stored encrypted, never in clear.
-    const row = await h.ctx.db.kysely.selectFrom('webhook_secrets').select('secret_enc').where('account_id', '=', a.id).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('webhook_secrets')
+      .select('secret_enc')
+      .where('account_id', '=', a.id)
+      .executeTakeFirstOrThrow();
     expect(row.secret_enc).not.toContain(rotated.secret.slice(6, 20));
-    expect(await cli(h.ctx, ['webhooks', 'secret', '--email', 'nobody@example.com'])).toEqual({ error: 'no account with email nobody@example.com' });
+    expect(await cli(h.ctx, ['webhooks', 'secret', '--email', 'nobody@example.com'])).toEqual({
+      error: 'no account with email nobody@example.com',
+    });
   });
 
   it("does not let a receiver that never answers delay another destination's events", async () => {
     const hanging: Array<() => void> = [];
     let dying = false;
-    const dead = await receiver(() => (dying ? new Promise<number>((resolve) => hanging.push(() => resolve(200))) : 200));
+    const dead = await receiver(() =>
+      dying ? new Promise<number>((resolve) => hanging.push(() => resolve(200))) : 200,
+    );
     const alive = await receiver();
     try {
       const slow = await register(dead.url);
       dying = true;
       dead.received.length = 0;
-      await sendSms(h, slow.id, Array.from({ length: 10 }, (_, i) => `55600000${String(i).padStart(2, '0')}`));
+      await sendSms(
+        h,
+        slow.id,
+        Array.from({ length: 10 }, (_, i) => `55600000${String(i).padStart(2, '0')}`),
+      );
       await eventually(async () => dead.deliveries().length >= 2, 15_000);
 
       const fast = await register(`http://localhost:${alive.port}/hook`);
@@ -125,7 +169,11 @@ async function persistentStore(engine: EngineName) {
   const schema = engine === 'postgres' ? `w_${randomBytes(6).toString('hex')}` : undefined;
   return {
     start(env: Record<string, string>) {
-      return startService(testConfig(engine, dir, env), { pgSchema: schema, log: pino({ level: 'silent' }), listen: false });
+      return startService(testConfig(engine, dir, env), {
+        pgSchema: schema,
+        log: pino({ level: 'silent' }),
+        listen: false,
+      });
     },
     async drop() {
       if (schema) await dropSchema(schema);
@@ -142,12 +190,21 @@ describeEngines('webhook delivery across a restart', (engine) => {
     try {
       const env = { WEBHOOK_ALLOW_PRIVATE: 'true', WEBHOOK_RETRY_BASE_MS: '1500' };
       service = await store.start(env);
-      const { account, apikey } = await insertAccount(service.ctx.db.kysely, service.ctx.secrets.keyEncryption, { email: 'restart@example.com', passwordHash: 'x', credits: toUnits(10) });
-      expect((await post(service, '/webhook/add', { url: `http://localhost:${r.port}/hook`, status: '1' }, apikey)).code).toBe('add_webhook_01');
+      const { account, apikey } = await insertAccount(service.ctx.db.kysely, service.ctx.secrets.keyEncryption, {
+        email: 'restart@example.com',
+        passwordHash: 'x',
+        credits: toUnits(10),
+      });
+      expect(
+        (await post(service, '/webhook/add', { url: `http://localhost:${r.port}/hook`, status: '1' }, apikey)).code,
+      ).toBe('add_webhook_01');
       r.received.length = 0;
       const [ref] = await sendSms(service, account.id, ['5570000001']);
       const first = service;
-      await eventually(async () => (await first.ctx.db.kysely.selectFrom('event_attempts').select('id').execute()).length === 1, 15_000);
+      await eventually(
+        async () => (await first.ctx.db.kysely.selectFrom('event_attempts').select('id').execute()).length === 1,
+        15_000,
+      );
       await service.stop();
       expect(r.deliveries()).toHaveLength(1);
 
@@ -160,7 +217,11 @@ describeEngines('webhook delivery across a restart', (engine) => {
       expect(event.attempts).toBe(2);
       expect(r.deliveries().map((d) => d.params.reference)).toEqual([ref.reference, ref.reference]);
       const secret = (await cli(second.ctx, ['webhooks', 'secret', '--email', 'restart@example.com'])).secret;
-      expect(() => new Webhook(secret).verify(r.deliveries()[1].body, r.deliveries()[1].headers as Record<string, string>, { jsonParse: false })).not.toThrow();
+      expect(() =>
+        new Webhook(secret).verify(r.deliveries()[1].body, r.deliveries()[1].headers as Record<string, string>, {
+          jsonParse: false,
+        }),
+      ).not.toThrow();
       await service.stop();
 
       // The same stored URL (localhost) is refused at delivery once private destinations are not allowed.
@@ -168,7 +229,11 @@ describeEngines('webhook delivery across a restart', (engine) => {
       const third = service;
       await sendSms(third, account.id, ['5570000002']);
       const [refused] = await eventually(async () => {
-        const log = await third.ctx.db.kysely.selectFrom('event_attempts').selectAll().where('event_id', '!=', event.id).execute();
+        const log = await third.ctx.db.kysely
+          .selectFrom('event_attempts')
+          .selectAll()
+          .where('event_id', '!=', event.id)
+          .execute();
         return log.length > 0 ? log : null;
       }, 15_000);
       expect(refused).toMatchObject({ http_status: null, error: expect.stringMatching(/private, local or reserved/) });

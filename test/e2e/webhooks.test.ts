@@ -27,18 +27,43 @@ describeEngines('webhook delivery end to end', (engine) => {
     const r = await receiver();
     try {
       const a = await accountFor(r);
-      const [delivered, unknown] = await sendSms(h, a.id, ['5512345678', '5550000006'], '{"order":"A-7","tag":"ñ & ="}');
+      const [delivered, unknown] = await sendSms(
+        h,
+        a.id,
+        ['5512345678', '5550000006'],
+        '{"order":"A-7","tag":"ñ & ="}',
+      );
       await eventually(async () => r.deliveries().length >= 2, 15_000);
       const byRef = new Map(r.deliveries().map((d) => [d.params.reference, d]));
       const date = /^\d{14}$/;
-      expect(byRef.get(delivered.reference)!.params).toEqual({ type: 'confirmation', reference: delivered.reference, status: '0', number: '525512345678', date: expect.stringMatching(date), extra_params: '{"order":"A-7","tag":"ñ & ="}' });
-      expect(byRef.get(unknown.reference)!.params).toMatchObject({ type: 'confirmation', reference: unknown.reference, status: '6', number: '525550000006' });
+      expect(byRef.get(delivered.reference)!.params).toEqual({
+        type: 'confirmation',
+        reference: delivered.reference,
+        status: '0',
+        number: '525512345678',
+        date: expect.stringMatching(date),
+        extra_params: '{"order":"A-7","tag":"ñ & ="}',
+      });
+      expect(byRef.get(unknown.reference)!.params).toMatchObject({
+        type: 'confirmation',
+        reference: unknown.reference,
+        status: '6',
+        number: '525550000006',
+      });
 
       const reply = await h.post('/simulator/replies', { number: '5512345678', response: 'Sí, confirmo' }, a.apikey);
       expect(reply.body.reference).toBe(delivered.reference);
       await eventually(async () => r.deliveries().length >= 3, 15_000);
       const response = r.deliveries().find((d) => d.params.type === 'response')!;
-      expect(response.params).toEqual({ type: 'response', reference: delivered.reference, number: '525512345678', message: 'Hola', response: 'Sí, confirmo', send_date: expect.stringMatching(date), response_date: expect.stringMatching(date) });
+      expect(response.params).toEqual({
+        type: 'response',
+        reference: delivered.reference,
+        number: '525512345678',
+        message: 'Hola',
+        response: 'Sí, confirmo',
+        send_date: expect.stringMatching(date),
+        response_date: expect.stringMatching(date),
+      });
 
       // Every delivery is a form POST preceded by a HEAD, and verifies as a Standard Webhooks receiver would.
       const { secret } = await cli(h.ctx, ['webhooks', 'secret', '--email', a.email]);
@@ -70,11 +95,21 @@ describeEngines('webhook delivery end to end', (engine) => {
     const r = await receiver();
     try {
       const a = await accountFor(r);
-      const sent = await h.post('/sms/send', { numbers: '5550000002', message: 'Pedido listo', extra_params: '{"pedido":"99"}' }, a.apikey);
+      const sent = await h.post(
+        '/sms/send',
+        { numbers: '5550000002', message: 'Pedido listo', extra_params: '{"pedido":"99"}' },
+        a.apikey,
+      );
       expect(sent.body.code).toBe('sms_11');
       const [{ reference }] = sent.body.references;
       await eventually(async () => r.deliveries().length >= 1, 15_000);
-      expect(r.deliveries()[0].params).toMatchObject({ type: 'confirmation', reference, status: '2', number: '525550000002', extra_params: '{"pedido":"99"}' });
+      expect(r.deliveries()[0].params).toMatchObject({
+        type: 'confirmation',
+        reference,
+        status: '2',
+        number: '525550000002',
+        extra_params: '{"pedido":"99"}',
+      });
     } finally {
       await r.stop();
     }
@@ -91,10 +126,28 @@ describeEngines('webhook delivery end to end', (engine) => {
       const [confirmation, response] = r.deliveries();
       expect(confirmation.method).toBe('GET');
       expect(confirmation.body).toBe('');
-      expect(confirmation.params).toEqual({ source: 'mensajero', type: 'confirmation', reference: ref.reference, status: '3', number: '525550000003', date: expect.stringMatching(/^\d{14}$/), extra_params: '{"k":"v"}' });
-      expect(response.params).toEqual({ source: 'mensajero', type: 'response', reference: ref.reference, number: '525550000003', message: 'Hola', response: 'STOP', send_date: expect.any(String), response_date: expect.any(String) });
+      expect(confirmation.params).toEqual({
+        source: 'mensajero',
+        type: 'confirmation',
+        reference: ref.reference,
+        status: '3',
+        number: '525550000003',
+        date: expect.stringMatching(/^\d{14}$/),
+        extra_params: '{"k":"v"}',
+      });
+      expect(response.params).toEqual({
+        source: 'mensajero',
+        type: 'response',
+        reference: ref.reference,
+        number: '525550000003',
+        message: 'Hola',
+        response: 'STOP',
+        send_date: expect.any(String),
+        response_date: expect.any(String),
+      });
       const wh = new Webhook((await cli(h.ctx, ['webhooks', 'secret', '--email', a.email])).secret);
-      for (const d of [confirmation, response]) expect(() => wh.verify(d.query, d.headers as Record<string, string>, { jsonParse: false })).not.toThrow();
+      for (const d of [confirmation, response])
+        expect(() => wh.verify(d.query, d.headers as Record<string, string>, { jsonParse: false })).not.toThrow();
     } finally {
       await r.stop();
     }
@@ -117,9 +170,19 @@ describeEngines('webhook delivery end to end', (engine) => {
       expect((await attemptsOf(h, event.id)).map((x) => x.http_status)).toEqual([503, 503, 503, 200]);
 
       const listed = await cli(h.ctx, ['events', 'list', '--email', a.email]);
-      expect(listed.events[0]).toMatchObject({ id: event.id, reference: ref.reference, state: 'delivered', attempts: 4, last_status: 200 });
+      expect(listed.events[0]).toMatchObject({
+        id: event.id,
+        reference: ref.reference,
+        state: 'delivered',
+        attempts: 4,
+        last_status: 200,
+      });
       expect(listed.events[0].log.map((x: { http_status: number }) => x.http_status)).toEqual([503, 503, 503, 200]);
-      expect(listed.events[0].log[0]).toMatchObject({ method: 'POST', error: 'answered 503', at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/) });
+      expect(listed.events[0].log[0]).toMatchObject({
+        method: 'POST',
+        error: 'answered 503',
+        at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/),
+      });
     } finally {
       await r.stop();
     }
@@ -132,16 +195,28 @@ describeEngines('webhook delivery end to end', (engine) => {
       await r.stop();
       const refs = await sendSms(h, a.id, ['5520000001', '5520000002', '5520000003', '5520000004', '5520000005']);
       await eventually(async () => {
-        const log = await h.ctx.db.kysely.selectFrom('event_attempts').select('event_id').where('account_id', '=', a.id).execute();
+        const log = await h.ctx.db.kysely
+          .selectFrom('event_attempts')
+          .select('event_id')
+          .where('account_id', '=', a.id)
+          .execute();
         return new Set(log.map((x) => x.event_id)).size === 5 && log.length >= 10;
       }, 15_000);
       expect(r.received).toHaveLength(0);
       await r.restart();
       await eventually(async () => (await eventsOf(h, a.id)).every((e) => e.state === 'delivered'), 15_000);
       await settle();
-      const got = r.deliveries().map((d) => d.params.reference).sort();
+      const got = r
+        .deliveries()
+        .map((d) => d.params.reference)
+        .sort();
       expect(got).toEqual(refs.map((x) => x.reference).sort());
-      const errors = await h.ctx.db.kysely.selectFrom('event_attempts').select('error').where('account_id', '=', a.id).where('http_status', 'is', null).execute();
+      const errors = await h.ctx.db.kysely
+        .selectFrom('event_attempts')
+        .select('error')
+        .where('account_id', '=', a.id)
+        .where('http_status', 'is', null)
+        .execute();
       expect(errors[0].error).toMatch(/ECONNREFUSED/);
     } finally {
       await r.stop();
@@ -176,11 +251,20 @@ describeEngines('webhook delivery end to end', (engine) => {
       healthy = true;
       expect((await h.post('/webhook/add', { url: r.url, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
       r.received.length = 0;
-      expect(await cli(h.ctx, ['events', 'redeliver', '--id', String(second.id)])).toMatchObject({ id: second.id, state: 'pending' });
+      expect(await cli(h.ctx, ['events', 'redeliver', '--id', String(second.id)])).toMatchObject({
+        id: second.id,
+        state: 'pending',
+      });
       await eventually(async () => (await eventsOf(h, a.id))[1].state === 'delivered', 15_000);
       await settle();
       expect(r.deliveries().filter((d) => d.params.reference === second.reference)).toHaveLength(1);
-      expect(await h.ctx.db.kysely.selectFrom('jobs').select('id').where('unique_key', '=', `webhook-event:${second.id}`).execute()).toHaveLength(0);
+      expect(
+        await h.ctx.db.kysely
+          .selectFrom('jobs')
+          .select('id')
+          .where('unique_key', '=', `webhook-event:${second.id}`)
+          .execute(),
+      ).toHaveLength(0);
     } finally {
       await r.stop();
     }

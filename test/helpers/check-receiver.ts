@@ -28,9 +28,10 @@ export async function receiver(answer: (r: Received) => number | Promise<number>
     url: `http://127.0.0.1:${port}/hook`,
     port,
     received,
-    close: () => new Promise<void>((r) => {
-      server.closeAllConnections();
-      server.close(() => r());
-    }),
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
   };
 }

@@ -67,7 +67,11 @@ export function runMensajero(args: string[], env: Record<string, string>): Promi
 }
 
 /** Runs `mensajero <args> --json` synchronously with `input` on standard input: exit code, both outputs together, stdout parsed. */
-export function runMensajeroJson(args: string[], env: Record<string, string>, input = ''): { code: number | null; out: string; json: any } {
+export function runMensajeroJson(
+  args: string[],
+  env: Record<string, string>,
+  input = '',
+): { code: number | null; out: string; json: any } {
   const r = spawnSync(process.execPath, [MAIN, ...args, '--json'], { env, input, encoding: 'utf8', timeout: 30_000 });
   let json: any;
   try {
@@ -84,8 +88,14 @@ export function runMensajeroJson(args: string[], env: Record<string, string>, in
  * gave EADDRINUSE), reads the port from the "mensajero is serving" log line,
  * and waits until /readyz answers.
  */
-export async function startServe(env: Record<string, string>, args: string[] = []): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve', ...args], { env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' }, stdio: ['ignore', 'pipe', 'pipe'] });
+export async function startServe(
+  env: Record<string, string>,
+  args: string[] = [],
+): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
+  const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
+    env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
   let log = '';
   let port: number | undefined;
@@ -132,7 +142,11 @@ function servingPort(log: string): number | undefined {
  * given registrars add, as the real runner would, and returns what --json
  * prints: the result, or `{ error }` when the command fails.
  */
-export async function runCommands(ctx: AppContext, registrars: Array<(program: Command, run: CliRunner) => void>, args: string[]): Promise<any> {
+export async function runCommands(
+  ctx: AppContext,
+  registrars: Array<(program: Command, run: CliRunner) => void>,
+  args: string[],
+): Promise<any> {
   let printed: unknown = null;
   const run: CliRunner = async (_opts, action) => {
     try {

@@ -10,12 +10,20 @@ export function contactCalls(harness: () => Harness, account: () => TestAccount)
     expect(r.body.code).toBe('agenda_01');
     return r.body.list_key;
   };
-  const linkedList = async (tool: 'wallet' | 'loyalty') => (await createList(harness().ctx.db.kysely, { accountId: account().id, name: `program ${++seq}`, linkedTool: tool })).list_key;
-  const add = (body: Record<string, unknown>, apikey = account().apikey) => harness().post('/contacts/add', body, apikey);
+  const linkedList = async (tool: 'wallet' | 'loyalty') =>
+    (await createList(harness().ctx.db.kysely, { accountId: account().id, name: `program ${++seq}`, linkedTool: tool }))
+      .list_key;
+  const add = (body: Record<string, unknown>, apikey = account().apikey) =>
+    harness().post('/contacts/add', body, apikey);
   const entries = async (listKey: string, apikey = account().apikey) => {
     const r = await harness().post('/agendas/get_contacts', { list_key: listKey }, apikey);
     expect(r.status).toBe(200);
-    return r.body.result as Array<{ contact_id: number; contact_name: string; contact_number: string; contact_email: string }>;
+    return r.body.result as Array<{
+      contact_id: number;
+      contact_name: string;
+      contact_number: string;
+      contact_email: string;
+    }>;
   };
   return { newList, linkedList, add, entries };
 }

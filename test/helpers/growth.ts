@@ -7,7 +7,12 @@
  * fastest of a few trials, and is repeated until it lasts a few
  * milliseconds, so timer noise and a busy machine do not decide the answer.
  */
-export async function growthRatio(run: (input: string) => unknown, worst: (length: number) => string, small = 5_000, large = 50_000): Promise<number> {
+export async function growthRatio(
+  run: (input: string) => unknown,
+  worst: (length: number) => string,
+  small = 5_000,
+  large = 50_000,
+): Promise<number> {
   const short = worst(small);
   const long = worst(large);
   const times = Math.round(large / small);

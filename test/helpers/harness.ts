@@ -32,7 +32,11 @@ export interface Harness extends RunningService {
   engine: EngineName;
   config: Config;
   /** JSON POST (or any method) through fastify.inject with the apikey header when given. */
-  request(method: string, url: string, opts?: { apikey?: string; body?: unknown; headers?: Record<string, string>; form?: Record<string, string> }): Promise<Reply>;
+  request(
+    method: string,
+    url: string,
+    opts?: { apikey?: string; body?: unknown; headers?: Record<string, string>; form?: Record<string, string> },
+  ): Promise<Reply>;
   post(url: string, body: unknown, apikey?: string): Promise<Reply>;
   get(url: string, apikey?: string): Promise<Reply>;
   createAccount(credits?: number, email?: string): Promise<TestAccount>;
@@ -74,7 +78,13 @@ export async function startHarness(engine: EngineName, opts: HarnessOptions = {}
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-test-'));
   const pgSchema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
   const config = testConfig(engine, dir, opts.env);
-  const service = await startService(config, { pgSchema, log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), listen: opts.listen ?? false, worker: opts.worker ?? true, extraApiRoutes: opts.extraApiRoutes });
+  const service = await startService(config, {
+    pgSchema,
+    log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    listen: opts.listen ?? false,
+    worker: opts.worker ?? true,
+    extraApiRoutes: opts.extraApiRoutes,
+  });
   if (opts.listen) {
     const address = service.app.server.address();
     if (address && typeof address === 'object') config.publicBaseUrl = `http://127.0.0.1:${address.port}`;
@@ -86,7 +96,12 @@ export async function startHarness(engine: EngineName, opts: HarnessOptions = {}
     if (o.apikey) headers.apikey = o.apikey;
     if (o.form) headers['content-type'] = 'application/x-www-form-urlencoded';
     const payload = o.form ? new URLSearchParams(o.form).toString() : (o.body as any);
-    const res = await service.app.inject({ method: method as any, url, headers, ...(payload !== undefined ? { payload } : {}) });
+    const res = await service.app.inject({
+      method: method as any,
+      url,
+      headers,
+      ...(payload !== undefined ? { payload } : {}),
+    });
     let body: any = res.body;
     try {
       body = JSON.parse(res.body);
@@ -129,7 +144,11 @@ export function describeEngines(title: string, body: (engine: EngineName) => voi
 }
 
 /** Polls `check` until it returns a truthy value or `timeoutMs` passes. */
-export async function eventually<T>(check: () => Promise<T | undefined | null | false>, timeoutMs = 5000, everyMs = 20): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | null | false>,
+  timeoutMs = 5000,
+  everyMs = 20,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();

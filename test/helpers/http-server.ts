@@ -10,7 +10,11 @@ export interface SeenRequest {
 }
 
 /** A local HTTP server on a free port that records every request and answers with `answer`. */
-export async function startHttpServer(answer: (r: SeenRequest) => { status: number; body?: unknown; type?: string } | Promise<{ status: number; body?: unknown; type?: string }>) {
+export async function startHttpServer(
+  answer: (
+    r: SeenRequest,
+  ) => { status: number; body?: unknown; type?: string } | Promise<{ status: number; body?: unknown; type?: string }>,
+) {
   const seen: SeenRequest[] = [];
   const server: Server = createServer((req, res) => {
     let body = '';

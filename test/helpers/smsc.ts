@@ -51,7 +51,16 @@ export interface ReceiptPlan {
   beforeResponse?: boolean;
 }
 
-const STATES: Record<string, number> = { ENROUTE: 1, DELIVRD: 2, EXPIRED: 3, DELETED: 4, UNDELIV: 5, ACCEPTD: 6, UNKNOWN: 7, REJECTD: 8 };
+const STATES: Record<string, number> = {
+  ENROUTE: 1,
+  DELIVRD: 2,
+  EXPIRED: 3,
+  DELETED: 4,
+  UNDELIV: 5,
+  ACCEPTD: 6,
+  UNKNOWN: 7,
+  REJECTD: 8,
+};
 
 /**
  * A test SMSC on the `smpp` package's server, speaking SMPP 3.4 as a
@@ -101,7 +110,9 @@ export class TestSmsc {
       this.bindTypes.delete(session);
     });
     const bind = (pdu: Pdu) => {
-      const ok = (!this.options.systemId || pdu.system_id === this.options.systemId) && (!this.options.password || pdu.password === this.options.password);
+      const ok =
+        (!this.options.systemId || pdu.system_id === this.options.systemId) &&
+        (!this.options.password || pdu.password === this.options.password);
       if (!ok) return session.send(pdu.response({ command_status: 0x0e }));
       this.bound.set(session, pdu.system_id);
       this.bindTypes.set(session, pdu.command);
@@ -151,7 +162,11 @@ export class TestSmsc {
     };
     const answer = this.options.answer?.(s, index) ?? 'accept';
     if (answer === 'silence') return void this.submitted.push({ ...s, messageId: '' });
-    if (answer !== 'accept') return void setTimeout(() => session.send(pdu.response({ command_status: answer.status })), this.options.responseDelayMs ?? 0);
+    if (answer !== 'accept')
+      return void setTimeout(
+        () => session.send(pdu.response({ command_status: answer.status })),
+        this.options.responseDelayMs ?? 0,
+      );
     this.submitted.push(s);
     const plan = this.options.receipt?.(s) ?? null;
     const respond = () => session.send(pdu.response({ message_id: messageId }));
@@ -169,10 +184,14 @@ export class TestSmsc {
   sendReceipt(session: SmppSession | null, s: Submitted, plan: ReceiptPlan): void {
     // deliver_sm goes to a session that may receive: the submitting transceiver, or a receiver of the same ESME.
     const canReceive = (x: SmppSession) => this.bindTypes.get(x) !== 'bind_transmitter';
-    const target = session && this.bound.has(session) && canReceive(session) ? session : [...this.bound.keys()].find((x) => canReceive(x) && this.bound.get(x) === s.systemId);
+    const target =
+      session && this.bound.has(session) && canReceive(session)
+        ? session
+        : [...this.bound.keys()].find((x) => canReceive(x) && this.bound.get(x) === s.systemId);
     if (!target) return;
     const numeric = this.options.idFormat === 'decimal' ? BigInt(s.messageId) : BigInt(`0x${s.messageId}`);
-    const id = plan.idIn === 'decimal' ? numeric.toString(10) : plan.idIn === 'hex' ? numeric.toString(16) : s.messageId;
+    const id =
+      plan.idIn === 'decimal' ? numeric.toString(10) : plan.idIn === 'hex' ? numeric.toString(16) : s.messageId;
     const text = `id:${id} sub:001 dlvrd:${plan.stat === 'DELIVRD' ? '001' : '000'} submit date:2311230101 done date:2311230102 stat:${plan.stat} err:${plan.err ?? '000'} text:`;
     target.send(
       new smpp.PDU('deliver_sm', {
@@ -191,12 +210,26 @@ export class TestSmsc {
     const target = [...this.bound].find(([, sys]) => sys === systemId)?.[0];
     if (!target) return false;
     const text = `id:${id} sub:001 dlvrd:001 submit date:2311230101 done date:2311230102 stat:${stat} err:000 text:`;
-    target.send(new smpp.PDU('deliver_sm', { source_addr: '', destination_addr: '', esm_class: 0x04, data_coding: 0, short_message: Buffer.from(text, 'latin1') }));
+    target.send(
+      new smpp.PDU('deliver_sm', {
+        source_addr: '',
+        destination_addr: '',
+        esm_class: 0x04,
+        data_coding: 0,
+        short_message: Buffer.from(text, 'latin1'),
+      }),
+    );
     return true;
   }
 
   /** A customer reply from `from` to `to`; `parts` > 1 splits it with a concatenation UDH. */
-  sendReply(from: string, to: string, text: string, coding: Coding = 'gsm', opts: { sar?: boolean; reference?: number } = {}): void {
+  sendReply(
+    from: string,
+    to: string,
+    text: string,
+    coding: Coding = 'gsm',
+    opts: { sar?: boolean; reference?: number } = {},
+  ): void {
     const target = [...this.bound.keys()][0];
     if (!target) throw new Error('no bound session to deliver on');
     const segments = encodeMessage(text, { coding }, opts.reference ?? 42);
@@ -207,9 +240,24 @@ export class TestSmsc {
       if (opts.sar && segments.length > 1) {
         shortMessage = shortMessage.subarray(6);
         esmClass = 0;
-        Object.assign(extra, { sar_msg_ref_num: opts.reference ?? 42, sar_total_segments: segments.length, sar_segment_seqnum: i + 1 });
+        Object.assign(extra, {
+          sar_msg_ref_num: opts.reference ?? 42,
+          sar_total_segments: segments.length,
+          sar_segment_seqnum: i + 1,
+        });
       }
-      target.send(new smpp.PDU('deliver_sm', { source_addr: from, source_addr_ton: 1, source_addr_npi: 1, destination_addr: to, esm_class: esmClass, data_coding: seg.dataCoding, short_message: shortMessage, ...extra }));
+      target.send(
+        new smpp.PDU('deliver_sm', {
+          source_addr: from,
+          source_addr_ton: 1,
+          source_addr_npi: 1,
+          destination_addr: to,
+          esm_class: esmClass,
+          data_coding: seg.dataCoding,
+          short_message: shortMessage,
+          ...extra,
+        }),
+      );
     });
   }
 

@@ -44,7 +44,11 @@ export interface TestStripe {
   /** The next n creations create their session, then the connection drops before the answer (a lost answer). */
   dropNext(n: number): void;
   /** A signed event, as Stripe would POST it: the raw body and its Stripe-Signature header. */
-  signedEvent(type: string, session: StripeSession, opts?: { secret?: string; at?: number; id?: string }): { body: string; signature: string; id: string };
+  signedEvent(
+    type: string,
+    session: StripeSession,
+    opts?: { secret?: string; at?: number; id?: string },
+  ): { body: string; signature: string; id: string };
   close(): Promise<void>;
 }
 
@@ -54,7 +58,14 @@ export interface TestStripe {
  * the way a paid card payment fills them. Such events weigh about 3.5 to 4.5 KB.
  */
 export function fullSession(s: StripeSession): StripeSession {
-  const address = { city: 'Ciudad de México', country: 'MX', line1: 'Avenida Paseo de la Reforma 222, piso 14', line2: 'Colonia Juárez, alcaldía Cuauhtémoc', postal_code: '06600', state: 'CDMX' };
+  const address = {
+    city: 'Ciudad de México',
+    country: 'MX',
+    line1: 'Avenida Paseo de la Reforma 222, piso 14',
+    line2: 'Colonia Juárez, alcaldía Cuauhtémoc',
+    postal_code: '06600',
+    state: 'CDMX',
+  };
   const full = {
     ...s,
     adaptive_pricing: { enabled: true },
@@ -69,14 +80,37 @@ export function fullSession(s: StripeSession): StripeSession {
     created: Math.floor(Date.now() / 1000) - 120,
     currency_conversion: null,
     custom_fields: [],
-    custom_text: { after_submit: null, shipping_address: null, submit: { message: 'Al pagar acepta los términos del servicio y el aviso de privacidad de la empresa.' }, terms_of_service_acceptance: null },
+    custom_text: {
+      after_submit: null,
+      shipping_address: null,
+      submit: { message: 'Al pagar acepta los términos del servicio y el aviso de privacidad de la empresa.' },
+      terms_of_service_acceptance: null,
+    },
     customer: null,
     customer_creation: 'if_required',
-    customer_details: { address, email: 'cliente.frecuente@example.com.mx', name: 'María Fernanda López Hernández', phone: '+525512345678', tax_exempt: 'none', tax_ids: [] },
+    customer_details: {
+      address,
+      email: 'cliente.frecuente@example.com.mx',
+      name: 'María Fernanda López Hernández',
+      phone: '+525512345678',
+      tax_exempt: 'none',
+      tax_ids: [],
+    },
     customer_email: null,
     expires_at: Math.floor(Date.now() / 1000) + 86_280,
     invoice: null,
-    invoice_creation: { enabled: false, invoice_data: { account_tax_ids: null, custom_fields: null, description: null, footer: null, issuer: null, metadata: {}, rendering_options: null } },
+    invoice_creation: {
+      enabled: false,
+      invoice_data: {
+        account_tax_ids: null,
+        custom_fields: null,
+        description: null,
+        footer: null,
+        issuer: null,
+        metadata: {},
+        rendering_options: null,
+      },
+    },
     livemode: false,
     locale: 'es-419',
     payment_link: null,
@@ -86,7 +120,11 @@ export function fullSession(s: StripeSession): StripeSession {
     payment_method_types: ['card', 'oxxo', 'customer_balance'],
     phone_number_collection: { enabled: false },
     recovered_from: null,
-    saved_payment_method_options: { allow_redisplay_filters: ['always'], payment_method_remove: null, payment_method_save: null },
+    saved_payment_method_options: {
+      allow_redisplay_filters: ['always'],
+      payment_method_remove: null,
+      payment_method_save: null,
+    },
     setup_intent: null,
     shipping_address_collection: null,
     shipping_cost: null,
@@ -128,9 +166,12 @@ export async function startTestStripe(): Promise<TestStripe> {
     if (req.method === 'GET' && path.startsWith('/c/pay/')) {
       const s = sessions.get(path.slice('/c/pay/'.length));
       if (!s) return res.writeHead(404).end('not found');
-      return res.writeHead(200, { 'content-type': 'text/html' }).end(`<title>Stripe Checkout</title><h1>${s.product_name}</h1><p>${s.amount_total} ${s.currency}</p>`);
+      return res
+        .writeHead(200, { 'content-type': 'text/html' })
+        .end(`<title>Stripe Checkout</title><h1>${s.product_name}</h1><p>${s.amount_total} ${s.currency}</p>`);
     }
-    if (req.method !== 'POST' || path !== '/v1/checkout/sessions') return send(res, 404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
+    if (req.method !== 'POST' || path !== '/v1/checkout/sessions')
+      return send(res, 404, { error: { type: 'invalid_request_error', message: 'Unrecognized request URL' } });
     const form = new URLSearchParams(body);
     const key = req.headers['idempotency-key'] as string | undefined;
     const record = { idempotencyKey: key, form, answered: 0 };
@@ -138,12 +179,17 @@ export async function startTestStripe(): Promise<TestStripe> {
     if (failures.n > 0) {
       failures.n--;
       record.answered = failures.status;
-      if (failures.status === 429) return send(res, 429, { error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' } });
+      if (failures.status === 429)
+        return send(res, 429, {
+          error: { type: 'invalid_request_error', code: 'rate_limit', message: 'Too many requests' },
+        });
       return send(res, failures.status, { error: { type: 'api_error', message: 'Something went wrong on our end' } });
     }
     if (req.headers.authorization !== `Bearer ${secretKey}`) {
       record.answered = 401;
-      return send(res, 401, { error: { type: 'invalid_request_error', code: 'api_key_invalid', message: 'Invalid API Key provided' } });
+      return send(res, 401, {
+        error: { type: 'invalid_request_error', code: 'api_key_invalid', message: 'Invalid API Key provided' },
+      });
     }
     if (key && saved.has(key)) {
       const first = saved.get(key)!;
@@ -153,9 +199,18 @@ export async function startTestStripe(): Promise<TestStripe> {
     const amount = Number(form.get('line_items[0][price_data][unit_amount]'));
     const currency = form.get('line_items[0][price_data][currency]');
     const name = form.get('line_items[0][price_data][product_data][name]');
-    if (form.get('mode') !== 'payment' || !Number.isSafeInteger(amount) || amount < 1 || !currency || !name || form.get('line_items[0][quantity]') !== '1') {
+    if (
+      form.get('mode') !== 'payment' ||
+      !Number.isSafeInteger(amount) ||
+      amount < 1 ||
+      !currency ||
+      !name ||
+      form.get('line_items[0][quantity]') !== '1'
+    ) {
       record.answered = 400;
-      return send(res, 400, { error: { type: 'invalid_request_error', code: 'parameter_missing', message: 'Missing required param' } });
+      return send(res, 400, {
+        error: { type: 'invalid_request_error', code: 'parameter_missing', message: 'Missing required param' },
+      });
     }
     const id = `cs_test_${randomBytes(16).toString('hex')}`;
     const session: StripeSession = {
@@ -202,9 +257,21 @@ export async function startTestStripe(): Promise<TestStripe> {
       const id = opts.id ?? `evt_${randomBytes(12).toString('hex')}`;
       const at = opts.at ?? Math.floor(Date.now() / 1000);
       // Stripe posts its events pretty-printed, two spaces deep.
-      const event = { id, object: 'event', api_version: '2024-06-20', created: at, data: { object: session }, livemode: false, pending_webhooks: 1, request: { id: null, idempotency_key: null }, type };
+      const event = {
+        id,
+        object: 'event',
+        api_version: '2024-06-20',
+        created: at,
+        data: { object: session },
+        livemode: false,
+        pending_webhooks: 1,
+        request: { id: null, idempotency_key: null },
+        type,
+      };
       const body = JSON.stringify(event, null, 2);
-      const v1 = createHmac('sha256', opts.secret ?? webhookSecret).update(`${at}.${body}`).digest('hex');
+      const v1 = createHmac('sha256', opts.secret ?? webhookSecret)
+        .update(`${at}.${body}`)
+        .digest('hex');
       return { body, signature: `t=${at},v1=${v1}`, id };
     },
     close: () =>

@@ -19,22 +19,47 @@ export async function startTwimlApi(opts: { accountSid: string; authToken: strin
   const before: { answer: ((sid: string, form: URLSearchParams) => Promise<void>) | null } = { answer: null };
   const basic = `Basic ${Buffer.from(`${opts.accountSid}:${opts.authToken}`).toString('base64')}`;
   const server = await startHttpServer(async (r) => {
-    if (r.method !== 'POST' || r.path !== `/2010-04-01/Accounts/${opts.accountSid}/Calls.json`) return { status: 404, body: { code: 20404, message: 'The requested resource was not found', status: 404 } };
-    if (r.headers.authorization !== basic) return { status: 401, body: { code: 20003, message: 'Authenticate', status: 401 } };
+    if (r.method !== 'POST' || r.path !== `/2010-04-01/Accounts/${opts.accountSid}/Calls.json`)
+      return { status: 404, body: { code: 20404, message: 'The requested resource was not found', status: 404 } };
+    if (r.headers.authorization !== basic)
+      return { status: 401, body: { code: 20003, message: 'Authenticate', status: 401 } };
     const f = failures.shift();
-    if (f) return { status: f.http, body: { code: f.code, message: f.message, more_info: `https://www.twilio.com/docs/errors/${f.code}`, status: f.http } };
+    if (f)
+      return {
+        status: f.http,
+        body: {
+          code: f.code,
+          message: f.message,
+          more_info: `https://www.twilio.com/docs/errors/${f.code}`,
+          status: f.http,
+        },
+      };
     const form = new URLSearchParams(r.body);
     const sid = `CA${randomBytes(16).toString('hex')}`;
     await before.answer?.(sid, form);
-    return { status: 201, body: { sid, account_sid: opts.accountSid, to: form.get('To'), from: form.get('From'), status: 'queued' } };
+    return {
+      status: 201,
+      body: { sid, account_sid: opts.accountSid, to: form.get('To'), from: form.get('From'), status: 'queued' },
+    };
   });
   return {
     ...server,
     failures,
     before,
     /** Create-call requests received, as their form fields. */
-    calls: () => server.seen.filter((r) => r.method === 'POST').map((r) => ({ headers: r.headers, form: Object.fromEntries(new URLSearchParams(r.body)) })),
+    calls: () =>
+      server.seen
+        .filter((r) => r.method === 'POST')
+        .map((r) => ({ headers: r.headers, form: Object.fromEntries(new URLSearchParams(r.body)) })),
     sign: (url: string, params: Record<string, string>, token = opts.authToken) =>
-      createHmac('sha1', token).update(url + Object.keys(params).sort().map((k) => k + params[k]).join('')).digest('base64'),
+      createHmac('sha1', token)
+        .update(
+          url +
+            Object.keys(params)
+              .sort()
+              .map((k) => k + params[k])
+              .join(''),
+        )
+        .digest('base64'),
   };
 }

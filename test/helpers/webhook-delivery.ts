@@ -16,7 +16,10 @@ export interface Received {
   params: Record<string, string>;
 }
 
-export async function receiver(answer: (r: Received, deliveries: number) => number | Promise<number> = () => 200, port = 0) {
+export async function receiver(
+  answer: (r: Received, deliveries: number) => number | Promise<number> = () => 200,
+  port = 0,
+) {
   const received: Received[] = [];
   let server: Server;
   const listen = (p: number) =>
@@ -29,7 +32,8 @@ export async function receiver(answer: (r: Received, deliveries: number) => numb
           const params = Object.fromEntries(new URLSearchParams(req.method === 'POST' ? body : query));
           const r = { method: req.method!, path, query, headers: req.headers, body, params };
           received.push(r);
-          const status = req.method === 'HEAD' ? 200 : await answer(r, received.filter((x) => x.method !== 'HEAD').length);
+          const status =
+            req.method === 'HEAD' ? 200 : await answer(r, received.filter((x) => x.method !== 'HEAD').length);
           if (!res.destroyed) res.writeHead(status).end(req.method === 'HEAD' ? undefined : 'ok');
         });
       });
@@ -61,15 +65,24 @@ export async function post(s: Service, url: string, body: unknown, apikey: strin
 
 /** Sends one SMS per number through the real pipeline; the simulator reports each status. */
 export async function sendSms(s: Service, accountId: number, numbers: string[], extraParams?: string) {
-  const res = await s.ctx.db.kysely
-    .transaction()
-    .execute((trx) => submitMessages(trx, s.ctx.config, { accountId, channel: 'sms', source: 'sms', recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })), text: 'Hola', extraParams }));
+  const res = await s.ctx.db.kysely.transaction().execute((trx) =>
+    submitMessages(trx, s.ctx.config, {
+      accountId,
+      channel: 'sms',
+      source: 'sms',
+      recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
+      text: 'Hola',
+      extraParams,
+    }),
+  );
   s.ctx.worker.nudge();
   return res.references;
 }
 
-export const eventsOf = (s: Service, accountId: number) => s.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
-export const attemptsOf = (s: Service, eventId: number) => s.ctx.db.kysely.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
+export const eventsOf = (s: Service, accountId: number) =>
+  s.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
+export const attemptsOf = (s: Service, eventId: number) =>
+  s.ctx.db.kysely.selectFrom('event_attempts').selectAll().where('event_id', '=', eventId).orderBy('id').execute();
 
 /** Runs a `mensajero` command of the webhooks feature in this process, against `ctx`. */
 export const cli = (ctx: AppContext, args: string[]) => runCommands(ctx, [webhookCommands], [...args, '--json']);

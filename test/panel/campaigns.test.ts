@@ -10,7 +10,8 @@ import { formatLocalDate } from '../../src/lib/time.js';
 async function chartRow(page: Page, row: number): Promise<Record<string, number>> {
   const cells = page.locator('[data-testid=chart-table] tbody tr').nth(row).locator('td');
   const out: Record<string, number> = {};
-  for (let i = 0; i < (await cells.count()); i++) out[(await cells.nth(i).getAttribute('data-series'))!] = Number(await cells.nth(i).textContent());
+  for (let i = 0; i < (await cells.count()); i++)
+    out[(await cells.nth(i).getAttribute('data-series'))!] = Number(await cells.nth(i).textContent());
   return out;
 }
 
@@ -23,13 +24,29 @@ describePanel('panel campaigns and overview', (panel) => {
     a = await withPassword(h, await h.createAccount(100), 'campaigns 1');
     // The simulated carrier reports 55500000NN as status NN (00 delivered, 01 not delivered) and refuses 5559999…
     const numbers = ['5550000000', '5512345678', '5512345679', '5550000001', '5550000004', '5559999001'];
-    const sent = await h.post('/sms/send', { numbers: numbers.join(','), message: '=Hola, "amigos"', name: 'Promo panel', showCampaignId: true }, a.apikey);
+    const sent = await h.post(
+      '/sms/send',
+      { numbers: numbers.join(','), message: '=Hola, "amigos"', name: 'Promo panel', showCampaignId: true },
+      a.apikey,
+    );
     expect(sent.body.success).toBe(true);
     await eventually(async () => {
-      const rows = await h.ctx.db.kysely.selectFrom('messages').select('status').where('account_id', '=', a.id).execute();
+      const rows = await h.ctx.db.kysely
+        .selectFrom('messages')
+        .select('status')
+        .where('account_id', '=', a.id)
+        .execute();
       return rows.length === 6 && rows.every((r) => ['delivered', 'undelivered', 'refused'].includes(r.status));
     }, 15_000);
-    campaignId = Number((await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).executeTakeFirstOrThrow()).id);
+    campaignId = Number(
+      (
+        await h.ctx.db.kysely
+          .selectFrom('campaigns')
+          .select('id')
+          .where('account_id', '=', a.id)
+          .executeTakeFirstOrThrow()
+      ).id,
+    );
     await signIn(page, base, a.email, a.password);
   });
 
@@ -82,7 +99,10 @@ describePanel('panel campaigns and overview', (panel) => {
     const res = await fetch(`${base}/panel/campaigns/export?from=${today}&to=${today}`, { headers: { cookie } });
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('text/csv; charset=utf-8');
-    const lines = (await res.text()).replace(/^\ufeff/, '').trim().split('\r\n');
+    const lines = (await res.text())
+      .replace(/^\ufeff/, '')
+      .trim()
+      .split('\r\n');
     expect(lines[0]).toBe('name,created_date,reference,number,message,sent_date,status,status_code,operator,type');
     expect(lines).toHaveLength(7);
     expect(lines[1]).toContain(`Promo panel`);
@@ -99,14 +119,23 @@ describePanel('panel campaigns and overview', (panel) => {
     await expectAccessible(page);
     await page.fill('#numbers', '5512340001, 5512340002');
     await page.fill('#message', 'Canción “especial” {ok}');
-    await expect.poll(() => page.textContent('[data-testid=counter]')).toBe('25/160 caracteres GSM-7 · 2 destinatarios · costo 2 créditos');
-    expect(await page.textContent('[data-testid=transliterated]')).toBe('Se enviará transliterado: ó → o, “ → ", ” → "');
+    await expect
+      .poll(() => page.textContent('[data-testid=counter]'))
+      .toBe('25/160 caracteres GSM-7 · 2 destinatarios · costo 2 créditos');
+    expect(await page.textContent('[data-testid=transliterated]')).toBe(
+      'Se enviará transliterado: ó → o, “ → ", ” → "',
+    );
     await screenshot(page, `${engine}-send-desktop`);
     await page.check('input[name=sandbox]');
     await page.fill('#name', 'Prueba sandbox');
     await page.click('form[action="/panel/send/submit"] button[type=submit]');
     expect(await page.textContent('[role=status]')).toBe('Campaña aceptada: 2 mensajes.');
-    const sandbox = await h.ctx.db.kysely.selectFrom('campaigns').select(['sandbox', 'total']).where('account_id', '=', a.id).where('name', '=', 'Prueba sandbox').executeTakeFirstOrThrow();
+    const sandbox = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .select(['sandbox', 'total'])
+      .where('account_id', '=', a.id)
+      .where('name', '=', 'Prueba sandbox')
+      .executeTakeFirstOrThrow();
     expect(sandbox).toMatchObject({ sandbox: 1, total: 2 });
 
     // Scheduled: a day ahead, Mexico City time.
@@ -117,7 +146,12 @@ describePanel('panel campaigns and overview', (panel) => {
     await page.fill('#date', `${tomorrow}T10:30`);
     await page.click('form[action="/panel/send/submit"] button[type=submit]');
     expect(await page.textContent('[role=status]')).toBe('Campaña aceptada: 1 mensajes.');
-    const scheduled = await h.ctx.db.kysely.selectFrom('messages').innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id').select(['messages.status']).where('campaigns.name', '=', 'Programada').executeTakeFirstOrThrow();
+    const scheduled = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
+      .select(['messages.status'])
+      .where('campaigns.name', '=', 'Programada')
+      .executeTakeFirstOrThrow();
     expect(scheduled.status).toBe('scheduled');
 
     // The API's rules and codes: an empty message is refused with sms_01's reason, and nothing is sent.

@@ -23,7 +23,8 @@ async function receiver(): Promise<{ url: string; deliveries: Delivery[]; close(
     let body = '';
     req.on('data', (c) => (body += c));
     req.on('end', () => {
-      if (req.method === 'POST' || (req.method === 'GET' && req.url!.includes('reference='))) deliveries.push({ method: req.method!, url: req.url!, headers: req.headers, body });
+      if (req.method === 'POST' || (req.method === 'GET' && req.url!.includes('reference=')))
+        deliveries.push({ method: req.method!, url: req.url!, headers: req.headers, body });
       res.statusCode = 200;
       res.end('ok');
     });
@@ -90,7 +91,11 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
     const elsewhere = await h.post('/credits/consult', {}, a.apikey);
     expect(elsewhere.status).toBe(403);
     expect(elsewhere.body.code).toBe('auth_04');
-    const inside = await h.request('POST', '/credits/consult', { apikey: a.apikey, body: {}, headers: { 'x-forwarded-for': '203.0.113.77' } });
+    const inside = await h.request('POST', '/credits/consult', {
+      apikey: a.apikey,
+      body: {},
+      headers: { 'x-forwarded-for': '203.0.113.77' },
+    });
     expect(inside.status).toBe(200);
 
     await page.fill('#allow', '');
@@ -123,7 +128,9 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
       const fields = Object.fromEntries(new URLSearchParams(first.body));
       expect(fields).toMatchObject({ type: 'confirmation', status: '0', extra_params: '{"test":true}' });
       expect(fields.reference).toMatch(/^test-/);
-      expect(() => new Webhook(secret).verify(first.body, first.headers as Record<string, string>, { jsonParse: false })).not.toThrow();
+      expect(() =>
+        new Webhook(secret).verify(first.body, first.headers as Record<string, string>, { jsonParse: false }),
+      ).not.toThrow();
 
       // The delivery method is chosen in the panel: GET from now on.
       await page.selectOption('#hook-method', 'GET');
@@ -131,7 +138,9 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
       await page.goto(`${base}/panel/integrations?state=delivered`);
       await eventually(async () => {
         await page.reload();
-        return (await page.locator('[data-testid=delivery-log] [data-testid=event-state]').allTextContents()).includes('delivered');
+        return (await page.locator('[data-testid=delivery-log] [data-testid=event-state]').allTextContents()).includes(
+          'delivered',
+        );
       });
       await expectAccessible(page);
       await page.click('[data-testid=delivery-log] form[action="/panel/integrations/redeliver"] button');
@@ -141,8 +150,16 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
       expect(second.url).toContain(`reference=${fields.reference}`);
 
       // Every failed event since a day goes again (an event whose retries ran out, as the worker leaves it).
-      await eventually(async () => (await h.ctx.db.kysely.selectFrom('events').select('state').where('account_id', '=', a.id).executeTakeFirst())?.state === 'delivered');
-      await h.ctx.db.kysely.updateTable('events').set({ state: 'failed', attempts: 26 }).where('account_id', '=', a.id).execute();
+      await eventually(
+        async () =>
+          (await h.ctx.db.kysely.selectFrom('events').select('state').where('account_id', '=', a.id).executeTakeFirst())
+            ?.state === 'delivered',
+      );
+      await h.ctx.db.kysely
+        .updateTable('events')
+        .set({ state: 'failed', attempts: 26 })
+        .where('account_id', '=', a.id)
+        .execute();
       await page.goto(`${base}/panel/integrations?state=failed`);
       expect(await page.locator('[data-testid=delivery-log] tr[data-event]').count()).toBe(1);
       await page.fill('#since', new Date(Date.now() - 86_400_000).toISOString().slice(0, 10));
@@ -162,20 +179,32 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
     const other = await h.createAccount(0);
     const [{ id: foreign }] = await h.ctx.db.kysely
       .insertInto('events')
-      .values({ account_id: other.id, type: 'confirmation', reference: 'x', payload: '{}', state: 'failed', created_at: Date.now(), delivered_at: null })
+      .values({
+        account_id: other.id,
+        type: 'confirmation',
+        reference: 'x',
+        payload: '{}',
+        state: 'failed',
+        created_at: Date.now(),
+        delivered_at: null,
+      })
       .returning('id')
       .execute();
     await signIn(page, base, a.email, a.password);
     const cookie = await cookieHeader(context);
     const csrf = await page.getAttribute('input[name=_csrf]', 'value');
-    const post = (path: string, form: Record<string, string>) => h.request('POST', path, { form: { _csrf: csrf!, ...form }, headers: { cookie } });
+    const post = (path: string, form: Record<string, string>) =>
+      h.request('POST', path, { form: { _csrf: csrf!, ...form }, headers: { cookie } });
     const test = await post('/panel/integrations/test-event', {});
     expect(test.status).toBe(400);
     expect(test.body).toContain('Registra y activa un webhook');
     const redeliver = await post('/panel/integrations/redeliver', { id: String(foreign) });
     expect(redeliver.status).toBe(400);
     expect(redeliver.body).toContain('No existe ese evento');
-    expect((await h.ctx.db.kysely.selectFrom('events').select('state').where('id', '=', foreign).executeTakeFirstOrThrow()).state).toBe('failed');
+    expect(
+      (await h.ctx.db.kysely.selectFrom('events').select('state').where('id', '=', foreign).executeTakeFirstOrThrow())
+        .state,
+    ).toBe('failed');
     await signOut(page);
   });
 
@@ -193,13 +222,21 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
     await page.fill('#per-hour', '3');
     await page.click('form[action="/panel/otp/settings"] button');
     expect(await page.textContent('[role=status]')).toContain('Ajustes de OTP guardados');
-    const refused = await h.post('/v2/otp', { phone_number: '5512345678', country_code: '52', company: 'Acme', code_show: 1 }, a.apikey);
+    const refused = await h.post(
+      '/v2/otp',
+      { phone_number: '5512345678', country_code: '52', company: 'Acme', code_show: 1 },
+      a.apikey,
+    );
     expect(refused.status).toBe(403);
     expect(await page.inputValue('#countries')).toBe('1,57');
     await page.fill('#countries', '');
     await page.fill('#per-hour', '');
     await page.click('form[action="/panel/otp/settings"] button');
-    const sent = await h.post('/v2/otp', { phone_number: '5512345678', country_code: '52', company: 'Acme', code_show: 1 }, a.apikey);
+    const sent = await h.post(
+      '/v2/otp',
+      { phone_number: '5512345678', country_code: '52', company: 'Acme', code_show: 1 },
+      a.apikey,
+    );
     expect(sent.status).toBe(201);
     await page.goto(`${base}/panel/otp`);
     expect(await page.textContent('[data-testid=verifications]')).toContain('pending');
@@ -237,8 +274,19 @@ describePanel('panel integrations', { env, freshCookies: true }, (panel) => {
   it('shows wallet and loyalty programs and staff as read views', async () => {
     const { h, base, page } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'integrations 7');
-    expect((await runCommands(h.ctx, [walletCommands], ['wallets', 'add', '--email', a.email, '--name', 'Monedero Centro'])).wallet_name).toBe('Monedero Centro');
-    expect((await runCommands(h.ctx, [loyaltyCommands], ['loyalty', 'add', '--email', a.email, '--name', 'Café 10', '--stamps', '8'])).loyalty_name).toBe('Café 10');
+    expect(
+      (await runCommands(h.ctx, [walletCommands], ['wallets', 'add', '--email', a.email, '--name', 'Monedero Centro']))
+        .wallet_name,
+    ).toBe('Monedero Centro');
+    expect(
+      (
+        await runCommands(
+          h.ctx,
+          [loyaltyCommands],
+          ['loyalty', 'add', '--email', a.email, '--name', 'Café 10', '--stamps', '8'],
+        )
+      ).loyalty_name,
+    ).toBe('Café 10');
     await signIn(page, base, a.email, a.password);
     await page.goto(`${base}/panel/programs`);
     expect(await page.textContent('[data-testid=wallets]')).toContain('Monedero Centro');

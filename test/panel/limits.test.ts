@@ -26,7 +26,10 @@ describePanel('panel forms share the API limits', { over: 'http', env }, (panel)
   it('the webhook form counts on WEBHOOK_ADD_PER_MINUTE with /webhook/add', async () => {
     const { h } = panel;
     const a = await signedIn();
-    for (const n of [1, 2]) expect((await h.post('/webhook/add', { url: `${receiver.url}/hook${n}`, status: '1' }, a.apikey)).status).toBe(200);
+    for (const n of [1, 2])
+      expect((await h.post('/webhook/add', { url: `${receiver.url}/hook${n}`, status: '1' }, a.apikey)).status).toBe(
+        200,
+      );
     const refused = await post(a, '/panel/integrations/webhook', { url: `${receiver.url}/hook3`, status: '1' });
     expect(refused.status).toBe(429);
     expect(refused.body).toMatch(/Demasiadas solicitudes seguidas\. Espera \d+ s/);
@@ -37,19 +40,39 @@ describePanel('panel forms share the API limits', { over: 'http', env }, (panel)
   it('the sub-account form counts on PASSWORD_ENDPOINTS_PER_MINUTE with /manager/subaccount/add', async () => {
     const { h } = panel;
     const a = await signedIn();
-    for (const n of [1, 2]) expect((await h.post('/manager/subaccount/add', { email: `api${n}-${a.id}@example.com`, password: 'secret123' }, a.apikey)).status).toBe(200);
-    const refused = await post(a, '/panel/subaccounts/create', { email: `panel-${a.id}@example.com`, password: 'secret123' });
+    for (const n of [1, 2])
+      expect(
+        (
+          await h.post(
+            '/manager/subaccount/add',
+            { email: `api${n}-${a.id}@example.com`, password: 'secret123' },
+            a.apikey,
+          )
+        ).status,
+      ).toBe(200);
+    const refused = await post(a, '/panel/subaccounts/create', {
+      email: `panel-${a.id}@example.com`,
+      password: 'secret123',
+    });
     expect(refused.status).toBe(429);
     expect(refused.body).toContain('Demasiadas solicitudes seguidas');
-    expect(await h.ctx.db.kysely.selectFrom('accounts').select('id').where('parent_id', '=', a.id).execute()).toHaveLength(2);
+    expect(
+      await h.ctx.db.kysely.selectFrom('accounts').select('id').where('parent_id', '=', a.id).execute(),
+    ).toHaveLength(2);
   });
 
   it("the Send page counts on the account's per-second send limit", async () => {
     const { h } = panel;
     const a = await signedIn(100);
     await h.ctx.db.kysely.updateTable('accounts').set({ rate_limit_per_sec: 1 }).where('id', '=', a.id).execute();
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'hola', sandbox: 1 }, a.apikey)).status).toBe(200);
-    const answers = await Promise.all(Array.from({ length: 5 }, () => post(a, '/panel/send/submit', { numbers: '5512345678', message: 'hola', sandbox: '1' })));
+    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'hola', sandbox: 1 }, a.apikey)).status).toBe(
+      200,
+    );
+    const answers = await Promise.all(
+      Array.from({ length: 5 }, () =>
+        post(a, '/panel/send/submit', { numbers: '5512345678', message: 'hola', sandbox: '1' }),
+      ),
+    );
     // One point a second, already spent by the API: at most one of the five (a second later) gets through.
     const refused = answers.filter((r) => r.status === 429);
     expect(refused.length).toBeGreaterThanOrEqual(4);

@@ -8,12 +8,14 @@ const NOTICE = /<p class="notice" role="status">([^<]*)<\/p>/;
 describePanel('panel notices', { over: 'http' }, (panel) => {
   let cookie: string;
   let otherCookie: string;
-  const get = async (url: string, as = cookie) => (await panel.h.request('GET', url, { headers: { cookie: as } })).body as string;
+  const get = async (url: string, as = cookie) =>
+    (await panel.h.request('GET', url, { headers: { cookie: as } })).body as string;
   const noticeOf = async (url: string, as = cookie) => NOTICE.exec(await get(url, as))?.[1];
 
   beforeAll(async () => {
     const { h } = panel;
-    const sessionOf = async (credits: number) => `${SESSION_COOKIE}=${await createSession(h.ctx.db.kysely, 'account', (await h.createAccount(credits)).id, 1)}`;
+    const sessionOf = async (credits: number) =>
+      `${SESSION_COOKIE}=${await createSession(h.ctx.db.kysely, 'account', (await h.createAccount(credits)).id, 1)}`;
     [cookie, otherCookie] = [await sessionOf(10), await sessionOf(10)];
   });
   /** Sends from the Send page in sandbox; the address of the page it redirects to. */
@@ -30,8 +32,10 @@ describePanel('panel notices', { over: 'http' }, (panel) => {
     expect(await noticeOf(location)).toBe('Campaña aceptada: 2 mensajes.');
   });
 
-  it('shows no notice a link made up: other words, text for a count, or a signed notice edited or another person\'s', async () => {
-    expect(await noticeOf('/panel/send?done=sent_ok&count=Llama%20al%205512345678%20para%20recibir%20tus')).toBeUndefined();
+  it("shows no notice a link made up: other words, text for a count, or a signed notice edited or another person's", async () => {
+    expect(
+      await noticeOf('/panel/send?done=sent_ok&count=Llama%20al%205512345678%20para%20recibir%20tus'),
+    ).toBeUndefined();
     expect(await noticeOf('/panel/send?done=sent_ok&count=2')).toBeUndefined();
     expect(await noticeOf('/panel/overview?done=password_changed')).toBeUndefined();
     expect(await noticeOf('/panel/overview?done=signin_wrong')).toBeUndefined();

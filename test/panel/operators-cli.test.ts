@@ -4,9 +4,16 @@ import { describeEngines } from '../helpers/harness.js';
 import { cliEnv, MAIN, runMensajero, startServe, type CliEnv } from '../helpers/cli.js';
 
 /** `mensajero operators create` with the password written to standard input. */
-function createOperator(env: Record<string, string>, email: string, password: string): Promise<{ code: number | null; stdout: string; json: any }> {
+function createOperator(
+  env: Record<string, string>,
+  email: string,
+  password: string,
+): Promise<{ code: number | null; stdout: string; json: any }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [MAIN, 'operators', 'create', '--email', email, '--json'], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [MAIN, 'operators', 'create', '--email', email, '--json'], {
+      env,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let stdout = '';
     child.stdout.on('data', (d) => (stdout += d));
     child.once('exit', (code) => {
@@ -37,7 +44,20 @@ describeEngines('mensajero operators create', (engine) => {
     expect(created.code).toBe(0);
     expect((await createOperator(cli.env, 'root@example.com', 'another secret')).json.error).toContain('exists');
     expect((await createOperator(cli.env, 'short@example.com', 'short')).json.error).toContain('8 to 128');
-    await runMensajero(['accounts', 'create', '--email', 'holder@example.com', '--password', 'holder password', '--credits', '3', '--json'], cli.env);
+    await runMensajero(
+      [
+        'accounts',
+        'create',
+        '--email',
+        'holder@example.com',
+        '--password',
+        'holder password',
+        '--credits',
+        '3',
+        '--json',
+      ],
+      cli.env,
+    );
 
     const serve = await startServe(cli.env);
     try {
@@ -52,7 +72,10 @@ describeEngines('mensajero operators create', (engine) => {
       });
       expect(signin.status).toBe(303);
       expect(signin.headers.get('location')).toBe('/panel/operator');
-      const session = signin.headers.getSetCookie().find((c) => c.startsWith('mns_session='))!.split(';')[0];
+      const session = signin.headers
+        .getSetCookie()
+        .find((c) => c.startsWith('mns_session='))!
+        .split(';')[0];
       const view = await (await fetch(`${serve.base}/panel/operator`, { headers: { cookie: session } })).text();
       expect(view).toContain('data-account="holder@example.com"');
       expect(view).toContain('data-testid="balance"');

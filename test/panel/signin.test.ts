@@ -19,7 +19,10 @@ async function signinForm(h: Harness): Promise<{ cookie: string; token: string }
 
 async function postSignin(h: Harness, email: string, password: string, headers: Record<string, string> = {}) {
   const { cookie, token } = await signinForm(h);
-  return h.request('POST', '/panel/signin', { form: { _csrf: token, email, password }, headers: { cookie, ...headers } });
+  return h.request('POST', '/panel/signin', {
+    form: { _csrf: token, email, password },
+    headers: { cookie, ...headers },
+  });
 }
 
 const env = { TRUST_PROXY: '127.0.0.1', CARRIER_POLL_MS: '200' };
@@ -51,12 +54,18 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     // The session lives in the database: one row, and only the hash of the cookie's token.
     const cookie = (await context.cookies()).find((c) => c.name === 'mns_session')!;
     expect(cookie).toMatchObject({ httpOnly: true, sameSite: 'Lax', path: '/panel', secure: false });
-    const rows = await h.ctx.db.kysely.selectFrom('panel_sessions').selectAll().where('principal_id', '=', a.id).execute();
+    const rows = await h.ctx.db.kysely
+      .selectFrom('panel_sessions')
+      .selectAll()
+      .where('principal_id', '=', a.id)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0].token_hash).not.toContain(cookie.value);
 
     await signOut(page);
-    expect(await h.ctx.db.kysely.selectFrom('panel_sessions').selectAll().where('principal_id', '=', a.id).execute()).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely.selectFrom('panel_sessions').selectAll().where('principal_id', '=', a.id).execute(),
+    ).toHaveLength(0);
     await page.goto(`${base}/panel/overview`);
     expect(page.url()).toBe(`${base}/panel/`);
     expect(errors).toEqual([]);
@@ -67,7 +76,10 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     const a = await withPassword(h, await h.createAccount(1), 'correct horse 2');
     const res = await postSignin(h, a.email, a.password, { 'x-forwarded-proto': 'https' });
     expect(res.status).toBe(303);
-    const session = [res.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('mns_session='))!;
+    const session = [res.headers['set-cookie']]
+      .flat()
+      .map(String)
+      .find((c) => c.startsWith('mns_session='))!;
     expect(session).toMatch(/; HttpOnly/);
     expect(session).toMatch(/; Secure/);
     expect(session).toMatch(/; SameSite=Lax/);
@@ -101,7 +113,9 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     await page.fill('input[name=email]', a.email);
     await page.fill('input[name=password]', a.password);
     await page.click('button[type=submit]');
-    expect(await page.textContent('[role=alert]')).toMatch(/Demasiados intentos fallidos\. Vuelve a intentarlo en \d+ min/);
+    expect(await page.textContent('[role=alert]')).toMatch(
+      /Demasiados intentos fallidos\. Vuelve a intentarlo en \d+ min/,
+    );
     expect(await page.locator('[data-testid=balance]').count()).toBe(0);
     // Another account from the same address is not locked by it.
     const b = await withPassword(h, await h.createAccount(0), 'correct horse 4');
@@ -122,16 +136,25 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
   it('refuses a cross-site form post and any post without the CSRF token', async () => {
     const { h, base, context, page } = panel;
     const a = await panel.signedIn(0, 'correct horse 6');
-    const before = await h.ctx.db.kysely.selectFrom('api_keys').select('key_hash').where('account_id', '=', a.id).where('revoked_at', 'is', null).execute();
+    const before = await h.ctx.db.kysely
+      .selectFrom('api_keys')
+      .select('key_hash')
+      .where('account_id', '=', a.id)
+      .where('revoked_at', 'is', null)
+      .execute();
 
     // A page of another origin that posts to the panel as soon as it opens.
     const evil: Server = createServer((_req, res) => {
       res.setHeader('content-type', 'text/html');
-      res.end(`<form id="f" method="post" action="${base}/panel/integrations/rotate-key"></form><script>document.getElementById('f').submit()</script>`);
+      res.end(
+        `<form id="f" method="post" action="${base}/panel/integrations/rotate-key"></form><script>document.getElementById('f').submit()</script>`,
+      );
     });
     await new Promise<void>((r) => evil.listen(0, '127.0.0.1', r));
     try {
-      const answer = page.waitForResponse((r) => r.url().endsWith('/panel/integrations/rotate-key'), { timeout: 10_000 });
+      const answer = page.waitForResponse((r) => r.url().endsWith('/panel/integrations/rotate-key'), {
+        timeout: 10_000,
+      });
       await page.goto(`http://127.0.0.1:${(evil.address() as AddressInfo).port}/`);
       expect((await answer).status()).toBe(403);
       expect(await page.textContent('[role=alert]')).toContain('Solicitud rechazada');
@@ -141,9 +164,17 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     }
     // The same request from the panel's origin but without the token is refused too.
     const cookie = await cookieHeader(context);
-    const noToken = await h.request('POST', '/panel/integrations/rotate-key', { form: {}, headers: { cookie, origin: base } });
+    const noToken = await h.request('POST', '/panel/integrations/rotate-key', {
+      form: {},
+      headers: { cookie, origin: base },
+    });
     expect(noToken.status).toBe(403);
-    const after = await h.ctx.db.kysely.selectFrom('api_keys').select('key_hash').where('account_id', '=', a.id).where('revoked_at', 'is', null).execute();
+    const after = await h.ctx.db.kysely
+      .selectFrom('api_keys')
+      .select('key_hash')
+      .where('account_id', '=', a.id)
+      .where('revoked_at', 'is', null)
+      .execute();
     expect(after).toEqual(before);
     await page.goto(`${base}/panel/overview`);
     await signOut(page);
@@ -188,7 +219,15 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
   it('a sub-account sees only its own data', async () => {
     const { h, base, page } = panel;
     const parent = await withPassword(h, await h.createAccount(50), 'parent password');
-    expect((await h.post('/manager/subaccount/add', { email: `sub-${parent.id}@example.com`, password: 'child1' }, parent.apikey)).body.success).toBe(true);
+    expect(
+      (
+        await h.post(
+          '/manager/subaccount/add',
+          { email: `sub-${parent.id}@example.com`, password: 'child1' },
+          parent.apikey,
+        )
+      ).body.success,
+    ).toBe(true);
     await signIn(page, base, `sub-${parent.id}@example.com`, 'child1');
     expect(await page.textContent('[data-testid=balance]')).toBe('0');
     expect(await page.locator('nav a[href="/panel/subaccounts"]').count()).toBe(0);
@@ -199,7 +238,10 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     await page.click('form[action="/panel/integrations/reveal-key"] button');
     const shown = await page.textContent('[data-testid=api-key]');
     expect(shown).not.toBe(parent.apikey);
-    expect((await h.post('/credits/consult', {}, shown!)).body.credits ?? (await h.post('/credits/consult', {}, shown!)).body).toBeDefined();
+    expect(
+      (await h.post('/credits/consult', {}, shown!)).body.credits ??
+        (await h.post('/credits/consult', {}, shown!)).body,
+    ).toBeDefined();
     const html = await page.content();
     expect(html).not.toContain(parent.email);
     expect(html).not.toContain(parent.apikey);
@@ -212,9 +254,15 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     const { h, base, page } = panel;
     const [p1, p2] = await Promise.all([h.createAccount(1), h.createAccount(2)]);
     const email = `shared-${p1.id}@example.com`;
-    expect((await h.post('/manager/subaccount/add', { email, password: 'first child' }, p1.apikey)).body.success).toBe(true);
-    expect((await h.post('/manager/subaccount/add', { email, password: 'second child' }, p2.apikey)).body.success).toBe(true);
-    expect((await h.post('/manager/subaccount/credits/manage', { email, credits: 1, type: 1 }, p2.apikey)).body.code).toBe('subaccount_01');
+    expect((await h.post('/manager/subaccount/add', { email, password: 'first child' }, p1.apikey)).body.success).toBe(
+      true,
+    );
+    expect((await h.post('/manager/subaccount/add', { email, password: 'second child' }, p2.apikey)).body.success).toBe(
+      true,
+    );
+    expect(
+      (await h.post('/manager/subaccount/credits/manage', { email, credits: 1, type: 1 }, p2.apikey)).body.code,
+    ).toBe('subaccount_01');
     const top = await withPassword(h, await h.createAccount(9, email), 'top level');
     const keyOf = async (password: string) => {
       await signIn(page, base, email, password);
@@ -243,10 +291,36 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
     try {
       const now = Date.now();
       const settings = parseSmppSettings({ host: '127.0.0.1', port: smsc.port, system_id: 'panel' });
-      await h.ctx.db.kysely.insertInto('carriers').values({ name: `smsc-${a.id}`, type: 'smpp', enabled: 1, settings: JSON.stringify(settings), password_enc: encrypt(h.ctx.secrets.keyEncryption, 'pw'), version: 1, created_at: now, updated_at: now }).execute();
-      await h.ctx.db.kysely.insertInto('carrier_routes').values({ channel: 'sms', prefix: '52', account_id: 0, carriers: JSON.stringify([`smsc-${a.id}`, 'simulator']), created_at: now }).execute();
+      await h.ctx.db.kysely
+        .insertInto('carriers')
+        .values({
+          name: `smsc-${a.id}`,
+          type: 'smpp',
+          enabled: 1,
+          settings: JSON.stringify(settings),
+          password_enc: encrypt(h.ctx.secrets.keyEncryption, 'pw'),
+          version: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
+      await h.ctx.db.kysely
+        .insertInto('carrier_routes')
+        .values({
+          channel: 'sms',
+          prefix: '52',
+          account_id: 0,
+          carriers: JSON.stringify([`smsc-${a.id}`, 'simulator']),
+          created_at: now,
+        })
+        .execute();
       const row = page.locator(`[data-testid=carriers] tr[data-carrier="smsc-${a.id}"]`);
-      await expect.poll(async () => (await page.reload(), row.locator('[data-state]').getAttribute('data-state')), { timeout: 20_000, interval: 300 }).toBe('bound');
+      await expect
+        .poll(async () => (await page.reload(), row.locator('[data-state]').getAttribute('data-state')), {
+          timeout: 20_000,
+          interval: 300,
+        })
+        .toBe('bound');
       expect(await row.textContent()).toContain('Conectado');
       await expectAccessible(page);
       await screenshot(page, `${engine}-operator-carriers`);
@@ -322,7 +396,9 @@ describePanel('panel sign-in', { env, freshCookies: true }, (panel) => {
 describe('panel assets', () => {
   it('are built with content-hashed names', async () => {
     const { readFileSync } = await import('node:fs');
-    const manifest = JSON.parse(readFileSync(new URL('../../dist/panel-assets/manifest.json', import.meta.url), 'utf8'));
+    const manifest = JSON.parse(
+      readFileSync(new URL('../../dist/panel-assets/manifest.json', import.meta.url), 'utf8'),
+    );
     expect(Object.keys(manifest).sort()).toEqual(['panel.css', 'panel.js', 'uPlot.iife.min.js', 'uPlot.min.css']);
   });
 });

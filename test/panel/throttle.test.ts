@@ -22,23 +22,38 @@ describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRU
     const forms = await Promise.all(
       guesses.map(async () => {
         const res = await h.request('GET', '/panel/');
-        return { cookie: String([res.headers['set-cookie']].flat()[0]).split(';')[0], token: /name="_csrf" value="([^"]+)"/.exec(res.body)![1] };
+        return {
+          cookie: String([res.headers['set-cookie']].flat()[0]).split(';')[0],
+          token: /name="_csrf" value="([^"]+)"/.exec(res.body)![1],
+        };
       }),
     );
     return Promise.all(
-      guesses.map((g, i) => h.request('POST', '/panel/signin', { form: { _csrf: forms[i].token, ...g }, headers: { cookie: forms[i].cookie, ...headers } })),
+      guesses.map((g, i) =>
+        h.request('POST', '/panel/signin', {
+          form: { _csrf: forms[i].token, ...g },
+          headers: { cookie: forms[i].cookie, ...headers },
+        }),
+      ),
     );
   }
 
   it('checks at most PANEL_SIGNIN_FAILURES_PER_ACCOUNT passwords of one email, however many arrive at once', async () => {
     const { h } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 1');
-    const guesses = Array.from({ length: 60 }, (_, i) => ({ email: a.email, password: i === 52 ? a.password : `guess ${i}` }));
+    const guesses = Array.from({ length: 60 }, (_, i) => ({
+      email: a.email,
+      password: i === 52 ? a.password : `guess ${i}`,
+    }));
     const answers = await signinPosts(guesses, from());
     expect(answers.filter((r) => checked(r.status)).length).toBeLessThanOrEqual(5);
     expect(answers[52].status).toBe(429);
-    expect(answers.filter((r) => r.status === 429).every((r) => r.body.includes('Demasiados intentos fallidos'))).toBe(true);
-    expect(await h.ctx.db.kysely.selectFrom('panel_sessions').select('id').where('principal_id', '=', a.id).execute()).toHaveLength(0);
+    expect(answers.filter((r) => r.status === 429).every((r) => r.body.includes('Demasiados intentos fallidos'))).toBe(
+      true,
+    );
+    expect(
+      await h.ctx.db.kysely.selectFrom('panel_sessions').select('id').where('principal_id', '=', a.id).execute(),
+    ).toHaveLength(0);
     // The right password afterwards: still refused unchecked until the window ends.
     const [later] = await signinPosts([{ email: a.email, password: a.password }], from());
     expect(later.status).toBe(429);
@@ -47,7 +62,11 @@ describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRU
   it('checks at most PANEL_SIGNIN_FAILURES_PER_ADDRESS passwords from one address across emails', async () => {
     const { engine, h } = panel;
     const victim = await withPassword(h, await h.createAccount(0), 'correct horse parallel 2');
-    const guesses = Array.from({ length: 60 }, (_, i) => (i === 52 ? { email: victim.email, password: victim.password } : { email: `nobody${i}-${engine}@example.com`, password: 'guess' }));
+    const guesses = Array.from({ length: 60 }, (_, i) =>
+      i === 52
+        ? { email: victim.email, password: victim.password }
+        : { email: `nobody${i}-${engine}@example.com`, password: 'guess' },
+    );
     const headers = from();
     const answers = await signinPosts(guesses, headers);
     expect(answers.filter((r) => checked(r.status)).length).toBeLessThanOrEqual(20);
@@ -57,7 +76,11 @@ describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRU
     // From elsewhere the account is not locked: the email itself was never guessed.
     expect((await signinPosts([{ email: victim.email, password: victim.password }], from()))[0].status).toBe(303);
     // The made-up emails are counted, not logged one row each: at most one counter per email checked.
-    const counters = await h.ctx.db.kysely.selectFrom('attempt_counters').select('key').where('key', 'like', `signin-email:nobody%-${engine}@example.com`).execute();
+    const counters = await h.ctx.db.kysely
+      .selectFrom('attempt_counters')
+      .select('key')
+      .where('key', 'like', `signin-email:nobody%-${engine}@example.com`)
+      .execute();
     expect(counters.length).toBeLessThanOrEqual(20);
   });
 
@@ -65,7 +88,11 @@ describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRU
     const { h } = panel;
     const a = await withPassword(h, await h.createAccount(0), 'correct horse parallel 4');
     const headers = from();
-    const wrong = (n: number) => signinPosts(Array.from({ length: n }, (_, i) => ({ email: a.email, password: `guess ${i}` })), headers);
+    const wrong = (n: number) =>
+      signinPosts(
+        Array.from({ length: n }, (_, i) => ({ email: a.email, password: `guess ${i}` })),
+        headers,
+      );
     expect((await wrong(4)).map((r) => r.status)).toEqual([401, 401, 401, 401]);
     expect((await signinPosts([{ email: a.email, password: a.password }], headers))[0].status).toBe(303);
     const again = await wrong(8);
@@ -82,12 +109,22 @@ describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRU
     const headers = from();
     const [password] = await signinPosts([{ email: a.email, password: a.password }], headers);
     expect(password.headers.location).toBe('/panel/totp');
-    const cookie = [password.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('mns_session='))!.split(';')[0];
-    const csrf = /name="_csrf" value="([^"]+)"/.exec((await h.request('GET', '/panel/totp', { headers: { cookie } })).body)![1];
+    const cookie = [password.headers['set-cookie']]
+      .flat()
+      .map(String)
+      .find((c) => c.startsWith('mns_session='))!
+      .split(';')[0];
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(
+      (await h.request('GET', '/panel/totp', { headers: { cookie } })).body,
+    )![1];
     const right = totp.generate({ timestamp: Date.now() + 30_000 });
     const wrong = (i: number) => (String(100000 + i) === right ? '999999' : String(100000 + i));
     const codes = Array.from({ length: 60 }, (_, i) => (i === 52 ? right : wrong(i)));
-    const answers = await Promise.all(codes.map((code) => h.request('POST', '/panel/totp', { form: { _csrf: csrf, code }, headers: { cookie, ...headers } })));
+    const answers = await Promise.all(
+      codes.map((code) =>
+        h.request('POST', '/panel/totp', { form: { _csrf: csrf, code }, headers: { cookie, ...headers } }),
+      ),
+    );
     expect(answers.filter((r) => checked(r.status)).length).toBeLessThanOrEqual(5);
     expect(answers[52].status).toBe(429);
   });
@@ -98,11 +135,21 @@ describePanel('panel throttling of parallel guesses', { over: 'http', env: { TRU
     const headers = from();
     const [signedIn] = await signinPosts([{ email: a.email, password: a.password }], headers);
     expect(signedIn.status).toBe(303);
-    const cookie = [signedIn.headers['set-cookie']].flat().map(String).find((c) => c.startsWith('mns_session='))!.split(';')[0];
+    const cookie = [signedIn.headers['set-cookie']]
+      .flat()
+      .map(String)
+      .find((c) => c.startsWith('mns_session='))!
+      .split(';')[0];
     const page = await h.request('GET', '/panel/integrations', { headers: { cookie } });
     const csrf = /name="_csrf" value="([^"]+)"/.exec(page.body)![1];
-    const reveal = (password: string) => h.request('POST', '/panel/integrations/reveal-key', { form: { _csrf: csrf, password }, headers: { cookie, ...headers } });
-    const answers = await Promise.all(Array.from({ length: 60 }, (_, i) => reveal(i === 52 ? a.password : `guess ${i}`)));
+    const reveal = (password: string) =>
+      h.request('POST', '/panel/integrations/reveal-key', {
+        form: { _csrf: csrf, password },
+        headers: { cookie, ...headers },
+      });
+    const answers = await Promise.all(
+      Array.from({ length: 60 }, (_, i) => reveal(i === 52 ? a.password : `guess ${i}`)),
+    );
     expect(answers.filter((r) => checked(r.status)).length).toBeLessThanOrEqual(5);
     expect(answers[52].status).toBe(429);
     expect(answers.some((r) => r.body.includes(a.apikey))).toBe(false);

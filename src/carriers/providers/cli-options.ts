@@ -24,7 +24,10 @@ export function providerOptions(cmd: Command): Command {
     .option('--voice <name>', 'twiml-voice: the <Say> voice (default Polly.Mia)')
     .option('--language <code>', 'twiml-voice: the <Say> language (default es-MX)')
     .option('--messages-per-second <n>', 'provider connectors: pace of this process (default 80)', int)
-    .option('--secrets <source>', 'provider connectors: "-" reads key=value lines from standard input (whatsapp-cloud: access_token, app_secret, verify_token; twiml-voice: auth_token)');
+    .option(
+      '--secrets <source>',
+      'provider connectors: "-" reads key=value lines from standard input (whatsapp-cloud: access_token, app_secret, verify_token; twiml-voice: auth_token)',
+    );
 }
 
 const SETTINGS_KEYS: Array<[string, string]> = [
@@ -41,10 +44,15 @@ const SETTINGS_KEYS: Array<[string, string]> = [
   ['messagesPerSecond', 'messages_per_second'],
 ];
 
-const problem = (what: string, issues: Array<{ path: PropertyKey[]; message: string }>) => new CliError(`${what}: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+const problem = (what: string, issues: Array<{ path: PropertyKey[]; message: string }>) =>
+  new CliError(`${what}: ${issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
 
 /** Settings of a provider connector from CLI options over its stored ones. */
-export function providerSettings(type: string, o: Record<string, unknown>, base: Record<string, unknown> = {}): Record<string, unknown> {
+export function providerSettings(
+  type: string,
+  o: Record<string, unknown>,
+  base: Record<string, unknown> = {},
+): Record<string, unknown> {
   const merged = { ...base };
   for (const [opt, key] of SETTINGS_KEYS) if (o[opt] !== undefined) merged[key] = o[opt];
   const r = KINDS[type as KindType].settings.safeParse(merged);
@@ -57,14 +65,23 @@ export function providerSettings(type: string, o: Record<string, unknown>, base:
  * show in the process list), validated and sealed with the server key.
  * Only the key names ever reach an error message.
  */
-export function sealProviderSecrets(ctx: BaseContext, type: string, source: unknown, input: () => string = () => readFileSync(0, 'utf8')): string {
-  if (source !== '-') throw new CliError('--secrets - is required: the secrets are read from standard input as key=value lines');
+export function sealProviderSecrets(
+  ctx: BaseContext,
+  type: string,
+  source: unknown,
+  input: () => string = () => readFileSync(0, 'utf8'),
+): string {
+  if (source !== '-')
+    throw new CliError('--secrets - is required: the secrets are read from standard input as key=value lines');
   const secrets: Record<string, string> = {};
   for (const line of input().split(/\r?\n/)) {
     const m = /^\s*([a-z_]+)\s*=(.*)$/.exec(line);
     if (m) secrets[m[1]] = m[2].trim();
   }
   const r = KINDS[type as KindType].secrets.safeParse(secrets);
-  if (!r.success) throw new CliError(`secrets on standard input: ${r.error.issues.map((i) => `${i.path.join('.')} is required`).join('; ')}`);
+  if (!r.success)
+    throw new CliError(
+      `secrets on standard input: ${r.error.issues.map((i) => `${i.path.join('.')} is required`).join('; ')}`,
+    );
   return encrypt(ctx.secrets.keyEncryption, JSON.stringify(r.data));
 }

@@ -14,7 +14,11 @@ describeEngines('refused provider webhooks', (engine) => {
 
   beforeAll(async () => {
     h = await startHarness(engine, { env: { TRUST_PROXY: '127.0.0.1', REJECTIONS_KEEP_DAYS: '7' } });
-    await saveStripeSettings(h.ctx, { apiBase: 'http://127.0.0.1:9', secretKey: 'sk_test_unused', webhookSecret: 'whsec_test_secret' });
+    await saveStripeSettings(h.ctx, {
+      apiBase: 'http://127.0.0.1:9',
+      secretKey: 'sk_test_unused',
+      webhookSecret: 'whsec_test_secret',
+    });
   });
   afterAll(() => h.close());
 
@@ -26,31 +30,62 @@ describeEngines('refused provider webhooks', (engine) => {
     }
   }
 
-  const rowsFrom = (ip: string) => db().selectFrom('provider_rejections').selectAll().where('remote_address', '=', ip).execute();
+  const rowsFrom = (ip: string) =>
+    db().selectFrom('provider_rejections').selectAll().where('remote_address', '=', ip).execute();
 
   it('500 callbacks for made-up connectors from one address leave a bounded number of rows, every refusal counted', async () => {
     const headers = from();
-    await junk(500, (i) => h.request('POST', `/carriers/twiml-voice/made-up-${i}/status`, { form: { CallSid: 'CAjunk' }, headers }));
+    await junk(500, (i) =>
+      h.request('POST', `/carriers/twiml-voice/made-up-${i}/status`, { form: { CallSid: 'CAjunk' }, headers }),
+    );
     const rows = await rowsFrom(headers['x-forwarded-for']);
     expect(rows.length).toBeLessThanOrEqual(REJECTIONS_ITEMISED_PER_ADDRESS + 1);
     expect(rows.reduce((sum, r) => sum + Number(r.attempts), 0)).toBe(500);
   });
 
   it('500 wrongly signed Stripe events leave a bounded number of rows', async () => {
-    const headers = { ...from(), 'content-type': 'application/json', 'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}` };
-    const refusedBefore = await db().selectFrom('payment_webhooks').select('id').where('outcome', '=', 'refused').execute();
-    await junk(500, (i) => h.request('POST', '/payments/stripe/webhook', { body: JSON.stringify({ id: `evt_${i}` }), headers }));
-    const refusedAfter = await db().selectFrom('payment_webhooks').select('id').where('outcome', '=', 'refused').execute();
+    const headers = {
+      ...from(),
+      'content-type': 'application/json',
+      'stripe-signature': `t=${Math.floor(Date.now() / 1000)},v1=${'0'.repeat(64)}`,
+    };
+    const refusedBefore = await db()
+      .selectFrom('payment_webhooks')
+      .select('id')
+      .where('outcome', '=', 'refused')
+      .execute();
+    await junk(500, (i) =>
+      h.request('POST', '/payments/stripe/webhook', { body: JSON.stringify({ id: `evt_${i}` }), headers }),
+    );
+    const refusedAfter = await db()
+      .selectFrom('payment_webhooks')
+      .select('id')
+      .where('outcome', '=', 'refused')
+      .execute();
     const rows = await rowsFrom(headers['x-forwarded-for']);
     expect(refusedAfter.length - refusedBefore.length + rows.length).toBeLessThanOrEqual(2);
-    expect(rows.find((r) => r.carrier === 'stripe')).toMatchObject({ reason: 'bad_signature', attempts: REJECTIONS_ITEMISED_PER_ADDRESS });
+    expect(rows.find((r) => r.carrier === 'stripe')).toMatchObject({
+      reason: 'bad_signature',
+      attempts: REJECTIONS_ITEMISED_PER_ADDRESS,
+    });
   });
 
   it('housekeeping prunes refusals older than REJECTIONS_KEEP_DAYS and throttle counters whose window ended', async () => {
     const now = Date.now();
     const old = now - 8 * 86_400_000;
-    const row = (remote: string, at: number) => ({ carrier: 'wa', reason: 'unsigned webhook', remote_address: remote, hour: at - (at % 3_600_000), attempts: 3, received_at: at, last_at: at });
-    await db().insertInto('provider_rejections').values([row('192.0.2.1', old), row('192.0.2.2', now)]).execute();
+    const row = (remote: string, at: number) => ({
+      carrier: 'wa',
+      reason: 'unsigned webhook',
+      remote_address: remote,
+      hour: at - (at % 3_600_000),
+      attempts: 3,
+      received_at: at,
+      last_at: at,
+    });
+    await db()
+      .insertInto('provider_rejections')
+      .values([row('192.0.2.1', old), row('192.0.2.2', now)])
+      .execute();
     await db()
       .insertInto('attempt_counters')
       .values([
@@ -62,10 +97,19 @@ describeEngines('refused provider webhooks', (engine) => {
     h.ctx.worker.nudge(HOUSEKEEPING_JOB);
     await eventually(async () => (await rowsFrom('192.0.2.1')).length === 0);
     expect(await rowsFrom('192.0.2.2')).toHaveLength(1);
-    const counters = await db().selectFrom('attempt_counters').select('key').where('key', 'like', 'signin-ip:192.0.2.%').execute();
+    const counters = await db()
+      .selectFrom('attempt_counters')
+      .select('key')
+      .where('key', 'like', 'signin-ip:192.0.2.%')
+      .execute();
     expect(counters.map((c) => c.key)).toEqual(['signin-ip:192.0.2.2']);
     // The next run is queued: the schedule goes on.
-    const next = await db().selectFrom('jobs').select('run_at').where('kind', '=', HOUSEKEEPING_JOB).where('run_at', '>', now).execute();
+    const next = await db()
+      .selectFrom('jobs')
+      .select('run_at')
+      .where('kind', '=', HOUSEKEEPING_JOB)
+      .where('run_at', '>', now)
+      .execute();
     expect(next.length).toBeGreaterThan(0);
   });
 });

@@ -14,7 +14,12 @@ export const OVERFLOW = { carrier: '*', reason: 'more refusals from this address
  * connector names would each be a row), the rest go to its OVERFLOW row.
  * Rows older than REJECTIONS_KEEP_DAYS are pruned (housekeeping).
  */
-export async function recordRejection(ctx: AppContext, carrier: string, reason: string, remoteAddress: string): Promise<void> {
+export async function recordRejection(
+  ctx: AppContext,
+  carrier: string,
+  reason: string,
+  remoteAddress: string,
+): Promise<void> {
   const now = Date.now();
   const perAddress = { key: `refusals:${remoteAddress}`, limit: REJECTIONS_ITEMISED_PER_ADDRESS, windowMs: HOUR_MS };
   const itemised = await reserveAttempt(ctx.db.kysely, perAddress, now);

@@ -20,7 +20,14 @@ export function sameText(a: string, b: string): boolean {
 }
 
 /** Refuses a provider's request: recorded (provider_rejections, log) and answered in the spec's envelope. */
-export async function refuse(ctx: AppContext, request: FastifyRequest, carrier: string, status: number, code: string, reason: string): Promise<never> {
+export async function refuse(
+  ctx: AppContext,
+  request: FastifyRequest,
+  carrier: string,
+  status: number,
+  code: string,
+  reason: string,
+): Promise<never> {
   await recordRejection(ctx, carrier, reason, request.ip);
   throw new ApiError(status, code);
 }

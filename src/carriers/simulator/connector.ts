@@ -30,11 +30,14 @@ export class SimulatorConnector implements Connector {
   async close(): Promise<void> {}
 
   async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
-    for (let i = 0; i < batch.length; i += this.driver.maxBatch) await this.pacer.take(Math.min(this.driver.maxBatch, batch.length - i));
+    for (let i = 0; i < batch.length; i += this.driver.maxBatch)
+      await this.pacer.take(Math.min(this.driver.maxBatch, batch.length - i));
     const outcomes: SubmitOutcome[] = [];
-    for (let i = 0; i < batch.length; i += this.driver.maxBatch) outcomes.push(...(await this.driver.submit(batch.slice(i, i + this.driver.maxBatch))));
-    for (const o of outcomes) if (o.ok) this.stats.submitted++;
-    else this.stats.refused++;
+    for (let i = 0; i < batch.length; i += this.driver.maxBatch)
+      outcomes.push(...(await this.driver.submit(batch.slice(i, i + this.driver.maxBatch))));
+    for (const o of outcomes)
+      if (o.ok) this.stats.submitted++;
+      else this.stats.refused++;
     return outcomes;
   }
 }

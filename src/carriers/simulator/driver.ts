@@ -44,14 +44,20 @@ export class SimulatorDriver implements CarrierDriver {
     const outcomes: SubmitOutcome[] = [];
     const reports: Array<[number, number]> = [];
     for (const m of batch) {
-      if (simulatedRefusal(m.number)) outcomes.push({ ok: false, permanent: true, error: 'simulated carrier refused the number' });
+      if (simulatedRefusal(m.number))
+        outcomes.push({ ok: false, permanent: true, error: 'simulated carrier refused the number' });
       else {
         outcomes.push({ ok: true });
         reports.push([m.id, simulatedStatus(m.number)]);
       }
     }
     if (reports.length > 0) {
-      await enqueue(this.ctx.db.kysely, SIMULATOR_DLR_JOB, { reports }, { runAt: Date.now() + this.ctx.config.SIMULATOR_DLR_DELAY_MS, maxAttempts: 20 });
+      await enqueue(
+        this.ctx.db.kysely,
+        SIMULATOR_DLR_JOB,
+        { reports },
+        { runAt: Date.now() + this.ctx.config.SIMULATOR_DLR_DELAY_MS, maxAttempts: 20 },
+      );
     }
     return outcomes;
   }

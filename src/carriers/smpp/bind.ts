@@ -47,7 +47,13 @@ export class SmppBind {
 
   private async connect(): Promise<void> {
     if (this.stopped) return;
-    const types: Array<[keyof typeof this.links, BindType]> = this.settings.bind === 'transceiver' ? [['tx', 'transceiver']] : [['tx', 'transmitter'], ['rx', 'receiver']];
+    const types: Array<[keyof typeof this.links, BindType]> =
+      this.settings.bind === 'transceiver'
+        ? [['tx', 'transceiver']]
+        : [
+            ['tx', 'transmitter'],
+            ['rx', 'receiver'],
+          ];
     try {
       for (const [key, type] of types) {
         const link = new SmppLink({
@@ -65,7 +71,10 @@ export class SmppBind {
       this.state = 'bound';
       this.log.info({ carrier_slot: this.slot, host: this.settings.host }, 'SMPP bound');
     } catch (err) {
-      this.log.warn({ carrier_slot: this.slot, reason: (err as Error).message }, 'SMPP bind failed: retrying with backoff');
+      this.log.warn(
+        { carrier_slot: this.slot, reason: (err as Error).message },
+        'SMPP bind failed: retrying with backoff',
+      );
       this.events.onError((err as Error).message);
       this.retry();
     }

@@ -240,4 +240,3 @@ export class SmppConnector implements Connector {
     await this.leases.release().catch(() => undefined);
   }
 }
-

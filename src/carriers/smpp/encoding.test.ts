@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { chooseCoding, decodeMessage, encodeMessage, gsmSeptets, gsmText, packSeptets, unpackSeptets } from './encoding.js';
+import {
+  chooseCoding,
+  decodeMessage,
+  encodeMessage,
+  gsmSeptets,
+  gsmText,
+  packSeptets,
+  unpackSeptets,
+} from './encoding.js';
 
 describe('GSM 03.38', () => {
   it.each([
@@ -37,11 +45,29 @@ describe('GSM 03.38', () => {
 
 describe('encodeMessage', () => {
   it.each([
-    ['GSM unpacked, @ and $ intact', 'Pago $5 @casa', { coding: 'gsm' as const }, 0x00, Buffer.from(gsmSeptets('Pago $5 @casa'))],
-    ['GSM packed', 'hellohello', { coding: 'gsm' as const, packed: true }, 0x00, Buffer.from('e8329bfd4697d9ec37', 'hex')],
+    [
+      'GSM unpacked, @ and $ intact',
+      'Pago $5 @casa',
+      { coding: 'gsm' as const },
+      0x00,
+      Buffer.from(gsmSeptets('Pago $5 @casa')),
+    ],
+    [
+      'GSM packed',
+      'hellohello',
+      { coding: 'gsm' as const, packed: true },
+      0x00,
+      Buffer.from('e8329bfd4697d9ec37', 'hex'),
+    ],
     ['Latin-1', 'Año ç', { coding: 'latin1' as const }, 0x03, Buffer.from('Año ç', 'latin1')],
     ['UCS-2', 'Hola 😀', { coding: 'ucs2' as const }, 0x08, Buffer.from('0048006f006c00610020d83dde00', 'hex')],
-    ['flash GSM is message class 0', 'Alerta', { coding: 'gsm' as const, flash: true }, 0x10, Buffer.from(gsmSeptets('Alerta'))],
+    [
+      'flash GSM is message class 0',
+      'Alerta',
+      { coding: 'gsm' as const, flash: true },
+      0x10,
+      Buffer.from(gsmSeptets('Alerta')),
+    ],
     ['flash UCS-2', 'Ω😀', { coding: 'ucs2' as const, flash: true }, 0x18, Buffer.from('03a9d83dde00', 'hex')],
   ])('%s', (_name, text, opts, dataCoding, bytes) => {
     const [segment, ...rest] = encodeMessage(text, opts);
@@ -49,7 +75,9 @@ describe('encodeMessage', () => {
     expect(segment.dataCoding).toBe(dataCoding);
     expect(segment.esmClass).toBe(0);
     expect(segment.shortMessage.toString('hex')).toBe(bytes.toString('hex'));
-    expect(decodeMessage(segment.shortMessage, segment.dataCoding, 0, opts.coding === 'gsm' && 'packed' in opts).text).toBe(text);
+    expect(
+      decodeMessage(segment.shortMessage, segment.dataCoding, 0, opts.coding === 'gsm' && 'packed' in opts).text,
+    ).toBe(text);
   });
 
   it.each([
@@ -61,18 +89,27 @@ describe('encodeMessage', () => {
     ['ucs2', 'ñ'.repeat(71), 2],
     ['ucs2', '😀'.repeat(36), 2],
     ['latin1', 'x'.repeat(141), 2],
-  ] as const)('%s: %j characters long splits into %i segment(s), reassembled by decodeMessage', (coding, text, count) => {
-    for (const packed of coding === 'gsm' ? [false, true] : [false]) {
-      const segments = encodeMessage(text, { coding, packed }, 7);
-      expect(segments).toHaveLength(count);
-      const decoded = segments.map((s) => decodeMessage(s.shortMessage, s.dataCoding, s.esmClass, packed));
-      expect(decoded.map((d) => d.text).join('')).toBe(text);
-      if (count > 1) {
-        expect(segments.every((s) => s.esmClass === 0x40 && s.shortMessage.length <= (coding === 'gsm' && !packed ? 160 : 140))).toBe(true);
-        expect(decoded.map((d) => d.concat)).toEqual(segments.map((_, i) => ({ reference: 7, total: count, sequence: i + 1 })));
+  ] as const)(
+    '%s: %j characters long splits into %i segment(s), reassembled by decodeMessage',
+    (coding, text, count) => {
+      for (const packed of coding === 'gsm' ? [false, true] : [false]) {
+        const segments = encodeMessage(text, { coding, packed }, 7);
+        expect(segments).toHaveLength(count);
+        const decoded = segments.map((s) => decodeMessage(s.shortMessage, s.dataCoding, s.esmClass, packed));
+        expect(decoded.map((d) => d.text).join('')).toBe(text);
+        if (count > 1) {
+          expect(
+            segments.every(
+              (s) => s.esmClass === 0x40 && s.shortMessage.length <= (coding === 'gsm' && !packed ? 160 : 140),
+            ),
+          ).toBe(true);
+          expect(decoded.map((d) => d.concat)).toEqual(
+            segments.map((_, i) => ({ reference: 7, total: count, sequence: i + 1 })),
+          );
+        }
       }
-    }
-  });
+    },
+  );
 
   it('never splits an escape pair or a surrogate pair across segments', () => {
     const gsm = encodeMessage('a'.repeat(152) + '€' + 'b'.repeat(10), { coding: 'gsm' });

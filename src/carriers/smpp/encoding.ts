@@ -10,7 +10,18 @@ const GSM_TABLE =
   '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
   '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 /** Extension table: character → septet after the escape. */
-const GSM_EXTENSION: Record<string, number> = { '\f': 0x0a, '^': 0x14, '{': 0x28, '}': 0x29, '\\': 0x2f, '[': 0x3c, '~': 0x3d, ']': 0x3e, '|': 0x40, '€': 0x65 };
+const GSM_EXTENSION: Record<string, number> = {
+  '\f': 0x0a,
+  '^': 0x14,
+  '{': 0x28,
+  '}': 0x29,
+  '\\': 0x2f,
+  '[': 0x3c,
+  '~': 0x3d,
+  ']': 0x3e,
+  '|': 0x40,
+  '€': 0x65,
+};
 
 const ESC = 0x1b;
 const gsmIndex = new Map<string, number>([...GSM_TABLE].map((ch, i) => [ch, i]));
@@ -105,7 +116,10 @@ export interface EncodedSegment {
 }
 
 /** UCS-2 big-endian, surrogate pairs kept as two units (as handsets do). */
-const fromUcs2 = (b: Uint8Array) => Buffer.from(b.length % 2 ? b.subarray(0, b.length - 1) : b).swap16().toString('utf16le');
+const fromUcs2 = (b: Uint8Array) =>
+  Buffer.from(b.length % 2 ? b.subarray(0, b.length - 1) : b)
+    .swap16()
+    .toString('utf16le');
 
 /** Room per segment in units of the coding (septets, octets or UTF-16 units): single, then concatenated (6-octet UDH). */
 const ROOM: Record<Coding, [number, number]> = { gsm: [160, 153], latin1: [140, 134], ucs2: [70, 67] };
@@ -130,7 +144,12 @@ export function encodeMessage(text: string, opts: EncodeOptions, reference = 0):
   const [single, part] = ROOM[effective];
   const parts: number[][] = [];
   // The common case, one segment, without per-character arrays.
-  const whole = effective === 'gsm' ? gsmSeptets(text) : effective === 'latin1' ? [...text].map((ch) => ch.charCodeAt(0) & 0xff) : Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
+  const whole =
+    effective === 'gsm'
+      ? gsmSeptets(text)
+      : effective === 'latin1'
+        ? [...text].map((ch) => ch.charCodeAt(0) & 0xff)
+        : Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
   if (whole.length <= single) parts.push(whole);
   else {
     const chars = units(text, effective);
@@ -145,7 +164,8 @@ export function encodeMessage(text: string, opts: EncodeOptions, reference = 0):
     if (current.length > 0) parts.push(current);
   }
   return parts.map((p, i) => {
-    const udh = parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, reference & 0xff, parts.length, i + 1]) : Buffer.alloc(0);
+    const udh =
+      parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, reference & 0xff, parts.length, i + 1]) : Buffer.alloc(0);
     let body: Buffer;
     if (effective === 'gsm') body = opts.packed ? packSeptets(p, udh.length ? 1 : 0) : Buffer.from(p);
     else if (effective === 'latin1') body = Buffer.from(p);
@@ -172,7 +192,12 @@ export interface DecodedMessage {
  * variants), Latin-1 (3), UCS-2 (8, 0x18–0x1B). `packed` decodes GSM from
  * packed septets.
  */
-export function decodeMessage(message: Uint8Array, dataCoding: number, esmClass: number, packed = false): DecodedMessage {
+export function decodeMessage(
+  message: Uint8Array,
+  dataCoding: number,
+  esmClass: number,
+  packed = false,
+): DecodedMessage {
   let body = Buffer.from(message);
   let concat: Concatenation | null = null;
   let udhLength = 0;
@@ -182,7 +207,8 @@ export function decodeMessage(message: Uint8Array, dataCoding: number, esmClass:
     for (let i = 0; i + 1 < udh.length; i += 2 + udh[i + 1]) {
       const [iei, len] = [udh[i], udh[i + 1]];
       if (iei === 0x00 && len === 3) concat = { reference: udh[i + 2], total: udh[i + 3], sequence: udh[i + 4] };
-      if (iei === 0x08 && len === 4) concat = { reference: (udh[i + 2] << 8) | udh[i + 3], total: udh[i + 4], sequence: udh[i + 5] };
+      if (iei === 0x08 && len === 4)
+        concat = { reference: (udh[i + 2] << 8) | udh[i + 3], total: udh[i + 4], sequence: udh[i + 5] };
     }
     body = body.subarray(Math.min(udhLength, body.length));
   }

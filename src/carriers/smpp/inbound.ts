@@ -24,7 +24,12 @@ export class InboundHandler {
 
   async handle(pdu: Pdu): Promise<void> {
     const esmClass = Number(pdu.esm_class ?? 0);
-    const body: Buffer = Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0 ? pdu.short_message : Buffer.isBuffer(pdu.message_payload) ? pdu.message_payload : Buffer.alloc(0);
+    const body: Buffer =
+      Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
+        ? pdu.short_message
+        : Buffer.isBuffer(pdu.message_payload)
+          ? pdu.message_payload
+          : Buffer.alloc(0);
     if (isReceipt(esmClass)) return this.receipt(pdu, body);
     return this.reply(pdu, body, esmClass);
   }
@@ -33,7 +38,10 @@ export class InboundHandler {
     this.stats.receipts++;
     const text = body.toString('latin1');
     const fields = parseReceiptText(text);
-    const id = typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id !== '' ? pdu.receipted_message_id : fields.id;
+    const id =
+      typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id !== ''
+        ? pdu.receipted_message_id
+        : fields.id;
     const stat = messageStateName(pdu.message_state) ?? fields.stat;
     const code = receiptStatus(stat, fields.err);
     // Not final (ACCEPTD, ENROUTE), or no id to match: acknowledged, nothing changes.
@@ -49,7 +57,10 @@ export class InboundHandler {
     while (this.batch.length > 0) {
       const batch = this.batch.splice(0, 2000);
       try {
-        await this.sink.receipts(this.carrier, batch.map((b) => b.receipt));
+        await this.sink.receipts(
+          this.carrier,
+          batch.map((b) => b.receipt),
+        );
         for (const b of batch) b.done();
       } catch (err) {
         for (const b of batch) b.fail(err as Error);
@@ -65,7 +76,9 @@ export class InboundHandler {
     const now = Date.now();
     const concat: Concatenation | null =
       decoded.concat ??
-      (pdu.sar_msg_ref_num !== undefined && pdu.sar_total_segments > 1 ? { reference: pdu.sar_msg_ref_num, total: pdu.sar_total_segments, sequence: pdu.sar_segment_seqnum } : null);
+      (pdu.sar_msg_ref_num !== undefined && pdu.sar_total_segments > 1
+        ? { reference: pdu.sar_msg_ref_num, total: pdu.sar_total_segments, sequence: pdu.sar_segment_seqnum }
+        : null);
     let text = decoded.text;
     if (concat && concat.total > 1) {
       const part = { carrier: this.carrier, source, destination, ...concat, text, at: now };

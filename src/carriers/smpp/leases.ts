@@ -41,7 +41,12 @@ export class BindLeases {
       const row = await this.db.kysely
         .insertInto('carrier_binds')
         .values({ carrier: this.carrier, slot, holder: this.holder, expires_at: now + LEASE_MS })
-        .onConflict((oc) => oc.columns(['carrier', 'slot']).doUpdateSet({ holder: this.holder, expires_at: now + LEASE_MS }).where('carrier_binds.expires_at', '<', now))
+        .onConflict((oc) =>
+          oc
+            .columns(['carrier', 'slot'])
+            .doUpdateSet({ holder: this.holder, expires_at: now + LEASE_MS })
+            .where('carrier_binds.expires_at', '<', now),
+        )
         .returning('slot')
         .executeTakeFirst();
       if (row) return slot;
@@ -50,7 +55,10 @@ export class BindLeases {
   }
 
   async release(slots?: number[]): Promise<void> {
-    let q = this.db.kysely.deleteFrom('carrier_binds').where('carrier', '=', this.carrier).where('holder', '=', this.holder);
+    let q = this.db.kysely
+      .deleteFrom('carrier_binds')
+      .where('carrier', '=', this.carrier)
+      .where('holder', '=', this.holder);
     if (slots) {
       if (slots.length === 0) return;
       q = q.where('slot', 'in', slots);

@@ -6,7 +6,11 @@ import type { SmppSettings } from './settings.js';
 /** TLS verified against the system CAs, or the connector's own CA file; SNI only for a host name. */
 function tlsOptions(settings: SmppSettings): Record<string, unknown> {
   if (!settings.tls) return { tls: false };
-  return { tls: true, ...(isIP(settings.host) ? {} : { servername: settings.host }), ...(settings.tls_ca ? { ca: readFileSync(settings.tls_ca) } : {}) };
+  return {
+    tls: true,
+    ...(isIP(settings.host) ? {} : { servername: settings.host }),
+    ...(settings.tls_ca ? { ca: readFileSync(settings.tls_ca) } : {}),
+  };
 }
 
 export type BindType = 'transceiver' | 'transmitter' | 'receiver';
@@ -84,7 +88,13 @@ export class SmppLink {
         // Request/response traffic: no Nagle delay (bursts are already coalesced by corkUntilNextTick).
         session.socket.setNoDelay(true);
         session.send(
-          new smpp.PDU(`bind_${this.o.type}`, { sequence_number: this.nextSequence(), system_id: settings.system_id, password: this.o.password, system_type: settings.system_type, interface_version: 0x34 }),
+          new smpp.PDU(`bind_${this.o.type}`, {
+            sequence_number: this.nextSequence(),
+            system_id: settings.system_id,
+            password: this.o.password,
+            system_type: settings.system_type,
+            interface_version: 0x34,
+          }),
           (resp) => {
             clearTimeout(connectTimer);
             if (resp.command_status !== 0) return fail(`bind refused: status 0x${resp.command_status.toString(16)}`);
@@ -142,7 +152,12 @@ export class SmppLink {
         case 'alert_notification':
           return;
         default:
-          session.send(new smpp.PDU('generic_nack', { sequence_number: pdu.sequence_number, command_status: GENERIC_NACK_INVALID_COMMAND }));
+          session.send(
+            new smpp.PDU('generic_nack', {
+              sequence_number: pdu.sequence_number,
+              command_status: GENERIC_NACK_INVALID_COMMAND,
+            }),
+          );
       }
     } catch (err) {
       this.shutdown(`unreadable PDU from the SMSC: ${(err as Error).message}`);
@@ -161,7 +176,11 @@ export class SmppLink {
     const pdu = new smpp.PDU('submit_sm', { ...fields, sequence_number: this.nextSequence() });
     this.queueWrite(pdu.toBuffer());
     return new Promise<Pdu>((resolve, reject) => {
-      this.outstanding.set(pdu.sequence_number, { resolve, reject, deadline: Date.now() + this.o.settings.response_timeout_seconds * 1000 });
+      this.outstanding.set(pdu.sequence_number, {
+        resolve,
+        reject,
+        deadline: Date.now() + this.o.settings.response_timeout_seconds * 1000,
+      });
     });
   }
 
@@ -185,15 +204,18 @@ export class SmppLink {
   }
 
   private startDeadlines(): void {
-    this.deadlineTimer = setInterval(() => {
-      const now = Date.now();
-      for (const [sequence, p] of this.outstanding) {
-        if (p.deadline > now) continue;
-        this.outstanding.delete(sequence);
-        this.waiters.shift()?.();
-        p.reject(new LinkError('no submit_sm_resp in time', true));
-      }
-    }, Math.min(1000, this.o.settings.response_timeout_seconds * 250));
+    this.deadlineTimer = setInterval(
+      () => {
+        const now = Date.now();
+        for (const [sequence, p] of this.outstanding) {
+          if (p.deadline > now) continue;
+          this.outstanding.delete(sequence);
+          this.waiters.shift()?.();
+          p.reject(new LinkError('no submit_sm_resp in time', true));
+        }
+      },
+      Math.min(1000, this.o.settings.response_timeout_seconds * 250),
+    );
     this.deadlineTimer.unref();
   }
 
@@ -205,7 +227,8 @@ export class SmppLink {
     if (this.closed) return;
     this.bound = false;
     const deadline = Date.now() + this.o.settings.response_timeout_seconds * 1000;
-    while (this.outstanding.size > 0 && Date.now() < deadline && this.session) await new Promise((r) => setTimeout(r, 20));
+    while (this.outstanding.size > 0 && Date.now() < deadline && this.session)
+      await new Promise((r) => setTimeout(r, 20));
     const session = this.session;
     if (session && session.socket.writable) {
       await new Promise<void>((resolve) => {
@@ -237,4 +260,3 @@ export class SmppLink {
     this.o.onClose(reason);
   }
 }
-

@@ -33,7 +33,10 @@ export interface SmppSession extends EventEmitter {
 
 interface SmppModule {
   connect(options: Record<string, unknown>, listener?: () => void): SmppSession;
-  createServer(options: Record<string, unknown>, listener?: (session: SmppSession) => void): import('node:net').Server & { sessions: SmppSession[] };
+  createServer(
+    options: Record<string, unknown>,
+    listener?: (session: SmppSession) => void,
+  ): import('node:net').Server & { sessions: SmppSession[] };
   PDU: { new (command: string, options?: Record<string, unknown>): Pdu; maxLength: number };
   filters: { message: { encode: (v: unknown) => unknown; decode: (v: unknown) => unknown } };
   [name: string]: any;

@@ -4,7 +4,10 @@ import { classifyStatus, statusName } from './status.js';
 
 describe('receipt text', () => {
   it.each([
-    ['id:0123456789 sub:001 dlvrd:001 submit date:2311230101 done date:2311230102 stat:DELIVRD err:000 text:Hola', { id: '0123456789', stat: 'DELIVRD', err: '000' }],
+    [
+      'id:0123456789 sub:001 dlvrd:001 submit date:2311230101 done date:2311230102 stat:DELIVRD err:000 text:Hola',
+      { id: '0123456789', stat: 'DELIVRD', err: '000' },
+    ],
     ['id:abc123 stat:undeliv err:1', { id: 'abc123', stat: 'UNDELIV', err: '1' }],
     ['stat:EXPIRED id:99', { id: '99', stat: 'EXPIRED', err: null }],
     ['nothing here', { id: null, stat: null, err: null }],

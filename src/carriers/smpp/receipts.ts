@@ -48,8 +48,18 @@ export function receiptStatus(stat: string | null, err: string | null): number |
 }
 
 /** SMPP message_state TLV values (3.4 §5.2.28) → stat names. */
-const MESSAGE_STATES: Record<number, string> = { 1: 'ENROUTE', 2: 'DELIVRD', 3: 'EXPIRED', 4: 'DELETED', 5: 'UNDELIV', 6: 'ACCEPTD', 7: 'UNKNOWN', 8: 'REJECTD' };
-export const messageStateName = (state: number | undefined): string | null => (state === undefined ? null : (MESSAGE_STATES[state] ?? null));
+const MESSAGE_STATES: Record<number, string> = {
+  1: 'ENROUTE',
+  2: 'DELIVRD',
+  3: 'EXPIRED',
+  4: 'DELETED',
+  5: 'UNDELIV',
+  6: 'ACCEPTD',
+  7: 'UNKNOWN',
+  8: 'REJECTD',
+};
+export const messageStateName = (state: number | undefined): string | null =>
+  state === undefined ? null : (MESSAGE_STATES[state] ?? null);
 
 /**
  * The forms under which a carrier id may have been given on the other side:

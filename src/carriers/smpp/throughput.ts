@@ -60,7 +60,12 @@ export class SharedThroughput {
       const row = await this.db.kysely
         .insertInto('carrier_rate')
         .values({ carrier: this.carrier, second, used: n })
-        .onConflict((oc) => oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', n) })).where('carrier_rate.used', '<=', this.cap - n))
+        .onConflict((oc) =>
+          oc
+            .columns(['carrier', 'second'])
+            .doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', n) }))
+            .where('carrier_rate.used', '<=', this.cap - n),
+        )
         .returning('used')
         .executeTakeFirst();
       if (row) return n;
@@ -71,5 +76,8 @@ export class SharedThroughput {
 
 /** Forgets counters older than a minute. */
 export async function pruneThroughput(db: Db): Promise<void> {
-  await db.kysely.deleteFrom('carrier_rate').where('second', '<', Math.floor(Date.now() / 1000) - 60).execute();
+  await db.kysely
+    .deleteFrom('carrier_rate')
+    .where('second', '<', Math.floor(Date.now() / 1000) - 60)
+    .execute();
 }

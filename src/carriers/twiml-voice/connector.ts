@@ -25,7 +25,12 @@ export function callTwiml(m: OutboundMessage, s: Pick<TwimlSettings, 'voice' | '
 
 /** X-Twilio-Signature: base64 HMAC-SHA1 of the full URL followed by each POST parameter's name and value, sorted by name. */
 export function twilioSignature(authToken: string, url: string, params: Record<string, string>): string {
-  const data = url + Object.keys(params).sort().map((k) => k + params[k]).join('');
+  const data =
+    url +
+    Object.keys(params)
+      .sort()
+      .map((k) => k + params[k])
+      .join('');
   return createHmac('sha1', authToken).update(data, 'utf8').digest('base64');
 }
 
@@ -49,17 +54,32 @@ export class TwimlConnector extends HttpProviderConnector {
 
   protected async send(m: OutboundMessage): Promise<SubmitOutcome> {
     const url = `${this.settings.api_url.replace(/\/$/, '')}/2010-04-01/Accounts/${encodeURIComponent(this.settings.account_sid)}/Calls.json`;
-    const form = new URLSearchParams({ To: `+${m.number}`, From: this.settings.caller, Twiml: callTwiml(m, this.settings), StatusCallback: this.statusCallback, StatusCallbackMethod: 'POST' });
+    const form = new URLSearchParams({
+      To: `+${m.number}`,
+      From: this.settings.caller,
+      Twiml: callTwiml(m, this.settings),
+      StatusCallback: this.statusCallback,
+      StatusCallbackMethod: 'POST',
+    });
     const res = await fetch(url, {
       method: 'POST',
-      headers: { authorization: `Basic ${Buffer.from(`${this.settings.account_sid}:${this.secrets.auth_token}`).toString('base64')}`, 'content-type': 'application/x-www-form-urlencoded' },
+      headers: {
+        authorization: `Basic ${Buffer.from(`${this.settings.account_sid}:${this.secrets.auth_token}`).toString('base64')}`,
+        'content-type': 'application/x-www-form-urlencoded',
+      },
       body: form.toString(),
       signal: AbortSignal.timeout(15_000),
     });
     const body = await readJson(res);
-    if (res.ok && typeof body?.sid === 'string' && body.sid.length > 0 && body.sid.length <= 200) return { ok: true, carrierId: body.sid };
+    if (res.ok && typeof body?.sid === 'string' && body.sid.length > 0 && body.sid.length <= 200)
+      return { ok: true, carrierId: body.sid };
     const code = typeof body?.code === 'number' ? body.code : undefined;
     const { permanent, status } = classifyCreateError(res.status, code);
-    return { ok: false, permanent, status, error: `twiml ${res.status}${code !== undefined ? ` error ${code}` : ''}: ${String(body?.message ?? 'no call sid').slice(0, 200)}` };
+    return {
+      ok: false,
+      permanent,
+      status,
+      error: `twiml ${res.status}${code !== undefined ? ` error ${code}` : ''}: ${String(body?.message ?? 'no call sid').slice(0, 200)}`,
+    };
   }
 }

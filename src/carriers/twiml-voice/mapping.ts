@@ -30,8 +30,12 @@ export function callStatusCode(status: string, errorCode: string | undefined): n
  * incorrect format / 6 unknown number; 21215/21216/13227 geographic
  * permission or blocked → 4 rejected; any other 4xx → 8 error.
  */
-export function classifyCreateError(httpStatus: number, code: number | undefined): { permanent: boolean; status: number } {
-  if (httpStatus === 429 || httpStatus >= 500 || code === 20003 || code === 20429) return { permanent: false, status: 8 };
+export function classifyCreateError(
+  httpStatus: number,
+  code: number | undefined,
+): { permanent: boolean; status: number } {
+  if (httpStatus === 429 || httpStatus >= 500 || code === 20003 || code === 20429)
+    return { permanent: false, status: 8 };
   if (code === 21211) return { permanent: true, status: 7 };
   if (code === 21214) return { permanent: true, status: 6 };
   if (code === 21215 || code === 21216 || code === 13227) return { permanent: true, status: 4 };

@@ -6,7 +6,9 @@ import { z } from 'zod';
  * encrypted (carriers.password_enc), and never shown.
  */
 export const TwimlSettingsSchema = z.object({
-  account_sid: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { error: 'the account id (AccountSid) is letters, digits and -' }),
+  account_sid: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, { error: 'the account id (AccountSid) is letters, digits and -' }),
   /** The caller number, E.164. */
   caller: z.string().regex(/^\+\d{6,15}$/, { error: 'the caller number is E.164, e.g. +525512345678' }),
   api_url: z.url({ protocol: /^https?$/ }).default('https://api.twilio.com'),

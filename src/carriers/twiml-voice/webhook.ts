@@ -16,18 +16,41 @@ export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void 
   app.post<{ Params: { name: string }; Body: Record<string, unknown> }>(
     '/carriers/twiml-voice/:name/status',
     {
-      schema: { tags: ['providers'], summary: 'TwiML voice status callback', security: [], params: { type: 'object', properties: { name: { type: 'string' } } } },
+      schema: {
+        tags: ['providers'],
+        summary: 'TwiML voice status callback',
+        security: [],
+        params: { type: 'object', properties: { name: { type: 'string' } } },
+      },
       config: { providerWebhook: true },
     },
     async (request, reply) => {
       await ctx.carriers.manager.ready();
       const c = ctx.carriers.manager.connector(request.params.name);
-      if (!(c instanceof TwimlConnector)) return refuse(ctx, request, request.params.name, 404, 'provider_01', 'status callback for an unknown connector');
+      if (!(c instanceof TwimlConnector))
+        return refuse(
+          ctx,
+          request,
+          request.params.name,
+          404,
+          'provider_01',
+          'status callback for an unknown connector',
+        );
       const body = request.body && typeof request.body === 'object' ? request.body : {};
       const params = Object.fromEntries(Object.entries(body).map(([k, v]) => [k, String(v)]));
       const signature = request.headers['x-twilio-signature'];
-      if (typeof signature !== 'string' || !sameText(signature, twilioSignature(c.secrets.auth_token, c.statusCallback, params))) {
-        return refuse(ctx, request, c.name, 401, 'provider_02', signature ? 'wrong X-Twilio-Signature' : 'unsigned status callback');
+      if (
+        typeof signature !== 'string' ||
+        !sameText(signature, twilioSignature(c.secrets.auth_token, c.statusCallback, params))
+      ) {
+        return refuse(
+          ctx,
+          request,
+          c.name,
+          401,
+          'provider_02',
+          signature ? 'wrong X-Twilio-Signature' : 'unsigned status callback',
+        );
       }
       const code = callStatusCode(params.CallStatus ?? '', params.ErrorCode);
       if (code !== null && params.CallSid) {

@@ -18,7 +18,8 @@
 const TRANSIENT = new Set([0, 1, 2, 4, 80007, 130429, 131000, 131016, 131056, 133004, 190]);
 
 export function classifyError(code: number | undefined, httpStatus: number): { permanent: boolean; status: number } {
-  if (code === undefined) return httpStatus === 429 || httpStatus >= 500 ? { permanent: false, status: 8 } : { permanent: true, status: 8 };
+  if (code === undefined)
+    return httpStatus === 429 || httpStatus >= 500 ? { permanent: false, status: 8 } : { permanent: true, status: 8 };
   if (TRANSIENT.has(code)) return { permanent: false, status: 8 };
   return { permanent: true, status: failedStatus(code) };
 }
@@ -28,7 +29,8 @@ export function failedStatus(code: number | undefined): number {
   if (code === 131047) return 4;
   if (code === 131026 || code === 131049) return 1;
   if (code === 131030 || code === 131021 || code === 368 || code === 131031) return 4;
-  if (code === 100 || code === 131008 || code === 131009 || code === 131051 || code === 131052 || code === 131053) return 7;
+  if (code === 100 || code === 131008 || code === 131009 || code === 131051 || code === 131052 || code === 131053)
+    return 7;
   if (code !== undefined && code >= 132000 && code <= 132069) return 7;
   return 8;
 }

@@ -9,7 +9,10 @@ export const WhatsappSettingsSchema = z.object({
   phone_number_id: z.string().regex(/^\d{1,30}$/, { error: 'the Cloud API phone-number id is digits' }),
   /** Graph API base address and version (a test server in tests). */
   graph_url: z.url({ protocol: /^https?$/ }).default('https://graph.facebook.com'),
-  graph_version: z.string().regex(/^v\d+\.\d+$/, { error: 'a Graph API version such as v21.0' }).default('v21.0'),
+  graph_version: z
+    .string()
+    .regex(/^v\d+\.\d+$/, { error: 'a Graph API version such as v21.0' })
+    .default('v21.0'),
   /** The approved authentication template that carries OTP codes, and its language. */
   otp_template: z.string().min(1).max(512).nullable().default(null),
   otp_language: z.string().min(2).max(15).default('es_MX'),
@@ -17,5 +20,9 @@ export const WhatsappSettingsSchema = z.object({
 });
 export type WhatsappSettings = z.infer<typeof WhatsappSettingsSchema>;
 
-export const WhatsappSecretsSchema = z.object({ access_token: z.string().min(1), app_secret: z.string().min(1), verify_token: z.string().min(1) });
+export const WhatsappSecretsSchema = z.object({
+  access_token: z.string().min(1),
+  app_secret: z.string().min(1),
+  verify_token: z.string().min(1),
+});
 export type WhatsappSecrets = z.infer<typeof WhatsappSecretsSchema>;

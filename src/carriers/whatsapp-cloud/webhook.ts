@@ -7,9 +7,15 @@ import { statusCode } from './mapping.js';
 import { instanceConnectorName } from './instances.js';
 
 /** X-Hub-Signature-256 of a body: "sha256=" + HMAC-SHA256(app secret, raw body) in hex. */
-export const hubSignature = (appSecret: string, body: string) => `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
+export const hubSignature = (appSecret: string, body: string) =>
+  `sha256=${createHmac('sha256', appSecret).update(body).digest('hex')}`;
 
-const schema = (summary: string) => ({ tags: ['providers'], summary, security: [], params: { type: 'object', properties: { name: { type: 'string' } } } });
+const schema = (summary: string) => ({
+  tags: ['providers'],
+  summary,
+  security: [],
+  params: { type: 'object', properties: { name: { type: 'string' } } },
+});
 
 /**
  * The Cloud API's webhooks (set one as the app's callback URL): the
@@ -25,33 +31,73 @@ export function whatsappWebhookRoutes(app: FastifyInstance, ctx: AppContext): vo
   webhookPair(app, ctx, '/chatapp/instances/:name/webhook', instanceConnectorName, 'instance');
 }
 
-function webhookPair(app: FastifyInstance, ctx: AppContext, path: string, connectorName: (param: string) => string, what: string): void {
+function webhookPair(
+  app: FastifyInstance,
+  ctx: AppContext,
+  path: string,
+  connectorName: (param: string) => string,
+  what: string,
+): void {
   const connectorNamed = async (param: string) => {
     await ctx.carriers.manager.ready();
     const c = ctx.carriers.manager.connector(connectorName(param));
     return c instanceof WhatsappConnector ? c : null;
   };
 
-  app.get<{ Params: { name: string }; Querystring: Record<string, string> }>(path, { schema: schema('WhatsApp Cloud API webhook verification') }, async (request, reply) => {
-    const c = await connectorNamed(request.params.name);
-    if (!c) return refuse(ctx, request, connectorName(request.params.name), 404, 'provider_01', `verification for an unknown ${what}`);
-    const q = request.query;
-    if (q['hub.mode'] !== 'subscribe' || typeof q['hub.verify_token'] !== 'string' || !sameText(q['hub.verify_token'], c.secrets.verify_token)) {
-      return refuse(ctx, request, c.name, 403, 'provider_03', 'verification with a wrong verify token');
-    }
-    return reply.type('text/plain').send(String(q['hub.challenge'] ?? ''));
-  });
+  app.get<{ Params: { name: string }; Querystring: Record<string, string> }>(
+    path,
+    { schema: schema('WhatsApp Cloud API webhook verification') },
+    async (request, reply) => {
+      const c = await connectorNamed(request.params.name);
+      if (!c)
+        return refuse(
+          ctx,
+          request,
+          connectorName(request.params.name),
+          404,
+          'provider_01',
+          `verification for an unknown ${what}`,
+        );
+      const q = request.query;
+      if (
+        q['hub.mode'] !== 'subscribe' ||
+        typeof q['hub.verify_token'] !== 'string' ||
+        !sameText(q['hub.verify_token'], c.secrets.verify_token)
+      ) {
+        return refuse(ctx, request, c.name, 403, 'provider_03', 'verification with a wrong verify token');
+      }
+      return reply.type('text/plain').send(String(q['hub.challenge'] ?? ''));
+    },
+  );
 
   app.register(async (scope) => {
     rawJsonBodies(scope);
-    const options = { schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages'), config: { providerWebhook: true } };
+    const options = {
+      schema: schema('WhatsApp Cloud API webhook: statuses and incoming messages'),
+      config: { providerWebhook: true },
+    };
     scope.post<{ Params: { name: string }; Body: unknown }>(path, options, async (request, reply) => {
       const c = await connectorNamed(request.params.name);
-      if (!c) return refuse(ctx, request, connectorName(request.params.name), 404, 'provider_01', `webhook for an unknown ${what}`);
+      if (!c)
+        return refuse(
+          ctx,
+          request,
+          connectorName(request.params.name),
+          404,
+          'provider_01',
+          `webhook for an unknown ${what}`,
+        );
       const raw = typeof request.body === 'string' ? request.body : '';
       const signature = request.headers['x-hub-signature-256'];
       if (typeof signature !== 'string' || !sameText(signature, hubSignature(c.secrets.app_secret, raw))) {
-        return refuse(ctx, request, c.name, 401, 'provider_02', signature ? 'wrong X-Hub-Signature-256' : 'unsigned webhook');
+        return refuse(
+          ctx,
+          request,
+          c.name,
+          401,
+          'provider_02',
+          signature ? 'wrong X-Hub-Signature-256' : 'unsigned webhook',
+        );
       }
       let payload: any;
       try {
@@ -76,22 +122,39 @@ function ownerOf(ctx: AppContext, c: WhatsappConnector, phoneNumberId: unknown):
   return other && sameText(other.secrets.app_secret, c.secrets.app_secret) ? other : null;
 }
 
-interface Status { id?: unknown; status?: unknown; timestamp?: unknown; errors?: Array<{ code?: unknown }> }
+interface Status {
+  id?: unknown;
+  status?: unknown;
+  timestamp?: unknown;
+  errors?: Array<{ code?: unknown }>;
+}
 /** An incoming message; `context.id` names the message of ours it quotes (a reply). */
-interface Incoming { from?: unknown; id?: unknown; timestamp?: unknown; type?: unknown; text?: { body?: unknown }; context?: { id?: unknown }; [k: string]: unknown }
+interface Incoming {
+  from?: unknown;
+  id?: unknown;
+  timestamp?: unknown;
+  type?: unknown;
+  text?: { body?: unknown };
+  context?: { id?: unknown };
+  [k: string]: unknown;
+}
 
 const epochMs = (t: unknown) => (typeof t === 'string' && /^\d{1,12}$/.test(t) ? Number(t) * 1000 : Date.now());
 
 /** What a customer sent, as text: its body, or for media the type and caption (the media itself stays with the provider). */
 function incomingText(m: Incoming): string {
   if (m.type === 'text' && typeof m.text?.body === 'string') return m.text.body;
-  const part = typeof m.type === 'string' ? (m[m.type] as { caption?: unknown; body?: unknown } | undefined) : undefined;
+  const part =
+    typeof m.type === 'string' ? (m[m.type] as { caption?: unknown; body?: unknown } | undefined) : undefined;
   const caption = typeof part?.caption === 'string' ? part.caption : typeof part?.body === 'string' ? part.body : '';
   return `[${String(m.type ?? 'unknown')}]${caption ? ` ${caption}` : ''}`;
 }
 
 async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: any): Promise<void> {
-  const values = (Array.isArray(payload?.entry) ? payload.entry : []).flatMap((e: any) => (Array.isArray(e?.changes) ? e.changes : [])).filter((ch: any) => ch?.field === 'messages').map((ch: any) => ch.value ?? {});
+  const values = (Array.isArray(payload?.entry) ? payload.entry : [])
+    .flatMap((e: any) => (Array.isArray(e?.changes) ? e.changes : []))
+    .filter((ch: any) => ch?.field === 'messages')
+    .map((ch: any) => ch.value ?? {});
   for (const value of values) {
     const c = ownerOf(ctx, to, value.metadata?.phone_number_id);
     // Another phone number of the same app that nobody here sends from.
@@ -102,7 +165,9 @@ async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: an
       const errorCode = typeof s.errors?.[0]?.code === 'number' ? (s.errors[0].code as number) : undefined;
       const code = statusCode(String(s.status), errorCode);
       const carrierId = typeof s.id === 'string' ? s.id.slice(0, 200) : '';
-      return carrierId === '' || code === null ? [] : [{ carrierId, code, at: epochMs(s.timestamp), read: s.status === 'read' }];
+      return carrierId === '' || code === null
+        ? []
+        : [{ carrierId, code, at: epochMs(s.timestamp), read: s.status === 'read' }];
     });
     c.stats.receipts += receipts.length;
     // A status may come before the send's answer recorded the message id: it waits for it.

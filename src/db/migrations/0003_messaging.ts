@@ -39,9 +39,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('sent_at', 'bigint')
     .addColumn('dlr_at', 'bigint')
     .execute();
-  await db.schema.createIndex('messages_account_created').on('messages').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('messages_account_created')
+    .on('messages')
+    .columns(['account_id', 'created_at'])
+    .execute();
   await db.schema.createIndex('messages_campaign').on('messages').column('campaign_id').execute();
-  await db.schema.createIndex('messages_account_number').on('messages').columns(['account_id', 'number', 'id']).execute();
+  await db.schema
+    .createIndex('messages_account_number')
+    .on('messages')
+    .columns(['account_id', 'number', 'id'])
+    .execute();
 
   await db.schema
     .createTable('account_prices')

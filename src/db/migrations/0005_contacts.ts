@@ -17,8 +17,18 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
   // Names are unique among the account's own lists; a list a wallet or loyalty program owns is named by the program and stays out of it.
-  await db.schema.createIndex('contact_lists_account_name').unique().on('contact_lists').columns(['account_id', 'name_key']).where(sql.ref('linked_tool'), 'is', null).execute();
-  await db.schema.createIndex('contact_lists_account_order').on('contact_lists').columns(['account_id', 'name_key', 'id']).execute();
+  await db.schema
+    .createIndex('contact_lists_account_name')
+    .unique()
+    .on('contact_lists')
+    .columns(['account_id', 'name_key'])
+    .where(sql.ref('linked_tool'), 'is', null)
+    .execute();
+  await db.schema
+    .createIndex('contact_lists_account_order')
+    .on('contact_lists')
+    .columns(['account_id', 'name_key', 'id'])
+    .execute();
 
   await withId(db, db.schema.createTable('contacts'))
     .addColumn('account_id', 'bigint', (c) => c.notNull())
@@ -54,8 +64,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('snapshot', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('contact_changes_poll').on('contact_changes').columns(['account_id', 'action', 'id']).execute();
-  await db.schema.createIndex('contact_changes_poll_list').on('contact_changes').columns(['list_id', 'action', 'id']).execute();
+  await db.schema
+    .createIndex('contact_changes_poll')
+    .on('contact_changes')
+    .columns(['account_id', 'action', 'id'])
+    .execute();
+  await db.schema
+    .createIndex('contact_changes_poll_list')
+    .on('contact_changes')
+    .columns(['list_id', 'action', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -38,5 +38,6 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['sandbox_usage', 'landline_prefixes', 'short_links', 'senders']) await db.schema.dropTable(t).execute();
+  for (const t of ['sandbox_usage', 'landline_prefixes', 'short_links', 'senders'])
+    await db.schema.dropTable(t).execute();
 }

@@ -29,7 +29,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('phone_number', 'text', (c) => c.notNull())
     .addColumn('started_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('otp_starts_number').on('otp_starts').columns(['account_id', 'country_code', 'phone_number', 'started_at']).execute();
+  await db.schema
+    .createIndex('otp_starts_number')
+    .on('otp_starts')
+    .columns(['account_id', 'country_code', 'phone_number', 'started_at'])
+    .execute();
 
   await db.schema
     .createTable('otp_settings')

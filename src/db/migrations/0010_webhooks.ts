@@ -24,8 +24,18 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('events').addColumn('last_status', 'integer').execute();
   await db.schema.alterTable('events').addColumn('last_error', 'text').execute();
   // Small: only undelivered events are in it (the pending gauge and `events list --failed`).
-  await db.schema.createIndex('events_pending').on('events').column('state').where(sql.ref('state'), '=', 'pending').execute();
-  await db.schema.createIndex('events_failed').on('events').columns(['account_id', 'id']).where(sql.ref('state'), '=', 'failed').execute();
+  await db.schema
+    .createIndex('events_pending')
+    .on('events')
+    .column('state')
+    .where(sql.ref('state'), '=', 'pending')
+    .execute();
+  await db.schema
+    .createIndex('events_failed')
+    .on('events')
+    .columns(['account_id', 'id'])
+    .where(sql.ref('state'), '=', 'failed')
+    .execute();
 
   await withId(db, db.schema.createTable('event_attempts'))
     .addColumn('event_id', 'bigint', (c) => c.notNull())
@@ -44,7 +54,8 @@ export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropTable('event_attempts').execute();
   await db.schema.dropIndex('events_failed').execute();
   await db.schema.dropIndex('events_pending').execute();
-  for (const c of ['last_error', 'last_status', 'next_attempt_at', 'uid']) await db.schema.alterTable('events').dropColumn(c).execute();
+  for (const c of ['last_error', 'last_status', 'next_attempt_at', 'uid'])
+    await db.schema.alterTable('events').dropColumn(c).execute();
   await db.schema.dropTable('webhook_secrets').execute();
   await db.schema.dropTable('webhooks').execute();
 }

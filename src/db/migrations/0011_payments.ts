@@ -24,8 +24,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('paid_at', 'bigint')
     .execute();
-  await db.schema.createIndex('payment_requests_account').on('payment_requests').columns(['account_id', 'created_at']).execute();
-  await db.schema.createIndex('payment_requests_checkout').on('payment_requests').columns(['provider', 'checkout_id']).execute();
+  await db.schema
+    .createIndex('payment_requests_account')
+    .on('payment_requests')
+    .columns(['account_id', 'created_at'])
+    .execute();
+  await db.schema
+    .createIndex('payment_requests_checkout')
+    .on('payment_requests')
+    .columns(['provider', 'checkout_id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -18,7 +18,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   // Number, name and password are unique among the account's ACTIVE staff: a disabled user frees them.
   for (const column of ['number', 'name_key', 'password_fingerprint']) {
-    await db.schema.createIndex(`staff_users_active_${column}`).unique().on('staff_users').columns(['account_id', column]).where('status', '=', 'active').execute();
+    await db.schema
+      .createIndex(`staff_users_active_${column}`)
+      .unique()
+      .on('staff_users')
+      .columns(['account_id', column])
+      .where('status', '=', 'active')
+      .execute();
   }
 
   await withId(db, db.schema.createTable('wallet_programs'))
@@ -67,7 +73,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('list_id', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('loyalty_programs_account').on('loyalty_programs').columns(['account_id', 'id']).execute();
+  await db.schema
+    .createIndex('loyalty_programs_account')
+    .on('loyalty_programs')
+    .columns(['account_id', 'id'])
+    .execute();
 
   await withId(db, db.schema.createTable('loyalty_members'))
     .addColumn('account_id', 'bigint', (c) => c.notNull())
@@ -97,11 +107,23 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('staff_user_id', 'bigint', (c) => c.notNull().references('staff_users.id'))
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('loyalty_movements_member').on('loyalty_movements').columns(['member_id', 'id']).execute();
+  await db.schema
+    .createIndex('loyalty_movements_member')
+    .on('loyalty_movements')
+    .columns(['member_id', 'id'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const t of ['loyalty_movements', 'loyalty_members', 'loyalty_programs', 'wallet_movements', 'wallet_members', 'wallet_programs', 'staff_users']) {
+  for (const t of [
+    'loyalty_movements',
+    'loyalty_members',
+    'loyalty_programs',
+    'wallet_movements',
+    'wallet_members',
+    'wallet_programs',
+    'staff_users',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

@@ -15,7 +15,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addUniqueConstraint('idempotency_keys_account_key', ['account_id', 'idem_key'])
     .execute();
-  await db.schema.createIndex('idempotency_keys_expiry').on('idempotency_keys').columns(['account_id', 'expires_at']).execute();
+  await db.schema
+    .createIndex('idempotency_keys_expiry')
+    .on('idempotency_keys')
+    .columns(['account_id', 'expires_at'])
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

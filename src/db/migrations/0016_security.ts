@@ -11,7 +11,11 @@ import { sql, type Kysely } from 'kysely';
  */
 export async function up(db: Kysely<any>): Promise<void> {
   // Sub-account emails become unique per parent: stored as `<parent id> <email>` (src/accounts/subaccount-email.ts).
-  await db.updateTable('accounts').set({ email: sql`cast(parent_id as text) || ' ' || email` }).where('parent_id', 'is not', null).execute();
+  await db
+    .updateTable('accounts')
+    .set({ email: sql`cast(parent_id as text) || ' ' || email` })
+    .where('parent_id', 'is not', null)
+    .execute();
   await db.schema.alterTable('accounts').addColumn('max_subaccounts', 'integer').execute();
   await db.schema.alterTable('otp_verifications').addColumn('locked_at', 'bigint').execute();
   await db.schema
@@ -30,17 +34,25 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('failures', 'bigint', (c) => c.notNull())
     .execute();
   await db.schema.alterTable('webhooks').addColumn('failing_since', 'bigint').execute();
-  await db.schema.alterTable('webhooks').addColumn('timeouts', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('webhooks')
+    .addColumn('timeouts', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema.alterTable('webhooks').addColumn('backoff_until', 'bigint').execute();
   await db.schema.alterTable('webhooks').addColumn('disabled_at', 'bigint').execute();
   await db.schema.alterTable('webhooks').addColumn('disabled_reason', 'text').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const c of ['disabled_reason', 'disabled_at', 'backoff_until', 'timeouts', 'failing_since']) await db.schema.alterTable('webhooks').dropColumn(c).execute();
+  for (const c of ['disabled_reason', 'disabled_at', 'backoff_until', 'timeouts', 'failing_since'])
+    await db.schema.alterTable('webhooks').dropColumn(c).execute();
   await db.schema.dropTable('otp_failure_counts').execute();
   await db.schema.dropTable('otp_number_days').execute();
   await db.schema.alterTable('otp_verifications').dropColumn('locked_at').execute();
   await db.schema.alterTable('accounts').dropColumn('max_subaccounts').execute();
-  await db.updateTable('accounts').set({ email: sql`substr(email, length(cast(parent_id as text)) + 2)` }).where('parent_id', 'is not', null).execute();
+  await db
+    .updateTable('accounts')
+    .set({ email: sql`substr(email, length(cast(parent_id as text)) + 2)` })
+    .where('parent_id', 'is not', null)
+    .execute();
 }

@@ -29,7 +29,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('carriers', 'text', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('carrier_routes_key').on('carrier_routes').columns(['channel', 'prefix', 'account_id']).unique().execute();
+  await db.schema
+    .createIndex('carrier_routes_key')
+    .on('carrier_routes')
+    .columns(['channel', 'prefix', 'account_id'])
+    .unique()
+    .execute();
 
   await db.schema
     .createTable('carrier_binds')
@@ -101,16 +106,39 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   // A fresh install behaves as before: the simulator carries every channel.
   const now = Date.now();
-  await db.insertInto('carriers').values({ name: 'simulator', type: 'simulator', enabled: 1, settings: '{}', version: 1, created_at: now, updated_at: now }).execute();
+  await db
+    .insertInto('carriers')
+    .values({
+      name: 'simulator',
+      type: 'simulator',
+      enabled: 1,
+      settings: '{}',
+      version: 1,
+      created_at: now,
+      updated_at: now,
+    })
+    .execute();
   await db
     .insertInto('carrier_routes')
-    .values(CHANNELS.map((channel) => ({ channel, prefix: '', account_id: 0, carriers: '["simulator"]', created_at: now })))
+    .values(
+      CHANNELS.map((channel) => ({ channel, prefix: '', account_id: 0, carriers: '["simulator"]', created_at: now })),
+    )
     .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
   await db.schema.dropIndex('messages_number').execute();
-  for (const t of ['unmatched_replies', 'smpp_reply_parts', 'smpp_receipts', 'smpp_ids', 'carrier_process_status', 'carrier_rate', 'carrier_binds', 'carrier_routes', 'carriers']) {
+  for (const t of [
+    'unmatched_replies',
+    'smpp_reply_parts',
+    'smpp_receipts',
+    'smpp_ids',
+    'carrier_process_status',
+    'carrier_rate',
+    'carrier_binds',
+    'carrier_routes',
+    'carriers',
+  ]) {
     await db.schema.dropTable(t).execute();
   }
 }

@@ -18,7 +18,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .addColumn('pending_totp', 'integer', (c) => c.notNull().defaultTo(0))
     .execute();
-  await db.schema.createIndex('panel_sessions_principal').on('panel_sessions').columns(['kind', 'principal_id']).execute();
+  await db.schema
+    .createIndex('panel_sessions_principal')
+    .on('panel_sessions')
+    .columns(['kind', 'principal_id'])
+    .execute();
 
   await db.schema
     .createTable('panel_totp')
@@ -36,7 +40,11 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('ip', 'text', (c) => c.notNull())
     .addColumn('at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('panel_signin_failures_email').on('panel_signin_failures').columns(['email', 'at']).execute();
+  await db.schema
+    .createIndex('panel_signin_failures_email')
+    .on('panel_signin_failures')
+    .columns(['email', 'at'])
+    .execute();
   await db.schema.createIndex('panel_signin_failures_ip').on('panel_signin_failures').columns(['ip', 'at']).execute();
 }
 

@@ -21,7 +21,13 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('received_at', 'bigint', (c) => c.notNull())
     .execute();
   // One applied record per event id: the unique index is what refuses a replay, even in parallel.
-  await db.schema.createIndex('payment_webhooks_event').on('payment_webhooks').columns(['provider', 'event_id']).unique().where(sql<boolean>`outcome = 'applied'`).execute();
+  await db.schema
+    .createIndex('payment_webhooks_event')
+    .on('payment_webhooks')
+    .columns(['provider', 'event_id'])
+    .unique()
+    .where(sql<boolean>`outcome = 'applied'`)
+    .execute();
   await db.schema.alterTable('payment_requests').addColumn('checkout_url', 'text').execute();
   await db.schema.alterTable('payment_requests').addColumn('checkout_closed_at', 'bigint').execute();
   await db.schema.alterTable('payment_requests').addColumn('checkout_closed_reason', 'text').execute();

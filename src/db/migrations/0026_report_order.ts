@@ -9,11 +9,19 @@ import type { Kysely } from 'kysely';
  * (same leading columns), so it replaces it and inserts keep the same cost.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('messages_account_created_id').on('messages').columns(['account_id', 'created_at', 'id']).execute();
+  await db.schema
+    .createIndex('messages_account_created_id')
+    .on('messages')
+    .columns(['account_id', 'created_at', 'id'])
+    .execute();
   await db.schema.dropIndex('messages_account_created').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.createIndex('messages_account_created').on('messages').columns(['account_id', 'created_at']).execute();
+  await db.schema
+    .createIndex('messages_account_created')
+    .on('messages')
+    .columns(['account_id', 'created_at'])
+    .execute();
   await db.schema.dropIndex('messages_account_created_id').execute();
 }

@@ -10,9 +10,20 @@ import type { Kysely } from 'kysely';
  *   panel too (sign-in and every signed-in request).
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('accounts').addColumn('suspended', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.schema.alterTable('accounts').addColumn('panel_allow_ip', 'integer', (c) => c.notNull().defaultTo(0)).execute();
-  await db.updateTable('accounts').set({ suspended: 1 }).where('status', '=', 'archived').where('parent_id', 'is', null).execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('suspended', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('panel_allow_ip', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
+  await db
+    .updateTable('accounts')
+    .set({ suspended: 1 })
+    .where('status', '=', 'archived')
+    .where('parent_id', 'is', null)
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

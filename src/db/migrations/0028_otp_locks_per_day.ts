@@ -8,7 +8,10 @@ import type { Kysely } from 'kysely';
  * new round at once, as the spec's table says.
  */
 export async function up(db: Kysely<any>): Promise<void> {
-  await db.schema.alterTable('otp_number_days').addColumn('locks', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+  await db.schema
+    .alterTable('otp_number_days')
+    .addColumn('locks', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {

@@ -28,13 +28,22 @@ describeEngines('migration 0031: smpp_receipts becomes carrier_receipts', (engin
     expect((await migrator.migrateTo('0030_counted_rejections')).error).toBeUndefined();
     await any().insertInto('smpp_receipts').values(waiting).execute();
     expect((await migrator.migrateToLatest()).error).toBeUndefined();
-    await db.kysely.insertInto('carrier_receipts').values({ ...waiting, carrier_id: 'cd34' }).execute();
+    await db.kysely
+      .insertInto('carrier_receipts')
+      .values({ ...waiting, carrier_id: 'cd34' })
+      .execute();
     const rows = await db.kysely.selectFrom('carrier_receipts').select(['id', 'carrier_id']).orderBy('id').execute();
-    expect(rows.map((r) => [Number(r.id), r.carrier_id])).toEqual([[1, 'ab12'], [2, 'cd34']]);
-    const indexes = engine === 'postgres'
-      ? sql<{ n: string }>`select indexname as n from pg_indexes where schemaname = ${schema}
+    expect(rows.map((r) => [Number(r.id), r.carrier_id])).toEqual([
+      [1, 'ab12'],
+      [2, 'cd34'],
+    ]);
+    const indexes =
+      engine === 'postgres'
+        ? sql<{ n: string }>`select indexname as n from pg_indexes where schemaname = ${schema}
           and tablename = 'carrier_receipts'`
-      : sql<{ n: string }>`select name as n from sqlite_master where type = 'index' and tbl_name = 'carrier_receipts'`;
+        : sql<{
+            n: string;
+          }>`select name as n from sqlite_master where type = 'index' and tbl_name = 'carrier_receipts'`;
     expect((await indexes.execute(db.kysely)).rows.map((r) => r.n).filter((n) => n.includes('smpp'))).toEqual([]);
     expect((await migrator.migrateTo('0030_counted_rejections')).error).toBeUndefined();
     const back = await any().selectFrom('smpp_receipts').select('carrier_id').orderBy('id').execute();

@@ -14,11 +14,15 @@ defineMessages({
   auth_token_01: 'token_created',
 });
 
-const LoginBody = z.object({ apikey: optionalText('auth_05').describe('the API key (the apikey header is accepted too)') });
+const LoginBody = z.object({
+  apikey: optionalText('auth_05').describe('the API key (the apikey header is accepted too)'),
+});
 const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
 const Reply = z.object({
   ...Envelope,
-  token: z.string().describe('send it in the token header; valid 24 hours, until the key is rotated or the account archived'),
+  token: z
+    .string()
+    .describe('send it in the token header; valid 24 hours, until the key is rotated or the account archived'),
   expires_in: z.number().int().describe('seconds'),
   expires_at: z.string().describe('YYYY-MM-DD HH:mm:ss, America/Mexico_City'),
 });
@@ -46,13 +50,24 @@ export const authLogin: Feature = {
       },
       async (request) => {
         const header = request.headers.apikey;
-        const key = parse(LoginBody, request.body ?? {}, 'auth_05').apikey?.trim() || (typeof header === 'string' ? header.trim() : undefined);
+        const key =
+          parse(LoginBody, request.body ?? {}, 'auth_05').apikey?.trim() ||
+          (typeof header === 'string' ? header.trim() : undefined);
         const caller = key && key.length <= 200 ? await activeKey(ctx.db.kysely, apiKeyHash(key)) : undefined;
-        if (caller === undefined) throw new ApiError(401, 'auth_05', key ? 'Invalid or disabled API key' : 'Missing API key: send apikey in the body');
+        if (caller === undefined)
+          throw new ApiError(
+            401,
+            'auth_05',
+            key ? 'Invalid or disabled API key' : 'Missing API key: send apikey in the body',
+          );
         // As on every API route: the key does not even say it is valid from outside the allow-list.
         if (!allowListAdmits(caller.allow_ips, request.ip)) throw new ApiError(403, 'auth_04');
         const expiresAt = Math.floor(Date.now() / 1000) + TOKEN_TTL_SECONDS;
-        return ok('auth_token_01', 'token_created', { token: signToken(ctx.secrets.authToken, caller.key_id, expiresAt), expires_in: TOKEN_TTL_SECONDS, expires_at: formatLocal(expiresAt * 1000) });
+        return ok('auth_token_01', 'token_created', {
+          token: signToken(ctx.secrets.authToken, caller.key_id, expiresAt),
+          expires_in: TOKEN_TTL_SECONDS,
+          expires_at: formatLocal(expiresAt * 1000),
+        });
       },
     );
   },

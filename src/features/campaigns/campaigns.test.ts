@@ -15,9 +15,17 @@ describeEngines('POST /campaigns and GET /campaigns', (engine) => {
   it('lists the campaigns newest first with id, name, create_date, type and status, through JSON, form and query', async () => {
     const a = await h.createAccount(100);
     const other = await h.createAccount(100);
-    const first = await h.post('/sms/send', { numbers: '5512345678', message: 'uno', name: 'Primera', showCampaignId: true }, a.apikey);
+    const first = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'uno', name: 'Primera', showCampaignId: true },
+      a.apikey,
+    );
     const later = formatLocal(Date.now() + 3 * DAY);
-    const scheduled = await h.post('/sms/send', { numbers: '5512345678', message: 'dos', name: 'Programada', date: later, showCampaignId: true }, a.apikey);
+    const scheduled = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'dos', name: 'Programada', date: later, showCampaignId: true },
+      a.apikey,
+    );
     await h.post('/sms/send', { numbers: '5512345678', message: 'tres', name: 'Prueba', sandbox: 1 }, a.apikey);
     await h.post('/v2/otp', { phone_number: '5512345678', country_code: '52', company: 'Acme' }, a.apikey);
     await h.post('/sms/send', { numbers: '5512345678', message: 'ajena' }, other.apikey);
@@ -26,15 +34,25 @@ describeEngines('POST /campaigns and GET /campaigns', (engine) => {
     expect(r.status).toBe(200);
     expect(r.body).toMatchObject({ success: true, status: 200, code: 'campaigns_01' });
     expect(r.body.campaigns).toEqual([
-      { id: scheduled.body.campaignId, name: 'Programada', create_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/), type: 'sms', status: 'scheduled' },
+      {
+        id: scheduled.body.campaignId,
+        name: 'Programada',
+        create_date: expect.stringMatching(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/),
+        type: 'sms',
+        status: 'scheduled',
+      },
       { id: first.body.campaignId, name: 'Primera', create_date: expect.any(String), type: 'sms', status: 'sending' },
     ]);
     // The id is what /reports/details takes.
-    expect((await h.post('/reports/details', { campaign_id: r.body.campaigns[1].id }, a.apikey)).body.code).toBe('details_01');
+    expect((await h.post('/reports/details', { campaign_id: r.body.campaigns[1].id }, a.apikey)).body.code).toBe(
+      'details_01',
+    );
 
     const sandbox = await h.get('/campaigns?sandbox=1', a.apikey);
     expect(sandbox.body.campaigns).toMatchObject([{ name: 'Prueba', status: 'finished' }]);
-    expect((await h.post('/campaigns', { limit: 1 }, a.apikey)).body.campaigns.map((c: { name: string }) => c.name)).toEqual(['Programada']);
+    expect(
+      (await h.post('/campaigns', { limit: 1 }, a.apikey)).body.campaigns.map((c: { name: string }) => c.name),
+    ).toEqual(['Programada']);
     expect((await h.post('/campaigns', { limit: '1', sandbox: '0' }, a.apikey)).body.campaigns).toHaveLength(1);
 
     h.ctx.worker.start();
@@ -51,7 +69,10 @@ describeEngines('POST /campaigns and GET /campaigns', (engine) => {
     const today = formatLocalDate(Date.now());
     const yesterday = formatLocalDate(Date.now() - DAY);
     const tomorrow = formatLocalDate(Date.now() + DAY);
-    const names = async (q: Record<string, string>) => (await h.request('POST', '/campaigns', { apikey: a.apikey, form: q })).body.campaigns.map((c: { name: string }) => c.name);
+    const names = async (q: Record<string, string>) =>
+      (await h.request('POST', '/campaigns', { apikey: a.apikey, form: q })).body.campaigns.map(
+        (c: { name: string }) => c.name,
+      );
     expect(await names({ start_date: today, end_date: today })).toEqual(['Hoy']);
     expect(await names({ end_date: yesterday })).toEqual([]);
     expect(await names({ start_date: tomorrow })).toEqual([]);

@@ -45,7 +45,10 @@ export const CampaignsParams = z
     end_date: bound('campaigns_03', 'end'),
     sandbox: flag('campaigns_06').describe('1: only sandbox campaigns; 0 (default): only real ones'),
     limit: z
-      .preprocess((v) => (v === undefined || v === null || v === '' ? DEFAULT_LIMIT : v), integer('campaigns_05', 'campaigns_05'))
+      .preprocess(
+        (v) => (v === undefined || v === null || v === '' ? DEFAULT_LIMIT : v),
+        integer('campaigns_05', 'campaigns_05'),
+      )
       .pipe(z.number().min(1, { error: 'campaigns_05' }).max(MAX_LIMIT, { error: 'campaigns_05' }))
       .meta({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
   })
@@ -72,11 +75,25 @@ export const campaigns: Feature = {
     const response = { 200: jsonSchema(Reply), 400: jsonSchema(Failure) };
     const handle = async (accountId: number, input: unknown) => {
       const p = parse(CampaignsParams, input, 'campaigns_02');
-      const list = await listCampaigns(ctx.db.kysely, { accountId, sandbox: p.sandbox, from: p.start_date, to: p.end_date, limit: p.limit });
+      const list = await listCampaigns(ctx.db.kysely, {
+        accountId,
+        sandbox: p.sandbox,
+        from: p.start_date,
+        to: p.end_date,
+        limit: p.limit,
+      });
       return ok('campaigns_01', 'campaigns', { campaigns: list });
     };
     const summary = "The account's campaigns, newest first";
-    api.post('/campaigns', { schema: { tags: ['reports'], summary, body: jsonSchema(CampaignsParams), response } }, async (request) => handle(request.account.id, request.body));
-    api.get('/campaigns', { schema: { tags: ['reports'], summary, querystring: jsonSchema(CampaignsParams), response } }, async (request) => handle(request.account.id, request.query));
+    api.post(
+      '/campaigns',
+      { schema: { tags: ['reports'], summary, body: jsonSchema(CampaignsParams), response } },
+      async (request) => handle(request.account.id, request.body),
+    );
+    api.get(
+      '/campaigns',
+      { schema: { tags: ['reports'], summary, querystring: jsonSchema(CampaignsParams), response } },
+      async (request) => handle(request.account.id, request.query),
+    );
   },
 };

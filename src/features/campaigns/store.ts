@@ -26,8 +26,12 @@ export function campaignPage(db: Executor, q: CampaignQuery) {
       'c.name',
       'c.channel',
       'c.created_at',
-      sql<number>`case when exists (select 1 from messages m where m.campaign_id = c.id and m.status = 'scheduled') then 1 else 0 end`.as('has_scheduled'),
-      sql<number>`case when exists (select 1 from messages m where m.campaign_id = c.id and m.stage = 0) then 1 else 0 end`.as('has_queued'),
+      sql<number>`case when exists (select 1 from messages m where m.campaign_id = c.id and m.status = 'scheduled') then 1 else 0 end`.as(
+        'has_scheduled',
+      ),
+      sql<number>`case when exists (select 1 from messages m where m.campaign_id = c.id and m.stage = 0) then 1 else 0 end`.as(
+        'has_queued',
+      ),
     ])
     .where('c.account_id', '=', q.accountId)
     .where('c.sandbox', '=', q.sandbox)

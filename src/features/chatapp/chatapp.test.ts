@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
+import {
+  describeEngines,
+  eventually,
+  startHarness,
+  type Harness,
+  type TestAccount,
+} from '../../../test/helpers/harness.js';
 import { toUnits } from '../../accounts/credits.js';
 import { setPrice } from '../../messaging/pricing.js';
 import { formatLocal } from '../../lib/time.js';
@@ -19,29 +25,56 @@ describeEngines('chat-app send', (engine) => {
     return { ...a, instance: instance.instance_id };
   };
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
-  const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  const messageCount = async (accountId: number) => (await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
-  const send = (a: { apikey: string; instance: string }, fields: Record<string, unknown>) => h.post('/chatapp/send', { instance_id: a.instance, number: '5512345678', message: 'Hola', ...fields }, a.apikey);
+  const message = (reference: string) =>
+    h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+  const messageCount = async (accountId: number) =>
+    (await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
+  const send = (a: { apikey: string; instance: string }, fields: Record<string, unknown>) =>
+    h.post('/chatapp/send', { instance_id: a.instance, number: '5512345678', message: 'Hola', ...fields }, a.apikey);
 
   it('sends a text message: whatsapp_21, credit, reference, charged at the chat-app price and delivered', async () => {
     const a = await setup(10);
     const r = await send(a, { message: 'Hola, ¿cómo estás? 👋' });
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, message: 'message sent', status: 200, code: 'whatsapp_21', credit: 0.5, reference: expect.any(String) });
+    expect(r.body).toEqual({
+      success: true,
+      message: 'message sent',
+      status: 200,
+      code: 'whatsapp_21',
+      credit: 0.5,
+      reference: expect.any(String),
+    });
     expect(await credit(a.apikey)).toBe(9.5);
     const row = await message(r.body.reference);
-    expect(row).toMatchObject({ channel: 'chatapp', number: '525512345678', country_code: '52', text: 'Hola, ¿cómo estás? 👋', sandbox: 0, price_units: toUnits(0.5) });
+    expect(row).toMatchObject({
+      channel: 'chatapp',
+      number: '525512345678',
+      country_code: '52',
+      text: 'Hola, ¿cómo estás? 👋',
+      sandbox: 0,
+      price_units: toUnits(0.5),
+    });
     expect(JSON.parse(row.meta!)).toEqual({ instance_id: a.instance, type: 'text' });
-    const campaign = await h.ctx.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', row.campaign_id).executeTakeFirstOrThrow();
+    const campaign = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', row.campaign_id)
+      .executeTakeFirstOrThrow();
     expect(campaign).toMatchObject({ source: 'chatapp', channel: 'chatapp', total: 1 });
-    const done = await eventually(async () => ((await message(r.body.reference)).stage === 2 ? message(r.body.reference) : null), 15_000);
+    const done = await eventually(
+      async () => ((await message(r.body.reference)).stage === 2 ? message(r.body.reference) : null),
+      15_000,
+    );
     expect(done).toMatchObject({ status: 'delivered', dlr_code: 0 });
   });
 
   it('reports the simulated delivery status of 55500000NN numbers', async () => {
     const a = await setup();
     const r = await send(a, { number: '5550000006' });
-    const done = await eventually(async () => ((await message(r.body.reference)).stage === 2 ? message(r.body.reference) : null), 15_000);
+    const done = await eventually(
+      async () => ((await message(r.body.reference)).stage === 2 ? message(r.body.reference) : null),
+      15_000,
+    );
     expect(done).toMatchObject({ status: 'undelivered', dlr_code: 6 });
   });
 
@@ -58,7 +91,11 @@ describeEngines('chat-app send', (engine) => {
     expect(plain.body).not.toHaveProperty('id');
     const inBody = await send(a, { show_id: 1 });
     expect(inBody.body.id).toBe((await message(inBody.body.reference)).id);
-    const inQuery = await h.post('/chatapp/send?show_id=1', { instance_id: a.instance, number: '5512345678', message: 'Hola' }, a.apikey);
+    const inQuery = await h.post(
+      '/chatapp/send?show_id=1',
+      { instance_id: a.instance, number: '5512345678', message: 'Hola' },
+      a.apikey,
+    );
     expect(inQuery.body.id).toBe((await message(inQuery.body.reference)).id);
     expect((await send(a, { show_id: '0' })).body).not.toHaveProperty('id');
     expect((await send(a, { show_id: 'yes' })).body.code).toBe('whatsapp_17');
@@ -66,15 +103,28 @@ describeEngines('chat-app send', (engine) => {
 
   it('accepts the GET form with query parameters and form bodies', async () => {
     const a = await setup();
-    const q = new URLSearchParams({ instance_id: a.instance, number: '5512345678', message: 'Hola GET', type: 'image', show_id: '1' });
+    const q = new URLSearchParams({
+      instance_id: a.instance,
+      number: '5512345678',
+      message: 'Hola GET',
+      type: 'image',
+      show_id: '1',
+    });
     q.set('message', 'https://cdn.example.com/p.png');
     q.set('caption', 'Foto');
     const g = await h.get(`/chatapp/send?${q}`, a.apikey);
     expect(g.body).toMatchObject({ code: 'whatsapp_21', id: expect.any(Number) });
-    expect(JSON.parse((await message(g.body.reference)).meta!)).toEqual({ instance_id: a.instance, type: 'image', caption: 'Foto' });
+    expect(JSON.parse((await message(g.body.reference)).meta!)).toEqual({
+      instance_id: a.instance,
+      type: 'image',
+      caption: 'Foto',
+    });
     const missing = await h.get(`/chatapp/send?instance_id=${a.instance}&number=5512345678`, a.apikey);
     expect(missing.body.code).toBe('whatsapp_07');
-    const form = await h.request('POST', '/chatapp/send', { apikey: a.apikey, form: { instance_id: a.instance, number: '5512345678', message: 'Hola form', find_country_code: '0' } });
+    const form = await h.request('POST', '/chatapp/send', {
+      apikey: a.apikey,
+      form: { instance_id: a.instance, number: '5512345678', message: 'Hola form', find_country_code: '0' },
+    });
     expect(form.body.code).toBe('whatsapp_21');
     expect((await message(form.body.reference)).text).toBe('Hola form');
   });
@@ -134,7 +184,11 @@ describeEngines('chat-app send', (engine) => {
     ['media with the wrong extension', { type: 'video', message: 'https://cdn.example.com/a.png' }, 'whatsapp_11'],
     ['media without extension', { type: 'audio', message: 'https://cdn.example.com/audio' }, 'whatsapp_11'],
     ['media with a query string', { type: 'image', message: 'https://cdn.example.com/a.png?w=1' }, 'whatsapp_12'],
-    ['caption of 1001 characters', { type: 'image', message: 'https://cdn.example.com/a.png', caption: 'c'.repeat(1001) }, 'whatsapp_13'],
+    [
+      'caption of 1001 characters',
+      { type: 'image', message: 'https://cdn.example.com/a.png', caption: 'c'.repeat(1001) },
+      'whatsapp_13',
+    ],
     ['caption with text', { caption: 'hola' }, 'whatsapp_14'],
     ['name of 101 characters', { name: 'n'.repeat(101) }, 'whatsapp_15'],
     ['find_country_code 2', { find_country_code: 2 }, 'whatsapp_16'],
@@ -155,7 +209,7 @@ describeEngines('chat-app send', (engine) => {
     expect(await messageCount(a.id)).toBe(0);
   });
 
-  it('refuses another account\'s instance as absent and an inactive instance with whatsapp_03', async () => {
+  it("refuses another account's instance as absent and an inactive instance with whatsapp_03", async () => {
     const a = await setup();
     const b = await setup();
     expect((await send({ apikey: a.apikey, instance: b.instance }, {})).body.code).toBe('whatsapp_02');
@@ -184,11 +238,27 @@ describeEngines('chat-app send', (engine) => {
 
   it('never answers 500 to hostile bodies', async () => {
     const a = await setup();
-    for (const body of [[], 'text', 42, null, { instance_id: { $ne: 1 } }, { number: 1e308, message: true }, { __proto__: { x: 1 }, constructor: 1 }]) {
-      const r = await h.request('POST', '/chatapp/send', { apikey: a.apikey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const body of [
+      [],
+      'text',
+      42,
+      null,
+      { instance_id: { $ne: 1 } },
+      { number: 1e308, message: true },
+      { __proto__: { x: 1 }, constructor: 1 },
+    ]) {
+      const r = await h.request('POST', '/chatapp/send', {
+        apikey: a.apikey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect(r.status).toBe(400);
     }
-    const bad = await h.request('POST', '/chatapp/send', { apikey: a.apikey, headers: { 'content-type': 'application/json' }, body: '{"instance_id": ' });
+    const bad = await h.request('POST', '/chatapp/send', {
+      apikey: a.apikey,
+      headers: { 'content-type': 'application/json' },
+      body: '{"instance_id": ',
+    });
     expect(bad.body.code).toBe('invalid_json');
     expect((await h.post('/chatapp/send', {})).status).toBe(401);
   });
@@ -214,7 +284,9 @@ describeEngines('chat-app send', (engine) => {
     expect(r.body).toMatchObject({ code: 'whatsapp_21', credit: 0 });
     expect(await credit(a.apikey)).toBe(1);
     expect(await message(r.body.reference)).toMatchObject({ status: 'sandbox', sandbox: 1, price_units: 0 });
-    expect((await send(a, { sandbox: 1, type: 'image', message: 'https://cdn.example.com/a.gif' })).body.code).toBe('whatsapp_11');
+    expect((await send(a, { sandbox: 1, type: 'image', message: 'https://cdn.example.com/a.gif' })).body.code).toBe(
+      'whatsapp_11',
+    );
   });
 
   it('sandbox: at most SANDBOX_DAILY_LIMIT messages per account per day, also in parallel (sms_17)', async () => {
@@ -238,17 +310,28 @@ describeEngines('chat-app send', (engine) => {
 
   it('appends a read-confirmation link to a text, or to the caption of media, and records the read', async () => {
     const a = await setup();
-    const r = await send(a, { message: 'Promo', read_confirmation: { url: 'https://shop.example.com/promo', contact: 7 } });
+    const r = await send(a, {
+      message: 'Promo',
+      read_confirmation: { url: 'https://shop.example.com/promo', contact: 7 },
+    });
     const row = await message(r.body.reference);
     const link = new RegExp(`^Promo\\n${h.config.publicBaseUrl}/r/([A-Za-z0-9_-]+)$`).exec(row.text);
     expect(link).not.toBeNull();
     const opened = await h.get(`/r/${link![1]}`);
     expect(opened.status).toBe(302);
     expect(opened.headers.location).toBe('https://shop.example.com/promo');
-    const tracking = await h.ctx.db.kysely.selectFrom('read_trackings').selectAll().where('token', '=', link![1]).executeTakeFirstOrThrow();
+    const tracking = await h.ctx.db.kysely
+      .selectFrom('read_trackings')
+      .selectAll()
+      .where('token', '=', link![1])
+      .executeTakeFirstOrThrow();
     expect(tracking).toMatchObject({ message_id: row.id, contact_id: 7, reads: 1, account_id: a.id });
 
-    const media = await send(a, { type: 'image', message: 'https://cdn.example.com/a.png', read_confirmation: '{"url":"https://shop.example.com/x"}' });
+    const media = await send(a, {
+      type: 'image',
+      message: 'https://cdn.example.com/a.png',
+      read_confirmation: '{"url":"https://shop.example.com/x"}',
+    });
     const mediaRow = await message(media.body.reference);
     expect(mediaRow.text).toBe('https://cdn.example.com/a.png');
     expect(JSON.parse(mediaRow.meta!).caption).toMatch(new RegExp(`^${h.config.publicBaseUrl}/r/[A-Za-z0-9_-]+$`));

@@ -49,7 +49,17 @@ describeEngines('mensajero chatapp-instances', (engine) => {
   }
 
   it('add prints exactly {"instance_id": "…", "status": "active"}, and the instance sends at once', async () => {
-    const account = await mensajero(['accounts', 'create', '--email', 'chat@example.com', '--password', 'secret123', '--credits', '5', '--json']);
+    const account = await mensajero([
+      'accounts',
+      'create',
+      '--email',
+      'chat@example.com',
+      '--password',
+      'secret123',
+      '--credits',
+      '5',
+      '--json',
+    ]);
     expect(account.exitCode, account.stdout).toBe(0);
     const added = await mensajero(['chatapp-instances', 'add', '--email', 'chat@example.com', '--json']);
     expect(added.exitCode, added.stdout).toBe(0);
@@ -58,16 +68,37 @@ describeEngines('mensajero chatapp-instances', (engine) => {
     expect(added.json).toEqual({ instance_id: expect.stringMatching(/^[A-Za-z0-9_-]{16}$/), status: 'active' });
 
     const send = (instance: string) =>
-      service.app.inject({ method: 'POST', url: '/chatapp/send', headers: { apikey: account.json.apikey }, payload: { instance_id: instance, number: '5512345678', message: 'Hola' } });
+      service.app.inject({
+        method: 'POST',
+        url: '/chatapp/send',
+        headers: { apikey: account.json.apikey },
+        payload: { instance_id: instance, number: '5512345678', message: 'Hola' },
+      });
     expect((await send(added.json.instance_id)).json().code).toBe('whatsapp_21');
 
     const listed = await mensajero(['chatapp-instances', 'list', '--email', 'chat@example.com', '--json']);
     expect(listed.json).toEqual({ instances: [{ instance_id: added.json.instance_id, status: 'active' }] });
 
-    const disabled = await mensajero(['chatapp-instances', 'disable', '--email', 'chat@example.com', '--instance', added.json.instance_id, '--json']);
+    const disabled = await mensajero([
+      'chatapp-instances',
+      'disable',
+      '--email',
+      'chat@example.com',
+      '--instance',
+      added.json.instance_id,
+      '--json',
+    ]);
     expect(disabled.json).toEqual({ instance_id: added.json.instance_id, status: 'inactive' });
     expect((await send(added.json.instance_id)).json().code).toBe('whatsapp_03');
-    const enabled = await mensajero(['chatapp-instances', 'enable', '--email', 'chat@example.com', '--instance', added.json.instance_id, '--json']);
+    const enabled = await mensajero([
+      'chatapp-instances',
+      'enable',
+      '--email',
+      'chat@example.com',
+      '--instance',
+      added.json.instance_id,
+      '--json',
+    ]);
     expect(enabled.json).toEqual({ instance_id: added.json.instance_id, status: 'active' });
     expect((await send(added.json.instance_id)).json().code).toBe('whatsapp_21');
   });
@@ -77,7 +108,15 @@ describeEngines('mensajero chatapp-instances', (engine) => {
     expect(unknown.exitCode).toBe(2);
     expect(unknown.json).toEqual({ error: expect.stringContaining('nobody@example.com') });
     await mensajero(['accounts', 'create', '--email', 'other@example.com', '--password', 'secret123', '--json']);
-    const missing = await mensajero(['chatapp-instances', 'disable', '--email', 'other@example.com', '--instance', 'nope', '--json']);
+    const missing = await mensajero([
+      'chatapp-instances',
+      'disable',
+      '--email',
+      'other@example.com',
+      '--instance',
+      'nope',
+      '--json',
+    ]);
     expect(missing.exitCode).toBe(2);
     expect(missing.json.error).toContain('nope');
   });

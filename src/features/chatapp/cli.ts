@@ -12,53 +12,73 @@ export function chatappCli(program: Command, run: CliRunner): void {
   cloudOptions(
     instances
       .command('add')
-      .description('link a new, active chat-app instance to the account; with --cloud-phone-number-id, bound to that Cloud API number')
+      .description(
+        'link a new, active chat-app instance to the account; with --cloud-phone-number-id, bound to that Cloud API number',
+      )
       .requiredOption('--email <email>')
       .option(...PARENT_OPTION)
       .option('--json', 'print one JSON object'),
   ).action((o) =>
-    run(o, async (ctx) => {
-      const account = await requireAccount(ctx, o.email, o.parent);
-      // Read and checked before anything is written: a wrong binding creates no instance.
-      const binding = wantsBinding(o) ? bindingFromOptions(ctx, o) : null;
-      return ctx.db.kysely.transaction().execute(async (trx) => {
-        const instance = await createInstance(trx, account.id);
-        if (binding) await saveBinding(trx, instance, binding);
-        return publicInstance({ ...instance, ...binding });
-      });
-    }, (r) => `instance ${r.instance_id} (${r.status})${r.cloud_phone_number_id ? ` on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}` : ''}`),
+    run(
+      o,
+      async (ctx) => {
+        const account = await requireAccount(ctx, o.email, o.parent);
+        // Read and checked before anything is written: a wrong binding creates no instance.
+        const binding = wantsBinding(o) ? bindingFromOptions(ctx, o) : null;
+        return ctx.db.kysely.transaction().execute(async (trx) => {
+          const instance = await createInstance(trx, account.id);
+          if (binding) await saveBinding(trx, instance, binding);
+          return publicInstance({ ...instance, ...binding });
+        });
+      },
+      (r) =>
+        `instance ${r.instance_id} (${r.status})${r.cloud_phone_number_id ? ` on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}` : ''}`,
+    ),
   );
 
   cloudOptions(
     instances
       .command('bind')
-      .description('send this instance\'s messages through its own Cloud API phone number (options over the current binding; secrets kept unless --cloud-secrets - is given)')
+      .description(
+        "send this instance's messages through its own Cloud API phone number (options over the current binding; secrets kept unless --cloud-secrets - is given)",
+      )
       .requiredOption('--email <email>')
       .option(...PARENT_OPTION)
       .requiredOption('--instance <instance_id>')
       .option('--json', 'print one JSON object'),
   ).action((o) =>
-    run(o, async (ctx) => {
-      const instance = await requireInstance(ctx, o);
-      const binding = bindingFromOptions(ctx, o, instance);
-      await saveBinding(ctx.db.kysely, instance, binding);
-      return publicInstance({ ...instance, ...binding });
-    }, (r) => `instance ${r.instance_id} on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}`),
+    run(
+      o,
+      async (ctx) => {
+        const instance = await requireInstance(ctx, o);
+        const binding = bindingFromOptions(ctx, o, instance);
+        await saveBinding(ctx.db.kysely, instance, binding);
+        return publicInstance({ ...instance, ...binding });
+      },
+      (r) =>
+        `instance ${r.instance_id} on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}`,
+    ),
   );
 
   instances
     .command('unbind')
-    .description('forget the instance\'s Cloud API number (and its secrets): its messages follow the chat-app routes again')
+    .description(
+      "forget the instance's Cloud API number (and its secrets): its messages follow the chat-app routes again",
+    )
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .requiredOption('--instance <instance_id>')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const instance = await requireInstance(ctx, o);
-        await saveBinding(ctx.db.kysely, instance, null);
-        return publicInstance({ ...instance, cloud_settings: null, cloud_secrets_enc: null });
-      }, (r) => `instance ${r.instance_id} (${r.status}), routed`),
+      run(
+        o,
+        async (ctx) => {
+          const instance = await requireInstance(ctx, o);
+          await saveBinding(ctx.db.kysely, instance, null);
+          return publicInstance({ ...instance, cloud_settings: null, cloud_secrets_enc: null });
+        },
+        (r) => `instance ${r.instance_id} (${r.status}), routed`,
+      ),
     );
 
   instances
@@ -67,14 +87,27 @@ export function chatappCli(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        const rows = await listInstances(ctx.db.kysely, account.id);
-        return { instances: rows.map(publicInstance) };
-      }, (r) => r.instances.map((i) => `${i.instance_id} ${i.status}${i.cloud_phone_number_id ? ` cloud:${i.cloud_phone_number_id}` : ''}`).join('\n') || 'no instances'),
+      run(
+        o,
+        async (ctx) => {
+          const account = await requireAccount(ctx, o.email, o.parent);
+          const rows = await listInstances(ctx.db.kysely, account.id);
+          return { instances: rows.map(publicInstance) };
+        },
+        (r) =>
+          r.instances
+            .map(
+              (i) =>
+                `${i.instance_id} ${i.status}${i.cloud_phone_number_id ? ` cloud:${i.cloud_phone_number_id}` : ''}`,
+            )
+            .join('\n') || 'no instances',
+      ),
     );
 
-  for (const [name, status] of [['disable', 'inactive'], ['enable', 'active']] as const) {
+  for (const [name, status] of [
+    ['disable', 'inactive'],
+    ['enable', 'active'],
+  ] as const) {
     instances
       .command(name)
       .description(`mark an instance ${status}`)
@@ -83,11 +116,16 @@ export function chatappCli(program: Command, run: CliRunner): void {
       .requiredOption('--instance <instance_id>')
       .option('--json', 'print one JSON object')
       .action((o) =>
-        run(o, async (ctx) => {
-          const account = await requireAccount(ctx, o.email, o.parent);
-          if (!(await setInstanceStatus(ctx.db.kysely, account.id, o.instance, status))) throw new CliError(`account ${o.email} has no instance ${o.instance}`);
-          return { instance_id: o.instance as string, status };
-        }, (r) => `instance ${r.instance_id} (${r.status})`),
+        run(
+          o,
+          async (ctx) => {
+            const account = await requireAccount(ctx, o.email, o.parent);
+            if (!(await setInstanceStatus(ctx.db.kysely, account.id, o.instance, status)))
+              throw new CliError(`account ${o.email} has no instance ${o.instance}`);
+            return { instance_id: o.instance as string, status };
+          },
+          (r) => `instance ${r.instance_id} (${r.status})`,
+        ),
       );
   }
 }

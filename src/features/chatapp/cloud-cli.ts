@@ -12,7 +12,10 @@ import type { ChatappInstance } from './store.js';
 export function cloudOptions(cmd: Command): Command {
   return cmd
     .option('--cloud-phone-number-id <id>', 'bind to this WhatsApp Cloud API phone-number id')
-    .option('--cloud-secrets <source>', '"-": access_token, app_secret and verify_token as key=value lines on standard input')
+    .option(
+      '--cloud-secrets <source>',
+      '"-": access_token, app_secret and verify_token as key=value lines on standard input',
+    )
     .option('--cloud-graph-url <url>', 'Graph API base address (default https://graph.facebook.com)')
     .option('--cloud-graph-version <v>', 'Graph API version (default v21.0)')
     .option('--cloud-otp-template <name>', 'approved authentication template that carries OTP codes')
@@ -23,31 +26,57 @@ export function cloudOptions(cmd: Command): Command {
     });
 }
 
-export const wantsBinding = (o: Record<string, unknown>) => Object.keys(o).some((k) => k.startsWith('cloud') && o[k] !== undefined);
+export const wantsBinding = (o: Record<string, unknown>) =>
+  Object.keys(o).some((k) => k.startsWith('cloud') && o[k] !== undefined);
 
 /**
  * The binding the options describe, over the instance's current one:
  * settings validated like a whatsapp-cloud connector's, secrets read from
  * standard input and sealed (required for a first binding, kept otherwise).
  */
-export function bindingFromOptions(ctx: BaseContext, o: Record<string, unknown>, current?: ChatappInstance, input?: () => string): { cloud_settings: string; cloud_secrets_enc: string } {
+export function bindingFromOptions(
+  ctx: BaseContext,
+  o: Record<string, unknown>,
+  current?: ChatappInstance,
+  input?: () => string,
+): { cloud_settings: string; cloud_secrets_enc: string } {
   const base = current?.cloud_settings ? JSON.parse(current.cloud_settings) : {};
-  const options = { phoneNumberId: o.cloudPhoneNumberId, graphUrl: o.cloudGraphUrl, graphVersion: o.cloudGraphVersion, otpTemplate: o.cloudOtpTemplate, otpLanguage: o.cloudOtpLanguage, messagesPerSecond: o.cloudMessagesPerSecond };
-  if (options.phoneNumberId === undefined && base.phone_number_id === undefined) throw new CliError('--cloud-phone-number-id is required to bind an instance');
+  const options = {
+    phoneNumberId: o.cloudPhoneNumberId,
+    graphUrl: o.cloudGraphUrl,
+    graphVersion: o.cloudGraphVersion,
+    otpTemplate: o.cloudOtpTemplate,
+    otpLanguage: o.cloudOtpLanguage,
+    messagesPerSecond: o.cloudMessagesPerSecond,
+  };
+  if (options.phoneNumberId === undefined && base.phone_number_id === undefined)
+    throw new CliError('--cloud-phone-number-id is required to bind an instance');
   const settings = providerSettings('whatsapp-cloud', options, base);
   let sealed = current?.cloud_secrets_enc ?? null;
   if (o.cloudSecrets !== undefined || !sealed) {
-    if (o.cloudSecrets !== '-') throw new CliError('--cloud-secrets - is required: access_token, app_secret and verify_token are read from standard input as key=value lines');
+    if (o.cloudSecrets !== '-')
+      throw new CliError(
+        '--cloud-secrets - is required: access_token, app_secret and verify_token are read from standard input as key=value lines',
+      );
     sealed = sealProviderSecrets(ctx, 'whatsapp-cloud', o.cloudSecrets, input);
   }
   return { cloud_settings: JSON.stringify(settings), cloud_secrets_enc: sealed };
 }
 
 /** Stores a binding; refuses a phone number already bound to another instance (its replies and statuses would be ambiguous). */
-export async function saveBinding(db: Executor, instance: ChatappInstance, binding: { cloud_settings: string; cloud_secrets_enc: string } | null): Promise<void> {
+export async function saveBinding(
+  db: Executor,
+  instance: ChatappInstance,
+  binding: { cloud_settings: string; cloud_secrets_enc: string } | null,
+): Promise<void> {
   if (binding) {
     const phone = JSON.parse(binding.cloud_settings).phone_number_id as string;
-    const others = await db.selectFrom('chatapp_instances').select(['instance_id', 'cloud_settings']).where('cloud_settings', 'is not', null).where('id', '!=', instance.id).execute();
+    const others = await db
+      .selectFrom('chatapp_instances')
+      .select(['instance_id', 'cloud_settings'])
+      .where('cloud_settings', 'is not', null)
+      .where('id', '!=', instance.id)
+      .execute();
     const taken = others.find((x) => JSON.parse(x.cloud_settings!).phone_number_id === phone);
     if (taken) throw new CliError(`phone-number id ${phone} is already bound to instance ${taken.instance_id}`);
   }

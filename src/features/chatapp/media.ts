@@ -29,7 +29,8 @@ export function mediaUrlProblem(type: MediaType, raw: string): 'whatsapp_10' | '
   } catch {
     return 'whatsapp_10';
   }
-  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || !isPublicHost(url.hostname)) return 'whatsapp_10';
+  if (url.protocol !== 'https:' || url.username !== '' || url.password !== '' || !isPublicHost(url.hostname))
+    return 'whatsapp_10';
   if (raw.includes('?') || raw.includes('#')) return 'whatsapp_12';
   const file = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
   const dot = file.lastIndexOf('.');

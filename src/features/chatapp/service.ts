@@ -17,7 +17,8 @@ defineMessages({
   whatsapp_02: 'No such chat-app instance on this account',
   whatsapp_03: 'The chat-app instance is not active',
   whatsapp_04: 'number is required',
-  whatsapp_05: 'number must be a Mexican mobile or geographic number: 10 digits without country code (12 starting with 52 when find_country_code is 1)',
+  whatsapp_05:
+    'number must be a Mexican mobile or geographic number: 10 digits without country code (12 starting with 52 when find_country_code is 1)',
   whatsapp_06: 'Only country code 52 (Mexico) is accepted',
   whatsapp_07: 'message is required',
   whatsapp_08: 'message is longer than 1000 characters',
@@ -38,7 +39,9 @@ defineMessages({
 const chars = (s: string) => [...s].length;
 
 export const ChatappSend = z.object({
-  instance_id: text('whatsapp_01').pipe(z.string().trim().min(1, { error: 'whatsapp_01' }).max(64, { error: 'whatsapp_02' })),
+  instance_id: text('whatsapp_01').pipe(
+    z.string().trim().min(1, { error: 'whatsapp_01' }).max(64, { error: 'whatsapp_02' }),
+  ),
   number: text('whatsapp_04').pipe(z.string().trim().min(1, { error: 'whatsapp_04' })),
   message: text('whatsapp_07')
     .pipe(z.string().refine((s) => s.trim() !== '', { error: 'whatsapp_07' }))
@@ -50,7 +53,12 @@ export const ChatappSend = z.object({
   find_country_code: flag('whatsapp_16'),
   date: optionalText('sms_21'),
   name: optionalText('whatsapp_15').pipe(z.string().max(100, { error: 'whatsapp_15' }).optional()),
-  caption: optionalText('whatsapp_13').pipe(z.string().refine((s) => chars(s) <= 1000, { error: 'whatsapp_13' }).optional()),
+  caption: optionalText('whatsapp_13').pipe(
+    z
+      .string()
+      .refine((s) => chars(s) <= 1000, { error: 'whatsapp_13' })
+      .optional(),
+  ),
   read_confirmation: ReadConfirmation,
   sandbox: flag('whatsapp_18'),
   show_id: flag('whatsapp_17'),
@@ -126,7 +134,12 @@ export async function sendChatapp(ctx: AppContext, accountId: number, input: Cha
       text: message,
       sandbox,
       scheduledAt,
-      meta: { instance_id: instance.instance_id, type, ...(caption !== undefined ? { caption } : {}), ...(input.name ? { contact_name: input.name } : {}) },
+      meta: {
+        instance_id: instance.instance_id,
+        type,
+        ...(caption !== undefined ? { caption } : {}),
+        ...(input.name ? { contact_name: input.name } : {}),
+      },
     });
     if (rc) await recordReadTrackings(trx, accountId, rc, [{ token, messageId: sent.messageIds[0] }]);
     return sent;

@@ -10,14 +10,30 @@ export type InstanceStatus = ChatappInstance['status'];
 export async function createInstance(db: Executor, accountId: number): Promise<ChatappInstance> {
   return db
     .insertInto('chatapp_instances')
-    .values({ instance_id: randomToken(12), account_id: accountId, status: 'active', created_at: Date.now(), cloud_settings: null, cloud_secrets_enc: null })
+    .values({
+      instance_id: randomToken(12),
+      account_id: accountId,
+      status: 'active',
+      created_at: Date.now(),
+      cloud_settings: null,
+      cloud_secrets_enc: null,
+    })
     .returningAll()
     .executeTakeFirstOrThrow();
 }
 
 /** The account's instance with that id; another account's instance is absent. */
-export async function findInstance(db: Executor, accountId: number, instanceId: string): Promise<ChatappInstance | undefined> {
-  return db.selectFrom('chatapp_instances').selectAll().where('instance_id', '=', instanceId).where('account_id', '=', accountId).executeTakeFirst();
+export async function findInstance(
+  db: Executor,
+  accountId: number,
+  instanceId: string,
+): Promise<ChatappInstance | undefined> {
+  return db
+    .selectFrom('chatapp_instances')
+    .selectAll()
+    .where('instance_id', '=', instanceId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 export async function listInstances(db: Executor, accountId: number): Promise<ChatappInstance[]> {
@@ -25,7 +41,17 @@ export async function listInstances(db: Executor, accountId: number): Promise<Ch
 }
 
 /** Returns false when the account has no such instance. */
-export async function setInstanceStatus(db: Executor, accountId: number, instanceId: string, status: InstanceStatus): Promise<boolean> {
-  const result = await db.updateTable('chatapp_instances').set({ status }).where('instance_id', '=', instanceId).where('account_id', '=', accountId).executeTakeFirst();
+export async function setInstanceStatus(
+  db: Executor,
+  accountId: number,
+  instanceId: string,
+  status: InstanceStatus,
+): Promise<boolean> {
+  const result = await db
+    .updateTable('chatapp_instances')
+    .set({ status })
+    .where('instance_id', '=', instanceId)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
   return affected(result) > 0;
 }

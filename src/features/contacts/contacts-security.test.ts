@@ -13,7 +13,10 @@ describeEngines('contacts security', (engine) => {
     b = await h.createAccount();
   });
   afterAll(() => h.close());
-  const { newList, add, entries } = contactCalls(() => h, () => a);
+  const { newList, add, entries } = contactCalls(
+    () => h,
+    () => a,
+  );
 
   describe('account isolation', () => {
     it("gives another account's key no way to read, change, duplicate into or delete a list and its contacts", async () => {
@@ -37,11 +40,19 @@ describeEngines('contacts security', (engine) => {
         expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 400, code });
       }
       // b's own list cannot reach a's contact by id either.
-      const own = await h.post('/contacts/duplicate', { current_list_key: other, new_list_key: other, contact_id: id }, b.apikey);
+      const own = await h.post(
+        '/contacts/duplicate',
+        { current_list_key: other, new_list_key: other, contact_id: id },
+        b.apikey,
+      );
       expect(own.body.code).toBe('contact_09');
       expect((await h.post('/agendas/get', {}, b.apikey)).body.result.map((l: any) => l.list_key)).not.toContain(list);
-      expect((await h.get(`/contactlist/find?query=list`, b.apikey)).body.result.map((l: any) => l.list_key)).not.toContain(list);
-      expect((await h.post('/contacts/polling/created', {}, b.apikey)).body.result.map((c: any) => c.contact.id)).not.toContain(id);
+      expect(
+        (await h.get(`/contactlist/find?query=list`, b.apikey)).body.result.map((l: any) => l.list_key),
+      ).not.toContain(list);
+      expect(
+        (await h.post('/contacts/polling/created', {}, b.apikey)).body.result.map((c: any) => c.contact.id),
+      ).not.toContain(id);
       expect(await entries(list)).toMatchObject([{ contact_id: id, contact_name: 'Ana' }]);
       expect(await entries(other, b.apikey)).toEqual([]);
     });

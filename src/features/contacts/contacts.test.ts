@@ -11,7 +11,10 @@ describeEngines('contacts', (engine) => {
     a = await h.createAccount();
   });
   afterAll(() => h.close());
-  const { newList, add, entries } = contactCalls(() => h, () => a);
+  const { newList, add, entries } = contactCalls(
+    () => h,
+    () => a,
+  );
 
   describe('state table: contact in a list', () => {
     /** One line of the spec's table; run() and check() share what they create through `this`. */
@@ -30,11 +33,26 @@ describeEngines('contacts', (engine) => {
         code: 'contact_13',
         async run() {
           this.listKey = await newList();
-          return add({ list_key: this.listKey, number: '5512345678', name: 'Ana', email: 'ana@example.com', custom_field_1: 'vip', birthday_date: '1990-05-17' });
+          return add({
+            list_key: this.listKey,
+            number: '5512345678',
+            name: 'Ana',
+            email: 'ana@example.com',
+            custom_field_1: 'vip',
+            birthday_date: '1990-05-17',
+          });
         },
         async check(body) {
           expect(body).toMatchObject({ success: true, message: 'contact_added', status: 200 });
-          expect(body.callback).toMatchObject({ number: '525512345678', country_code: '52', name: 'Ana', email: 'ana@example.com', custom_field_1: 'vip', birthday_date: '1990-05-17', facebook: '' });
+          expect(body.callback).toMatchObject({
+            number: '525512345678',
+            country_code: '52',
+            name: 'Ana',
+            email: 'ana@example.com',
+            custom_field_1: 'vip',
+            birthday_date: '1990-05-17',
+            facebook: '',
+          });
           expect(typeof body.callback.id).toBe('number');
           expect(typeof body.callback.list_id).toBe('number');
           expect(await entries(this.listKey)).toHaveLength(1);
@@ -46,7 +64,9 @@ describeEngines('contacts', (engine) => {
         code: 'contact_15',
         async run() {
           this.listKey = await newList();
-          this.first = (await add({ list_key: this.listKey, number: '5512345678', name: 'Ana', email: 'ana@example.com' })).body.callback;
+          this.first = (
+            await add({ list_key: this.listKey, number: '5512345678', name: 'Ana', email: 'ana@example.com' })
+          ).body.callback;
           return add({ list_key: this.listKey, number: '5512345678', name: 'Ana María' });
         },
         async check(body) {
@@ -62,7 +82,11 @@ describeEngines('contacts', (engine) => {
         async run() {
           this.listKey = await newList();
           await add({ list_key: this.listKey, number: '5512345678', name: 'Ana' });
-          return h.post('/contacts/update', { list_key: this.listKey, number: '5512345678', email: 'new@example.com' }, a.apikey);
+          return h.post(
+            '/contacts/update',
+            { list_key: this.listKey, number: '5512345678', email: 'new@example.com' },
+            a.apikey,
+          );
         },
         async check(body) {
           expect(body.callback).toMatchObject({ number: '525512345678', name: 'Ana', email: 'new@example.com' });
@@ -75,7 +99,11 @@ describeEngines('contacts', (engine) => {
         code: 'contact_09',
         async run() {
           this.listKey = await newList();
-          return h.post('/contacts/update', { list_key: this.listKey, number: '5512345678', email: 'new@example.com' }, a.apikey);
+          return h.post(
+            '/contacts/update',
+            { list_key: this.listKey, number: '5512345678', email: 'new@example.com' },
+            a.apikey,
+          );
         },
         async check(body) {
           expect(body).toMatchObject({ success: false, status: 400, exist: false });
@@ -104,8 +132,14 @@ describeEngines('contacts', (engine) => {
         async run() {
           this.from = await newList();
           this.to = await newList();
-          this.source = (await add({ list_key: this.from, number: '5512345678', name: 'Ana', custom_field_2: 'x' })).body.callback;
-          return h.post('/contacts/duplicate', { current_list_key: this.from, new_list_key: this.to, contact_id: String(this.source.id) }, a.apikey);
+          this.source = (
+            await add({ list_key: this.from, number: '5512345678', name: 'Ana', custom_field_2: 'x' })
+          ).body.callback;
+          return h.post(
+            '/contacts/duplicate',
+            { current_list_key: this.from, new_list_key: this.to, contact_id: String(this.source.id) },
+            a.apikey,
+          );
         },
         async check(body) {
           expect(body.message).toBe('contact_added');
@@ -125,7 +159,11 @@ describeEngines('contacts', (engine) => {
           this.to = await newList();
           const source = (await add({ list_key: this.from, number: '5512345678', name: 'Ana' })).body.callback;
           await add({ list_key: this.to, number: '5512345678', name: 'Other' });
-          return h.post('/contacts/duplicate', { current_list_key: this.from, new_list_key: this.to, contact_id: source.id }, a.apikey);
+          return h.post(
+            '/contacts/duplicate',
+            { current_list_key: this.from, new_list_key: this.to, contact_id: source.id },
+            a.apikey,
+          );
         },
         async check(body) {
           expect(body).toMatchObject({ success: false, status: 400 });
@@ -150,7 +188,11 @@ describeEngines('contacts', (engine) => {
       expect(r.body.code).toBe('contact_13');
       expect(r.body.callback.birthday_date).toBe('');
       await add({ list_key: list, number: '5512345678', birthday_date: '1990-05-17' });
-      const u = await h.post('/contacts/update', { list_key: list, number: '5512345678', birthday_date: '1990-02-30' }, a.apikey);
+      const u = await h.post(
+        '/contacts/update',
+        { list_key: list, number: '5512345678', birthday_date: '1990-02-30' },
+        a.apikey,
+      );
       expect(u.body.callback.birthday_date).toBe('1990-05-17');
       const odd = await add({ list_key: list, number: '5512345678', birthday_date: { year: 1990 } });
       expect(odd.body.code).toBe('contact_15');
@@ -170,14 +212,30 @@ describeEngines('contacts', (engine) => {
       const list = await newList();
       const r = await add({ list_key: list, number: '5512345678', country_code: '1' });
       expect(r.body.callback).toMatchObject({ country_code: '1', number: '15512345678' });
-      expect((await h.post('/contacts/update', { list_key: list, number: '5512345678', name: 'x' }, a.apikey)).body.code).toBe('contact_09');
-      expect((await h.post('/contacts/update', { list_key: list, number: '15512345678', country_code: '1', name: 'x' }, a.apikey)).body.code).toBe('contact_15');
-      expect((await h.post('/contacts/delete', { list_key: list, number: '5512345678', country_code: '1' }, a.apikey)).body.code).toBe('contact_12');
+      expect(
+        (await h.post('/contacts/update', { list_key: list, number: '5512345678', name: 'x' }, a.apikey)).body.code,
+      ).toBe('contact_09');
+      expect(
+        (
+          await h.post(
+            '/contacts/update',
+            { list_key: list, number: '15512345678', country_code: '1', name: 'x' },
+            a.apikey,
+          )
+        ).body.code,
+      ).toBe('contact_15');
+      expect(
+        (await h.post('/contacts/delete', { list_key: list, number: '5512345678', country_code: '1' }, a.apikey)).body
+          .code,
+      ).toBe('contact_12');
     });
 
     it('accepts form bodies', async () => {
       const list = await newList();
-      const r = await h.request('POST', '/contacts/add', { apikey: a.apikey, form: { list_key: list, number: '5512345678', name: 'Form', find_country_code: '0' } });
+      const r = await h.request('POST', '/contacts/add', {
+        apikey: a.apikey,
+        form: { list_key: list, number: '5512345678', name: 'Form', find_country_code: '0' },
+      });
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ code: 'contact_13', callback: { name: 'Form' } });
     });
@@ -201,7 +259,11 @@ describeEngines('contacts', (engine) => {
 
     it('never answers 500 to a body that is not an object', async () => {
       for (const payload of ['[1,2]', '"text"', '42', 'null']) {
-        const r = await h.request('POST', '/contacts/add', { apikey: a.apikey, body: payload, headers: { 'content-type': 'application/json' } });
+        const r = await h.request('POST', '/contacts/add', {
+          apikey: a.apikey,
+          body: payload,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(r.status).toBe(400);
       }
     });
@@ -227,7 +289,11 @@ describeEngines('contacts', (engine) => {
       expect(created.status).toBe(200);
       expect(created.body).toMatchObject({ success: true, code: 'polling_01' });
       expect(created.body.result.map((r: any) => r.contact.name)).toEqual(['three', 'two', 'one']);
-      expect(created.body.result[0]).toMatchObject({ action: 'created', list_key: l2, contact: { number: '525510000003' } });
+      expect(created.body.result[0]).toMatchObject({
+        action: 'created',
+        list_key: l2,
+        contact: { number: '525510000003' },
+      });
       expect(created.body.result[0].change_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
       const ids = created.body.result.map((r: any) => r.id);
       expect(new Set(ids).size).toBe(3);
@@ -244,19 +310,35 @@ describeEngines('contacts', (engine) => {
         ['one bis', ''],
       ]);
 
-      const deleted = await h.request('POST', '/contacts/polling/deleted', { apikey: c.apikey, form: { list_key: l1 } });
+      const deleted = await h.request('POST', '/contacts/polling/deleted', {
+        apikey: c.apikey,
+        form: { list_key: l1 },
+      });
       expect(deleted.body.result).toHaveLength(1);
-      expect(deleted.body.result[0].contact).toMatchObject({ name: 'two', email: 'two@example.com', number: '525510000002' });
+      expect(deleted.body.result[0].contact).toMatchObject({
+        name: 'two',
+        email: 'two@example.com',
+        number: '525510000002',
+      });
     });
 
     it('records the deletion of every contact of a deleted list', async () => {
       const d = await h.createAccount();
       const list = await newList(d.apikey);
-      for (const n of ['5520000001', '5520000002', '5520000003']) await add({ list_key: list, number: n, name: `n${n}` }, d.apikey);
+      for (const n of ['5520000001', '5520000002', '5520000003'])
+        await add({ list_key: list, number: n, name: `n${n}` }, d.apikey);
       expect((await h.post('/agendas/delete', { list_key: list }, d.apikey)).status).toBe(200);
       const deleted = await h.post('/contacts/polling/deleted', {}, d.apikey);
-      expect(deleted.body.result.map((r: any) => r.contact.number).sort()).toEqual(['525520000001', '525520000002', '525520000003']);
-      expect(deleted.body.result[0].contact).toMatchObject({ name: expect.stringMatching(/^n55/), country_code: '52', email: '' });
+      expect(deleted.body.result.map((r: any) => r.contact.number).sort()).toEqual([
+        '525520000001',
+        '525520000002',
+        '525520000003',
+      ]);
+      expect(deleted.body.result[0].contact).toMatchObject({
+        name: expect.stringMatching(/^n55/),
+        country_code: '52',
+        email: '',
+      });
       expect(typeof deleted.body.result[0].contact.id).toBe('number');
       expect(typeof deleted.body.result[0].contact.list_id).toBe('number');
     });

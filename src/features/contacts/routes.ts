@@ -5,7 +5,15 @@ import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { required } from './fields.js';
 import { ContactBody } from './schemas.js';
-import { addContact, changeContact, contactRecord, duplicateContact, pollChanges, POLLING_ACTIONS, removeContact } from './service.js';
+import {
+  addContact,
+  changeContact,
+  contactRecord,
+  duplicateContact,
+  pollChanges,
+  POLLING_ACTIONS,
+  removeContact,
+} from './service.js';
 
 const DeleteBody = z.object({
   list_key: required('contact_01'),
@@ -18,7 +26,9 @@ const DeleteBody = z.object({
 const DuplicateBody = z.object({
   current_list_key: required('contact_01').describe('source list'),
   new_list_key: required('contact_01').describe('target list'),
-  contact_id: integer('contact_16').pipe(z.number().int().positive({ error: 'contact_16' }).max(Number.MAX_SAFE_INTEGER, { error: 'contact_16' })),
+  contact_id: integer('contact_16').pipe(
+    z.number().int().positive({ error: 'contact_16' }).max(Number.MAX_SAFE_INTEGER, { error: 'contact_16' }),
+  ),
 });
 
 const PollingParams = z.object({ action: z.string() });
@@ -54,7 +64,15 @@ const ContactReply = z.object({ ...envelope, callback: Contact });
 const PlainReply = z.object(envelope);
 const PollingReply = z.object({
   ...envelope,
-  result: z.array(z.object({ id: z.number().describe('change id: stable, for deduplication'), action: z.enum(POLLING_ACTIONS), change_date: z.string(), list_key: z.string(), contact: Contact })),
+  result: z.array(
+    z.object({
+      id: z.number().describe('change id: stable, for deduplication'),
+      action: z.enum(POLLING_ACTIONS),
+      change_date: z.string(),
+      list_key: z.string(),
+      contact: Contact,
+    }),
+  ),
 });
 
 const schema = (summary: string, body: z.ZodType, reply: z.ZodType, extra: Record<string, unknown> = {}) => ({
@@ -70,32 +88,57 @@ export const contacts: Feature = {
   routes(api, ctx) {
     const db = ctx.db.kysely;
 
-    api.post('/contacts/add', { schema: schema('Add or update a contact in a list (upsert by number)', ContactBody, ContactReply) }, async (request) => {
-      const { contact, created } = await addContact(db, request.account.id, parse(ContactBody, request.body));
-      return ok(created ? 'contact_13' : 'contact_15', 'contact_added', { callback: contactRecord(contact) });
-    });
+    api.post(
+      '/contacts/add',
+      { schema: schema('Add or update a contact in a list (upsert by number)', ContactBody, ContactReply) },
+      async (request) => {
+        const { contact, created } = await addContact(db, request.account.id, parse(ContactBody, request.body));
+        return ok(created ? 'contact_13' : 'contact_15', 'contact_added', { callback: contactRecord(contact) });
+      },
+    );
 
-    api.post('/contacts/update', { schema: schema('Update a contact (never creates one)', ContactBody, ContactReply) }, async (request) => {
-      const contact = await changeContact(db, request.account.id, parse(ContactBody, request.body));
-      return ok('contact_15', 'contact_updated', { callback: contactRecord(contact) });
-    });
+    api.post(
+      '/contacts/update',
+      { schema: schema('Update a contact (never creates one)', ContactBody, ContactReply) },
+      async (request) => {
+        const contact = await changeContact(db, request.account.id, parse(ContactBody, request.body));
+        return ok('contact_15', 'contact_updated', { callback: contactRecord(contact) });
+      },
+    );
 
-    api.post('/contacts/delete', { schema: schema('Delete a contact from a list', DeleteBody, PlainReply) }, async (request) => {
-      await removeContact(db, request.account.id, parse(DeleteBody, request.body));
-      return ok('contact_12', 'contact_deleted');
-    });
+    api.post(
+      '/contacts/delete',
+      { schema: schema('Delete a contact from a list', DeleteBody, PlainReply) },
+      async (request) => {
+        await removeContact(db, request.account.id, parse(DeleteBody, request.body));
+        return ok('contact_12', 'contact_deleted');
+      },
+    );
 
-    api.post('/contacts/duplicate', { schema: schema('Copy a contact into another list', DuplicateBody, ContactReply) }, async (request) => {
-      const copy = await duplicateContact(db, request.account.id, parse(DuplicateBody, request.body));
-      return ok('contact_13', 'contact_added', { callback: contactRecord(copy) });
-    });
+    api.post(
+      '/contacts/duplicate',
+      { schema: schema('Copy a contact into another list', DuplicateBody, ContactReply) },
+      async (request) => {
+        const copy = await duplicateContact(db, request.account.id, parse(DuplicateBody, request.body));
+        return ok('contact_13', 'contact_added', { callback: contactRecord(copy) });
+      },
+    );
 
     api.post<{ Params: { action: string } }>(
       '/contacts/polling/:action',
       {
-        schema: schema('Latest contact changes of one kind, newest first (polling triggers of automation platforms)', PollingBody, PollingReply, {
-          params: { type: 'object', properties: { action: { type: 'string', enum: [...POLLING_ACTIONS] } }, required: ['action'] },
-        }),
+        schema: schema(
+          'Latest contact changes of one kind, newest first (polling triggers of automation platforms)',
+          PollingBody,
+          PollingReply,
+          {
+            params: {
+              type: 'object',
+              properties: { action: { type: 'string', enum: [...POLLING_ACTIONS] } },
+              required: ['action'],
+            },
+          },
+        ),
       },
       async (request) => {
         const { action } = parse(PollingParams, request.params, 'polling_02');

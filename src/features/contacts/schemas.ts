@@ -6,7 +6,9 @@ const OTHER_FIELD_MAX = 255;
 
 export const ContactBody = z.object({
   list_key: required('contact_01'),
-  number: required('contact_02', 'contact_03').describe('10 digits without the country code; with find_country_code 1 it may carry it'),
+  number: required('contact_02', 'contact_03').describe(
+    '10 digits without the country code; with find_country_code 1 it may carry it',
+  ),
   name: freeText(100, 'contact_04'),
   email: email(),
   country_code: optionalText('contact_03').describe("default '52'"),

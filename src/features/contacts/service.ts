@@ -53,7 +53,11 @@ const COUNTRY_CODE = /^\+?(\d{1,3})$/;
  * from libphonenumber's metadata; a 10-digit one is still national.
  * Null when malformed.
  */
-export function normalizeNumber(raw: string, countryCodeInput: string, findCountryCode: boolean): { countryCode: string; number: string } | null {
+export function normalizeNumber(
+  raw: string,
+  countryCodeInput: string,
+  findCountryCode: boolean,
+): { countryCode: string; number: string } | null {
   // As clients write them: '55 1234-5678', '+52 55 1234 5678' (with its country code), country code '+52' or '052'.
   const { digits, international } = splitWritten(cleanNumber(raw));
   const cc = COUNTRY_CODE.exec(cleanCountryCode(countryCodeInput))?.[1];
@@ -63,7 +67,8 @@ export function normalizeNumber(raw: string, countryCodeInput: string, findCount
     const split = splitCountryCode(digits);
     return split ? { countryCode: split.countryCode, number: split.countryCode + split.national } : null;
   }
-  if (digits.startsWith(cc) && digits.length === cc.length + NATIONAL_DIGITS) return { countryCode: cc, number: digits };
+  if (digits.startsWith(cc) && digits.length === cc.length + NATIONAL_DIGITS)
+    return { countryCode: cc, number: digits };
   return null;
 }
 
@@ -138,7 +143,11 @@ export interface ContactInput {
 export const DEFAULT_COUNTRY_CODE = '52';
 
 function numberOf(input: { number: string; country_code?: string; find_country_code: 0 | 1 }) {
-  const normalized = normalizeNumber(input.number, input.country_code ?? DEFAULT_COUNTRY_CODE, input.find_country_code === 1);
+  const normalized = normalizeNumber(
+    input.number,
+    input.country_code ?? DEFAULT_COUNTRY_CODE,
+    input.find_country_code === 1,
+  );
   if (!normalized) throw badRequest('contact_03');
   return normalized;
 }
@@ -176,7 +185,11 @@ export async function addContact(db: Kysely<Database>, accountId: number, input:
   const { countryCode, number } = numberOf(input);
   const list = await writableList(db, accountId, input.list_key);
   return whileListExists(() =>
-    db.transaction().execute((trx) => upsertContact(trx, accountId, list.id, { ...changesOf(input), country_code: countryCode, number })),
+    db
+      .transaction()
+      .execute((trx) =>
+        upsertContact(trx, accountId, list.id, { ...changesOf(input), country_code: countryCode, number }),
+      ),
   );
 }
 
@@ -189,7 +202,11 @@ export async function changeContact(db: Kysely<Database>, accountId: number, inp
   return contact;
 }
 
-export async function removeContact(db: Kysely<Database>, accountId: number, input: { list_key: string; number: string; email?: string; country_code?: string; find_country_code: 0 | 1 }) {
+export async function removeContact(
+  db: Kysely<Database>,
+  accountId: number,
+  input: { list_key: string; number: string; email?: string; country_code?: string; find_country_code: 0 | 1 },
+) {
   const { number } = numberOf(input);
   const list = await writableList(db, accountId, input.list_key);
   const contact = await db.transaction().execute((trx) => deleteContact(trx, list.id, number, input.email));
@@ -197,7 +214,11 @@ export async function removeContact(db: Kysely<Database>, accountId: number, inp
 }
 
 /** Copies a contact of one list into another: contact_10 when the target already has its number. */
-export async function duplicateContact(db: Kysely<Database>, accountId: number, input: { current_list_key: string; new_list_key: string; contact_id: number }): Promise<Contact> {
+export async function duplicateContact(
+  db: Kysely<Database>,
+  accountId: number,
+  input: { current_list_key: string; new_list_key: string; contact_id: number },
+): Promise<Contact> {
   const source = await listOrFail(db, accountId, input.current_list_key);
   const target = await writableList(db, accountId, input.new_list_key);
   const contact = await findContactById(db, source.id, input.contact_id);
@@ -210,7 +231,12 @@ export async function duplicateContact(db: Kysely<Database>, accountId: number, 
 export const POLLING_ACTIONS = ['created', 'updated', 'deleted'] as const satisfies readonly ChangeAction[];
 
 /** The newest changes of one kind, newest first; each carries the contact as it was after the change (before it, for deleted). */
-export async function pollChanges(db: Kysely<Database>, accountId: number, action: string, opts: { list_key?: string; limit: number }) {
+export async function pollChanges(
+  db: Kysely<Database>,
+  accountId: number,
+  action: string,
+  opts: { list_key?: string; limit: number },
+) {
   if (!(POLLING_ACTIONS as readonly string[]).includes(action)) throw badRequest('polling_02');
   const list = opts.list_key === undefined ? undefined : await listOrFail(db, accountId, opts.list_key);
   const rows = await recentChanges(db, accountId, action as ChangeAction, opts.limit, list?.id);
@@ -231,7 +257,10 @@ export interface ImportRowError {
 }
 
 /** The rows of an import with their numbers normalised, and the rows whose number is refused (contact_03). */
-export function importRows(inputs: Array<{ line: number; input: ContactInput }>): { errors: ImportRowError[]; rows: ContactFields[] } {
+export function importRows(inputs: Array<{ line: number; input: ContactInput }>): {
+  errors: ImportRowError[];
+  rows: ContactFields[];
+} {
   const errors: ImportRowError[] = [];
   const rows: ContactFields[] = [];
   for (const { line, input } of inputs) {

@@ -52,11 +52,18 @@ const LIST_KEY = /^[A-Za-z0-9_-]{1,64}$/;
 /** The account's list with that key; another account's list is absent. */
 export async function findList(db: Executor, accountId: number, listKey: string): Promise<ContactList | undefined> {
   if (!LIST_KEY.test(listKey)) return undefined;
-  return db.selectFrom('contact_lists').selectAll().where('list_key', '=', listKey).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('contact_lists')
+    .selectAll()
+    .where('list_key', '=', listKey)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** Contact fields a caller may set; number is the full number with country code. */
-export type ContactFields = Partial<Omit<Insertable<ContactsTable>, 'id' | 'account_id' | 'list_id' | 'created_at' | 'updated_at'>> & {
+export type ContactFields = Partial<
+  Omit<Insertable<ContactsTable>, 'id' | 'account_id' | 'list_id' | 'created_at' | 'updated_at'>
+> & {
   country_code: string;
   number: string;
 };
@@ -64,14 +71,20 @@ export type ContactFields = Partial<Omit<Insertable<ContactsTable>, 'id' | 'acco
 /** Contact fields without the key (list and number): what an update may change. */
 export type ContactChanges = Partial<Omit<ContactFields, 'number' | 'country_code'>>;
 
-const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+const defined = <T extends object>(o: T): Partial<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
 
 /**
  * Creates the contact, or updates the one with the same number in the list,
  * and logs the change (contact_changes) in the same transaction: call it
  * inside one. Returns whether it was created.
  */
-export async function upsertContact(trx: Executor, accountId: number, listId: number, fields: ContactFields): Promise<{ contact: Contact; created: boolean }> {
+export async function upsertContact(
+  trx: Executor,
+  accountId: number,
+  listId: number,
+  fields: ContactFields,
+): Promise<{ contact: Contact; created: boolean }> {
   const now = Date.now();
   const inserted = await trx
     .insertInto('contacts')
@@ -99,7 +112,12 @@ export async function upsertContact(trx: Executor, accountId: number, listId: nu
 }
 
 /** Updates the contact with that number in the list (one conditional UPDATE) and logs it; undefined when absent. Call inside a transaction. */
-export async function updateContact(trx: Executor, listId: number, number: string, changes: ContactChanges): Promise<Contact | undefined> {
+export async function updateContact(
+  trx: Executor,
+  listId: number,
+  number: string,
+  changes: ContactChanges,
+): Promise<Contact | undefined> {
   const now = Date.now();
   const contact = await trx
     .updateTable('contacts')
@@ -113,7 +131,12 @@ export async function updateContact(trx: Executor, listId: number, number: strin
 }
 
 /** Deletes the contact with that number (and that email, when given) and logs it; undefined when nothing matched. Call inside a transaction. */
-export async function deleteContact(trx: Executor, listId: number, number: string, email?: string): Promise<Contact | undefined> {
+export async function deleteContact(
+  trx: Executor,
+  listId: number,
+  number: string,
+  email?: string,
+): Promise<Contact | undefined> {
   let query = trx.deleteFrom('contacts').where('list_id', '=', listId).where('number', '=', number);
   if (email !== undefined) query = query.where('email', '=', email);
   const contact = await query.returningAll().executeTakeFirst();
@@ -122,7 +145,12 @@ export async function deleteContact(trx: Executor, listId: number, number: strin
 }
 
 export async function findContactById(db: Executor, listId: number, contactId: number): Promise<Contact | undefined> {
-  return db.selectFrom('contacts').selectAll().where('id', '=', contactId).where('list_id', '=', listId).executeTakeFirst();
+  return db
+    .selectFrom('contacts')
+    .selectAll()
+    .where('id', '=', contactId)
+    .where('list_id', '=', listId)
+    .executeTakeFirst();
 }
 
 /** Copies a contact into another list; undefined when that list already has its number. Call inside a transaction. */
@@ -140,8 +168,19 @@ export async function copyContact(trx: Executor, source: Contact, targetListId: 
 }
 
 const IMPORT_COLUMNS = [
-  'name', 'email', 'custom_field_1', 'custom_field_2', 'custom_field_3', 'custom_field_4',
-  'birthday_date', 'facebook', 'twitter', 'linkedin', 'instagram', 'street', 'zip',
+  'name',
+  'email',
+  'custom_field_1',
+  'custom_field_2',
+  'custom_field_3',
+  'custom_field_4',
+  'birthday_date',
+  'facebook',
+  'twitter',
+  'linkedin',
+  'instagram',
+  'street',
+  'zip',
 ] as const satisfies ReadonlyArray<keyof ContactFields>;
 
 /**
@@ -150,21 +189,47 @@ const IMPORT_COLUMNS = [
  * repeated in the rows) goes through upsertContact, and every change is
  * logged. Call inside a transaction. `onChunk` hears how many rows are done.
  */
-export async function upsertContacts(trx: Executor, accountId: number, listId: number, rows: ContactFields[], onChunk: (done: number) => void | Promise<void>, chunkRows = 500): Promise<void> {
+export async function upsertContacts(
+  trx: Executor,
+  accountId: number,
+  listId: number,
+  rows: ContactFields[],
+  onChunk: (done: number) => void | Promise<void>,
+  chunkRows = 500,
+): Promise<void> {
   for (let start = 0; start < rows.length; start += chunkRows) {
     const chunk = rows.slice(start, start + chunkRows);
     const now = Date.now();
     const inserted = await trx
       .insertInto('contacts')
       // Every row names every column: rows of one INSERT must agree, and SQLite has no DEFAULT in VALUES.
-      .values(chunk.map((fields) => ({ ...Object.fromEntries(IMPORT_COLUMNS.map((c) => [c, fields[c] ?? null])), country_code: fields.country_code, number: fields.number, account_id: accountId, list_id: listId, created_at: now, updated_at: now })))
+      .values(
+        chunk.map((fields) => ({
+          ...Object.fromEntries(IMPORT_COLUMNS.map((c) => [c, fields[c] ?? null])),
+          country_code: fields.country_code,
+          number: fields.number,
+          account_id: accountId,
+          list_id: listId,
+          created_at: now,
+          updated_at: now,
+        })),
+      )
       .onConflict((oc) => oc.columns(['list_id', 'number']).doNothing())
       .returningAll()
       .execute();
     if (inserted.length > 0) {
       await trx
         .insertInto('contact_changes')
-        .values(inserted.map((c) => ({ account_id: c.account_id, list_id: c.list_id, contact_id: c.id, action: 'created' as const, snapshot: JSON.stringify(c), created_at: now })))
+        .values(
+          inserted.map((c) => ({
+            account_id: c.account_id,
+            list_id: c.list_id,
+            contact_id: c.id,
+            action: 'created' as const,
+            snapshot: JSON.stringify(c),
+            created_at: now,
+          })),
+        )
         .execute();
     }
     const fresh = new Set(inserted.map((c) => c.number));
@@ -176,17 +241,46 @@ export async function upsertContacts(trx: Executor, accountId: number, listId: n
   }
 }
 
-export async function logContactChange(trx: Executor, contact: Contact, action: ChangeAction, at = Date.now()): Promise<void> {
+export async function logContactChange(
+  trx: Executor,
+  contact: Contact,
+  action: ChangeAction,
+  at = Date.now(),
+): Promise<void> {
   await trx
     .insertInto('contact_changes')
-    .values({ account_id: contact.account_id, list_id: contact.list_id, contact_id: contact.id, action, snapshot: JSON.stringify(contact), created_at: at })
+    .values({
+      account_id: contact.account_id,
+      list_id: contact.list_id,
+      contact_id: contact.id,
+      action,
+      snapshot: JSON.stringify(contact),
+      created_at: at,
+    })
     .execute();
 }
 
 const CONTACT_COLUMNS = [
-  'id', 'account_id', 'list_id', 'country_code', 'number', 'name', 'email',
-  'custom_field_1', 'custom_field_2', 'custom_field_3', 'custom_field_4',
-  'birthday_date', 'facebook', 'twitter', 'linkedin', 'instagram', 'street', 'zip', 'created_at', 'updated_at',
+  'id',
+  'account_id',
+  'list_id',
+  'country_code',
+  'number',
+  'name',
+  'email',
+  'custom_field_1',
+  'custom_field_2',
+  'custom_field_3',
+  'custom_field_4',
+  'birthday_date',
+  'facebook',
+  'twitter',
+  'linkedin',
+  'instagram',
+  'street',
+  'zip',
+  'created_at',
+  'updated_at',
 ] as const satisfies ReadonlyArray<keyof Contact>;
 
 /**
@@ -202,7 +296,13 @@ export async function logListDeletion(trx: Executor, listId: number, at = Date.n
 }
 
 /** The newest changes of one kind, newest first, optionally of one list. */
-export async function recentChanges(db: Executor, accountId: number, action: ChangeAction, limit: number, listId?: number) {
+export async function recentChanges(
+  db: Executor,
+  accountId: number,
+  action: ChangeAction,
+  limit: number,
+  listId?: number,
+) {
   let query = db
     .selectFrom('contact_changes as ch')
     .leftJoin('contact_lists as l', 'l.id', 'ch.list_id')

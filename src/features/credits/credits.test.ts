@@ -16,7 +16,13 @@ describeEngines('credits', (engine) => {
 
   it('POST /credits/consult answers credit_01 with the balance', async () => {
     const a = await h.createAccount(100);
-    expect((await h.post('/credits/consult', {}, a.apikey)).body).toEqual({ success: true, message: 'available_credits', status: 200, code: 'credit_01', credit: 100 });
+    expect((await h.post('/credits/consult', {}, a.apikey)).body).toEqual({
+      success: true,
+      message: 'available_credits',
+      status: 200,
+      code: 'credit_01',
+      credit: 100,
+    });
   });
 
   it('GET /credits/consult also answers the field credits', async () => {
@@ -33,7 +39,11 @@ describeEngines('credits', (engine) => {
 
   it('never lets parallel debits take a balance below zero', async () => {
     const a = await h.createAccount(10);
-    const results = await Promise.all(Array.from({ length: 25 }, () => h.ctx.db.kysely.transaction().execute((trx) => debitCredits(trx, a.id, toUnits(1)))));
+    const results = await Promise.all(
+      Array.from({ length: 25 }, () =>
+        h.ctx.db.kysely.transaction().execute((trx) => debitCredits(trx, a.id, toUnits(1))),
+      ),
+    );
     expect(results.filter(Boolean)).toHaveLength(10);
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(0);
     expect(await adjustCredits(h.ctx.db.kysely, a.id, toUnits(-1))).toBe(false);
@@ -62,7 +72,12 @@ describeEngines('rate limit shared through Redis', (engine) => {
   beforeAll(async () => {
     if (!redisUrl) return;
     const opts = {
-      env: { RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl, RATE_LIMIT_PER_SECOND: '4', RATE_LIMIT_KEY_PREFIX: `test-${engine}-${Date.now()}` },
+      env: {
+        RATE_LIMIT_STORE: 'redis',
+        REDIS_URL: redisUrl,
+        RATE_LIMIT_PER_SECOND: '4',
+        RATE_LIMIT_KEY_PREFIX: `test-${engine}-${Date.now()}`,
+      },
       extraApiRoutes(api: import('fastify').FastifyInstance) {
         api.post('/test/send', { config: { sendLimited: true } }, async () => ({ ok: true }));
       },
@@ -80,7 +95,10 @@ describeEngines('rate limit shared through Redis', (engine) => {
     const acctA = await a.createAccount(1, 'shared@example.com');
     const acctB = await b.createAccount(1, 'shared@example.com');
     expect(acctA.id).toBe(acctB.id);
-    const replies = await Promise.all([...Array.from({ length: 3 }, () => a.post('/test/send', {}, acctA.apikey)), ...Array.from({ length: 3 }, () => b.post('/test/send', {}, acctB.apikey))]);
+    const replies = await Promise.all([
+      ...Array.from({ length: 3 }, () => a.post('/test/send', {}, acctA.apikey)),
+      ...Array.from({ length: 3 }, () => b.post('/test/send', {}, acctB.apikey)),
+    ]);
     expect(replies.filter((r) => r.status === 200)).toHaveLength(4);
     expect(replies.filter((r) => r.status === 429)).toHaveLength(2);
   });

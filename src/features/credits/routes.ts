@@ -18,7 +18,9 @@ export const credits: Feature = {
   routes(api) {
     const schema = { tags: ['credits'], summary: 'Available credits', response: { 200: jsonSchema(Reply) } };
     // The account row was read by the apikey hook at the start of this request: it reflects every committed send.
-    api.post('/credits/consult', { schema }, async (request) => ok('credit_01', 'available_credits', { credit: toCredits(request.account.credits) }));
+    api.post('/credits/consult', { schema }, async (request) =>
+      ok('credit_01', 'available_credits', { credit: toCredits(request.account.credits) }),
+    );
     api.get('/credits/consult', { schema }, async (request) => {
       const credit = toCredits(request.account.credits);
       return ok('credit_01', 'available_credits', { credit, credits: credit });

@@ -19,14 +19,27 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
 
   const path = (format: string, action: string) => `/protected/${format}/phones/verification/${action}`;
   /** A form body, as the four official SDKs send it. */
-  const form = (format: string, action: string, fields: Record<string, string>, apikey = a.apikey) => h.request('POST', path(format, action), { apikey, form: fields });
+  const form = (format: string, action: string, fields: Record<string, string>, apikey = a.apikey) =>
+    h.request('POST', path(format, action), { apikey, form: fields });
   /** The last code sent to a number, read from what the carrier received (spelled out for voice). */
   const lastCode = (fullNumber: string) => {
     const text = carrier.textsTo(fullNumber).at(-1)!;
-    return (/^([A-Z0-9]+) is your verification code/.exec(text)?.[1] ?? /verificacion es: ([A-Z0-9, ]+)\./.exec(text)![1]).replaceAll(', ', '');
+    return (
+      /^([A-Z0-9]+) is your verification code/.exec(text)?.[1] ?? /verificacion es: ([A-Z0-9, ]+)\./.exec(text)![1]
+    ).replaceAll(', ', '');
   };
   const credit = async () => (await h.post('/credits/consult', {}, a.apikey)).body.credit;
-  const sdkStart = (phone: string) => ({ phone_number: phone, country_code: '52', company: 'Acme', code_length: '4', code_type: 'numeric', voice: '0', whatsapp: '0', template: 'a', sandbox: '0' });
+  const sdkStart = (phone: string) => ({
+    phone_number: phone,
+    country_code: '52',
+    company: 'Acme',
+    code_length: '4',
+    code_type: 'numeric',
+    voice: '0',
+    whatsapp: '0',
+    template: 'a',
+    sandbox: '0',
+  });
 
   it('json: start, a wrong check, a right check (no country_code, as the SDKs send it), then an already verified check', async () => {
     const phone = freshPhone();
@@ -34,14 +47,25 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     const started = await form('json', 'start', sdkStart(phone));
     expect(started.status).toBe(200);
     expect(started.headers['content-type']).toMatch(/^application\/json/);
-    expect(started.body).toEqual({ success: true, message: expect.any(String), number: `52${phone}`, credit: 1, reference: expect.any(String) });
+    expect(started.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      number: `52${phone}`,
+      credit: 1,
+      reference: expect.any(String),
+    });
     expect(await credit()).toBe(before - 1);
     const code = lastCode(`52${phone}`);
     expect(code).toMatch(/^\d{4}$/);
 
     const wrong = await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
     expect(wrong.status).toBe(400);
-    expect(wrong.body).toMatchObject({ success: false, message: 'The code is not correct', code: 'otp_incorrect_code', attempts_remaining: 6 });
+    expect(wrong.body).toMatchObject({
+      success: false,
+      message: 'The code is not correct',
+      code: 'otp_incorrect_code',
+      attempts_remaining: 6,
+    });
     const right = await form('json', 'check', { phone_number: phone, verification_code: code });
     expect(right.status).toBe(200);
     expect(right.body).toEqual({ success: true, message: expect.any(String) });
@@ -55,12 +79,24 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     expect(started.status).toBe(200);
     expect(started.headers['content-type']).toMatch(/^text\/xml/);
     const doc = xml.parse(started.body).response;
-    expect(doc).toEqual({ success: 'true', message: expect.any(String), number: `52${phone}`, credit: '1', reference: expect.any(String) });
+    expect(doc).toEqual({
+      success: 'true',
+      message: expect.any(String),
+      number: `52${phone}`,
+      credit: '1',
+      reference: expect.any(String),
+    });
     const code = lastCode(`52${phone}`);
-    const wrong = await h.get(`${path('xml', 'check')}?phone_number=${phone}&verification_code=${wrongCode(code)}`, a.apikey);
+    const wrong = await h.get(
+      `${path('xml', 'check')}?phone_number=${phone}&verification_code=${wrongCode(code)}`,
+      a.apikey,
+    );
     expect(wrong.status).toBe(400);
     expect(xml.parse(wrong.body).response).toMatchObject({ success: 'false', code: 'otp_incorrect_code' });
-    const right = await h.get(`${path('xml', 'check')}?phone_number=${phone}&country_code=52&verification_code=${code}`, a.apikey);
+    const right = await h.get(
+      `${path('xml', 'check')}?phone_number=${phone}&country_code=52&verification_code=${code}`,
+      a.apikey,
+    );
     expect(right.headers['content-type']).toMatch(/^text\/xml/);
     expect(xml.parse(right.body).response).toEqual({ success: 'true', message: expect.any(String) });
     // Authentication errors come in the same format.
@@ -83,12 +119,28 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     expect((await c.send()).status).toBe(429);
 
     await c.elapseCooldown();
-    const resent = await h.post(path('json', 'resend'), { phone_number: phone, country_code: 52, company: 'Acme', reset_code: 0 }, a.apikey);
-    expect(resent.body).toEqual({ success: true, message: expect.any(String), number: c.fullNumber, credit: 1, reference: expect.any(String) });
+    const resent = await h.post(
+      path('json', 'resend'),
+      { phone_number: phone, country_code: 52, company: 'Acme', reset_code: 0 },
+      a.apikey,
+    );
+    expect(resent.body).toEqual({
+      success: true,
+      message: expect.any(String),
+      number: c.fullNumber,
+      credit: 1,
+      reference: expect.any(String),
+    });
     expect(lastCode(c.fullNumber)).toBe(first);
 
     await c.elapseCooldown();
-    await form('json', 'resend', { phone_number: phone, country_code: '+52', company: 'Acme', reset_code: '1', code_type: 'alphanumeric' });
+    await form('json', 'resend', {
+      phone_number: phone,
+      country_code: '+52',
+      company: 'Acme',
+      reset_code: '1',
+      code_type: 'alphanumeric',
+    });
     const second = lastCode(c.fullNumber);
     expect((await c.verify(first)).body.error).toBe('otp_incorrect_code');
     // The legacy check and /v2/otp/verify see the same code.
@@ -99,14 +151,18 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     const phone = freshPhone();
     await form('json', 'start', sdkStart(phone));
     const code = lastCode(`52${phone}`);
-    for (let i = 0; i < 6; i++) await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
+    for (let i = 0; i < 6; i++)
+      await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
     const locked = await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
     expect(locked.status).toBe(429);
     expect(locked.body).toMatchObject({ success: false, code: 'otp_max_attempts' });
 
     const cleared = await form('json', 'reset', { phone_number: phone, country_code: '52', reset_code: '0' });
     expect(cleared.body).toEqual({ success: true, message: expect.any(String) });
-    expect((await otpClient(h, a.apikey, phone).status()).body).toMatchObject({ state: 'pending', attempts_remaining: 7 });
+    expect((await otpClient(h, a.apikey, phone).status()).body).toMatchObject({
+      state: 'pending',
+      attempts_remaining: 7,
+    });
     expect((await form('json', 'check', { phone_number: phone, verification_code: code })).body.success).toBe(true);
 
     const phone2 = freshPhone();
@@ -122,9 +178,11 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
 
   it('reset with reset_code 0 is a new round of guesses: it counts toward the daily rounds and waits out a lock cooldown', async () => {
     const lockWith = async (phone: string, code: string) => {
-      for (let i = 0; i < 7; i++) await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
+      for (let i = 0; i < 7; i++)
+        await form('json', 'check', { phone_number: phone, verification_code: wrongCode(code) });
     };
-    const reset = (phone: string) => form('json', 'reset', { phone_number: phone, country_code: '52', reset_code: '0' });
+    const reset = (phone: string) =>
+      form('json', 'reset', { phone_number: phone, country_code: '52', reset_code: '0' });
     // Locks: the first OTP_LOCKS_BEFORE_COOLDOWN - 1 locks of a day get fresh attempts; from the 3rd the cooldown holds them.
     const phone = freshPhone();
     await form('json', 'start', sdkStart(phone));
@@ -153,14 +211,24 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     const voice = await form('json', 'start', { ...sdkStart(phone), voice: '1' });
     expect(voice.body).toMatchObject({ success: true, credit: 2 });
     const call = carrier.textsTo(`52${phone}`).at(-1)!;
-    expect(call).toMatch(/^Hola, te llamamos de Acme\. Tu codigo de verificacion es: \d, \d, \d, \d\. Repito: \d, \d, \d, \d\./);
+    expect(call).toMatch(
+      /^Hola, te llamamos de Acme\. Tu codigo de verificacion es: \d, \d, \d, \d\. Repito: \d, \d, \d, \d\./,
+    );
     const code = lastCode(`52${phone}`);
     expect((await form('json', 'check', { phone_number: phone, verification_code: code })).body.success).toBe(true);
 
     const chat = freshPhone();
-    const sent = await h.post(path('json', 'start'), { phone_number: chat, country_code: 52, company: 'Acme', whatsapp: 1, code_length: 6 }, a.apikey);
+    const sent = await h.post(
+      path('json', 'start'),
+      { phone_number: chat, country_code: 52, company: 'Acme', whatsapp: 1, code_length: 6 },
+      a.apikey,
+    );
     expect(sent.body).toMatchObject({ success: true, credit: 0.5 });
-    const row = await h.ctx.db.kysely.selectFrom('messages').select(['channel']).where('reference', '=', sent.body.reference).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['channel'])
+      .where('reference', '=', sent.body.reference)
+      .executeTakeFirstOrThrow();
     expect(row.channel).toBe('chatapp');
   });
 
@@ -168,13 +236,26 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     const phone = freshPhone();
     const before = await credit();
     const r = await form('json', 'start', { ...sdkStart(phone), sandbox: '1' });
-    expect(r.body).toEqual({ success: true, message: expect.stringContaining('Sandbox'), number: `52${phone}`, credit: 0, reference: expect.any(String) });
+    expect(r.body).toEqual({
+      success: true,
+      message: expect.stringContaining('Sandbox'),
+      number: `52${phone}`,
+      credit: 0,
+      reference: expect.any(String),
+    });
     expect(await credit()).toBe(before);
     expect(carrier.textsTo(`52${phone}`)).toEqual([]);
     expect((await otpClient(h, a.apikey, phone).status()).body.state).toBe('none');
-    const row = await h.ctx.db.kysely.selectFrom('messages').select(['sandbox', 'text']).where('reference', '=', r.body.reference).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['sandbox', 'text'])
+      .where('reference', '=', r.body.reference)
+      .executeTakeFirstOrThrow();
     expect(row).toEqual({ sandbox: 1, text: expect.stringContaining('****') });
-    expect((await form('json', 'start', { ...sdkStart(phone), sandbox: '1', company: '' })).body).toMatchObject({ success: false, code: 'otp_missing_param' });
+    expect((await form('json', 'start', { ...sdkStart(phone), sandbox: '1', company: '' })).body).toMatchObject({
+      success: false,
+      code: 'otp_missing_param',
+    });
   });
 
   it('refuses bad input with a 4xx in its shape, never a 500', async () => {
@@ -197,7 +278,11 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     }
     const typed = await form('json', 'start', { phone_number: phone, company: 'Acme', code_type: 'hex' });
     expect(typed.body.message).toContain('code_type');
-    const broken = await h.request('POST', path('xml', 'start'), { apikey: a.apikey, headers: { 'content-type': 'application/json' }, body: '{"phone_number":' });
+    const broken = await h.request('POST', path('xml', 'start'), {
+      apikey: a.apikey,
+      headers: { 'content-type': 'application/json' },
+      body: '{"phone_number":',
+    });
     expect(broken.status).toBe(400);
     expect(xml.parse(broken.body).response).toMatchObject({ success: 'false', code: 'invalid_json' });
     expect((await form('yaml', 'start', sdkStart(phone))).status).toBe(404);
@@ -211,7 +296,9 @@ describeEngines('the previous OTP API (/protected/{json|xml}/phones/verification
     const phone = freshPhone();
     await form('json', 'start', sdkStart(phone));
     const code = lastCode(`52${phone}`);
-    const replies = await Promise.all(Array.from({ length: 6 }, () => form('json', 'check', { phone_number: phone, verification_code: code })));
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, () => form('json', 'check', { phone_number: phone, verification_code: code })),
+    );
     expect(replies.filter((r) => r.body.success === true)).toHaveLength(1);
     expect(replies.filter((r) => r.body.code === 'otp_already_verified')).toHaveLength(5);
   });

@@ -25,16 +25,25 @@ export const LegacyChannel = z.object({
 
 /** Present: not absent, null or blank (the value itself is checked by /v2/otp's rules). */
 const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
-const required = (description: string) => z.unknown().refine(present, { error: 'otp_missing_param' }).meta({ type: 'string', description });
+const required = (description: string) =>
+  z.unknown().refine(present, { error: 'otp_missing_param' }).meta({ type: 'string', description });
 
 const common = {
   phone_number: required('10 digits without the country code'),
   country_code: z.unknown().optional().meta({ type: 'string', description: 'default 52; +52, 052 and 0052 mean 52' }),
 };
 
-const company = optionalText(INVALID).pipe(z.string().max(40, { error: INVALID }).optional()).describe('at most 40 characters; required with SMS and voice');
-const codeType = z.unknown().optional().meta({ type: 'string', enum: ['numeric', 'alphanumeric'], description: 'default numeric' });
-const expirationDate = z.unknown().optional().meta({ type: 'string', description: 'YYYY-MM-DD HH:mm:ss, America/Mexico_City; default 24 h, at most 3 days' });
+const company = optionalText(INVALID)
+  .pipe(z.string().max(40, { error: INVALID }).optional())
+  .describe('at most 40 characters; required with SMS and voice');
+const codeType = z
+  .unknown()
+  .optional()
+  .meta({ type: 'string', enum: ['numeric', 'alphanumeric'], description: 'default numeric' });
+const expirationDate = z
+  .unknown()
+  .optional()
+  .meta({ type: 'string', description: 'YYYY-MM-DD HH:mm:ss, America/Mexico_City; default 24 h, at most 3 days' });
 const resetCode = (description: string) => flag(INVALID).describe(description);
 
 export const StartParams = LegacyChannel.extend({
@@ -43,7 +52,9 @@ export const StartParams = LegacyChannel.extend({
   code_length: z.unknown().optional().meta({ type: 'integer', minimum: 4, maximum: 10, description: 'default 6' }),
   code_type: codeType,
   expiration_date: expirationDate,
-  sandbox: flag(INVALID).describe('1: validate and record a sandbox message; nothing is sent or charged and the verification does not change'),
+  sandbox: flag(INVALID).describe(
+    '1: validate and record a sandbox message; nothing is sent or charged and the verification does not change',
+  ),
 });
 
 export const CheckParams = z.object({
@@ -61,14 +72,21 @@ export const ResendParams = LegacyChannel.extend({
 
 export const ResetParams = z.object({
   ...common,
-  reset_code: resetCode('1: the code is discarded (the next start or resend sends a new one); 0: the code is kept and its failed attempts cleared'),
+  reset_code: resetCode(
+    '1: the code is discarded (the next start or resend sends a new one); 0: the code is kept and its failed attempts cleared',
+  ),
   code_type: codeType,
 });
 
 /** The v2 channel chosen by the voice and whatsapp flags (both: 400). */
 export function channelOf(p: { voice: 0 | 1; whatsapp: 0 | 1 }, path: string): 'sms' | 'voice' | 'chatapp' {
   if (p.voice === 1 && p.whatsapp === 1) {
-    throw new OtpError(400, INVALID, { hint: 'Choose one channel: voice 1 or whatsapp 1, not both.', next: [path], field: 'voice' }, 'A parameter is invalid: voice and whatsapp');
+    throw new OtpError(
+      400,
+      INVALID,
+      { hint: 'Choose one channel: voice 1 or whatsapp 1, not both.', next: [path], field: 'voice' },
+      'A parameter is invalid: voice and whatsapp',
+    );
   }
   return p.voice === 1 ? 'voice' : p.whatsapp === 1 ? 'chatapp' : 'sms';
 }

@@ -16,11 +16,14 @@ import { toXml } from './xml.js';
  * in its old shape, as JSON or XML (text/xml) by the path's format.
  */
 type Format = 'json' | 'xml';
-const formatOf = (request: FastifyRequest): Format => ((request.params as { format?: string })?.format === 'xml' ? 'xml' : 'json');
+const formatOf = (request: FastifyRequest): Format =>
+  (request.params as { format?: string })?.format === 'xml' ? 'xml' : 'json';
 
 function answer(reply: FastifyReply, format: Format, status: number, fields: LegacyAnswer) {
   reply.code(status);
-  return format === 'xml' ? reply.type('text/xml; charset=utf-8').send(toXml(fields)) : reply.type('application/json; charset=utf-8').send(JSON.stringify(fields));
+  return format === 'xml'
+    ? reply.type('text/xml; charset=utf-8').send(toXml(fields))
+    : reply.type('application/json; charset=utf-8').send(JSON.stringify(fields));
 }
 
 /**
@@ -36,16 +39,30 @@ function errorHandler(ctx: AppContext) {
       const status = error.status === 401 ? 400 : error.status;
       const { attempts_remaining, resend_available_in } = error.fields;
       reply.headers(error.headers);
-      return answer(reply, format, status, { success: false, message: error.message, status, code: error.slug, ...(attempts_remaining !== undefined ? { attempts_remaining } : {}), ...(resend_available_in !== undefined ? { resend_available_in } : {}) });
+      return answer(reply, format, status, {
+        success: false,
+        message: error.message,
+        status,
+        code: error.slug,
+        ...(attempts_remaining !== undefined ? { attempts_remaining } : {}),
+        ...(resend_available_in !== undefined ? { resend_available_in } : {}),
+      });
     }
-    if (error instanceof ApiError) return answer(reply.headers(error.headers), format, error.status, error.body(request.id));
+    if (error instanceof ApiError)
+      return answer(reply.headers(error.headers), format, error.status, error.body(request.id));
     const status = error.statusCode ?? 500;
     if (status >= 400 && status < 500) {
       const code = status === 413 ? 'body_too_large' : status === 415 ? 'unsupported_media_type' : 'invalid_request';
       return answer(reply, format, status, { success: false, message: messageFor(code), status, code });
     }
     ctx.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unexpected error');
-    return answer(reply, format, 500, { success: false, message: messageFor('server_01'), status: 500, code: 'server_01', request_id: request.id });
+    return answer(reply, format, 500, {
+      success: false,
+      message: messageFor('server_01'),
+      status: 500,
+      code: 'server_01',
+      request_id: request.id,
+    });
   };
 }
 
@@ -57,22 +74,58 @@ const Answer = z.object({
   credit: z.number().optional().describe('start and resend: credits charged'),
   reference: z.string().nullable().optional().describe('start and resend: the message reference'),
 });
-const Failure = z.object({ success: z.literal(false), message: z.string(), status: z.number(), code: z.string(), attempts_remaining: z.number().optional(), resend_available_in: z.number().optional() });
+const Failure = z.object({
+  success: z.literal(false),
+  message: z.string(),
+  status: z.number(),
+  code: z.string(),
+  attempts_remaining: z.number().optional(),
+  resend_available_in: z.number().optional(),
+});
 /** The same fields as JSON or, under /protected/xml/…, as XML. */
-const both = (description: string, schema: Record<string, unknown>) => ({ description, content: { 'application/json': { schema }, 'text/xml': { schema } } });
+const both = (description: string, schema: Record<string, unknown>) => ({
+  description,
+  content: { 'application/json': { schema }, 'text/xml': { schema } },
+});
 const answers = {
   200: both('success', jsonSchema(Answer)),
-  ...Object.fromEntries([400, 401, 402, 403, 404, 409, 410, 429, 502].map((s) => [s, both('the error, with /v2/otp\'s slug as code', jsonSchema(Failure))])),
+  ...Object.fromEntries(
+    [400, 401, 402, 403, 404, 409, 410, 429, 502].map((s) => [
+      s,
+      both("the error, with /v2/otp's slug as code", jsonSchema(Failure)),
+    ]),
+  ),
 };
 
 const ACTIONS = {
-  start: { run: start, schema: StartParams, summary: 'Previous OTP API: send a new code (deprecated: use POST /v2/otp)', sends: true },
-  check: { run: check, schema: CheckParams, summary: 'Previous OTP API: check a code (deprecated: use POST /v2/otp/verify)', sends: false },
-  resend: { run: resend, schema: ResendParams, summary: 'Previous OTP API: send the code again, or a new one (deprecated: use POST /v2/otp)', sends: true },
-  reset: { run: reset, schema: ResetParams, summary: 'Previous OTP API: discard the code or clear its failed attempts (deprecated: use DELETE /v2/otp)', sends: false },
+  start: {
+    run: start,
+    schema: StartParams,
+    summary: 'Previous OTP API: send a new code (deprecated: use POST /v2/otp)',
+    sends: true,
+  },
+  check: {
+    run: check,
+    schema: CheckParams,
+    summary: 'Previous OTP API: check a code (deprecated: use POST /v2/otp/verify)',
+    sends: false,
+  },
+  resend: {
+    run: resend,
+    schema: ResendParams,
+    summary: 'Previous OTP API: send the code again, or a new one (deprecated: use POST /v2/otp)',
+    sends: true,
+  },
+  reset: {
+    run: reset,
+    schema: ResetParams,
+    summary: 'Previous OTP API: discard the code or clear its failed attempts (deprecated: use DELETE /v2/otp)',
+    sends: false,
+  },
 } as const;
 
-const fields = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const fields = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export const legacyOtp: Feature = {
   name: 'legacy-otp',
@@ -86,10 +139,21 @@ export const legacyOtp: Feature = {
         const input = request.method === 'GET' ? fields(request.query) : fields(request.body);
         return answer(reply, format, 200, await a.run(ctx, request.account.id, input, `${request.method} ${url}`));
       };
-      const schema = { tags: ['otp (previous API)'], summary: a.summary, deprecated: true, params: jsonSchema(Params), response: answers };
-      api.post(url, { errorHandler: onError, config: { sendLimited: a.sends }, schema: { ...schema, body: jsonSchema(a.schema) } }, handler);
+      const schema = {
+        tags: ['otp (previous API)'],
+        summary: a.summary,
+        deprecated: true,
+        params: jsonSchema(Params),
+        response: answers,
+      };
+      api.post(
+        url,
+        { errorHandler: onError, config: { sendLimited: a.sends }, schema: { ...schema, body: jsonSchema(a.schema) } },
+        handler,
+      );
       // Some clients check a code with GET and query parameters.
-      if (action === 'check') api.get(url, { errorHandler: onError, schema: { ...schema, querystring: jsonSchema(a.schema) } }, handler);
+      if (action === 'check')
+        api.get(url, { errorHandler: onError, schema: { ...schema, querystring: jsonSchema(a.schema) } }, handler);
     }
   },
 };

@@ -11,12 +11,17 @@ const escape = (text: string) => text.replace(NOT_XML, '').replace(/[&<>"']/g, (
  * element for null, one <item> per array entry).
  */
 export function toXml(fields: Record<string, unknown>): string {
-  return `<?xml version="1.0" encoding="UTF-8"?>\n<response>${Object.entries(fields).map(([k, v]) => element(k, v)).join('')}</response>\n`;
+  return `<?xml version="1.0" encoding="UTF-8"?>\n<response>${Object.entries(fields)
+    .map(([k, v]) => element(k, v))
+    .join('')}</response>\n`;
 }
 
 function element(name: string, value: unknown): string {
   if (value === null || value === undefined) return `<${name}/>`;
   if (Array.isArray(value)) return `<${name}>${value.map((v) => element('item', v)).join('')}</${name}>`;
-  if (typeof value === 'object') return `<${name}>${Object.entries(value).map(([k, v]) => element(k, v)).join('')}</${name}>`;
+  if (typeof value === 'object')
+    return `<${name}>${Object.entries(value)
+      .map(([k, v]) => element(k, v))
+      .join('')}</${name}>`;
   return `<${name}>${escape(String(value))}</${name}>`;
 }

@@ -19,12 +19,25 @@ describeEngines('contact lists', (engine) => {
     return r.body.list_key;
   };
   const fillList = async (listKey: string, accountId: number, count: number) => {
-    const list = await h.ctx.db.kysely.selectFrom('contact_lists').select('id').where('list_key', '=', listKey).executeTakeFirstOrThrow();
+    const list = await h.ctx.db.kysely
+      .selectFrom('contact_lists')
+      .select('id')
+      .where('list_key', '=', listKey)
+      .executeTakeFirstOrThrow();
     const now = Date.now();
     for (let start = 0; start < count; start += 500) {
       const rows = Array.from({ length: Math.min(500, count - start) }, (_, i) => {
         const n = String(start + i).padStart(8, '0');
-        return { account_id: accountId, list_id: list.id, country_code: '52', number: `5255${n}`, name: `Name ${n}`, email: `c${n}@example.com`, created_at: now, updated_at: now };
+        return {
+          account_id: accountId,
+          list_id: list.id,
+          country_code: '52',
+          number: `5255${n}`,
+          name: `Name ${n}`,
+          email: `c${n}@example.com`,
+          created_at: now,
+          updated_at: now,
+        };
       });
       await h.ctx.db.kysely.insertInto('contacts').values(rows).execute();
     }
@@ -32,12 +45,26 @@ describeEngines('contact lists', (engine) => {
 
   describe('POST /agendas/add', () => {
     it('creates a list with an unguessable list_key and the labels of its custom fields', async () => {
-      const r = await addList({ agenda_name: 'Clientes VIP', agenda_description: 'Los mejores', custom_field_1: 'Ciudad', custom_field_4: 'Plan' });
+      const r = await addList({
+        agenda_name: 'Clientes VIP',
+        agenda_description: 'Los mejores',
+        custom_field_1: 'Ciudad',
+        custom_field_4: 'Plan',
+      });
       expect(r.status).toBe(200);
       expect(r.body).toMatchObject({ success: true, message: 'phoneBookSavedSuccess', status: 200, code: 'agenda_01' });
       expect(r.body.list_key).toMatch(/^[A-Za-z0-9_-]{22}$/);
-      const got = (await h.post('/agendas/get', {}, a.apikey)).body.result.find((l: any) => l.list_key === r.body.list_key);
-      expect(got).toMatchObject({ agenda_name: 'Clientes VIP', agenda_description: 'Los mejores', custom_field_1: 'Ciudad', custom_field_2: '', custom_field_4: 'Plan', linked_tool: '' });
+      const got = (await h.post('/agendas/get', {}, a.apikey)).body.result.find(
+        (l: any) => l.list_key === r.body.list_key,
+      );
+      expect(got).toMatchObject({
+        agenda_name: 'Clientes VIP',
+        agenda_description: 'Los mejores',
+        custom_field_1: 'Ciudad',
+        custom_field_2: '',
+        custom_field_4: 'Plan',
+        linked_tool: '',
+      });
       expect(got.agenda_creation_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     });
 
@@ -61,7 +88,8 @@ describeEngines('contact lists', (engine) => {
 
     it('refuses a name the account already uses (agenda_04), whatever its case; another account may use it', async () => {
       await newList('Proveedores');
-      for (const name of ['Proveedores', 'PROVEEDORES', ' proveedores ']) expect((await addList({ agenda_name: name })).body.code).toBe('agenda_04');
+      for (const name of ['Proveedores', 'PROVEEDORES', ' proveedores '])
+        expect((await addList({ agenda_name: name })).body.code).toBe('agenda_04');
       const other = await h.createAccount();
       expect((await addList({ agenda_name: 'Proveedores' }, other.apikey)).body.code).toBe('agenda_01');
     });
@@ -106,8 +134,12 @@ describeEngines('contact lists', (engine) => {
       const names = (await h.post('/agendas/get', {}, a.apikey)).body.result.map((l: any) => l.agenda_name);
       expect(names).toContain('Después');
       expect(names).not.toContain('Antes');
-      expect((await h.post('/agendas/change_name', { list_key: key, agenda_name: 'ocupado' }, a.apikey)).body.code).toBe('agenda_04');
-      expect((await h.post('/agendas/change_name', { list_key: key, agenda_name: 'DESPUÉS' }, a.apikey)).body.code).toBe('change_name_01');
+      expect(
+        (await h.post('/agendas/change_name', { list_key: key, agenda_name: 'ocupado' }, a.apikey)).body.code,
+      ).toBe('agenda_04');
+      expect(
+        (await h.post('/agendas/change_name', { list_key: key, agenda_name: 'DESPUÉS' }, a.apikey)).body.code,
+      ).toBe('change_name_01');
       expect((await addList({ agenda_name: 'Antes' })).body.code).toBe('agenda_01');
     });
 
@@ -135,14 +167,20 @@ describeEngines('contact lists', (engine) => {
         const r = await h.post(path, body, a.apikey);
         expect({ path, status: r.status, code: r.body.code }).toEqual({ path, status: 400, code: 'contact_17' });
       }
-      expect((await h.post('/agendas/get_contacts', { list_key: list.list_key }, a.apikey)).body.code).toBe('get_contacts_01');
+      expect((await h.post('/agendas/get_contacts', { list_key: list.list_key }, a.apikey)).body.code).toBe(
+        'get_contacts_01',
+      );
     });
   });
 
   describe('POST /agendas/get_contacts', () => {
     it('lists the contacts of a list with their entries', async () => {
       const key = await newList();
-      await h.post('/contacts/add', { list_key: key, number: '5512345678', name: 'Ana', email: 'ana@example.com' }, a.apikey);
+      await h.post(
+        '/contacts/add',
+        { list_key: key, number: '5512345678', name: 'Ana', email: 'ana@example.com' },
+        a.apikey,
+      );
       await h.post('/contacts/add', { list_key: key, number: '5512345679' }, a.apikey);
       const r = await h.post('/agendas/get_contacts', { list_key: key }, a.apikey);
       expect(r.status).toBe(200);
@@ -157,7 +195,13 @@ describeEngines('contact lists', (engine) => {
 
     it('answers an empty list with an empty array', async () => {
       const r = await h.post('/agendas/get_contacts', { list_key: await newList() }, a.apikey);
-      expect(r.body).toEqual({ success: true, message: 'contacts_found', status: 200, code: 'get_contacts_01', result: [] });
+      expect(r.body).toEqual({
+        success: true,
+        message: 'contacts_found',
+        status: 200,
+        code: 'get_contacts_01',
+        result: [],
+      });
     });
 
     it('streams a list larger than one chunk completely, in order, as valid JSON', async () => {
@@ -191,7 +235,11 @@ describeEngines('contact lists', (engine) => {
       const keep = await newList();
       await fillList(key, a.id, 1_200);
       await h.post('/contacts/add', { list_key: keep, number: '5512345678' }, a.apikey);
-      const { id } = await h.ctx.db.kysely.selectFrom('contact_lists').select('id').where('list_key', '=', key).executeTakeFirstOrThrow();
+      const { id } = await h.ctx.db.kysely
+        .selectFrom('contact_lists')
+        .select('id')
+        .where('list_key', '=', key)
+        .executeTakeFirstOrThrow();
       const r = await h.post('/agendas/delete', { list_key: key }, a.apikey);
       expect(r.body).toEqual({ success: true, message: 'phonebook_deleted', status: 200, code: 'delete_agenda_01' });
       expect((await h.post('/agendas/get_contacts', { list_key: key }, a.apikey)).body.code).toBe('contact_07');
@@ -203,7 +251,9 @@ describeEngines('contact lists', (engine) => {
     it('deletes once under parallel requests', async () => {
       const key = await newList();
       await fillList(key, a.id, 50);
-      const replies = await Promise.all(Array.from({ length: 6 }, () => h.post('/agendas/delete', { list_key: key }, a.apikey)));
+      const replies = await Promise.all(
+        Array.from({ length: 6 }, () => h.post('/agendas/delete', { list_key: key }, a.apikey)),
+      );
       expect(replies.filter((r) => r.body.code === 'delete_agenda_01')).toHaveLength(1);
       expect(replies.filter((r) => r.status === 400 && r.body.code === 'contact_07')).toHaveLength(5);
     });
@@ -233,7 +283,17 @@ describeEngines('contact lists', (engine) => {
     it('pages with the defaults: page 1, limit 20', async () => {
       const r = await find('?query=zona');
       expect(r.status).toBe(200);
-      expect(r.body).toMatchObject({ success: true, status: 200, code: 'contactlist_03', total_count: 25, page: 1, total_pages: 2, limit: 20, has_more: true, next_page: 2 });
+      expect(r.body).toMatchObject({
+        success: true,
+        status: 200,
+        code: 'contactlist_03',
+        total_count: 25,
+        page: 1,
+        total_pages: 2,
+        limit: 20,
+        has_more: true,
+        next_page: 2,
+      });
       expect(r.body.result).toHaveLength(20);
       expect(r.body.result[0]).toMatchObject({ name: 'Zona 01' });
       expect(typeof r.body.result[0].id).toBe('string');
@@ -243,7 +303,10 @@ describeEngines('contact lists', (engine) => {
     it('answers id as the list_key, which the contact endpoints take as list_key', async () => {
       const [first] = (await find('?query=Zona%2001')).body.result;
       expect(first.id).toBe(first.list_key);
-      const added = await h.request('POST', '/contacts/add', { apikey: f.apikey, form: { list_key: first.id, number: '5512345678', name: 'Ana' } });
+      const added = await h.request('POST', '/contacts/add', {
+        apikey: f.apikey,
+        form: { list_key: first.id, number: '5512345678', name: 'Ana' },
+      });
       expect(added.body.code).toBe('contact_13');
       const contacts = await h.post('/agendas/get_contacts', { list_key: first.id }, f.apikey);
       expect(contacts.body.result).toMatchObject([{ contact_name: 'Ana', contact_number: '525512345678' }]);
@@ -251,7 +314,14 @@ describeEngines('contact lists', (engine) => {
 
     it('answers the last page with next_page null, and a page past the end empty', async () => {
       const last = await find('?query=ZONA&page=2');
-      expect(last.body).toMatchObject({ total_count: 25, page: 2, total_pages: 2, limit: 20, has_more: false, next_page: null });
+      expect(last.body).toMatchObject({
+        total_count: 25,
+        page: 2,
+        total_pages: 2,
+        limit: 20,
+        has_more: false,
+        next_page: null,
+      });
       expect(last.body.result.map((l: any) => l.name)).toEqual(['Zona 21', 'Zona 22', 'Zona 23', 'Zona 24', 'Zona 25']);
       const past = await find('?query=zona&page=9');
       expect(past.body).toMatchObject({ result: [], total_count: 25, page: 9, has_more: false, next_page: null });
@@ -268,20 +338,34 @@ describeEngines('contact lists', (engine) => {
     it('never answers 500 to hostile text in names and queries', async () => {
       const g = await h.createAccount();
       // NUL is refused with the field's code (README, "Text hygiene"), the same on both engines.
-      expect((await addList({ agenda_name: 'Lista\u0000 nula' }, g.apikey)).body).toMatchObject({ status: 400, code: 'agenda_02' });
-      expect((await addList({ agenda_name: 'Lista', agenda_description: 'a\u0000b' }, g.apikey)).body).toMatchObject({ status: 400, code: 'agenda_05' });
-      expect((await addList({ agenda_name: "x'); DROP TABLE contact_lists;--" }, g.apikey)).body.code).toBe('agenda_01');
-      expect((await h.post('/agendas/get', {}, g.apikey)).body.result.map((l: any) => l.agenda_name)).toEqual(["x'); DROP TABLE contact_lists;--"]);
+      expect((await addList({ agenda_name: 'Lista\u0000 nula' }, g.apikey)).body).toMatchObject({
+        status: 400,
+        code: 'agenda_02',
+      });
+      expect((await addList({ agenda_name: 'Lista', agenda_description: 'a\u0000b' }, g.apikey)).body).toMatchObject({
+        status: 400,
+        code: 'agenda_05',
+      });
+      expect((await addList({ agenda_name: "x'); DROP TABLE contact_lists;--" }, g.apikey)).body.code).toBe(
+        'agenda_01',
+      );
+      expect((await h.post('/agendas/get', {}, g.apikey)).body.result.map((l: any) => l.agenda_name)).toEqual([
+        "x'); DROP TABLE contact_lists;--",
+      ]);
       expect((await h.get(`/contactlist/find?query=${encodeURIComponent('\u0000')}`, g.apikey)).status).toBe(400);
       for (const q of ["'", '\\', '🎉', 'ñ']) {
         const r = await h.get(`/contactlist/find?query=${encodeURIComponent(q)}`, g.apikey);
         expect(r.status).toBe(200);
       }
-      expect((await h.get(`/contactlist/find?query=${encodeURIComponent("'); drop")}`, g.apikey)).body.total_count).toBe(1);
+      expect(
+        (await h.get(`/contactlist/find?query=${encodeURIComponent("'); drop")}`, g.apikey)).body.total_count,
+      ).toBe(1);
     });
 
     it('treats % and _ in the query as text', async () => {
-      expect((await find(`?query=${encodeURIComponent('100%')}`)).body.result.map((l: any) => l.name)).toEqual(['Clientes 100%']);
+      expect((await find(`?query=${encodeURIComponent('100%')}`)).body.result.map((l: any) => l.name)).toEqual([
+        'Clientes 100%',
+      ]);
       expect((await find('?query=i_l')).body.result.map((l: any) => l.name)).toEqual(['mi_lista']);
     });
 
@@ -304,10 +388,23 @@ describeEngines('contact lists', (engine) => {
 
   it('shows every contacts and lists route in the OpenAPI document', async () => {
     const doc = (await h.get('/openapi.json')).body;
-    for (const path of ['/agendas/add', '/agendas/get', '/agendas/change_name', '/agendas/get_contacts', '/agendas/delete', '/contacts/add', '/contacts/update', '/contacts/delete', '/contacts/duplicate', '/contacts/polling/{action}']) {
+    for (const path of [
+      '/agendas/add',
+      '/agendas/get',
+      '/agendas/change_name',
+      '/agendas/get_contacts',
+      '/agendas/delete',
+      '/contacts/add',
+      '/contacts/update',
+      '/contacts/delete',
+      '/contacts/duplicate',
+      '/contacts/polling/{action}',
+    ]) {
       expect(doc.paths[path]?.post, path).toBeDefined();
     }
     expect(doc.paths['/contactlist/find']?.get).toBeDefined();
-    expect(doc.paths['/contactlist/find'].get.parameters.map((p: any) => p.name)).toEqual(expect.arrayContaining(['query', 'page', 'limit']));
+    expect(doc.paths['/contactlist/find'].get.parameters.map((p: any) => p.name)).toEqual(
+      expect.arrayContaining(['query', 'page', 'limit']),
+    );
   });
 });

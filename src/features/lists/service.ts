@@ -35,8 +35,18 @@ export interface NewListInput {
 const nameTaken = (error: unknown) => (isUniqueViolation(error) ? badRequest('agenda_04') : error);
 
 export async function addList(db: Kysely<Database>, accountId: number, input: NewListInput): Promise<ContactList> {
-  const labels = [input.custom_field_1 ?? null, input.custom_field_2 ?? null, input.custom_field_3 ?? null, input.custom_field_4 ?? null] as const;
-  return createList(db, { accountId, name: input.agenda_name, description: input.agenda_description ?? null, labels: [...labels] }).catch((e) => {
+  const labels = [
+    input.custom_field_1 ?? null,
+    input.custom_field_2 ?? null,
+    input.custom_field_3 ?? null,
+    input.custom_field_4 ?? null,
+  ] as const;
+  return createList(db, {
+    accountId,
+    name: input.agenda_name,
+    description: input.agenda_description ?? null,
+    labels: [...labels],
+  }).catch((e) => {
     throw nameTaken(e);
   });
 }
@@ -61,7 +71,12 @@ export async function allLists(db: Kysely<Database>, accountId: number) {
 }
 
 /** Renames a list; still unique among the account's lists (agenda_04). A list a program owns refuses (contact_17). */
-export async function changeListName(db: Kysely<Database>, accountId: number, listKey: string, name: string): Promise<void> {
+export async function changeListName(
+  db: Kysely<Database>,
+  accountId: number,
+  listKey: string,
+  name: string,
+): Promise<void> {
   const list = await writableList(db, accountId, listKey);
   const renamed = await renameList(db, accountId, list.id, name).catch((e) => {
     throw nameTaken(e);

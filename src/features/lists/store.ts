@@ -4,7 +4,13 @@ import { listNameKey, logListDeletion, type ContactList } from '../contacts/stor
 
 /** Every list of the account, ordered by name (case-insensitive), then by creation. */
 export async function listsOfAccount(db: Executor, accountId: number): Promise<ContactList[]> {
-  return db.selectFrom('contact_lists').selectAll().where('account_id', '=', accountId).orderBy('name_key').orderBy('id').execute();
+  return db
+    .selectFrom('contact_lists')
+    .selectAll()
+    .where('account_id', '=', accountId)
+    .orderBy('name_key')
+    .orderBy('id')
+    .execute();
 }
 
 const likeEscape = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`);
@@ -17,7 +23,13 @@ export async function searchLists(db: Executor, accountId: number, query: string
     .where('account_id', '=', accountId)
     .where(sql<boolean>`name_key like ${pattern} escape '\\'`);
   const [{ total }] = await base.select((eb) => eb.fn.countAll<number | string>().as('total')).execute();
-  const rows = await base.select(['id', 'name', 'list_key']).orderBy('name_key').orderBy('id').limit(limit).offset(offset).execute();
+  const rows = await base
+    .select(['id', 'name', 'list_key'])
+    .orderBy('name_key')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
   return { rows, total: Number(total) };
 }
 

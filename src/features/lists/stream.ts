@@ -25,7 +25,13 @@ export function contactsJson(db: Executor, listId: number, envelope: Record<stri
       if (rows.length === 0) break;
       let out = '';
       for (const r of rows) {
-        const entry = { contact_id: r.id, contact_name: r.name ?? '', contact_number: r.number, contact_email: r.email ?? '', contact_creation_date: dates(Math.floor(r.created_at / 1000) * 1000) };
+        const entry = {
+          contact_id: r.id,
+          contact_name: r.name ?? '',
+          contact_number: r.number,
+          contact_email: r.email ?? '',
+          contact_creation_date: dates(Math.floor(r.created_at / 1000) * 1000),
+        };
         out += (first ? '' : ',') + JSON.stringify(entry);
         first = false;
       }

@@ -5,7 +5,8 @@ import { createLoyalty, DEFAULT_STAMPS, MAX_STAMPS } from './service.js';
 
 function stampCount(raw: string): number {
   const n = Number(raw);
-  if (!/^\d+$/.test(String(raw).trim()) || n < 1 || n > MAX_STAMPS) throw new CliError(`--stamps must be an integer from 1 to ${MAX_STAMPS}`);
+  if (!/^\d+$/.test(String(raw).trim()) || n < 1 || n > MAX_STAMPS)
+    throw new CliError(`--stamps must be an integer from 1 to ${MAX_STAMPS}`);
   return n;
 }
 
@@ -22,12 +23,16 @@ export function loyaltyCommands(program: Command, run: CliRunner): void {
     .option('--app-client <label>', 'shown as loyalty_app_client', '')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const name = programName(o.name);
-        const stamps = stampCount(o.stamps);
-        const account = await requireActiveAccount(ctx, o.email, o.parent);
-        const loyalty = await createLoyalty(ctx, account.id, name, stamps, String(o.appClient));
-        return { loyalty_key: loyalty.loyalty_key, loyalty_name: loyalty.name };
-      }, (r) => `created loyalty program "${r.loyalty_name}"\nloyalty_key: ${r.loyalty_key}`),
+      run(
+        o,
+        async (ctx) => {
+          const name = programName(o.name);
+          const stamps = stampCount(o.stamps);
+          const account = await requireActiveAccount(ctx, o.email, o.parent);
+          const loyalty = await createLoyalty(ctx, account.id, name, stamps, String(o.appClient));
+          return { loyalty_key: loyalty.loyalty_key, loyalty_name: loyalty.name };
+        },
+        (r) => `created loyalty program "${r.loyalty_name}"\nloyalty_key: ${r.loyalty_key}`,
+      ),
     );
 }

@@ -20,7 +20,11 @@ const birthdate = z
   .optional()
   .meta({ type: 'string', format: 'date' });
 
-const StaffActionBody = z.object({ loyalty_key: loyaltyKey, phone: tenDigits('loyalty_04'), usertool_id: staffId('loyalty_06') });
+const StaffActionBody = z.object({
+  loyalty_key: loyaltyKey,
+  phone: tenDigits('loyalty_04'),
+  usertool_id: staffId('loyalty_06'),
+});
 const ContactAddBody = z.object({
   loyalty_key: loyaltyKey,
   phone: tenDigits('loyalty_04'),
@@ -28,7 +32,16 @@ const ContactAddBody = z.object({
   usertool_id: staffId('loyalty_06'),
   birthdate: birthdate.describe('optional YYYY-MM-DD; an invalid date is ignored'),
 });
-const ContactGetBody = z.object({ loyalty_key: loyaltyKey, phone: optionalText('loyalty_04').pipe(z.string().trim().regex(/^\d{10}$/, { error: 'loyalty_04' }).optional()) });
+const ContactGetBody = z.object({
+  loyalty_key: loyaltyKey,
+  phone: optionalText('loyalty_04').pipe(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{10}$/, { error: 'loyalty_04' })
+      .optional(),
+  ),
+});
 
 const LoyaltyItem = z.object({
   loyalty_name: z.string(),
@@ -78,18 +91,37 @@ export const loyalty: Feature = {
   routes(api, ctx) {
     api.post(
       '/loyalty/get',
-      { schema: { tags, summary: 'List the loyalty programs of the account', response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(LoyaltyItem) })) } } },
+      {
+        schema: {
+          tags,
+          summary: 'List the loyalty programs of the account',
+          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(LoyaltyItem) })) },
+        },
+      },
       async (request) => {
         const programs = await listPrograms(ctx.db.kysely, request.account.id);
         return ok('loyalty_get_01', 'loyalty_programs', {
-          result: programs.map((p) => ({ loyalty_name: p.name, loyalty_key: p.loyalty_key, loyalty_app_client: p.app_client, loyalty_plan_type: 'stamps' as const, loyalty_stamps_required: p.stamps_required })),
+          result: programs.map((p) => ({
+            loyalty_name: p.name,
+            loyalty_key: p.loyalty_key,
+            loyalty_app_client: p.app_client,
+            loyalty_plan_type: 'stamps' as const,
+            loyalty_stamps_required: p.stamps_required,
+          })),
         });
       },
     );
 
     api.post(
       '/loyalty/contact/add',
-      { schema: { tags, summary: 'Enroll a contact in a loyalty program (empty card), by an active staff user', body: jsonSchema(ContactAddBody), response: { 200: jsonSchema(CardReply) } } },
+      {
+        schema: {
+          tags,
+          summary: 'Enroll a contact in a loyalty program (empty card), by an active staff user',
+          body: jsonSchema(ContactAddBody),
+          response: { 200: jsonSchema(CardReply) },
+        },
+      },
       async (request) => {
         const input = parse(ContactAddBody, request.body);
         const { program, member } = await enroll(ctx, request.account.id, input);
@@ -99,27 +131,54 @@ export const loyalty: Feature = {
 
     api.post(
       '/loyalty/contact/get',
-      { schema: { tags, summary: "The program's contacts and their cards; phone filters to one", body: jsonSchema(ContactGetBody), response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(LoyaltyContact) })) } } },
+      {
+        schema: {
+          tags,
+          summary: "The program's contacts and their cards; phone filters to one",
+          body: jsonSchema(ContactGetBody),
+          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(LoyaltyContact) })) },
+        },
+      },
       async (request) => {
         const input = parse(ContactGetBody, request.body);
         const program = await requireLoyalty(ctx.db.kysely, request.account.id, input.loyalty_key);
-        return ok('loyalty_contact_get_01', 'loyalty_contacts', { result: (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact) });
+        return ok('loyalty_contact_get_01', 'loyalty_contacts', {
+          result: (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact),
+        });
       },
     );
 
     api.post(
       '/loyalty/sale',
-      { schema: { tags, summary: 'One stamp by a staff user; the stamp that reaches the count completes the card and earns a reward', body: jsonSchema(StaffActionBody), response: { 200: jsonSchema(CardReply) } } },
+      {
+        schema: {
+          tags,
+          summary: 'One stamp by a staff user; the stamp that reaches the count completes the card and earns a reward',
+          body: jsonSchema(StaffActionBody),
+          response: { 200: jsonSchema(CardReply) },
+        },
+      },
       async (request) => {
         const input = parse(StaffActionBody, request.body);
         const { program, after, completed } = await sale(ctx, request.account.id, input);
-        return ok('loyalty_sale_01', completed ? 'card_completed' : 'stamp_added', card(after, program.stamps_required, completed));
+        return ok(
+          'loyalty_sale_01',
+          completed ? 'card_completed' : 'stamp_added',
+          card(after, program.stamps_required, completed),
+        );
       },
     );
 
     api.post(
       '/loyalty/redeem',
-      { schema: { tags, summary: 'Redeem one earned reward (not in the spec): contact_current_redeem decreases by one', body: jsonSchema(StaffActionBody), response: { 200: jsonSchema(CardReply) } } },
+      {
+        schema: {
+          tags,
+          summary: 'Redeem one earned reward (not in the spec): contact_current_redeem decreases by one',
+          body: jsonSchema(StaffActionBody),
+          response: { 200: jsonSchema(CardReply) },
+        },
+      },
       async (request) => {
         const input = parse(StaffActionBody, request.body);
         const { program, after } = await redeem(ctx, request.account.id, input);

@@ -5,7 +5,17 @@ import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
 import { createList, upsertContact } from '../contacts/store.js';
 import { requireActiveStaff } from '../staff/service.js';
-import { addStamp, findMember, findProgram, insertMember, insertMovement, insertProgram, takeReward, type LoyaltyMember, type LoyaltyProgram } from './store.js';
+import {
+  addStamp,
+  findMember,
+  findProgram,
+  insertMember,
+  insertMovement,
+  insertProgram,
+  takeReward,
+  type LoyaltyMember,
+  type LoyaltyProgram,
+} from './store.js';
 
 /** The panel's read view of the account's programs. */
 export { loyaltySummaries } from './store.js';
@@ -30,7 +40,13 @@ export const DEFAULT_STAMPS = 10;
 export const MAX_STAMPS = 100;
 
 /** Creates a program and the contact list it owns (linked to the tool, so /contacts/* refuses changes to it). */
-export async function createLoyalty(ctx: BaseContext, accountId: number, name: string, stampsRequired: number, appClient = ''): Promise<LoyaltyProgram> {
+export async function createLoyalty(
+  ctx: BaseContext,
+  accountId: number,
+  name: string,
+  stampsRequired: number,
+  appClient = '',
+): Promise<LoyaltyProgram> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const list = await createList(trx, { accountId, name: `loyalty: ${name}`, linkedTool: 'loyalty' });
     return insertProgram(trx, {
@@ -57,7 +73,11 @@ interface StaffAction {
   usertool_id: number;
 }
 
-export async function enroll(ctx: AppContext, accountId: number, input: StaffAction & { customer_name: string; birthdate?: string }): Promise<{ program: LoyaltyProgram; member: LoyaltyMember }> {
+export async function enroll(
+  ctx: AppContext,
+  accountId: number,
+  input: StaffAction & { customer_name: string; birthdate?: string },
+): Promise<{ program: LoyaltyProgram; member: LoyaltyMember }> {
   const program = await requireLoyalty(ctx.db.kysely, accountId, input.loyalty_key);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     await requireActiveStaff(trx, accountId, input.usertool_id, 'loyalty_07');
@@ -91,7 +111,11 @@ async function memberAction(
   ctx: AppContext,
   accountId: number,
   input: StaffAction,
-  change: (trx: Executor, program: LoyaltyProgram, member: LoyaltyMember) => Promise<{ after: LoyaltyMember; kind: 'stamp' | 'redeem'; completed: boolean }>,
+  change: (
+    trx: Executor,
+    program: LoyaltyProgram,
+    member: LoyaltyMember,
+  ) => Promise<{ after: LoyaltyMember; kind: 'stamp' | 'redeem'; completed: boolean }>,
 ): Promise<{ program: LoyaltyProgram; after: LoyaltyMember; completed: boolean }> {
   const program = await requireLoyalty(ctx.db.kysely, accountId, input.loyalty_key);
   return ctx.db.kysely.transaction().execute(async (trx) => {

@@ -17,13 +17,27 @@ export async function listPrograms(db: Executor, accountId: number): Promise<Loy
 }
 
 /** The account's program with that key; another account's program is absent. */
-export async function findProgram(db: Executor, accountId: number, loyaltyKey: string): Promise<LoyaltyProgram | undefined> {
+export async function findProgram(
+  db: Executor,
+  accountId: number,
+  loyaltyKey: string,
+): Promise<LoyaltyProgram | undefined> {
   if (!KEY.test(loyaltyKey)) return undefined;
-  return db.selectFrom('loyalty_programs').selectAll().where('loyalty_key', '=', loyaltyKey).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('loyalty_programs')
+    .selectAll()
+    .where('loyalty_key', '=', loyaltyKey)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 export async function findMember(db: Executor, programId: number, phone: string): Promise<LoyaltyMember | undefined> {
-  return db.selectFrom('loyalty_members').selectAll().where('program_id', '=', programId).where('phone', '=', phone).executeTakeFirst();
+  return db
+    .selectFrom('loyalty_members')
+    .selectAll()
+    .where('program_id', '=', programId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
 }
 
 export async function listMembers(db: Executor, programId: number, phone?: string): Promise<LoyaltyMember[]> {
@@ -35,7 +49,10 @@ export async function listMembers(db: Executor, programId: number, phone?: strin
 /** Enrolls a member; undefined when the phone is already in the program. */
 export async function insertMember(
   db: Executor,
-  values: Omit<Insertable<LoyaltyMembersTable>, 'id' | 'stamps' | 'completes' | 'rewards_available' | 'rewards_redeemed'>,
+  values: Omit<
+    Insertable<LoyaltyMembersTable>,
+    'id' | 'stamps' | 'completes' | 'rewards_available' | 'rewards_redeemed'
+  >,
 ): Promise<LoyaltyMember | undefined> {
   return db
     .insertInto('loyalty_members')
@@ -69,14 +86,21 @@ export async function addStamp(db: Executor, memberId: number, required: number)
 export async function takeReward(db: Executor, memberId: number): Promise<LoyaltyMember | undefined> {
   return db
     .updateTable('loyalty_members')
-    .set({ rewards_available: sql`rewards_available - 1`, rewards_redeemed: sql`rewards_redeemed + 1`, updated_at: Date.now() })
+    .set({
+      rewards_available: sql`rewards_available - 1`,
+      rewards_redeemed: sql`rewards_redeemed + 1`,
+      updated_at: Date.now(),
+    })
     .where('id', '=', memberId)
     .where('rewards_available', '>', 0)
     .returningAll()
     .executeTakeFirst();
 }
 
-export async function insertMovement(db: Executor, values: Omit<Insertable<LoyaltyMovementsTable>, 'id'>): Promise<void> {
+export async function insertMovement(
+  db: Executor,
+  values: Omit<Insertable<LoyaltyMovementsTable>, 'id'>,
+): Promise<void> {
   await db.insertInto('loyalty_movements').values(values).execute();
 }
 
@@ -89,7 +113,13 @@ export async function loyaltySummaries(db: Executor, accountId: number) {
   return db
     .selectFrom('loyalty_programs as p')
     .leftJoin('loyalty_members as m', 'm.program_id', 'p.id')
-    .select(['p.id', 'p.name', 'p.stamps_required', (eb) => eb.fn.count<number>('m.id').as('members'), sql<number>`coalesce(sum(m.rewards_available), 0)`.as('rewards')])
+    .select([
+      'p.id',
+      'p.name',
+      'p.stamps_required',
+      (eb) => eb.fn.count<number>('m.id').as('members'),
+      sql<number>`coalesce(sum(m.rewards_available), 0)`.as('rewards'),
+    ])
     .where('p.account_id', '=', accountId)
     .groupBy(['p.id', 'p.name', 'p.stamps_required'])
     .orderBy('p.id')

@@ -2,7 +2,14 @@ import type { Command } from 'commander';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/run.js';
-import { findSettings, OtpSettingsError, saveSettings, settingsChanges, type OtpSettings, type SettingsChanges } from './settings.js';
+import {
+  findSettings,
+  OtpSettingsError,
+  saveSettings,
+  settingsChanges,
+  type OtpSettings,
+  type SettingsChanges,
+} from './settings.js';
 
 const shown = (email: string, s: OtpSettings | undefined) => ({
   email,
@@ -25,7 +32,7 @@ export function otpCommands(program: Command, run: CliRunner): void {
   const otp = program.command('otp').description('OTP verification settings');
   otp
     .command('settings')
-    .description('show or change an account\'s OTP abuse protection')
+    .description("show or change an account's OTP abuse protection")
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .option('--countries <codes>', 'comma-separated country codes codes may be sent to, or any')

@@ -26,7 +26,8 @@ export function generateCode(format: CodeFormat, length: number): string {
 export const normaliseCode = (input: string): string => input.trim().toUpperCase();
 
 /** The stored form: HMAC under the OTP secret, bound to the verification so equal codes of two numbers differ. */
-export const codeDigest = (key: Buffer, verificationId: number, code: string): string => hmacHex(key, `${verificationId}:${normaliseCode(code)}`);
+export const codeDigest = (key: Buffer, verificationId: number, code: string): string =>
+  hmacHex(key, `${verificationId}:${normaliseCode(code)}`);
 
 /** Constant-time check of a typed code against the stored digest. */
 export const codeMatches = (key: Buffer, verificationId: number, typed: string, digest: string | null): boolean =>

@@ -41,7 +41,8 @@ const MESSAGES: Record<OtpErrorSlug, string> = {
   otp_rate_limited: 'Too many new codes for this number in the last hour',
   otp_country_unsupported: 'This service does not send to this country code on this channel',
   otp_number_unsupported: 'This service does not send codes to this number: not a mobile or geographic line it serves',
-  otp_lock_cooldown: 'The last code for this number was locked after too many wrong codes: wait before sending a new one',
+  otp_lock_cooldown:
+    'The last code for this number was locked after too many wrong codes: wait before sending a new one',
   otp_daily_limit: 'Too many codes for this number today',
 };
 defineMessages(MESSAGES);
@@ -76,6 +77,15 @@ export class OtpError extends ApiError {
 
   override body(requestId: string): Record<string, unknown> {
     const { state, hint, next, ...optional } = this.fields;
-    return { success: false, ...(state ? { state } : {}), error: this.slug, message: this.message, hint, next, ...optional, request_id: requestId };
+    return {
+      success: false,
+      ...(state ? { state } : {}),
+      error: this.slug,
+      message: this.message,
+      hint,
+      next,
+      ...optional,
+      request_id: requestId,
+    };
   }
 }

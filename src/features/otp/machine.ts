@@ -61,7 +61,9 @@ export function hintFor(state: OtpState, resendIn = 0): string {
     case 'pending':
       return (
         'Ask the user for the code and check it with POST /v2/otp/verify before expires_at. ' +
-        (resendIn > 0 ? `A resend is possible in ${resendIn} s.` : 'POST /v2/otp resends the same code; with code_rotate=true it sends a new one.')
+        (resendIn > 0
+          ? `A resend is possible in ${resendIn} s.`
+          : 'POST /v2/otp resends the same code; with code_rotate=true it sends a new one.')
       );
     case 'verified':
       return 'The number is verified. POST /v2/otp starts a new verification when you need one.';
@@ -80,7 +82,12 @@ export interface CreateDecision {
 }
 
 /** POST /v2/otp: the transition of the state table, or the error it answers. */
-export function decideCreate(state: OtpState, rotate: boolean, resendIn: number, view: { expires_at: string | null; attempts_remaining: number | null }): CreateDecision {
+export function decideCreate(
+  state: OtpState,
+  rotate: boolean,
+  resendIn: number,
+  view: { expires_at: string | null; attempts_remaining: number | null },
+): CreateDecision {
   switch (state) {
     case 'none':
     case 'expired':
@@ -107,7 +114,9 @@ export function decideCreate(state: OtpState, rotate: boolean, resendIn: number,
           { 'Retry-After': String(resendIn) },
         );
       }
-      return rotate ? { action: 'restarted', status: 200, newCode: true } : { action: 'resent', status: 200, newCode: false };
+      return rotate
+        ? { action: 'restarted', status: 200, newCode: true }
+        : { action: 'resent', status: 200, newCode: false };
   }
 }
 
@@ -125,21 +134,44 @@ export function maxAttempts(expiresAt: string | null): OtpError {
 export function verifyRefusal(state: Exclude<OtpState, 'pending'>, expiresAt: string | null): OtpError {
   switch (state) {
     case 'none':
-      return new OtpError(404, 'otp_not_found', { state, hint: 'No code is active for this number: send one with POST /v2/otp first.', next: [PATHS.send] });
+      return new OtpError(404, 'otp_not_found', {
+        state,
+        hint: 'No code is active for this number: send one with POST /v2/otp first.',
+        next: [PATHS.send],
+      });
     case 'verified':
-      return new OtpError(409, 'otp_already_verified', { state, hint: 'This number was already verified with its code. POST /v2/otp starts a new verification.', next: [PATHS.send] });
+      return new OtpError(409, 'otp_already_verified', {
+        state,
+        hint: 'This number was already verified with its code. POST /v2/otp starts a new verification.',
+        next: [PATHS.send],
+      });
     case 'expired':
-      return new OtpError(410, 'otp_code_expired', { state, hint: 'The code expired: send a new one with POST /v2/otp.', next: [PATHS.send], expires_at: expiresAt });
+      return new OtpError(410, 'otp_code_expired', {
+        state,
+        hint: 'The code expired: send a new one with POST /v2/otp.',
+        next: [PATHS.send],
+        expires_at: expiresAt,
+      });
     case 'locked':
       return maxAttempts(expiresAt);
   }
 }
 
 /** The expiry of a new code: the requested date (at most 3 days ahead) or 24 h. Throws for a past date. */
-export function expiryFor(requested: number | undefined, now: number, path: string): { expiresAt: number; reduced: boolean } {
+export function expiryFor(
+  requested: number | undefined,
+  now: number,
+  path: string,
+): { expiresAt: number; reduced: boolean } {
   if (requested === undefined) return { expiresAt: now + DEFAULT_TTL_MS, reduced: false };
   if (requested <= now) {
-    throw new OtpError(400, 'otp_invalid_param', { hint: 'expiration_date must be in the future (YYYY-MM-DD HH:mm:ss, Mexico City time).', next: [path], field: 'expiration_date' });
+    throw new OtpError(400, 'otp_invalid_param', {
+      hint: 'expiration_date must be in the future (YYYY-MM-DD HH:mm:ss, Mexico City time).',
+      next: [path],
+      field: 'expiration_date',
+    });
   }
-  return requested > now + MAX_TTL_MS ? { expiresAt: now + MAX_TTL_MS, reduced: true } : { expiresAt: requested, reduced: false };
+  return requested > now + MAX_TTL_MS
+    ? { expiresAt: now + MAX_TTL_MS, reduced: true }
+    : { expiresAt: requested, reduced: false };
 }

@@ -17,6 +17,7 @@ export function otpMetrics(ctx: AppContext): void {
   });
   ctx.metrics.beforeScrape.push(async () => {
     failures.reset();
-    for (const row of await failureCounts(ctx.db.kysely)) failures.set({ account: String(row.account_id) }, row.failures);
+    for (const row of await failureCounts(ctx.db.kysely))
+      failures.set({ account: String(row.account_id) }, row.failures);
   });
 }

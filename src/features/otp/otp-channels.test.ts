@@ -25,7 +25,9 @@ describeEngines('OTP channels and formats', (engine) => {
     expect(r.status).toBe(201);
     expect(r.body.warning).toMatch(/message and company ignored/);
     expect((await c.messages())[0].channel).toBe('chatapp');
-    expect(carrier.textsTo(c.fullNumber)).toEqual([`${r.body.code} is your verification code. For your security, do not share it with anyone.`]);
+    expect(carrier.textsTo(c.fullNumber)).toEqual([
+      `${r.body.code} is your verification code. For your security, do not share it with anyone.`,
+    ]);
     const plain = await client().send({ channel: 'chatapp' });
     expect(plain.status).toBe(201);
     expect(plain.body.warning).toMatch(/company ignored/);
@@ -38,7 +40,12 @@ describeEngines('OTP channels and formats', (engine) => {
   it('channels: voice reads the code character by character, with a custom message too; priced like its channel', async () => {
     const c = client();
     const before = await credit();
-    const r = await c.send({ channel: 'voice', code_format: 'alphanumeric', code_length: 4, message: 'Hello from {{company}}. Your code: {{code}}.' });
+    const r = await c.send({
+      channel: 'voice',
+      code_format: 'alphanumeric',
+      code_length: 4,
+      message: 'Hello from {{company}}. Your code: {{code}}.',
+    });
     expect(r.status).toBe(201);
     const [m] = await c.messages();
     expect(m.channel).toBe('voice');
@@ -78,7 +85,9 @@ describeEngines('OTP channels and formats', (engine) => {
     const c = client();
     const r = await c.send({ company: 'Compañía $& Co' });
     expect(r.status).toBe(201);
-    expect(carrier.textsTo(c.fullNumber)).toEqual([`${r.body.code} is your verification code from Compañia $& Co. Do not share it.`]);
+    expect(carrier.textsTo(c.fullNumber)).toEqual([
+      `${r.body.code} is your verification code from Compañia $& Co. Do not share it.`,
+    ]);
   });
 
   it('CLI: mensajero otp settings sets, shows and clears the abuse protection', async () => {

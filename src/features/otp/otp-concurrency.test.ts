@@ -29,7 +29,11 @@ describeEngines('OTP concurrency', (engine) => {
     const statuses = replies.map((r) => r.status);
     expect(statuses.filter((s) => s === 401)).toHaveLength(6);
     expect(statuses.filter((s) => s === 429)).toHaveLength(14);
-    expect(replies.filter((r) => r.status === 429).every((r) => r.body.error === 'otp_max_attempts' && r.body.attempts_remaining === 0)).toBe(true);
+    expect(
+      replies
+        .filter((r) => r.status === 429)
+        .every((r) => r.body.error === 'otp_max_attempts' && r.body.attempts_remaining === 0),
+    ).toBe(true);
     expect(await c.row()).toMatchObject({ state: 'locked', attempts_remaining: 0 });
   });
 
@@ -54,7 +58,9 @@ describeEngines('OTP concurrency', (engine) => {
         expect(row!.attempts_remaining).toBe(6);
       }
       expect(rotated.body.code).not.toBe(undefined);
-      expect((await c.verify(first.body.code === rotated.body.code ? wrongCode(rotated.body.code) : first.body.code)).status).toBe(401);
+      expect(
+        (await c.verify(first.body.code === rotated.body.code ? wrongCode(rotated.body.code) : first.body.code)).status,
+      ).toBe(401);
       expect((await c.verify(rotated.body.code)).status).toBe(200);
       expect(await c.messages()).toHaveLength(2);
     }
@@ -68,7 +74,11 @@ describeEngines('OTP concurrency', (engine) => {
     expect(statuses.filter((s) => s === 201)).toHaveLength(1);
     expect(statuses.filter((s) => s === 429)).toHaveLength(9);
     expect(replies.filter((r) => r.status === 429).every((r) => r.body.error === 'otp_throttled')).toBe(true);
-    const rows = await h.ctx.db.kysely.selectFrom('otp_verifications').selectAll().where('phone_number', '=', c.number.phone_number).execute();
+    const rows = await h.ctx.db.kysely
+      .selectFrom('otp_verifications')
+      .selectAll()
+      .where('phone_number', '=', c.number.phone_number)
+      .execute();
     expect(rows).toHaveLength(1);
     expect(rows[0].state).toBe('pending');
     expect(await c.messages()).toHaveLength(1);

@@ -22,12 +22,23 @@ describeEngines('OTP errors', (engine) => {
   const credit = async (apikey = key) => (await h.post('/credits/consult', {}, apikey)).body.credit as number;
   const otpError = (r: { status: number; body: any }, status: number, error: string) => {
     expect(r.status).toBe(status);
-    expect(r.body).toMatchObject({ success: false, error, message: expect.any(String), hint: expect.any(String), next: expect.any(Array), request_id: expect.any(String) });
+    expect(r.body).toMatchObject({
+      success: false,
+      error,
+      message: expect.any(String),
+      hint: expect.any(String),
+      next: expect.any(Array),
+      request_id: expect.any(String),
+    });
     expect(r.body.hint.length).toBeGreaterThan(10);
   };
 
   it('400 otp_missing_param: phone_number, country_code, company with sms and voice, code on verify', async () => {
-    for (const body of [{ country_code: '52', company: 'A' }, { phone_number: '5512345678', company: 'A' }, { phone_number: '', country_code: '52', company: 'A' }]) {
+    for (const body of [
+      { country_code: '52', company: 'A' },
+      { phone_number: '5512345678', company: 'A' },
+      { phone_number: '', country_code: '52', company: 'A' },
+    ]) {
       otpError(await h.post('/v2/otp', body, key), 400, 'otp_missing_param');
     }
     for (const channel of ['sms', 'voice']) {
@@ -39,7 +50,11 @@ describeEngines('OTP errors', (engine) => {
     otpError(v, 400, 'otp_missing_param');
     expect(v.body).toMatchObject({ field: 'code', next: ['POST /v2/otp/verify'] });
     otpError(await h.get('/v2/otp/status?phone_number=5512345678', key), 400, 'otp_missing_param');
-    otpError(await h.request('DELETE', '/v2/otp', { body: { country_code: '52' }, apikey: key }), 400, 'otp_missing_param');
+    otpError(
+      await h.request('DELETE', '/v2/otp', { body: { country_code: '52' }, apikey: key }),
+      400,
+      'otp_missing_param',
+    );
   });
 
   it('400 otp_invalid_param: previous-API parameters, bad dates, lengths, formats, numbers', async () => {
@@ -86,7 +101,12 @@ describeEngines('OTP errors', (engine) => {
 
   it('400 otp_message_invalid: placeholders missing, non-GSM-7, over 160 after substitution', async () => {
     const c = client();
-    for (const message of ['Your code is {{code}}', 'From {{company}}', 'Código {{code}} de {{company}} ✅', `{{code}} {{company}} ${'x'.repeat(150)}`]) {
+    for (const message of [
+      'Your code is {{code}}',
+      'From {{company}}',
+      'Código {{code}} de {{company}} ✅',
+      `{{code}} {{company}} ${'x'.repeat(150)}`,
+    ]) {
       const r = await c.send({ message });
       otpError(r, 400, 'otp_message_invalid');
       expect(r.body.field).toBe('message');
@@ -173,12 +193,27 @@ describeEngines('OTP errors', (engine) => {
     const sentAt = Date.now() - 3_600_000;
     await h.ctx.db.kysely
       .updateTable('otp_verifications')
-      .set({ state: 'pending', code_hash: codeDigest(h.ctx.secrets.otpHmac, row.id, '424242'), code_enc: sealCode(h.ctx.secrets.otpHmac, '424242'), code_format: 'numeric', code_length: 6, attempts_remaining: 5, expires_at: Date.now() + 3_600_000, last_sent_at: sentAt, channel: 'sms' })
+      .set({
+        state: 'pending',
+        code_hash: codeDigest(h.ctx.secrets.otpHmac, row.id, '424242'),
+        code_enc: sealCode(h.ctx.secrets.otpHmac, '424242'),
+        code_format: 'numeric',
+        code_length: 6,
+        attempts_remaining: 5,
+        expires_at: Date.now() + 3_600_000,
+        last_sent_at: sentAt,
+        channel: 'sms',
+      })
       .where('id', '=', row.id)
       .execute();
     for (const body of [{}, { code_rotate: true }]) {
       otpError(await c.send(body), 502, 'otp_send_failed');
-      expect(await c.row()).toMatchObject({ state: 'pending', attempts_remaining: 5, last_sent_at: sentAt, code_length: 6 });
+      expect(await c.row()).toMatchObject({
+        state: 'pending',
+        attempts_remaining: 5,
+        last_sent_at: sentAt,
+        code_length: 6,
+      });
     }
     expect((await c.status()).body).toMatchObject({ state: 'pending', attempts_remaining: 5, resend_available_in: 0 });
     expect((await c.verify('424242')).status).toBe(200);
@@ -192,7 +227,11 @@ describeEngines('OTP errors', (engine) => {
     }
     expect((await h.get('/v2/otp/status?phone_number=5512345678&country_code=52')).status).toBe(401);
     const fenced = await h.createAccount(10);
-    await h.ctx.db.kysely.updateTable('accounts').set({ allow_ips: JSON.stringify(['10.0.0.0/8']) }).where('id', '=', fenced.id).execute();
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ allow_ips: JSON.stringify(['10.0.0.0/8']) })
+      .where('id', '=', fenced.id)
+      .execute();
     const r = await h.post('/v2/otp', { phone_number: '5512345678', country_code: '52', company: 'A' }, fenced.apikey);
     expect(r.status).toBe(403);
     expect(r.body).toMatchObject({ success: false, status: 403, code: 'auth_04' });
@@ -200,24 +239,57 @@ describeEngines('OTP errors', (engine) => {
 
   it('bad input never gives a 500: form bodies, broken JSON, arrays, hostile strings, huge values', async () => {
     const phone = freshPhone();
-    const form = await h.request('POST', '/v2/otp', { apikey: key, form: { phone_number: phone, country_code: '52', company: 'Acme', code_show: '1', code_length: '8', code_rotate: 'false' } });
+    const form = await h.request('POST', '/v2/otp', {
+      apikey: key,
+      form: {
+        phone_number: phone,
+        country_code: '52',
+        company: 'Acme',
+        code_show: '1',
+        code_length: '8',
+        code_rotate: 'false',
+      },
+    });
     expect(form.status).toBe(201);
     expect(form.body.code).toMatch(/^\d{8}$/);
-    const formVerify = await h.request('POST', '/v2/otp/verify', { apikey: key, form: { phone_number: phone, country_code: '52', code: form.body.code } });
+    const formVerify = await h.request('POST', '/v2/otp/verify', {
+      apikey: key,
+      form: { phone_number: phone, country_code: '52', code: form.body.code },
+    });
     expect(formVerify.status).toBe(200);
-    const broken = await h.request('POST', '/v2/otp', { apikey: key, body: '{"phone_number": ', headers: { 'content-type': 'application/json' } });
+    const broken = await h.request('POST', '/v2/otp', {
+      apikey: key,
+      body: '{"phone_number": ',
+      headers: { 'content-type': 'application/json' },
+    });
     otpError(broken, 400, 'otp_invalid_param');
     // A bare string is sent as text/plain: 415 in the OTP envelope.
     otpError(await h.post('/v2/otp', 'text', key), 415, 'otp_invalid_param');
-    for (const body of [[1, 2], 42, { phone_number: ['5512345678'], country_code: '52' }, { phone_number: "'; DROP TABLE otp_verifications; --", country_code: '52' }, { phone_number: '5512345678', country_code: '52', company: 'A', message: 'x'.repeat(100_000) }, { phone_number: '5512345678', country_code: { $gt: '' } }, { __proto__: { admin: true }, phone_number: 1e21, country_code: 52 }]) {
+    for (const body of [
+      [1, 2],
+      42,
+      { phone_number: ['5512345678'], country_code: '52' },
+      { phone_number: "'; DROP TABLE otp_verifications; --", country_code: '52' },
+      { phone_number: '5512345678', country_code: '52', company: 'A', message: 'x'.repeat(100_000) },
+      { phone_number: '5512345678', country_code: { $gt: '' } },
+      { __proto__: { admin: true }, phone_number: 1e21, country_code: 52 },
+    ]) {
       const r = await h.post('/v2/otp', body, key);
       expect(r.status).toBe(400);
       expect(r.body.success).toBe(false);
       expect(r.body.error).toMatch(/^otp_/);
     }
-    const verify = await h.post('/v2/otp/verify', { phone_number: '5512345678', country_code: '52', code: '<script>' }, key);
+    const verify = await h.post(
+      '/v2/otp/verify',
+      { phone_number: '5512345678', country_code: '52', code: '<script>' },
+      key,
+    );
     otpError(verify, 400, 'otp_invalid_param');
-    const huge = await h.post('/v2/otp/verify', { phone_number: '5512345678', country_code: '52', code: '9'.repeat(5000) }, key);
+    const huge = await h.post(
+      '/v2/otp/verify',
+      { phone_number: '5512345678', country_code: '52', code: '9'.repeat(5000) },
+      key,
+    );
     otpError(huge, 400, 'otp_invalid_param');
   });
 

@@ -23,20 +23,33 @@ describeEngines('OTP state table', (engine) => {
     const before = await credit();
     const r = await c.send();
     expect(r.status).toBe(201);
-    expect(r.body).toMatchObject({ success: true, state: 'pending', action: 'created', attempts_remaining: 7, resend_available_in: 30, next: ['POST /v2/otp/verify', 'DELETE /v2/otp'] });
+    expect(r.body).toMatchObject({
+      success: true,
+      state: 'pending',
+      action: 'created',
+      attempts_remaining: 7,
+      resend_available_in: 30,
+      next: ['POST /v2/otp/verify', 'DELETE /v2/otp'],
+    });
     expect(r.body.code).toMatch(/^\d{6}$/);
     expect(r.body.request_id).toBe(r.headers['x-request-id']);
     expect(r.body.hint).toContain('/v2/otp/verify');
     const expires = parseLocal(r.body.expires_at)!;
     expect(Math.abs(expires - (Date.now() + 24 * 3600_000))).toBeLessThan(60_000);
-    expect(carrier.textsTo(c.fullNumber)).toEqual([`${r.body.code} is your verification code from Acme. Do not share it.`]);
+    expect(carrier.textsTo(c.fullNumber)).toEqual([
+      `${r.body.code} is your verification code from Acme. Do not share it.`,
+    ]);
     // Once sent, the stored text (what reports show) has the code masked.
     const [message] = await c.messages();
     expect(message.text).toBe('****** is your verification code from Acme. Do not share it.');
     expect(message.channel).toBe('sms');
     expect(message.stage).toBeGreaterThanOrEqual(1);
     expect(await credit()).toBe(before - 1);
-    const campaign = await h.ctx.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', message.campaign_id).executeTakeFirstOrThrow();
+    const campaign = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', message.campaign_id)
+      .executeTakeFirstOrThrow();
     expect(campaign.source).toBe('otp');
     // Submitted inline, once: the campaign's dispatch job, a safety net, finds nothing left to send.
     await dispatchCampaign(h.ctx, campaign.id);
@@ -64,7 +77,14 @@ describeEngines('OTP state table', (engine) => {
     await c.elapseCooldown();
     const r = await c.send({ channel: 'voice' });
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, state: 'pending', action: 'resent', code: first.body.code, attempts_remaining: 6, expires_at: first.body.expires_at });
+    expect(r.body).toMatchObject({
+      success: true,
+      state: 'pending',
+      action: 'resent',
+      code: first.body.code,
+      attempts_remaining: 6,
+      expires_at: first.body.expires_at,
+    });
     const messages = await c.messages();
     expect(messages).toHaveLength(2);
     expect(messages[1].channel).toBe('voice');
@@ -93,7 +113,13 @@ describeEngines('OTP state table', (engine) => {
     for (const body of [{}, { code_rotate: true }]) {
       const r = await c.send(body);
       expect(r.status).toBe(429);
-      expect(r.body).toMatchObject({ success: false, state: 'pending', error: 'otp_throttled', attempts_remaining: 7, next: ['POST /v2/otp/verify', 'GET /v2/otp/status'] });
+      expect(r.body).toMatchObject({
+        success: false,
+        state: 'pending',
+        error: 'otp_throttled',
+        attempts_remaining: 7,
+        next: ['POST /v2/otp/verify', 'GET /v2/otp/status'],
+      });
       expect(r.body.resend_available_in).toBeGreaterThan(0);
       expect(r.body.resend_available_in).toBeLessThanOrEqual(30);
       expect(Number(r.headers['retry-after'])).toBe(r.body.resend_available_in);
@@ -118,7 +144,15 @@ describeEngines('OTP state table', (engine) => {
     const first = await c.send();
     const r = await c.verify(first.body.code);
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ success: true, state: 'verified', action: 'verified', message: expect.any(String), hint: expect.any(String), next: [], request_id: r.headers['x-request-id'] });
+    expect(r.body).toEqual({
+      success: true,
+      state: 'verified',
+      action: 'verified',
+      message: expect.any(String),
+      hint: expect.any(String),
+      next: [],
+      request_id: r.headers['x-request-id'],
+    });
     expect((await c.status()).body.state).toBe('verified');
   });
 
@@ -128,7 +162,13 @@ describeEngines('OTP state table', (engine) => {
     for (const left of [6, 5]) {
       const r = await c.verify(wrongCode(first.body.code));
       expect(r.status).toBe(401);
-      expect(r.body).toMatchObject({ success: false, state: 'pending', error: 'otp_incorrect_code', attempts_remaining: left, expires_at: first.body.expires_at });
+      expect(r.body).toMatchObject({
+        success: false,
+        state: 'pending',
+        error: 'otp_incorrect_code',
+        attempts_remaining: left,
+        expires_at: first.body.expires_at,
+      });
       expect(r.body.next[0]).toBe('POST /v2/otp/verify');
       expect(r.body.hint).toContain(`${left} attempts left`);
     }
@@ -141,7 +181,13 @@ describeEngines('OTP state table', (engine) => {
     for (let i = 0; i < 6; i++) expect((await c.verify(wrongCode(first.body.code))).status).toBe(401);
     const r = await c.verify(wrongCode(first.body.code));
     expect(r.status).toBe(429);
-    expect(r.body).toMatchObject({ success: false, state: 'locked', error: 'otp_max_attempts', attempts_remaining: 0, next: ['POST /v2/otp with code_rotate=true', 'DELETE /v2/otp'] });
+    expect(r.body).toMatchObject({
+      success: false,
+      state: 'locked',
+      error: 'otp_max_attempts',
+      attempts_remaining: 0,
+      next: ['POST /v2/otp with code_rotate=true', 'DELETE /v2/otp'],
+    });
     expect((await c.status()).body).toMatchObject({ state: 'locked', attempts_remaining: 0 });
     // Locked: even the right code no longer verifies.
     expect((await c.verify(first.body.code)).body.error).toBe('otp_max_attempts');
@@ -183,7 +229,12 @@ describeEngines('OTP state table', (engine) => {
     expect((await c.status()).body).toMatchObject({ state: 'expired', next: ['POST /v2/otp'] });
     const r = await c.verify(first.body.code);
     expect(r.status).toBe(410);
-    expect(r.body).toMatchObject({ success: false, state: 'expired', error: 'otp_code_expired', next: ['POST /v2/otp'] });
+    expect(r.body).toMatchObject({
+      success: false,
+      state: 'expired',
+      error: 'otp_code_expired',
+      next: ['POST /v2/otp'],
+    });
   });
 
   it('expiry: default 24 h, a given future date is kept, later than 3 days is reduced to 3 days with a warning', async () => {
@@ -215,7 +266,12 @@ describeEngines('OTP state table', (engine) => {
     for (const code of [first.body.code, wrongCode(first.body.code)]) {
       const r = await c.verify(code);
       expect(r.status).toBe(409);
-      expect(r.body).toMatchObject({ success: false, state: 'verified', error: 'otp_already_verified', next: ['POST /v2/otp'] });
+      expect(r.body).toMatchObject({
+        success: false,
+        state: 'verified',
+        error: 'otp_already_verified',
+        next: ['POST /v2/otp'],
+      });
     }
   });
 
@@ -223,7 +279,15 @@ describeEngines('OTP state table', (engine) => {
     const c = client();
     const empty = await c.remove();
     expect(empty.status).toBe(200);
-    expect(empty.body).toEqual({ success: true, state: 'none', action: 'deleted', message: expect.any(String), hint: expect.any(String), next: ['POST /v2/otp'], request_id: empty.headers['x-request-id'] });
+    expect(empty.body).toEqual({
+      success: true,
+      state: 'none',
+      action: 'deleted',
+      message: expect.any(String),
+      hint: expect.any(String),
+      next: ['POST /v2/otp'],
+      request_id: empty.headers['x-request-id'],
+    });
     await c.send();
     const before = await credit();
     const r = await c.remove();
@@ -234,7 +298,9 @@ describeEngines('OTP state table', (engine) => {
     // Deleted: a new POST creates (201) without waiting for the cooldown.
     expect((await c.send()).status).toBe(201);
     // Query-string form of DELETE works too.
-    const q = await h.request('DELETE', `/v2/otp?phone_number=${c.number.phone_number}&country_code=52`, { apikey: key });
+    const q = await h.request('DELETE', `/v2/otp?phone_number=${c.number.phone_number}&country_code=52`, {
+      apikey: key,
+    });
     expect(q.body).toMatchObject({ state: 'none', action: 'deleted' });
   });
 

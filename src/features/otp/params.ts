@@ -14,12 +14,16 @@ const MISSING: OtpErrorSlug = 'otp_missing_param';
 const INVALID: OtpErrorSlug = 'otp_invalid_param';
 
 const blankToUndefined = (v: unknown) => (v === null || (typeof v === 'string' && v.trim() === '') ? undefined : v);
-const asText = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' ? v.trim() : v);
+const asText = (v: unknown) =>
+  typeof v === 'number' && Number.isFinite(v) ? String(v) : typeof v === 'string' ? v.trim() : v;
 
 /** A required string ('' counts as missing), trimmed, matching `pattern`. */
 const requiredText = (pattern: RegExp) =>
   z
-    .preprocess((v) => asText(blankToUndefined(v)), z.string({ error: (iss) => (iss.input === undefined ? MISSING : INVALID) }))
+    .preprocess(
+      (v) => asText(blankToUndefined(v)),
+      z.string({ error: (iss) => (iss.input === undefined ? MISSING : INVALID) }),
+    )
     .pipe(z.string().regex(pattern, { error: INVALID }))
     .meta({ type: 'string' });
 
@@ -29,10 +33,13 @@ export const PHONE = /^\d{4,10}$/;
 const COUNTRY = /^\+?[1-9]\d{0,2}$/;
 
 /** Applies `clean` to strings before the field's rules: numbers and country codes as clients write them ('55 1234-5678', '+52', '052'). */
-const cleaned = <S extends z.ZodType>(clean: (s: string) => string, schema: S) => z.preprocess((v) => (typeof v === 'string' ? clean(v) : v), schema);
+const cleaned = <S extends z.ZodType>(clean: (s: string) => string, schema: S) =>
+  z.preprocess((v) => (typeof v === 'string' ? clean(v) : v), schema);
 
 const Number_ = {
-  phone_number: cleaned(cleanNumber, requiredText(PHONE)).describe('national number, 4 to 10 digits, without the country code'),
+  phone_number: cleaned(cleanNumber, requiredText(PHONE)).describe(
+    'national number, 4 to 10 digits, without the country code',
+  ),
   country_code: cleaned(cleanCountryCode, requiredText(COUNTRY))
     .transform((c) => c.replace(/^\+/, ''))
     .describe('numeric calling code, e.g. 52'),
@@ -43,22 +50,40 @@ export const NumberQuery = z.object(Number_);
 export const CreateBody = z.object({
   ...Number_,
   // 'whatsapp' is the chat-app channel's name in integrations written before the rename (README, Compatibility).
-  channel: optional(z.preprocess((v) => (v === 'whatsapp' ? 'chatapp' : v), z.enum(['sms', 'chatapp', 'voice'], { error: 'otp_invalid_channel' })))
+  channel: optional(
+    z.preprocess(
+      (v) => (v === 'whatsapp' ? 'chatapp' : v),
+      z.enum(['sms', 'chatapp', 'voice'], { error: 'otp_invalid_channel' }),
+    ),
+  )
     .default('sms')
     .meta({ type: 'string', enum: ['sms', 'chatapp', 'voice', 'whatsapp'], default: 'sms' }),
-  company: optional(z.preprocess(asText, z.string({ error: INVALID }).max(50, { error: INVALID }))).describe('required with sms and voice; ignored with chatapp'),
-  message: optional(z.preprocess(asText, z.string({ error: INVALID }))).describe('sms and voice: must contain {{code}} and {{company}}; GSM-7; at most 160 characters after substitution'),
+  company: optional(z.preprocess(asText, z.string({ error: INVALID }).max(50, { error: INVALID }))).describe(
+    'required with sms and voice; ignored with chatapp',
+  ),
+  message: optional(z.preprocess(asText, z.string({ error: INVALID }))).describe(
+    'sms and voice: must contain {{code}} and {{company}}; GSM-7; at most 160 characters after substitution',
+  ),
   code_format: optional(z.enum(['numeric', 'alphanumeric', 'letters'], { error: INVALID })).default('numeric'),
-  code_length: optional(integer(INVALID, INVALID).pipe(z.number().min(4, { error: INVALID }).max(10, { error: INVALID }))).default(6),
+  code_length: optional(
+    integer(INVALID, INVALID).pipe(z.number().min(4, { error: INVALID }).max(10, { error: INVALID })),
+  ).default(6),
   code_rotate: optional(bool(INVALID)).default(false),
   code_show: flag(INVALID),
   expiration_date: optional(
-    z.preprocess(asText, z.string({ error: INVALID }).regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, { error: INVALID })).transform((s, ctx) => {
-      const at = parseLocal(s);
-      if (at === null) ctx.addIssue({ code: 'custom', message: INVALID });
-      return at ?? 0;
-    }),
-  ).describe('YYYY-MM-DD HH:mm:ss, America/Mexico_City, in the future; default 24 h; later than 3 days is reduced to 3 days'),
+    z
+      .preprocess(
+        asText,
+        z.string({ error: INVALID }).regex(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/, { error: INVALID }),
+      )
+      .transform((s, ctx) => {
+        const at = parseLocal(s);
+        if (at === null) ctx.addIssue({ code: 'custom', message: INVALID });
+        return at ?? 0;
+      }),
+  ).describe(
+    'YYYY-MM-DD HH:mm:ss, America/Mexico_City, in the future; default 24 h; later than 3 days is reduced to 3 days',
+  ),
 });
 export type CreateParams = z.output<typeof CreateBody>;
 
@@ -101,13 +126,31 @@ export function parseOtp<S extends z.ZodType>(schema: S, input: unknown, path: s
   if (result.success) {
     const bad = unstorablePath(result.data);
     if (bad === null) return result.data;
-    throw new OtpError(400, INVALID, { hint: `${bad} contains a character that cannot be stored (NUL or another control character).`, next: [path], field: bad }, `${MESSAGE_OF[INVALID]}: ${bad}`);
+    throw new OtpError(
+      400,
+      INVALID,
+      {
+        hint: `${bad} contains a character that cannot be stored (NUL or another control character).`,
+        next: [path],
+        field: bad,
+      },
+      `${MESSAGE_OF[INVALID]}: ${bad}`,
+    );
   }
   const issue = result.error.issues[0];
   const field = issue.path.map(String).join('.');
-  const slug = (['otp_missing_param', 'otp_invalid_channel'].includes(issue.message) ? issue.message : INVALID) as OtpErrorSlug;
-  const hint = field ? (slug === MISSING ? `${field} is required. ` : '') + (HINTS[field] ?? '') : 'Send the parameters as a JSON object or form fields.';
-  throw new OtpError(400, slug, { hint: hint.trim(), next: [path], ...(field ? { field } : {}) }, field ? `${MESSAGE_OF[slug]}: ${field}` : undefined);
+  const slug = (
+    ['otp_missing_param', 'otp_invalid_channel'].includes(issue.message) ? issue.message : INVALID
+  ) as OtpErrorSlug;
+  const hint = field
+    ? (slug === MISSING ? `${field} is required. ` : '') + (HINTS[field] ?? '')
+    : 'Send the parameters as a JSON object or form fields.';
+  throw new OtpError(
+    400,
+    slug,
+    { hint: hint.trim(), next: [path], ...(field ? { field } : {}) },
+    field ? `${MESSAGE_OF[slug]}: ${field}` : undefined,
+  );
 }
 
 const MESSAGE_OF: Partial<Record<OtpErrorSlug, string>> = {

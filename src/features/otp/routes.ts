@@ -47,7 +47,9 @@ const ErrorReply = z.object({
   field: z.string().optional(),
   request_id: z.string(),
 });
-const errors = Object.fromEntries([400, 401, 402, 403, 404, 409, 410, 429, 500, 502].map((s) => [s, jsonSchema(ErrorReply)]));
+const errors = Object.fromEntries(
+  [400, 401, 402, 403, 404, 409, 410, 429, 500, 502].map((s) => [s, jsonSchema(ErrorReply)]),
+);
 
 /** Common-layer body errors (broken JSON, media type, size) answered in the OTP envelope. */
 const BODY_ERRORS = new Set(['invalid_json', 'unsupported_media_type', 'body_too_large']);
@@ -63,18 +65,33 @@ function otpErrorHandler(ctx: AppContext) {
     let answer: ApiError;
     if (error instanceof OtpError) answer = error;
     else if (error instanceof ApiError && !BODY_ERRORS.has(error.code)) answer = error;
-    else if (error instanceof ApiError || (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)) {
+    else if (
+      error instanceof ApiError ||
+      (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    ) {
       const status = error instanceof ApiError ? error.status : error.statusCode!;
-      answer = new OtpError(status, 'otp_invalid_param', { hint: 'Send the parameters as a JSON object (Content-Type: application/json) or as form fields.', next: [path] }, error.message);
+      answer = new OtpError(
+        status,
+        'otp_invalid_param',
+        {
+          hint: 'Send the parameters as a JSON object (Content-Type: application/json) or as form fields.',
+          next: [path],
+        },
+        error.message,
+      );
     } else {
       ctx.log.error({ err: error, reqId: request.id, route: request.routeOptions.url }, 'unexpected error');
-      answer = new OtpError(500, 'otp_internal', { hint: 'Retry later; if it persists, quote request_id to support.', next: [] });
+      answer = new OtpError(500, 'otp_internal', {
+        hint: 'Retry later; if it persists, quote request_id to support.',
+        next: [],
+      });
     }
     return reply.code(answer.status).headers(answer.headers).send(answer.body(request.id));
   };
 }
 
-const REPLAY_WARNING = 'This answer is a replay of its Idempotency-Key: the code shown with code_show 1 is never stored, so it is not repeated.';
+const REPLAY_WARNING =
+  'This answer is a replay of its Idempotency-Key: the code shown with code_show 1 is never stored, so it is not repeated.';
 
 /**
  * The answer; one that shows the code keeps a copy without it for replays of
@@ -89,7 +106,11 @@ function send(reply: FastifyReply, request: FastifyRequest, r: OtpReply) {
   return reply.code(r.status).send(body);
 }
 
-const numberKey = (accountId: number, p: { country_code: string; phone_number: string }) => ({ accountId, countryCode: p.country_code, phoneNumber: p.phone_number });
+const numberKey = (accountId: number, p: { country_code: string; phone_number: string }) => ({
+  accountId,
+  countryCode: p.country_code,
+  phoneNumber: p.phone_number,
+});
 
 export const otp: Feature = {
   name: 'otp',
@@ -103,14 +124,32 @@ export const otp: Feature = {
       {
         errorHandler,
         config: { sendLimited: true },
-        schema: { tags, summary: 'Send, resend or rotate a verification code', body: jsonSchema(CreateBody), response: { 200: jsonSchema(SendReply), 201: jsonSchema(SendReply), ...errors } },
+        schema: {
+          tags,
+          summary: 'Send, resend or rotate a verification code',
+          body: jsonSchema(CreateBody),
+          response: { 200: jsonSchema(SendReply), 201: jsonSchema(SendReply), ...errors },
+        },
       },
-      async (request, reply) => send(reply, request, await sendCode(ctx, request.account.id, parseOtp(CreateBody, request.body, 'POST /v2/otp'))),
+      async (request, reply) =>
+        send(
+          reply,
+          request,
+          await sendCode(ctx, request.account.id, parseOtp(CreateBody, request.body, 'POST /v2/otp')),
+        ),
     );
 
     api.post(
       '/v2/otp/verify',
-      { errorHandler, schema: { tags, summary: 'Check a verification code', body: jsonSchema(VerifyBody), response: { 200: jsonSchema(VerifyReply), ...errors } } },
+      {
+        errorHandler,
+        schema: {
+          tags,
+          summary: 'Check a verification code',
+          body: jsonSchema(VerifyBody),
+          response: { 200: jsonSchema(VerifyReply), ...errors },
+        },
+      },
       async (request, reply) => {
         const p = parseOtp(VerifyBody, request.body, 'POST /v2/otp/verify');
         return send(reply, request, await verifyCode(ctx, numberKey(request.account.id, p), p.code));
@@ -119,7 +158,15 @@ export const otp: Feature = {
 
     api.get(
       '/v2/otp/status',
-      { errorHandler, schema: { tags, summary: 'State of the verification of a number (no side effects)', querystring: jsonSchema(NumberQuery), response: { 200: jsonSchema(StatusReply), ...errors } } },
+      {
+        errorHandler,
+        schema: {
+          tags,
+          summary: 'State of the verification of a number (no side effects)',
+          querystring: jsonSchema(NumberQuery),
+          response: { 200: jsonSchema(StatusReply), ...errors },
+        },
+      },
       async (request, reply) => {
         const p = parseOtp(NumberQuery, request.query, 'GET /v2/otp/status');
         return send(reply, request, await readStatus(ctx, numberKey(request.account.id, p)));
@@ -130,10 +177,17 @@ export const otp: Feature = {
       '/v2/otp',
       {
         errorHandler,
-        schema: { tags, summary: 'Invalidate the verification of a number (sends nothing)', description: 'Parameters in the body; the query string is accepted too.', body: jsonSchema(NumberQuery), response: { 200: jsonSchema(DeleteReply), ...errors } },
+        schema: {
+          tags,
+          summary: 'Invalidate the verification of a number (sends nothing)',
+          description: 'Parameters in the body; the query string is accepted too.',
+          body: jsonSchema(NumberQuery),
+          response: { 200: jsonSchema(DeleteReply), ...errors },
+        },
       },
       async (request, reply) => {
-        const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? request.body : {};
+        const body =
+          request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? request.body : {};
         const p = parseOtp(NumberQuery, { ...(request.query as object), ...body }, 'DELETE /v2/otp');
         return send(reply, request, await deleteVerification(ctx, numberKey(request.account.id, p)));
       },

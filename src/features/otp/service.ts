@@ -6,9 +6,43 @@ import { submitMessages } from '../../messaging/submit.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
-import { ATTEMPTS, decideCreate, effectiveState, expiryFor, hintFor, maxAttempts, nextFor, PATHS, resendAvailableIn, verifyRefusal, type CreateDecision, type OtpState } from './machine.js';
+import {
+  ATTEMPTS,
+  decideCreate,
+  effectiveState,
+  expiryFor,
+  hintFor,
+  maxAttempts,
+  nextFor,
+  PATHS,
+  resendAvailableIn,
+  verifyRefusal,
+  type CreateDecision,
+  type OtpState,
+} from './machine.js';
 import type { CreateParams } from './params.js';
-import { applyIfUnchanged, countDailyLock, countDailyRound, countDailySend, countFailure, ensureVerification, otpCaller, uncountDailySend, type DayKey, findVerification, forgetStart, markVerified, maskSentText, recordStart, resetToNone, startLockCooldown, startsSince, takeAttempt, type NumberKey, type Verification } from './store.js';
+import {
+  applyIfUnchanged,
+  countDailyLock,
+  countDailyRound,
+  countDailySend,
+  countFailure,
+  ensureVerification,
+  otpCaller,
+  uncountDailySend,
+  type DayKey,
+  findVerification,
+  forgetStart,
+  markVerified,
+  maskSentText,
+  recordStart,
+  resetToNone,
+  startLockCooldown,
+  startsSince,
+  takeAttempt,
+  type NumberKey,
+  type Verification,
+} from './store.js';
 import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
 
 export interface OtpReply {
@@ -49,9 +83,17 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
   checkNumber(ctx, p);
   const caller = await otpCaller(ctx.db.kysely, accountId);
-  const dayKey: DayKey = { rootAccountId: caller.rootAccountId, countryCode: p.country_code, phoneNumber: p.phone_number, day: formatLocalDate(now) };
+  const dayKey: DayKey = {
+    rootAccountId: caller.rootAccountId,
+    countryCode: p.country_code,
+    phoneNumber: p.phone_number,
+    day: formatLocalDate(now),
+  };
   if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(p.country_code)) {
-    throw new OtpError(403, 'otp_country_blocked', { hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`, next: [] });
+    throw new OtpError(403, 'otp_country_blocked', {
+      hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`,
+      next: [],
+    });
   }
 
   const { company, template, warnings } = channelText(p, path);
@@ -67,8 +109,11 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
       const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
       if (decision.newCode) checkLockCooldown(ctx, before, current.state, now);
-      const code = decision.newCode ? generateCode(p.code_format, p.code_length) : unsealCode(ctx.secrets.otpHmac, before.code_enc!);
-      if (p.channel !== 'chatapp' && p.message !== undefined) checkMessage(p.channel, p.message, company, code.length, path);
+      const code = decision.newCode
+        ? generateCode(p.code_format, p.code_length)
+        : unsealCode(ctx.secrets.otpHmac, before.code_enc!);
+      if (p.channel !== 'chatapp' && p.message !== undefined)
+        checkMessage(p.channel, p.message, company, code.length, path);
       const changes = decision.newCode
         ? {
             state: 'pending' as const,
@@ -90,7 +135,8 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       if (!(await countDailySend(trx, dayKey, decision.newCode, caps))) throw dailyLimit(current.state, caps, now);
       // The row is now written (and, on PostgreSQL, locked) by this transaction: counting here sees every committed start.
       const hourlyLimit = caller.maxPerNumberHour;
-      const startId = decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
+      const startId =
+        decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
         const sent = await submitMessages(trx, ctx.config, {
           accountId,
@@ -100,10 +146,23 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
           text: renderText(p.channel, template, company, code),
           inlineDispatch: true,
         });
-        return { before, decision, code, startId, campaignId: sent.campaignId, messageIds: sent.messageIds, expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at! };
+        return {
+          before,
+          decision,
+          code,
+          startId,
+          campaignId: sent.campaignId,
+          messageIds: sent.messageIds,
+          expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at!,
+        };
       } catch (err) {
         if (err instanceof ApiError && err.code === 'sms_07') {
-          throw new OtpError(402, 'otp_insufficient_credits', { state: current.state, hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`, next: ['POST /credits/consult', path], code: 'sms_07' });
+          throw new OtpError(402, 'otp_insufficient_credits', {
+            state: current.state,
+            hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`,
+            next: ['POST /credits/consult', path],
+            code: 'sms_07',
+          });
         }
         throw err;
       }
@@ -115,7 +174,11 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
     const final = outcome?.outcome.ok === true || refused;
     if (final) {
       await grouped.run(async (trx) => {
-        await maskSentText(trx, attempt.messageIds, renderText(p.channel, template, company, '*'.repeat(attempt.code.length)));
+        await maskSentText(
+          trx,
+          attempt.messageIds,
+          renderText(p.channel, template, company, '*'.repeat(attempt.code.length)),
+        );
         if (!refused) return;
         // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
         await restore(trx, attempt.before);
@@ -163,11 +226,23 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
 export function channelText(p: CreateParams, path: string): { company: string; template: string; warnings: string[] } {
   if (p.channel === 'chatapp') {
     const ignored = [p.message !== undefined && 'message', p.company !== undefined && 'company'].filter(Boolean);
-    const warnings = ignored.length > 0 ? [`The chat-app channel uses a fixed official template: ${ignored.join(' and ')} ignored.`] : [];
+    const warnings =
+      ignored.length > 0
+        ? [`The chat-app channel uses a fixed official template: ${ignored.join(' and ')} ignored.`]
+        : [];
     return { company: '', template: CHATAPP_TEMPLATE, warnings };
   }
   if (p.company === undefined) {
-    throw new OtpError(400, 'otp_missing_param', { hint: `company is required with the ${p.channel} channel: it names the sender in the text.`, next: [path], field: 'company' }, 'A required parameter is missing: company');
+    throw new OtpError(
+      400,
+      'otp_missing_param',
+      {
+        hint: `company is required with the ${p.channel} channel: it names the sender in the text.`,
+        next: [path],
+        field: 'company',
+      },
+      'A required parameter is missing: company',
+    );
   }
   return { company: companyText(p.company, path), template: p.message ?? DEFAULT_MESSAGE, warnings: [] };
 }
@@ -207,7 +282,12 @@ export function checkNumber(ctx: AppContext, p: Pick<CreateParams, 'channel' | '
  */
 async function countLock(ctx: AppContext, trx: Executor, key: NumberKey, id: number, now: number): Promise<void> {
   const { rootAccountId } = await otpCaller(trx, key.accountId);
-  const locks = await countDailyLock(trx, { rootAccountId, countryCode: key.countryCode, phoneNumber: key.phoneNumber, day: formatLocalDate(now) });
+  const locks = await countDailyLock(trx, {
+    rootAccountId,
+    countryCode: key.countryCode,
+    phoneNumber: key.phoneNumber,
+    day: formatLocalDate(now),
+  });
   if (locks >= ctx.config.OTP_LOCKS_BEFORE_COOLDOWN) await startLockCooldown(trx, id, now);
 }
 
@@ -223,7 +303,12 @@ function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, 
   throw new OtpError(
     429,
     'otp_lock_cooldown',
-    { state, hint: `Too many wrong codes were typed for this number: a new code is possible in ${wait} s.`, next: [PATHS.status], resend_available_in: wait },
+    {
+      state,
+      hint: `Too many wrong codes were typed for this number: a new code is possible in ${wait} s.`,
+      next: [PATHS.status],
+      resend_available_in: wait,
+    },
     undefined,
     { 'Retry-After': String(wait) },
   );
@@ -235,21 +320,35 @@ function dailyLimit(state: OtpState, caps: { rounds: number; sends: number }, no
   return new OtpError(
     429,
     'otp_daily_limit',
-    { state, hint: `At most ${caps.rounds} new codes and ${caps.sends} sends per phone number per day; the count starts again at midnight (Mexico City). A code already sent can still be verified.`, next: [PATHS.verify, PATHS.status], resend_available_in: wait },
+    {
+      state,
+      hint: `At most ${caps.rounds} new codes and ${caps.sends} sends per phone number per day; the count starts again at midnight (Mexico City). A code already sent can still be verified.`,
+      next: [PATHS.verify, PATHS.status],
+      resend_available_in: wait,
+    },
     undefined,
     { 'Retry-After': String(wait) },
   );
 }
 
 /** The per-number hourly limit: counts new codes of the last hour, refuses or records this one. */
-async function checkAndRecordStart(trx: Parameters<typeof startsSince>[0], key: NumberKey, max: number, now: number): Promise<number> {
+async function checkAndRecordStart(
+  trx: Parameters<typeof startsSince>[0],
+  key: NumberKey,
+  max: number,
+  now: number,
+): Promise<number> {
   const { count, oldest } = await startsSince(trx, key, now - HOUR);
   if (count >= max) {
     const wait = Math.max(1, Math.ceil(((oldest ?? now) + HOUR - now) / 1000));
     throw new OtpError(
       429,
       'otp_rate_limited',
-      { hint: `This account allows ${max} new codes per phone number per hour; the next is possible in ${wait} s. A code already sent can still be verified.`, next: [PATHS.verify, PATHS.status], resend_available_in: wait },
+      {
+        hint: `This account allows ${max} new codes per phone number per hour; the next is possible in ${wait} s. A code already sent can still be verified.`,
+        next: [PATHS.verify, PATHS.status],
+        resend_available_in: wait,
+      },
       undefined,
       { 'Retry-After': String(wait) },
     );
@@ -259,8 +358,33 @@ async function checkAndRecordStart(trx: Parameters<typeof startsSince>[0], key: 
 
 /** Writes back the verification as it was before a send the carrier refused. */
 async function restore(db: Executor, before: Verification): Promise<void> {
-  const { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at } = before;
-  await applyIfUnchanged(db, before.id, before.version + 1, { state, round, code_hash, code_enc, code_format, code_length, attempts_remaining, expires_at, last_sent_at, channel, verified_at, updated_at: Date.now() });
+  const {
+    state,
+    round,
+    code_hash,
+    code_enc,
+    code_format,
+    code_length,
+    attempts_remaining,
+    expires_at,
+    last_sent_at,
+    channel,
+    verified_at,
+  } = before;
+  await applyIfUnchanged(db, before.id, before.version + 1, {
+    state,
+    round,
+    code_hash,
+    code_enc,
+    code_format,
+    code_length,
+    attempts_remaining,
+    expires_at,
+    last_sent_at,
+    channel,
+    verified_at,
+    updated_at: Date.now(),
+  });
 }
 
 /** POST /v2/otp/verify. */
@@ -276,7 +400,14 @@ export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string)
       if (!(await ctx.groupCommit.run((trx) => markVerified(trx, id, code_hash!, now), key.accountId))) continue;
       return {
         status: 200,
-        body: { success: true, state: 'verified', action: 'verified', message: 'The code is correct: the number is verified', hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.', next: [] },
+        body: {
+          success: true,
+          state: 'verified',
+          action: 'verified',
+          message: 'The code is correct: the number is verified',
+          hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.',
+          next: [],
+        },
       };
     }
     const taken = await ctx.groupCommit.run(async (trx) => {
@@ -331,7 +462,14 @@ export async function deleteVerification(ctx: AppContext, key: NumberKey): Promi
   await resetToNone(ctx.db.kysely, key, Date.now());
   return {
     status: 200,
-    body: { success: true, state: 'none', action: 'deleted', message: 'The verification was deleted; nothing was sent', hint: 'Any code sent before no longer works. POST /v2/otp sends a new one when needed.', next: [PATHS.send] },
+    body: {
+      success: true,
+      state: 'none',
+      action: 'deleted',
+      message: 'The verification was deleted; nothing was sent',
+      hint: 'Any code sent before no longer works. POST /v2/otp sends a new one when needed.',
+      next: [PATHS.send],
+    },
   };
 }
 
@@ -350,18 +488,39 @@ export async function restoreAttempts(ctx: AppContext, key: NumberKey): Promise<
     const current = await ctx.groupCommit.run(async (trx) => {
       const row = await findVerification(trx, key);
       const current = view(row, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
-      if (current.state !== 'pending' && current.state !== 'locked') throw verifyRefusal(current.state, current.expires_at);
+      if (current.state !== 'pending' && current.state !== 'locked')
+        throw verifyRefusal(current.state, current.expires_at);
       checkLockCooldown(ctx, row!, current.state, now);
-      if (!(await applyIfUnchanged(trx, row!.id, row!.version, { state: 'pending', attempts_remaining: ATTEMPTS, updated_at: now }))) return undefined;
+      if (
+        !(await applyIfUnchanged(trx, row!.id, row!.version, {
+          state: 'pending',
+          attempts_remaining: ATTEMPTS,
+          updated_at: now,
+        }))
+      )
+        return undefined;
       const { rootAccountId } = await otpCaller(trx, key.accountId);
-      const dayKey: DayKey = { rootAccountId, countryCode: key.countryCode, phoneNumber: key.phoneNumber, day: formatLocalDate(now) };
+      const dayKey: DayKey = {
+        rootAccountId,
+        countryCode: key.countryCode,
+        phoneNumber: key.phoneNumber,
+        day: formatLocalDate(now),
+      };
       if (!(await countDailyRound(trx, dayKey, caps.rounds))) throw dailyLimit(current.state, caps, now);
       return current;
     }, key.accountId);
     if (!current) continue;
     return {
       status: 200,
-      body: { success: true, state: 'pending', message: `The code has ${ATTEMPTS} attempts again`, hint: hintFor('pending', current.resend_available_in), next: nextFor('pending', current.resend_available_in), expires_at: current.expires_at, attempts_remaining: ATTEMPTS },
+      body: {
+        success: true,
+        state: 'pending',
+        message: `The code has ${ATTEMPTS} attempts again`,
+        hint: hintFor('pending', current.resend_available_in),
+        next: nextFor('pending', current.resend_available_in),
+        expires_at: current.expires_at,
+        attempts_remaining: ATTEMPTS,
+      },
     };
   }
   throw new Error('OTP reset kept conflicting');

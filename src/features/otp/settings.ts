@@ -29,7 +29,8 @@ export function settingsChanges(countries: unknown, maxPerNumberHour: unknown): 
   if (maxPerNumberHour !== undefined) {
     const value = String(maxPerNumberHour).trim();
     if (value === 'none') changes.max_per_number_hour = null;
-    else if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 1_000_000) changes.max_per_number_hour = Number(value);
+    else if (/^\d+$/.test(value) && Number(value) >= 1 && Number(value) <= 1_000_000)
+      changes.max_per_number_hour = Number(value);
     else throw new OtpSettingsError('--max-per-number-hour is a positive integer or none');
   }
   return changes;

@@ -13,25 +13,43 @@ export interface NumberKey {
   phoneNumber: string;
 }
 
-const selectVerification = prepared<{ accountId: number; countryCode: string; phoneNumber: string }, Verification>((db, slot) =>
-  db
-    .selectFrom('otp_verifications')
-    .selectAll()
-    .where('account_id', '=', slot('accountId'))
-    .where('country_code', '=', slot('countryCode'))
-    .where('phone_number', '=', slot('phoneNumber')),
+const selectVerification = prepared<{ accountId: number; countryCode: string; phoneNumber: string }, Verification>(
+  (db, slot) =>
+    db
+      .selectFrom('otp_verifications')
+      .selectAll()
+      .where('account_id', '=', slot('accountId'))
+      .where('country_code', '=', slot('countryCode'))
+      .where('phone_number', '=', slot('phoneNumber')),
 );
 
 export async function findVerification(db: Executor, k: NumberKey): Promise<Verification | undefined> {
   return (await selectVerification(db, { ...k })).rows[0];
 }
 
-const upsertVerification = prepared<{ accountId: number; countryCode: string; phoneNumber: string; now: number }, Verification>((db, slot) =>
+const upsertVerification = prepared<
+  { accountId: number; countryCode: string; phoneNumber: string; now: number },
+  Verification
+>((db, slot) =>
   db
     .insertInto('otp_verifications')
-    .values({ account_id: slot('accountId'), country_code: slot('countryCode'), phone_number: slot('phoneNumber'), state: 'none', version: 0, round: 0, attempts_remaining: 0, created_at: slot('now'), updated_at: slot('now') })
+    .values({
+      account_id: slot('accountId'),
+      country_code: slot('countryCode'),
+      phone_number: slot('phoneNumber'),
+      state: 'none',
+      version: 0,
+      round: 0,
+      attempts_remaining: 0,
+      created_at: slot('now'),
+      updated_at: slot('now'),
+    })
     // A write that changes nothing, so that an existing row is returned too (and, on PostgreSQL, locked until the transaction ends: parallel creates queue here instead of retrying).
-    .onConflict((oc) => oc.columns(['account_id', 'country_code', 'phone_number']).doUpdateSet({ version: sql`otp_verifications.version` }))
+    .onConflict((oc) =>
+      oc
+        .columns(['account_id', 'country_code', 'phone_number'])
+        .doUpdateSet({ version: sql`otp_verifications.version` }),
+    )
     .returningAll(),
 );
 
@@ -69,15 +87,29 @@ export async function applyIfUnchanged(db: Executor, id: number, version: number
 const openRound =
   (id: number, codeHash: string, now: number) =>
   <O>(qb: UpdateQueryBuilder<Database, 'otp_verifications', 'otp_verifications', O>) =>
-    qb.where('id', '=', id).where('code_hash', '=', codeHash).where('state', '=', 'pending').where('attempts_remaining', '>', 0).where('expires_at', '>', now);
+    qb
+      .where('id', '=', id)
+      .where('code_hash', '=', codeHash)
+      .where('state', '=', 'pending')
+      .where('attempts_remaining', '>', 0)
+      .where('expires_at', '>', now);
 
 type RoundParams = { id: number; codeHash: string; now: number };
 
 const verifyRound = prepared<RoundParams, never>((db, slot) =>
-  openRound(slot('id'), slot('codeHash'), slot('now'))(
-    db
-      .updateTable('otp_verifications')
-      .set({ state: 'verified', verified_at: slot('now'), updated_at: slot('now'), code_hash: null, code_enc: null, version: sql`version + 1` }),
+  openRound(
+    slot('id'),
+    slot('codeHash'),
+    slot('now'),
+  )(
+    db.updateTable('otp_verifications').set({
+      state: 'verified',
+      verified_at: slot('now'),
+      updated_at: slot('now'),
+      code_hash: null,
+      code_enc: null,
+      version: sql`version + 1`,
+    }),
   ),
 );
 
@@ -88,7 +120,11 @@ export async function markVerified(db: Executor, id: number, codeHash: string, n
 }
 
 const failRound = prepared<RoundParams, { attempts_remaining: number; state: string }>((db, slot) =>
-  openRound(slot('id'), slot('codeHash'), slot('now'))(
+  openRound(
+    slot('id'),
+    slot('codeHash'),
+    slot('now'),
+  )(
     db.updateTable('otp_verifications').set({
       attempts_remaining: sql`attempts_remaining - 1`,
       state: sql`CASE WHEN attempts_remaining <= 1 THEN 'locked' ELSE 'pending' END`,
@@ -102,13 +138,22 @@ const failRound = prepared<RoundParams, { attempts_remaining: number; state: str
  * One wrong code: takes an attempt, and the last one locks. Undefined when
  * the round is no longer open (used up, verified, rotated or expired).
  */
-export async function takeAttempt(db: Executor, id: number, codeHash: string, now: number): Promise<{ attempts_remaining: number; state: string } | undefined> {
+export async function takeAttempt(
+  db: Executor,
+  id: number,
+  codeHash: string,
+  now: number,
+): Promise<{ attempts_remaining: number; state: string } | undefined> {
   return (await failRound(db, { id, codeHash, now })).rows[0];
 }
 
 /** The rotation cooldown (OTP_LOCK_COOLDOWN_SECONDS) starts now for this verification, also through a delete. */
 export async function startLockCooldown(db: Executor, id: number, now: number): Promise<void> {
-  await db.updateTable('otp_verifications').set({ locked_at: now, version: sql`version + 1` }).where('id', '=', id).execute();
+  await db
+    .updateTable('otp_verifications')
+    .set({ locked_at: now, version: sql`version + 1` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -124,7 +169,16 @@ export async function maskSentText(db: Executor, messageIds: number[], masked: s
 export async function resetToNone(db: Executor, k: NumberKey, now: number): Promise<void> {
   await db
     .updateTable('otp_verifications')
-    .set({ state: 'none', code_hash: null, code_enc: null, attempts_remaining: 0, expires_at: null, last_sent_at: null, updated_at: now, version: sql`version + 1` })
+    .set({
+      state: 'none',
+      code_hash: null,
+      code_enc: null,
+      attempts_remaining: 0,
+      expires_at: null,
+      last_sent_at: null,
+      updated_at: now,
+      version: sql`version + 1`,
+    })
     .where('account_id', '=', k.accountId)
     .where('country_code', '=', k.countryCode)
     .where('phone_number', '=', k.phoneNumber)
@@ -132,7 +186,11 @@ export async function resetToNone(db: Executor, k: NumberKey, now: number): Prom
 }
 
 /** New codes sent to a number since `since`, and the oldest of them. */
-export async function startsSince(db: Executor, k: NumberKey, since: number): Promise<{ count: number; oldest: number | null }> {
+export async function startsSince(
+  db: Executor,
+  k: NumberKey,
+  since: number,
+): Promise<{ count: number; oldest: number | null }> {
   const row = await db
     .selectFrom('otp_starts')
     .select((eb) => [eb.fn.countAll<number>().as('count'), eb.fn.min<number>('started_at').as('oldest')])
@@ -174,7 +232,16 @@ export async function findSettings(db: Executor, accountId: number): Promise<Otp
 export async function recentVerifications(db: Executor, accountId: number, limit: number) {
   return db
     .selectFrom('otp_verifications')
-    .select(['id', 'country_code', 'phone_number', 'state', 'attempts_remaining', 'created_at', 'verified_at', 'channel'])
+    .select([
+      'id',
+      'country_code',
+      'phone_number',
+      'state',
+      'attempts_remaining',
+      'created_at',
+      'verified_at',
+      'channel',
+    ])
     .where('account_id', '=', accountId)
     .orderBy('id', 'desc')
     .limit(limit)
@@ -189,12 +256,28 @@ export interface OtpCaller {
   maxPerNumberHour: number | null;
 }
 
-const selectOtpCaller = prepared<{ accountId: number }, { parent_id: number | null; has_own: number; own_countries: string | null; own_hour: number | null; parent_countries: string | null; parent_hour: number | null }>((db, slot) =>
+const selectOtpCaller = prepared<
+  { accountId: number },
+  {
+    parent_id: number | null;
+    has_own: number;
+    own_countries: string | null;
+    own_hour: number | null;
+    parent_countries: string | null;
+    parent_hour: number | null;
+  }
+>((db, slot) =>
   db
     .selectFrom('accounts')
     .leftJoin('otp_settings as own', 'own.account_id', 'accounts.id')
     .leftJoin('otp_settings as inherited', 'inherited.account_id', 'accounts.parent_id')
-    .select(['accounts.parent_id', 'own.allowed_countries as own_countries', 'own.max_per_number_hour as own_hour', 'inherited.allowed_countries as parent_countries', 'inherited.max_per_number_hour as parent_hour'])
+    .select([
+      'accounts.parent_id',
+      'own.allowed_countries as own_countries',
+      'own.max_per_number_hour as own_hour',
+      'inherited.allowed_countries as parent_countries',
+      'inherited.max_per_number_hour as parent_hour',
+    ])
     .select(sql<number>`case when own.account_id is null then 0 else 1 end`.as('has_own'))
     .where('accounts.id', '=', slot('accountId')),
 );
@@ -212,7 +295,12 @@ export async function otpCaller(db: Executor, accountId: number): Promise<OtpCal
   };
 }
 
-export async function saveSettings(db: Executor, accountId: number, changes: Partial<Pick<OtpSettings, 'allowed_countries' | 'max_per_number_hour'>>, now: number): Promise<void> {
+export async function saveSettings(
+  db: Executor,
+  accountId: number,
+  changes: Partial<Pick<OtpSettings, 'allowed_countries' | 'max_per_number_hour'>>,
+  now: number,
+): Promise<void> {
   await db
     .insertInto('otp_settings')
     .values({ account_id: accountId, allowed_countries: null, max_per_number_hour: null, ...changes, updated_at: now })
@@ -227,26 +315,47 @@ export interface DayKey {
   day: string;
 }
 
-const countToday = prepared<{ root: number; countryCode: string; phoneNumber: string; day: string; r: number; maxRounds: number; maxSends: number }, { sends: number }>((db, slot) =>
+const countToday = prepared<
+  {
+    root: number;
+    countryCode: string;
+    phoneNumber: string;
+    day: string;
+    r: number;
+    maxRounds: number;
+    maxSends: number;
+  },
+  { sends: number }
+>((db, slot) =>
   db
     .insertInto('otp_number_days')
-    .values({ root_account_id: slot('root'), country_code: slot('countryCode'), phone_number: slot('phoneNumber'), day: slot('day'), rounds: slot('r'), sends: 1 })
+    .values({
+      root_account_id: slot('root'),
+      country_code: slot('countryCode'),
+      phone_number: slot('phoneNumber'),
+      day: slot('day'),
+      rounds: slot('r'),
+      sends: 1,
+    })
     .onConflict((oc) =>
       oc
         .columns(['root_account_id', 'country_code', 'phone_number', 'day'])
         .doUpdateSet({ rounds: sql`otp_number_days.rounds + ${slot('r')}`, sends: sql`otp_number_days.sends + 1` })
-        .where(sql<boolean>`otp_number_days.rounds + ${slot('r')} <= ${slot('maxRounds')} AND otp_number_days.sends + 1 <= ${slot('maxSends')}`),
+        .where(
+          sql<boolean>`otp_number_days.rounds + ${slot('r')} <= ${slot('maxRounds')} AND otp_number_days.sends + 1 <= ${slot('maxSends')}`,
+        ),
     )
     .returning('sends'),
 );
 
-const forgetEarlierDays = prepared<{ root: number; countryCode: string; phoneNumber: string; day: string }, never>((db, slot) =>
-  db
-    .deleteFrom('otp_number_days')
-    .where('root_account_id', '=', slot('root'))
-    .where('country_code', '=', slot('countryCode'))
-    .where('phone_number', '=', slot('phoneNumber'))
-    .where('day', '<', slot('day')),
+const forgetEarlierDays = prepared<{ root: number; countryCode: string; phoneNumber: string; day: string }, never>(
+  (db, slot) =>
+    db
+      .deleteFrom('otp_number_days')
+      .where('root_account_id', '=', slot('root'))
+      .where('country_code', '=', slot('countryCode'))
+      .where('phone_number', '=', slot('phoneNumber'))
+      .where('day', '<', slot('day')),
 );
 
 /**
@@ -254,7 +363,12 @@ const forgetEarlierDays = prepared<{ root: number; countryCode: string; phoneNum
  * both stay within the caps: one conditional upsert, so parallel requests
  * cannot pass them. False when a cap is reached.
  */
-export async function countDailySend(db: Executor, k: DayKey, round: boolean, caps: { rounds: number; sends: number }): Promise<boolean> {
+export async function countDailySend(
+  db: Executor,
+  k: DayKey,
+  round: boolean,
+  caps: { rounds: number; sends: number },
+): Promise<boolean> {
   const r = round ? 1 : 0;
   if (r > caps.rounds || 1 > caps.sends) return false;
   const key = { root: k.rootAccountId, countryCode: k.countryCode, phoneNumber: k.phoneNumber, day: k.day };
@@ -269,7 +383,14 @@ export async function countDailySend(db: Executor, k: DayKey, round: boolean, ca
 export async function countDailyRound(db: Executor, k: DayKey, maxRounds: number): Promise<boolean> {
   const row = await db
     .insertInto('otp_number_days')
-    .values({ root_account_id: k.rootAccountId, country_code: k.countryCode, phone_number: k.phoneNumber, day: k.day, rounds: 1, sends: 0 })
+    .values({
+      root_account_id: k.rootAccountId,
+      country_code: k.countryCode,
+      phone_number: k.phoneNumber,
+      day: k.day,
+      rounds: 1,
+      sends: 0,
+    })
     .onConflict((oc) =>
       oc
         .columns(['root_account_id', 'country_code', 'phone_number', 'day'])
@@ -298,8 +419,20 @@ export async function uncountDailySend(db: Executor, k: DayKey, round: boolean):
 export async function countDailyLock(db: Executor, k: DayKey): Promise<number> {
   const row = await db
     .insertInto('otp_number_days')
-    .values({ root_account_id: k.rootAccountId, country_code: k.countryCode, phone_number: k.phoneNumber, day: k.day, rounds: 0, sends: 0, locks: 1 })
-    .onConflict((oc) => oc.columns(['root_account_id', 'country_code', 'phone_number', 'day']).doUpdateSet({ locks: sql`otp_number_days.locks + 1` }))
+    .values({
+      root_account_id: k.rootAccountId,
+      country_code: k.countryCode,
+      phone_number: k.phoneNumber,
+      day: k.day,
+      rounds: 0,
+      sends: 0,
+      locks: 1,
+    })
+    .onConflict((oc) =>
+      oc
+        .columns(['root_account_id', 'country_code', 'phone_number', 'day'])
+        .doUpdateSet({ locks: sql`otp_number_days.locks + 1` }),
+    )
     .returning('locks')
     .executeTakeFirstOrThrow();
   return Number(row.locks);

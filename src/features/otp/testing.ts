@@ -26,30 +26,55 @@ export const refusedPhone = (): string => `5559999${String(randomInt(1000)).padS
 export function otpClient(h: Harness, apikey: string, phone: string, countryCode = '52') {
   const number = { phone_number: phone, country_code: countryCode };
   const row = () =>
-    h.ctx.db.kysely.selectFrom('otp_verifications').selectAll().where('phone_number', '=', phone).where('country_code', '=', countryCode).executeTakeFirst();
+    h.ctx.db.kysely
+      .selectFrom('otp_verifications')
+      .selectAll()
+      .where('phone_number', '=', phone)
+      .where('country_code', '=', countryCode)
+      .executeTakeFirst();
   return {
     number,
-    send: (body: Record<string, unknown> = {}) => h.post('/v2/otp', { ...number, company: 'Acme', code_show: 1, ...body }, apikey),
+    send: (body: Record<string, unknown> = {}) =>
+      h.post('/v2/otp', { ...number, company: 'Acme', code_show: 1, ...body }, apikey),
     verify: (code: string) => h.post('/v2/otp/verify', { ...number, code }, apikey),
     status: () => h.get(`/v2/otp/status?phone_number=${phone}&country_code=${countryCode}`, apikey),
     remove: () => h.request('DELETE', '/v2/otp', { body: number, apikey }),
     row,
     /** Moves the last lock back in time, as if the rotation cooldown after it had passed. */
     elapseLockCooldown: async () => {
-      await h.ctx.db.kysely.updateTable('otp_verifications').set({ locked_at: 0 }).where('phone_number', '=', phone).where('country_code', '=', countryCode).execute();
+      await h.ctx.db.kysely
+        .updateTable('otp_verifications')
+        .set({ locked_at: 0 })
+        .where('phone_number', '=', phone)
+        .where('country_code', '=', countryCode)
+        .execute();
     },
     /** Moves the last send back in time, as if the cooldown had passed. */
     elapseCooldown: async () => {
       const r = await row();
-      await h.ctx.db.kysely.updateTable('otp_verifications').set({ last_sent_at: (r!.last_sent_at ?? Date.now()) - 3_600_000 }).where('id', '=', r!.id).execute();
+      await h.ctx.db.kysely
+        .updateTable('otp_verifications')
+        .set({ last_sent_at: (r!.last_sent_at ?? Date.now()) - 3_600_000 })
+        .where('id', '=', r!.id)
+        .execute();
     },
     /** Moves the expiry into the past. */
     expire: async () => {
-      await h.ctx.db.kysely.updateTable('otp_verifications').set({ expires_at: Date.now() - 1000 }).where('phone_number', '=', phone).where('country_code', '=', countryCode).execute();
+      await h.ctx.db.kysely
+        .updateTable('otp_verifications')
+        .set({ expires_at: Date.now() - 1000 })
+        .where('phone_number', '=', phone)
+        .where('country_code', '=', countryCode)
+        .execute();
     },
     fullNumber: countryCode + phone,
     messages: () =>
-      h.ctx.db.kysely.selectFrom('messages').selectAll().where('number', '=', countryCode + phone).orderBy('id').execute(),
+      h.ctx.db.kysely
+        .selectFrom('messages')
+        .selectAll()
+        .where('number', '=', countryCode + phone)
+        .orderBy('id')
+        .execute(),
   };
 }
 

@@ -19,7 +19,11 @@ export function companyText(company: string, path: string): string {
   const converted = toGsm7(company);
   const question = (s: string) => [...s].filter((c) => c === '?').length;
   if (question(converted) > question(company)) {
-    throw new OtpError(400, 'otp_invalid_param', { hint: 'company may use letters, digits and common punctuation (GSM-7); emoji and other scripts cannot be sent.', next: [path], field: 'company' });
+    throw new OtpError(400, 'otp_invalid_param', {
+      hint: 'company may use letters, digits and common punctuation (GSM-7); emoji and other scripts cannot be sent.',
+      next: [path],
+      field: 'company',
+    });
   }
   return converted;
 }
@@ -28,7 +32,13 @@ export function companyText(company: string, path: string): string {
  * Checks a custom message for sms or voice, for a code of `codeLength`
  * characters, and throws 400 otp_message_invalid with what to fix.
  */
-export function checkMessage(channel: OtpChannel, message: string, company: string, codeLength: number, path: string): void {
+export function checkMessage(
+  channel: OtpChannel,
+  message: string,
+  company: string,
+  codeLength: number,
+  path: string,
+): void {
   const fail = (hint: string) => new OtpError(400, 'otp_message_invalid', { hint, next: [path], field: 'message' });
   const missing = ['{{code}}', '{{company}}'].filter((p) => !message.includes(p));
   if (missing.length > 0) throw fail(`message must contain ${missing.join(' and ')}; for example: ${DEFAULT_MESSAGE}`);
@@ -37,7 +47,10 @@ export function checkMessage(channel: OtpChannel, message: string, company: stri
     throw fail(`message may use only GSM-7 characters; replace: ${bad}`);
   }
   const length = gsm7Length(renderText(channel, message, company, 'X'.repeat(codeLength)));
-  if (length > MAX_TEXT) throw fail(`message is ${length} characters once {{code}} and {{company}} are filled in; the limit is ${MAX_TEXT}.`);
+  if (length > MAX_TEXT)
+    throw fail(
+      `message is ${length} characters once {{code}} and {{company}} are filled in; the limit is ${MAX_TEXT}.`,
+    );
 }
 
 /** The text sent: the template with the code (spelled out for voice) and the company filled in. */

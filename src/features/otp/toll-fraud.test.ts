@@ -10,7 +10,9 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
   let carrier: ReturnType<typeof recordCarrier>;
   beforeAll(async () => {
     // The resend cooldown off, so the caps themselves are what stops the loop.
-    h = await startHarness(engine, { env: { OTP_RESEND_COOLDOWN_SECONDS: '0', OTP_DAILY_ROUNDS_PER_NUMBER: '3', OTP_DAILY_SENDS_PER_NUMBER: '5' } });
+    h = await startHarness(engine, {
+      env: { OTP_RESEND_COOLDOWN_SECONDS: '0', OTP_DAILY_ROUNDS_PER_NUMBER: '3', OTP_DAILY_SENDS_PER_NUMBER: '5' },
+    });
     carrier = recordCarrier(h.ctx);
   });
   afterAll(() => h.close());
@@ -20,22 +22,36 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     expect((await c.status()).body.state).toBe('locked');
   };
 
-  it.each([['881'], ['979']])('refuses to send a code to country code %s (satellite, premium rate), like /sms/send', async (cc) => {
-    const a = await h.createAccount(100);
-    const c = otpClient(h, a.apikey, '123456789', cc);
-    const r = await c.send();
-    expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ success: false, error: 'otp_country_unsupported', field: 'country_code' });
-    expect(carrier.textsTo(`${cc}123456789`)).toEqual([]);
-    expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(100);
-    expect(await c.row()).toBeUndefined();
-  });
+  it.each([['881'], ['979']])(
+    'refuses to send a code to country code %s (satellite, premium rate), like /sms/send',
+    async (cc) => {
+      const a = await h.createAccount(100);
+      const c = otpClient(h, a.apikey, '123456789', cc);
+      const r = await c.send();
+      expect(r.status).toBe(400);
+      expect(r.body).toMatchObject({ success: false, error: 'otp_country_unsupported', field: 'country_code' });
+      expect(carrier.textsTo(`${cc}123456789`)).toEqual([]);
+      expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(100);
+      expect(await c.row()).toBeUndefined();
+    },
+  );
 
   /** Today's counts of a number, as if `locks` rounds had already locked today. */
   const lockedToday = (accountId: number, phone: string, locks: number) =>
-    h.ctx.db.kysely.insertInto('otp_number_days').values({ root_account_id: accountId, country_code: '52', phone_number: phone, day: formatLocalDate(Date.now()), rounds: 0, sends: 0, locks }).execute();
+    h.ctx.db.kysely
+      .insertInto('otp_number_days')
+      .values({
+        root_account_id: accountId,
+        country_code: '52',
+        phone_number: phone,
+        day: formatLocalDate(Date.now()),
+        rounds: 0,
+        sends: 0,
+        locks,
+      })
+      .execute();
 
-  it('keeps the spec\'s table for the first locks of a day: locked + code_rotate → pending with 7 new attempts', async () => {
+  it("keeps the spec's table for the first locks of a day: locked + code_rotate → pending with 7 new attempts", async () => {
     const a = await h.createAccount(100);
     const c = otpClient(h, a.apikey, freshPhone());
     let code = (await c.send()).body.code;
@@ -52,7 +68,11 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     expect(refused.status).toBe(429);
     expect(refused.body.error).toBe('otp_lock_cooldown');
     expect(carrier.textsTo(`52${c.number.phone_number}`)).toHaveLength(3);
-    const day = await h.ctx.db.kysely.selectFrom('otp_number_days').select(['locks']).where('phone_number', '=', c.number.phone_number).executeTakeFirstOrThrow();
+    const day = await h.ctx.db.kysely
+      .selectFrom('otp_number_days')
+      .select(['locks'])
+      .where('phone_number', '=', c.number.phone_number)
+      .executeTakeFirstOrThrow();
     expect(day.locks).toBe(3);
   });
 
@@ -68,7 +88,7 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     expect((await c.send({ code_rotate: true })).body.error).toBe('otp_lock_cooldown');
   });
 
-  it('puts a cooldown on a new code after the day\'s third lock, also through delete and create', async () => {
+  it("puts a cooldown on a new code after the day's third lock, also through delete and create", async () => {
     const a = await h.createAccount(100);
     const c = otpClient(h, a.apikey, freshPhone());
     await lockedToday(a.id, c.number.phone_number, 2);
@@ -127,11 +147,14 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     const phone = freshPhone();
     const replies = await Promise.all(keys.map((k) => otpClient(h, k, phone).send()));
     expect(replies.filter((r) => r.status === 201)).toHaveLength(3);
-    expect(replies.filter((r) => r.status === 429).map((r) => r.body.error)).toEqual(['otp_daily_limit', 'otp_daily_limit']);
+    expect(replies.filter((r) => r.status === 429).map((r) => r.body.error)).toEqual([
+      'otp_daily_limit',
+      'otp_daily_limit',
+    ]);
     expect(carrier.textsTo(`52${phone}`)).toHaveLength(3);
   });
 
-  it('a sub-account uses its parent\'s OTP settings whole, unless it has its own row', async () => {
+  it("a sub-account uses its parent's OTP settings whole, unless it has its own row", async () => {
     const parent = await h.createAccount(100);
     const email = `otp-settings-sub-${parent.id}@example.com`;
     const sub = (await h.post('/manager/subaccount/add', { email, password: 'secret123' }, parent.apikey)).body.apikey;
@@ -139,18 +162,40 @@ describeEngines('OTP toll fraud and lock-and-rotate', (engine) => {
     await saveSettings(h.ctx.db.kysely, parent.id, { allowed_countries: '1' }, Date.now());
     expect((await otpClient(h, sub, freshPhone()).send()).body.error).toBe('otp_country_blocked');
     // Its own row replaces the parent's entirely: its countries are any, its hourly limit 1.
-    const subId = (await h.ctx.db.kysely.selectFrom('accounts').select('id').where('parent_id', '=', parent.id).executeTakeFirstOrThrow()).id;
+    const subId = (
+      await h.ctx.db.kysely
+        .selectFrom('accounts')
+        .select('id')
+        .where('parent_id', '=', parent.id)
+        .executeTakeFirstOrThrow()
+    ).id;
     await saveSettings(h.ctx.db.kysely, subId, { max_per_number_hour: 1 }, Date.now());
     const c = otpClient(h, sub, freshPhone());
     expect((await c.send()).status).toBe(201);
     expect((await c.send({ code_rotate: true })).body.error).toBe('otp_rate_limited');
   });
 
-  it('the first send of a day forgets the number\'s counts of earlier days', async () => {
+  it("the first send of a day forgets the number's counts of earlier days", async () => {
     const a = await h.createAccount(100);
     const c = otpClient(h, a.apikey, freshPhone());
-    const days = () => h.ctx.db.kysely.selectFrom('otp_number_days').select(['day', 'rounds', 'sends']).where('phone_number', '=', c.number.phone_number).orderBy('day').execute();
-    await h.ctx.db.kysely.insertInto('otp_number_days').values({ root_account_id: a.id, country_code: '52', phone_number: c.number.phone_number, day: '2000-01-01', rounds: 3, sends: 5 }).execute();
+    const days = () =>
+      h.ctx.db.kysely
+        .selectFrom('otp_number_days')
+        .select(['day', 'rounds', 'sends'])
+        .where('phone_number', '=', c.number.phone_number)
+        .orderBy('day')
+        .execute();
+    await h.ctx.db.kysely
+      .insertInto('otp_number_days')
+      .values({
+        root_account_id: a.id,
+        country_code: '52',
+        phone_number: c.number.phone_number,
+        day: '2000-01-01',
+        rounds: 3,
+        sends: 5,
+      })
+      .execute();
     expect((await c.send()).status).toBe(201);
     expect(await days()).toEqual([{ day: expect.not.stringMatching(/^2000/), rounds: 1, sends: 1 }]);
   });

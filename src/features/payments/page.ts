@@ -4,7 +4,10 @@ import type { PaymentRequest } from './store.js';
 
 /** Every value rendered into the payment page goes through here. */
 export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return value.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 export function formatMoney(cents: number, currency: string): string {
@@ -17,7 +20,8 @@ export const PAGE_HEADERS = {
   'cache-control': 'no-store',
   'referrer-policy': 'no-referrer',
   'x-content-type-options': 'nosniff',
-  'content-security-policy': "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
+  'content-security-policy':
+    "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'",
 };
 
 function layout(title: string, body: string): string {
@@ -44,18 +48,24 @@ export function paymentPage(request: PaymentRequest, notice?: { error?: string; 
   if (notice?.error) parts.push(`<p class="error" role="alert">${escapeHtml(notice.error)}</p>`);
   if (request.status === 'paid') {
     const when = request.paid_at ? ` el ${escapeHtml(formatLocal(request.paid_at))}` : '';
-    parts.push(`<p class="status paid">${notice?.done ? 'Pago completado' : 'Este pago ya fue completado'}${when}.</p>`);
+    parts.push(
+      `<p class="status paid">${notice?.done ? 'Pago completado' : 'Este pago ya fue completado'}${when}.</p>`,
+    );
   } else if (request.checkout_closed_at !== null) {
     // A delayed method (OXXO, SPEI) that was not paid in time closes the checkout too.
-    const what = request.checkout_closed_reason === 'payment_failed' ? 'El pago no se completó' : 'Este enlace de pago expiró';
+    const what =
+      request.checkout_closed_reason === 'payment_failed' ? 'El pago no se completó' : 'Este enlace de pago expiró';
     parts.push(`<p class="status closed">${what}. Pide uno nuevo a quien te lo envió.</p>`);
   } else {
     const amountField =
       request.amount_cents === null
         ? `<p><label>Monto (${escapeHtml(request.currency)}) <input name="amount" inputmode="decimal" required min="${MIN_AMOUNT}" max="${MAX_AMOUNT}" step="0.01" type="number"></label></p>`
         : '';
-    parts.push(`<form method="post" action="/pay/${escapeHtml(request.token)}/complete">${amountField}<button type="submit">Pagar</button></form>`);
-    if (request.provider === 'simulator') parts.push('<p class="note">Pago simulado: no se realiza ningún cargo real.</p>');
+    parts.push(
+      `<form method="post" action="/pay/${escapeHtml(request.token)}/complete">${amountField}<button type="submit">Pagar</button></form>`,
+    );
+    if (request.provider === 'simulator')
+      parts.push('<p class="note">Pago simulado: no se realiza ningún cargo real.</p>');
   }
   return layout(`Pago: ${request.template}`, parts.join('\n'));
 }

@@ -9,7 +9,12 @@ import { markPaid, type PaymentRequest } from './store.js';
  * `confirmation` event naming the SMS's reference with `payment_status=paid`.
  * Undefined when the request was already paid (then no event).
  */
-export async function recordPayment(trx: Transaction<Database>, requestId: number, cents: number, providerRef: string): Promise<PaymentRequest | undefined> {
+export async function recordPayment(
+  trx: Transaction<Database>,
+  requestId: number,
+  cents: number,
+  providerRef: string,
+): Promise<PaymentRequest | undefined> {
   const paid = await markPaid(trx, requestId, cents, providerRef);
   if (!paid) return undefined;
   await recordEvents(trx, [

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
+import {
+  describeEngines,
+  eventually,
+  startHarness,
+  type Harness,
+  type TestAccount,
+} from '../../../test/helpers/harness.js';
 import { escapeHtml } from './page.js';
 import { amountToCents } from './service.js';
 
@@ -17,7 +23,8 @@ describe('payment amounts', () => {
     [Infinity, undefined],
   ])('%d → %s cents', (amount, cents) => expect(amountToCents(amount)).toBe(cents));
 
-  it('escapes HTML', () => expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;'));
+  it('escapes HTML', () =>
+    expect(escapeHtml(`<a href="x">'&'</a>`)).toBe('&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;'));
 });
 
 describeEngines('payment requests', (engine) => {
@@ -27,13 +34,26 @@ describeEngines('payment requests', (engine) => {
   });
   afterAll(() => h.close());
 
-  const valid = { number: '5512345678', country_code: '52', template: 'Factura 1024', message: 'Hola, aquí está tu enlace de pago', amount: 1234.5, name: 'Ana López', email: 'ana@example.com' };
-  const send = (a: TestAccount, body: Record<string, unknown> = {}) => h.post('/paymentrequest/send', { ...valid, ...body }, a.apikey);
+  const valid = {
+    number: '5512345678',
+    country_code: '52',
+    template: 'Factura 1024',
+    message: 'Hola, aquí está tu enlace de pago',
+    amount: 1234.5,
+    name: 'Ana López',
+    email: 'ana@example.com',
+  };
+  const send = (a: TestAccount, body: Record<string, unknown> = {}) =>
+    h.post('/paymentrequest/send', { ...valid, ...body }, a.apikey);
   const credit = async (a: TestAccount) => (await h.post('/credits/consult', {}, a.apikey)).body.credit;
   const pathOf = (url: string) => new URL(url).pathname;
-  const complete = (url: string, form: Record<string, string> = {}) => h.request('POST', `${pathOf(url)}/complete`, { form });
-  const getRequest = (a: TestAccount, requestId: unknown) => h.post('/paymentrequest/get', { request_id: requestId }, a.apikey);
-  const countRows = async (accountId: number) => (await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', accountId).execute()).length;
+  const complete = (url: string, form: Record<string, string> = {}) =>
+    h.request('POST', `${pathOf(url)}/complete`, { form });
+  const getRequest = (a: TestAccount, requestId: unknown) =>
+    h.post('/paymentrequest/get', { request_id: requestId }, a.apikey);
+  const countRows = async (accountId: number) =>
+    (await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', accountId).execute())
+      .length;
 
   it('creates a request with a UUID and sends its link by SMS through the pipeline, charged like an SMS', async () => {
     const a = await h.createAccount(5);
@@ -43,15 +63,45 @@ describeEngines('payment requests', (engine) => {
     expect(r.body.request_id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
     expect(r.body.payment_url).toMatch(new RegExp(`^${h.config.publicBaseUrl}/pay/[A-Za-z0-9_-]{12}$`));
     expect(await credit(a)).toBe(4);
-    const message = await h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', r.body.reference).executeTakeFirstOrThrow();
+    const message = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .selectAll()
+      .where('reference', '=', r.body.reference)
+      .executeTakeFirstOrThrow();
     // Accents the GSM-7 alphabet lacks are replaced (í → i); the link follows a space.
-    expect(message).toMatchObject({ account_id: a.id, channel: 'sms', number: '525512345678', text: `Hola, aqui esta tu enlace de pago ${r.body.payment_url}` });
-    const campaign = await h.ctx.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', message.campaign_id).executeTakeFirstOrThrow();
+    expect(message).toMatchObject({
+      account_id: a.id,
+      channel: 'sms',
+      number: '525512345678',
+      text: `Hola, aqui esta tu enlace de pago ${r.body.payment_url}`,
+    });
+    const campaign = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', message.campaign_id)
+      .executeTakeFirstOrThrow();
     expect(campaign.source).toBe('payment');
     h.ctx.worker.nudge();
-    await eventually(async () => (await h.ctx.db.kysely.selectFrom('messages').select('status').where('id', '=', message.id).executeTakeFirst())?.status === 'delivered', 15_000);
+    await eventually(
+      async () =>
+        (await h.ctx.db.kysely.selectFrom('messages').select('status').where('id', '=', message.id).executeTakeFirst())
+          ?.status === 'delivered',
+      15_000,
+    );
     const state = await getRequest(a, r.body.request_id);
-    expect(state.body).toMatchObject({ success: true, code: 'payment_get_01', request_id: r.body.request_id, payment_status: 'pending', amount: 1234.5, paid_amount: null, currency: 'MXN', template: 'Factura 1024', number: '525512345678', reference: r.body.reference, paid_date: null });
+    expect(state.body).toMatchObject({
+      success: true,
+      code: 'payment_get_01',
+      request_id: r.body.request_id,
+      payment_status: 'pending',
+      amount: 1234.5,
+      paid_amount: null,
+      currency: 'MXN',
+      template: 'Factura 1024',
+      number: '525512345678',
+      reference: r.body.reference,
+      paid_date: null,
+    });
     expect(state.body.created_date).toMatch(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
   });
 
@@ -61,7 +111,9 @@ describeEngines('payment requests', (engine) => {
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, code: 'sms_07' });
     expect(await countRows(a.id)).toBe(0);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(0);
     expect(await credit(a)).toBe(0.5);
   });
 
@@ -113,7 +165,10 @@ describeEngines('payment requests', (engine) => {
       { number: '2025550123', country_code: '+1' },
     ];
     for (const c of cases) expect((await send(a, c)).body.code, JSON.stringify(c).slice(0, 80)).toBe('sms_11');
-    const form = await h.request('POST', '/paymentrequest/send', { apikey: a.apikey, form: { number: '5512345678', country_code: '52', template: 'T', message: 'Paga aqui', amount: '20.50' } });
+    const form = await h.request('POST', '/paymentrequest/send', {
+      apikey: a.apikey,
+      form: { number: '5512345678', country_code: '52', template: 'T', message: 'Paga aqui', amount: '20.50' },
+    });
     expect(form.body.code).toBe('sms_11');
     expect((await getRequest(a, form.body.request_id)).body.amount).toBe(20.5);
     expect(await credit(a)).toBe(4);
@@ -167,11 +222,27 @@ describeEngines('payment requests', (engine) => {
     const replies = await Promise.all(Array.from({ length: 8 }, () => complete(r.body.payment_url)));
     expect(replies.filter((x) => x.status === 200)).toHaveLength(1);
     expect(replies.filter((x) => x.status === 409)).toHaveLength(7);
-    const row = await h.ctx.db.kysely.selectFrom('payment_requests').selectAll().where('request_id', '=', r.body.request_id).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('payment_requests')
+      .selectAll()
+      .where('request_id', '=', r.body.request_id)
+      .executeTakeFirstOrThrow();
     expect(row).toMatchObject({ status: 'paid', paid_amount_cents: 123450 });
     expect(row.provider_ref).toMatch(/^simch_/);
-    const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('account_id', '=', a.id).where('reference', '=', r.body.reference).execute();
-    expect(events.map((e) => JSON.parse(e.payload)).filter((p) => p.payment_status === 'paid')).toEqual([expect.objectContaining({ type: 'confirmation', request_id: r.body.request_id, paid_amount: '1234.5', currency: 'MXN' })]);
+    const events = await h.ctx.db.kysely
+      .selectFrom('events')
+      .select('payload')
+      .where('account_id', '=', a.id)
+      .where('reference', '=', r.body.reference)
+      .execute();
+    expect(events.map((e) => JSON.parse(e.payload)).filter((p) => p.payment_status === 'paid')).toEqual([
+      expect.objectContaining({
+        type: 'confirmation',
+        request_id: r.body.request_id,
+        paid_amount: '1234.5',
+        currency: 'MXN',
+      }),
+    ]);
   });
 
   it('lets the payer enter the amount when the request has none', async () => {
@@ -186,7 +257,11 @@ describeEngines('payment requests', (engine) => {
     }
     expect((await getRequest(a, r.body.request_id)).body.payment_status).toBe('pending');
     expect((await complete(r.body.payment_url, { amount: '250.5' })).status).toBe(200);
-    expect((await getRequest(a, r.body.request_id)).body).toMatchObject({ payment_status: 'paid', amount: null, paid_amount: 250.5 });
+    expect((await getRequest(a, r.body.request_id)).body).toMatchObject({
+      payment_status: 'paid',
+      amount: null,
+      paid_amount: 250.5,
+    });
   });
 
   it('keeps a request pending when the simulated provider declines it (cents .13)', async () => {
@@ -198,7 +273,7 @@ describeEngines('payment requests', (engine) => {
     expect((await getRequest(a, r.body.request_id)).body.payment_status).toBe('pending');
   });
 
-  it('no account reaches another one\'s payment requests', async () => {
+  it("no account reaches another one's payment requests", async () => {
     const a = await h.createAccount(5);
     const b = await h.createAccount(5);
     const r = await send(a);
@@ -208,22 +283,41 @@ describeEngines('payment requests', (engine) => {
       expect(other.body).toMatchObject({ success: false, code: 'payment_13' });
     }
     expect((await getRequest(a, r.body.request_id.toUpperCase())).body.code).toBe('payment_get_01');
-    for (const id of [undefined, '', 'not-a-uuid', 42, { $ne: null }]) expect((await getRequest(a, id)).body.code).toBe('payment_13');
+    for (const id of [undefined, '', 'not-a-uuid', 42, { $ne: null }])
+      expect((await getRequest(a, id)).body.code).toBe('payment_13');
     expect((await h.post('/paymentrequest/send', valid)).status).toBe(401);
   });
 
   it('never answers 500 to hostile bodies', async () => {
     const a = await h.createAccount(5);
-    const bodies = ['[]', 'null', '"text"', '{"number": ', JSON.stringify({ ...valid, message: 'x'.repeat(200_000) }), JSON.stringify({ ...valid, template: '\u0000\uffff', name: '😀'.repeat(10) })];
+    const bodies = [
+      '[]',
+      'null',
+      '"text"',
+      '{"number": ',
+      JSON.stringify({ ...valid, message: 'x'.repeat(200_000) }),
+      JSON.stringify({ ...valid, template: '\u0000\uffff', name: '😀'.repeat(10) }),
+    ];
     for (const body of bodies) {
       for (const path of ['/paymentrequest/send', '/paymentrequest/get']) {
-        const r = await h.request('POST', path, { apikey: a.apikey, body, headers: { 'content-type': 'application/json' } });
+        const r = await h.request('POST', path, {
+          apikey: a.apikey,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(r.status, `${path} ${body.slice(0, 20)}`).toBeLessThan(500);
       }
     }
     const r = await send(a);
     for (const body of ['[]', 'null', '{"amount": {"a": 1}}']) {
-      expect((await h.request('POST', `${pathOf(r.body.payment_url)}/complete`, { body, headers: { 'content-type': 'application/json' } })).status).toBeLessThan(500);
+      expect(
+        (
+          await h.request('POST', `${pathOf(r.body.payment_url)}/complete`, {
+            body,
+            headers: { 'content-type': 'application/json' },
+          })
+        ).status,
+      ).toBeLessThan(500);
     }
   });
 });

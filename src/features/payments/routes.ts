@@ -17,13 +17,36 @@ const blankIsAbsent = (v: unknown) => (v === '' || v === null ? undefined : v);
 const Amount = (code: string) => z.preprocess(blankIsAbsent, numeric(code, code).optional());
 
 const SendBody = z.object({
-  number: text('payment_01').transform(cleanNumber).pipe(z.string().min(1, { error: 'payment_01' }).regex(/^\d{1,10}$/, { error: 'payment_02' })),
-  country_code: text('payment_03').transform(cleanCountryCode).pipe(z.string().min(1, { error: 'payment_03' }).regex(/^\+?\d{1,4}$/, { error: 'payment_04' })),
-  template: text('payment_05').pipe(z.string().pipe(z.string().trim().min(1, { error: 'payment_05' }).refine(upTo(40), { error: 'payment_06' }))),
-  message: text('payment_07').pipe(z.string().refine((s) => s.trim() !== '', { error: 'payment_07' }).refine(upTo(123), { error: 'payment_08' })),
+  number: text('payment_01')
+    .transform(cleanNumber)
+    .pipe(
+      z
+        .string()
+        .min(1, { error: 'payment_01' })
+        .regex(/^\d{1,10}$/, { error: 'payment_02' }),
+    ),
+  country_code: text('payment_03')
+    .transform(cleanCountryCode)
+    .pipe(
+      z
+        .string()
+        .min(1, { error: 'payment_03' })
+        .regex(/^\+?\d{1,4}$/, { error: 'payment_04' }),
+    ),
+  template: text('payment_05').pipe(
+    z.string().pipe(z.string().trim().min(1, { error: 'payment_05' }).refine(upTo(40), { error: 'payment_06' })),
+  ),
+  message: text('payment_07').pipe(
+    z
+      .string()
+      .refine((s) => s.trim() !== '', { error: 'payment_07' })
+      .refine(upTo(123), { error: 'payment_08' }),
+  ),
   amount: Amount('payment_09'),
   name: optionalText('payment_10').pipe(z.string().refine(upTo(150), { error: 'payment_10' }).optional()),
-  email: optionalText('payment_11').pipe(emailAddress({ max: 100, tooLong: 'payment_11', invalid: 'payment_11' }).optional()),
+  email: optionalText('payment_11').pipe(
+    emailAddress({ max: 100, tooLong: 'payment_11', invalid: 'payment_11' }).optional(),
+  ),
 });
 const GetBody = z.object({ request_id: text('payment_13').pipe(z.string().regex(UUID, { error: 'payment_13' })) });
 const CompleteBody = z.object({ amount: Amount('payment_09') });
@@ -57,17 +80,45 @@ export const payments: Feature = {
   routes(api, ctx) {
     api.post(
       '/paymentrequest/send',
-      { config: { sendLimited: true }, schema: { tags: ['payments'], summary: 'Send a payment link by SMS', body: jsonSchema(SendBody), response: { 200: jsonSchema(SendReply) } } },
+      {
+        config: { sendLimited: true },
+        schema: {
+          tags: ['payments'],
+          summary: 'Send a payment link by SMS',
+          body: jsonSchema(SendBody),
+          response: { 200: jsonSchema(SendReply) },
+        },
+      },
       async (request) => {
         const b = parse(SendBody, request.body);
-        const sent = await sendPaymentRequest(ctx, request.account, { number: b.number, countryCode: b.country_code, template: b.template, message: b.message, amount: b.amount, name: b.name, email: b.email });
-        return ok('sms_11', 'sent_messages', { request_id: sent.requestId, reference: sent.reference, payment_url: sent.url, credit: toCredits(sent.creditUnits) });
+        const sent = await sendPaymentRequest(ctx, request.account, {
+          number: b.number,
+          countryCode: b.country_code,
+          template: b.template,
+          message: b.message,
+          amount: b.amount,
+          name: b.name,
+          email: b.email,
+        });
+        return ok('sms_11', 'sent_messages', {
+          request_id: sent.requestId,
+          reference: sent.reference,
+          payment_url: sent.url,
+          credit: toCredits(sent.creditUnits),
+        });
       },
     );
 
     api.post(
       '/paymentrequest/get',
-      { schema: { tags: ['payments'], summary: 'The state of one of your payment requests', body: jsonSchema(GetBody), response: { 200: jsonSchema(GetReply) } } },
+      {
+        schema: {
+          tags: ['payments'],
+          summary: 'The state of one of your payment requests',
+          body: jsonSchema(GetBody),
+          response: { 200: jsonSchema(GetReply) },
+        },
+      },
       async (request) => {
         const { request_id } = parse(GetBody, request.body);
         const row = await findByRequestId(ctx.db.kysely, request.account.id, request_id);
@@ -93,12 +144,28 @@ export const payments: Feature = {
 
     app.get<{ Params: { token: string } }>(
       '/pay/:token',
-      { schema: { tags: ['payments'], summary: 'Payment page of a payment link (HTML, no key)', security: [], params: TokenParams, response: { 200: { content: html }, 303: { description: "to the provider's hosted checkout (Stripe)", type: 'null' }, 404: { content: html } } } },
+      {
+        schema: {
+          tags: ['payments'],
+          summary: 'Payment page of a payment link (HTML, no key)',
+          security: [],
+          params: TokenParams,
+          response: {
+            200: { content: html },
+            303: { description: "to the provider's hosted checkout (Stripe)", type: 'null' },
+            404: { content: html },
+          },
+        },
+      },
       async (request, reply) => {
         const row = await findByToken(ctx.db.kysely, request.params.token);
         if (!row) return reply.code(404).headers(PAGE_HEADERS).send(notFoundPage());
         // A hosted checkout (Stripe) is where a pending request is paid: the short link leads there.
-        if (row.checkout_url && row.status === 'pending' && row.checkout_closed_at === null) return reply.code(303).headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' }).redirect(row.checkout_url);
+        if (row.checkout_url && row.status === 'pending' && row.checkout_closed_at === null)
+          return reply
+            .code(303)
+            .headers({ 'cache-control': 'no-store', 'referrer-policy': 'no-referrer' })
+            .redirect(row.checkout_url);
         return reply.headers(PAGE_HEADERS).send(paymentPage(row));
       },
     );
@@ -112,12 +179,22 @@ export const payments: Feature = {
           security: [],
           params: TokenParams,
           body: jsonSchema(CompleteBody),
-          response: { 200: { content: html }, 400: { content: html }, 402: { content: html }, 404: { content: html }, 409: { content: html } },
+          response: {
+            200: { content: html },
+            400: { content: html },
+            402: { content: html },
+            404: { content: html },
+            409: { content: html },
+          },
         },
       },
       async (request, reply) => {
         const parsed = CompleteBody.safeParse(request.body ?? {});
-        const result = await completePayment(ctx, request.params.token, parsed.success ? parsed.data.amount : undefined);
+        const result = await completePayment(
+          ctx,
+          request.params.token,
+          parsed.success ? parsed.data.amount : undefined,
+        );
         reply.headers(PAGE_HEADERS);
         switch (result.kind) {
           case 'not_found':
@@ -125,9 +202,15 @@ export const payments: Feature = {
           case 'already_paid':
             return reply.code(409).send(paymentPage(result.request));
           case 'invalid_amount':
-            return reply.code(400).send(paymentPage(result.request, { error: 'Escribe un monto de 15 a 110,000 con hasta dos decimales.' }));
+            return reply
+              .code(400)
+              .send(
+                paymentPage(result.request, { error: 'Escribe un monto de 15 a 110,000 con hasta dos decimales.' }),
+              );
           case 'declined':
-            return reply.code(402).send(paymentPage(result.request, { error: 'El pago fue rechazado. Intenta de nuevo.' }));
+            return reply
+              .code(402)
+              .send(paymentPage(result.request, { error: 'El pago fue rechazado. Intenta de nuevo.' }));
           case 'paid':
             return reply.send(paymentPage(result.request, { done: true }));
         }

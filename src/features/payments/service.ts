@@ -42,7 +42,8 @@ export function amountToCents(amount: number): number | undefined {
   return Math.abs(cents - amount * 100) < 1e-6 ? cents : undefined;
 }
 
-export const coveredCountries = (ctx: AppContext): string[] => ctx.config.PAYMENT_COUNTRY_CODES.split(',').map((c) => c.trim());
+export const coveredCountries = (ctx: AppContext): string[] =>
+  ctx.config.PAYMENT_COUNTRY_CODES.split(',').map((c) => c.trim());
 
 export const payLink = (ctx: AppContext, token: string): string => `${ctx.config.publicBaseUrl}/pay/${token}`;
 
@@ -73,12 +74,19 @@ export async function sendPaymentRequest(ctx: AppContext, account: Authenticated
   const token = randomToken(9);
   const url = payLink(ctx, token);
   const text = `${toGsm7(input.message)} ${url}`;
-  if (gsm7Length(text) > SMS_LIMIT) throw badRequest('payment_12', undefined, { max_message_length: SMS_LIMIT - gsm7Length(url) - 1 });
+  if (gsm7Length(text) > SMS_LIMIT)
+    throw badRequest('payment_12', undefined, { max_message_length: SMS_LIMIT - gsm7Length(url) - 1 });
 
   const requestId = uuidv7();
   const provider = ctx.paymentProvider;
   // Before the transaction: a provider that is down refuses the send (nothing debited). Its idempotency key is the request_id.
-  const checkout = await provider.createCheckout({ requestId, amountCents, currency: ctx.config.PAYMENT_CURRENCY, concept: input.template, returnUrl: url });
+  const checkout = await provider.createCheckout({
+    requestId,
+    amountCents,
+    currency: ctx.config.PAYMENT_CURRENCY,
+    concept: input.template,
+    returnUrl: url,
+  });
   const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
     const result = await submitMessages(trx, ctx.config, {
       accountId: account.id,
@@ -131,15 +139,26 @@ export type CompletionResult =
  * idempotent per checkout, and pending → paid is one conditional update, so
  * parallel completions pay once: one answer is `paid`, the others `already_paid`.
  */
-export async function completePayment(ctx: AppContext, token: string, enteredAmount: number | undefined): Promise<CompletionResult> {
+export async function completePayment(
+  ctx: AppContext,
+  token: string,
+  enteredAmount: number | undefined,
+): Promise<CompletionResult> {
   const request = await findByToken(ctx.db.kysely, token);
   if (!request) return { kind: 'not_found' };
   if (request.status === 'paid') return { kind: 'already_paid', request };
   const cents = request.amount_cents ?? (enteredAmount === undefined ? undefined : amountToCents(enteredAmount));
   if (cents === undefined) return { kind: 'invalid_amount', request };
-  const outcome = await ctx.paymentProvider.confirm({ checkoutId: request.checkout_id, requestId: request.request_id, amountCents: cents, currency: request.currency });
+  const outcome = await ctx.paymentProvider.confirm({
+    checkoutId: request.checkout_id,
+    requestId: request.request_id,
+    amountCents: cents,
+    currency: request.currency,
+  });
   if (!outcome.ok) return { kind: 'declined', request, reason: outcome.reason };
-  const paid = await ctx.db.kysely.transaction().execute((trx) => recordPayment(trx, request.id, cents, outcome.providerRef));
+  const paid = await ctx.db.kysely
+    .transaction()
+    .execute((trx) => recordPayment(trx, request.id, cents, outcome.providerRef));
   ctx.worker.nudge();
   if (!paid) return { kind: 'already_paid', request: (await findByToken(ctx.db.kysely, token)) ?? request };
   return { kind: 'paid', request: paid };

@@ -17,12 +17,26 @@ export async function findByToken(db: Executor, token: string): Promise<PaymentR
 }
 
 /** The account's request with that request_id; another account's is absent. */
-export async function findByRequestId(db: Executor, accountId: number, requestId: string): Promise<PaymentRequest | undefined> {
-  return db.selectFrom('payment_requests').selectAll().where('request_id', '=', requestId.toLowerCase()).where('account_id', '=', accountId).executeTakeFirst();
+export async function findByRequestId(
+  db: Executor,
+  accountId: number,
+  requestId: string,
+): Promise<PaymentRequest | undefined> {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('request_id', '=', requestId.toLowerCase())
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 /** pending → paid, once: the one conditional update of a payment. Undefined when it was already paid. */
-export async function markPaid(db: Executor, id: number, paidAmountCents: number, providerRef: string): Promise<PaymentRequest | undefined> {
+export async function markPaid(
+  db: Executor,
+  id: number,
+  paidAmountCents: number,
+  providerRef: string,
+): Promise<PaymentRequest | undefined> {
   return db
     .updateTable('payment_requests')
     .set({ status: 'paid', paid_at: Date.now(), paid_amount_cents: paidAmountCents, provider_ref: providerRef })

@@ -12,32 +12,37 @@ describeEngines('reports errors', (engine) => {
   afterAll(() => h.close());
   const { generate } = tools(() => h);
 
-  it.each([
-    [{ end_date: '2026-01-01' }, 'report_01'],
-    [{}, 'report_01'],
-    [{ start_date: '', end_date: '2026-01-01' }, 'report_01'],
-    [{ start_date: '2026-02-30', end_date: '2026-03-01' }, 'report_01'],
-    [{ start_date: '2026-13-01', end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: '01/02/2026', end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: '2026-01-01 00:00:00', end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: "2026-01-01'; DROP TABLE messages; --", end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: ['2026-01-01'], end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: { $gt: '' }, end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: 20260101, end_date: '2026-12-01' }, 'report_01'],
-    [{ start_date: '2'.repeat(100_000), end_date: '2026-12-01', label: 'a 100,000-character start_date' }, 'report_01'],
-    [{ start_date: '2026-01-01' }, 'report_02'],
-    [{ start_date: '2026-01-01', end_date: null }, 'report_02'],
-    [{ start_date: '2026-01-01', end_date: '2026-02-29' }, 'report_02'],
-    [{ start_date: '2026-01-01', end_date: true }, 'report_02'],
-    [{ start_date: '2026-01-02', end_date: '2026-01-01' }, 'report_03'],
-    [{ start_date: '2027-01-01', end_date: '2026-12-31' }, 'report_03'],
-    [{ start_date: '2026-01-01', end_date: '2026-01-01', sandbox: 2 }, 'report_06'],
-    [{ start_date: '2026-01-01', end_date: '2026-01-01', sandbox: 'yes' }, 'report_06'],
-    [{ start_date: '2026-01-01', end_date: '2026-01-01', sandbox: [1] }, 'report_06'],
-  ].map(([input, code]) => {
-    const { label, ...body } = input as Record<string, unknown>;
-    return [String(label ?? JSON.stringify(body)), code, body] as const;
-  }))('refuses %s with 400 %s', async (_title, code, body) => {
+  it.each(
+    [
+      [{ end_date: '2026-01-01' }, 'report_01'],
+      [{}, 'report_01'],
+      [{ start_date: '', end_date: '2026-01-01' }, 'report_01'],
+      [{ start_date: '2026-02-30', end_date: '2026-03-01' }, 'report_01'],
+      [{ start_date: '2026-13-01', end_date: '2026-12-01' }, 'report_01'],
+      [{ start_date: '01/02/2026', end_date: '2026-12-01' }, 'report_01'],
+      [{ start_date: '2026-01-01 00:00:00', end_date: '2026-12-01' }, 'report_01'],
+      [{ start_date: "2026-01-01'; DROP TABLE messages; --", end_date: '2026-12-01' }, 'report_01'],
+      [{ start_date: ['2026-01-01'], end_date: '2026-12-01' }, 'report_01'],
+      [{ start_date: { $gt: '' }, end_date: '2026-12-01' }, 'report_01'],
+      [{ start_date: 20260101, end_date: '2026-12-01' }, 'report_01'],
+      [
+        { start_date: '2'.repeat(100_000), end_date: '2026-12-01', label: 'a 100,000-character start_date' },
+        'report_01',
+      ],
+      [{ start_date: '2026-01-01' }, 'report_02'],
+      [{ start_date: '2026-01-01', end_date: null }, 'report_02'],
+      [{ start_date: '2026-01-01', end_date: '2026-02-29' }, 'report_02'],
+      [{ start_date: '2026-01-01', end_date: true }, 'report_02'],
+      [{ start_date: '2026-01-02', end_date: '2026-01-01' }, 'report_03'],
+      [{ start_date: '2027-01-01', end_date: '2026-12-31' }, 'report_03'],
+      [{ start_date: '2026-01-01', end_date: '2026-01-01', sandbox: 2 }, 'report_06'],
+      [{ start_date: '2026-01-01', end_date: '2026-01-01', sandbox: 'yes' }, 'report_06'],
+      [{ start_date: '2026-01-01', end_date: '2026-01-01', sandbox: [1] }, 'report_06'],
+    ].map(([input, code]) => {
+      const { label, ...body } = input as Record<string, unknown>;
+      return [String(label ?? JSON.stringify(body)), code, body] as const;
+    }),
+  )('refuses %s with 400 %s', async (_title, code, body) => {
     const a = await h.createAccount(0);
     const r = await generate(a.apikey, body);
     expect(r.status).toBe(400);

@@ -31,7 +31,9 @@ describeEngines('reports request limit', (engine) => {
   it('does not count refused requests against the limit', async () => {
     const a = await h.createAccount(0);
     for (let i = 0; i < 5; i++) expect((await generate(a.apikey, { start_date: 'nope' })).body.code).toBe('report_01');
-    expect((await generate(a.apikey, { start_date: '2026-02-02', end_date: '2026-02-01' })).body.code).toBe('report_03');
+    expect((await generate(a.apikey, { start_date: '2026-02-02', end_date: '2026-02-01' })).body.code).toBe(
+      'report_03',
+    );
     const replies = await Promise.all(Array.from({ length: 3 }, () => generate(a.apikey)));
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200]);
     expect((await generate(a.apikey)).body.code).toBe('report_05');
@@ -46,7 +48,12 @@ describeEngines('reports limit shared through Redis', (engine) => {
     if (!redisUrl) return;
     const opts = {
       worker: false,
-      env: { RATE_LIMIT_STORE: 'redis', REDIS_URL: redisUrl, REPORTS_PER_MINUTE: '3', RATE_LIMIT_KEY_PREFIX: `test-reports-${engine}-${Date.now()}` },
+      env: {
+        RATE_LIMIT_STORE: 'redis',
+        REDIS_URL: redisUrl,
+        REPORTS_PER_MINUTE: '3',
+        RATE_LIMIT_KEY_PREFIX: `test-reports-${engine}-${Date.now()}`,
+      },
     };
     a = await startHarness(engine, opts);
     b = await startHarness(engine, opts);
@@ -61,8 +68,15 @@ describeEngines('reports limit shared through Redis', (engine) => {
     const acctA = await a.createAccount(0, 'shared@example.com');
     const acctB = await b.createAccount(0, 'shared@example.com');
     expect(acctA.id).toBe(acctB.id);
-    const replies = await Promise.all([...Array.from({ length: 3 }, () => a.post('/reports/generate', around(), acctA.apikey)), ...Array.from({ length: 3 }, () => b.post('/reports/generate', around(), acctB.apikey))]);
+    const replies = await Promise.all([
+      ...Array.from({ length: 3 }, () => a.post('/reports/generate', around(), acctA.apikey)),
+      ...Array.from({ length: 3 }, () => b.post('/reports/generate', around(), acctB.apikey)),
+    ]);
     expect(replies.filter((r) => r.status === 200)).toHaveLength(3);
-    expect(replies.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual(['report_05', 'report_05', 'report_05']);
+    expect(replies.filter((r) => r.status === 429).map((r) => r.body.code)).toEqual([
+      'report_05',
+      'report_05',
+      'report_05',
+    ]);
   });
 });

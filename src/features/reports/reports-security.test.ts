@@ -38,6 +38,8 @@ describeEngines('reports account isolation', (engine) => {
     expect(foreign.status).toBe(404);
     expect(foreign.body).toEqual(absent.body);
     expect(foreign.body.code).toBe('details_02');
-    expect((await h.post('/reports/details', { campaign_id: theirs.campaignId }, b.apikey)).body.details.totals).toBe(1);
+    expect((await h.post('/reports/details', { campaign_id: theirs.campaignId }, b.apikey)).body.details.totals).toBe(
+      1,
+    );
   });
 });

@@ -56,14 +56,41 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
     const rows = (await generate(a.apikey)).body.report as Array<Record<string, string>>;
     const byRef = new Map(rows.map((r) => [r.reference, r]));
     expect(rows).toHaveLength(17);
-    const words = ['delivered', 'not delivered', 'temporary disconnection', 'expired', 'rejected', 'unknown', 'unknown number', 'incorrect format', 'error', 'phishing', 'blacklist', 'landline number', 'country not contracted'];
+    const words = [
+      'delivered',
+      'not delivered',
+      'temporary disconnection',
+      'expired',
+      'rejected',
+      'unknown',
+      'unknown number',
+      'incorrect format',
+      'error',
+      'phishing',
+      'blacklist',
+      'landline number',
+      'country not contracted',
+    ];
     words.forEach((word, code) => {
       const row = byRef.get(res.references[code].reference)!;
-      expect(row).toMatchObject({ status: word, status_code: String(code), operator: 'simulator', number: `52${numbers[code]}` });
+      expect(row).toMatchObject({
+        status: word,
+        status_code: String(code),
+        operator: 'simulator',
+        number: `52${numbers[code]}`,
+      });
       expect(row.sent_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
     });
-    expect(byRef.get(res.references[13].reference)).toMatchObject({ status: 'rejected', status_code: '4', operator: 'simulator' });
-    expect(byRef.get(res.references[14].reference)).toMatchObject({ status: 'sent', status_code: '', operator: 'simulator' });
+    expect(byRef.get(res.references[13].reference)).toMatchObject({
+      status: 'rejected',
+      status_code: '4',
+      operator: 'simulator',
+    });
+    expect(byRef.get(res.references[14].reference)).toMatchObject({
+      status: 'sent',
+      status_code: '',
+      operator: 'simulator',
+    });
     expect(byRef.get(res.references[15].reference)).toMatchObject({ status: 'queued', sent_date: '', operator: '' });
     expect(byRef.get(scheduled.references[0].reference)).toMatchObject({ status: 'scheduled', sent_date: '' });
   });
@@ -79,7 +106,8 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
       ['sms', 'payment', 'payment'],
     ];
     const refs = new Map<string, string>();
-    for (const [channel, source, type] of kinds) refs.set((await submit(a.id, ['5533333333'], { channel, source })).references[0].reference, type);
+    for (const [channel, source, type] of kinds)
+      refs.set((await submit(a.id, ['5533333333'], { channel, source })).references[0].reference, type);
     const rows = (await generate(a.apikey)).body.report as Array<Record<string, string>>;
     expect(rows).toHaveLength(kinds.length);
     for (const row of rows) expect(row.type).toBe(refs.get(row.reference));
@@ -94,7 +122,9 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
     // Five rows share one timestamp, so page boundaries fall inside a run of equal created_at.
     await setCreated([...first.messageIds, ...second.messageIds], base);
     await setCreated(third.messageIds, base - 1000);
-    const rows = (await generate(a.apikey, { start_date: '2026-05-04', end_date: '2026-05-04' })).body.report as Array<Record<string, string>>;
+    const rows = (await generate(a.apikey, { start_date: '2026-05-04', end_date: '2026-05-04' })).body.report as Array<
+      Record<string, string>
+    >;
     const expected = [...third.references, ...first.references, ...second.references].map((r) => r.reference);
     expect(rows.map((r) => r.reference)).toEqual(expected);
     expect(rows[0].created_date).toBe('2026-05-04 09:59:59');
@@ -110,14 +140,34 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
 
   it('counts whole days in America/Mexico_City: 23:30 local belongs to that day', async () => {
     const a = await h.createAccount(100);
-    const res = await submit(a.id, ['5510000001', '5510000002', '5510000003', '5510000004', '5510000005', '5510000006']);
-    const at = ['2026-03-09 23:59:59', '2026-03-10 00:00:00', '2026-03-10 23:30:00', '2026-03-10 23:59:59', '2026-03-11 00:00:00', '2026-03-11 05:00:00'].map((t) => parseLocal(t)!);
+    const res = await submit(a.id, [
+      '5510000001',
+      '5510000002',
+      '5510000003',
+      '5510000004',
+      '5510000005',
+      '5510000006',
+    ]);
+    const at = [
+      '2026-03-09 23:59:59',
+      '2026-03-10 00:00:00',
+      '2026-03-10 23:30:00',
+      '2026-03-10 23:59:59',
+      '2026-03-11 00:00:00',
+      '2026-03-11 05:00:00',
+    ].map((t) => parseLocal(t)!);
     for (let i = 0; i < at.length; i++) await setCreated([res.messageIds[i]], at[i]);
     // 23:30 in Mexico City on the 10th is 05:30 UTC on the 11th.
     expect(new Date(at[2]).toISOString()).toBe('2026-03-11T05:30:00.000Z');
-    const day = (await generate(a.apikey, { start_date: '2026-03-10', end_date: '2026-03-10' })).body.report as Array<Record<string, string>>;
+    const day = (await generate(a.apikey, { start_date: '2026-03-10', end_date: '2026-03-10' })).body.report as Array<
+      Record<string, string>
+    >;
     expect(day.map((r) => r.reference)).toEqual(res.references.slice(1, 4).map((r) => r.reference));
-    expect(day.map((r) => r.created_date)).toEqual(['2026-03-10 00:00:00', '2026-03-10 23:30:00', '2026-03-10 23:59:59']);
+    expect(day.map((r) => r.created_date)).toEqual([
+      '2026-03-10 00:00:00',
+      '2026-03-10 23:30:00',
+      '2026-03-10 23:59:59',
+    ]);
     const twoDays = (await generate(a.apikey, { start_date: '2026-03-10', end_date: '2026-03-11' })).body.report;
     expect(twoDays).toHaveLength(5);
     // A summer day of 2021, when Mexico City kept DST (UTC-5).
@@ -132,7 +182,10 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
     const a = await h.createAccount(100);
     const real = await submit(a.id, ['5510000001']);
     const test = await submit(a.id, ['5510000002', '5510000003'], { sandbox: true });
-    const refs = async (body: Record<string, unknown>) => ((await generate(a.apikey, { ...around(), ...body })).body.report as Array<Record<string, string>>).map((r) => r.reference);
+    const refs = async (body: Record<string, unknown>) =>
+      ((await generate(a.apikey, { ...around(), ...body })).body.report as Array<Record<string, string>>).map(
+        (r) => r.reference,
+      );
     expect(await refs({})).toEqual([real.references[0].reference]);
     expect(await refs({ sandbox: 0 })).toEqual([real.references[0].reference]);
     expect(await refs({ sandbox: '0' })).toEqual([real.references[0].reference]);
@@ -153,10 +206,20 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
   it('details: counts a campaign by outcome; pending, failed and delivered add up to totals', async () => {
     const a = await h.createAccount(100);
     // delivered, delivered, unknown number (6), refused by the carrier, sent (no report yet), queued
-    const res = await submit(a.id, ['5510000001', '5510000002', '5550000006', '5559999001', '5510000005', '5510000006']);
+    const res = await submit(a.id, [
+      '5510000001',
+      '5510000002',
+      '5550000006',
+      '5559999001',
+      '5510000005',
+      '5510000006',
+    ]);
     await dispatchMessages(h.ctx, res.messageIds.slice(0, 5));
     const at = Date.now();
-    await applyDeliveryReports(h.ctx, [0, 0, 6].map((code, i) => ({ messageId: res.messageIds[i], code, at })));
+    await applyDeliveryReports(
+      h.ctx,
+      [0, 0, 6].map((code, i) => ({ messageId: res.messageIds[i], code, at })),
+    );
     const r = await h.post('/reports/details', { campaign_id: res.campaignId }, a.apikey);
     expect(r.status).toBe(200);
     expect(r.body).toEqual({
@@ -167,7 +230,10 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
       details: { effectiveness: 33.33, totals: 6, delivered: 2, failed: 2, pending: 2, not_charged: 1 },
     });
     // Form body, campaign_id as text.
-    const form = await h.request('POST', '/reports/details', { apikey: a.apikey, form: { campaign_id: String(res.campaignId), sandbox: '0' } });
+    const form = await h.request('POST', '/reports/details', {
+      apikey: a.apikey,
+      form: { campaign_id: String(res.campaignId), sandbox: '0' },
+    });
     expect(form.body.details.totals).toBe(6);
   });
 
@@ -175,14 +241,26 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
     const a = await h.createAccount(100);
     const res = await submit(a.id, ['5510000001', '5510000002']);
     await dispatchMessages(h.ctx, res.messageIds);
-    await applyDeliveryReports(h.ctx, res.messageIds.map((messageId) => ({ messageId, code: 0, at: Date.now() })));
-    expect((await h.post('/reports/details', { campaign_id: res.campaignId }, a.apikey)).body.details).toEqual({ effectiveness: 100, totals: 2, delivered: 2, failed: 0, pending: 0, not_charged: 0 });
+    await applyDeliveryReports(
+      h.ctx,
+      res.messageIds.map((messageId) => ({ messageId, code: 0, at: Date.now() })),
+    );
+    expect((await h.post('/reports/details', { campaign_id: res.campaignId }, a.apikey)).body.details).toEqual({
+      effectiveness: 100,
+      totals: 2,
+      delivered: 2,
+      failed: 0,
+      pending: 0,
+      not_charged: 0,
+    });
   });
 
   it('details: a sandbox campaign needs sandbox 1 and was not charged', async () => {
     const a = await h.createAccount(100);
     const res = await submit(a.id, ['5510000001', '5510000002', '5510000003'], { sandbox: true });
-    expect((await h.post('/reports/details', { campaign_id: res.campaignId, sandbox: 1 }, a.apikey)).body.details).toEqual({
+    expect(
+      (await h.post('/reports/details', { campaign_id: res.campaignId, sandbox: 1 }, a.apikey)).body.details,
+    ).toEqual({
       effectiveness: 0,
       totals: 3,
       delivered: 0,
@@ -194,7 +272,9 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
     expect(r.status).toBe(404);
     expect(r.body).toMatchObject({ success: false, status: 404, code: 'details_02' });
     const real = await submit(a.id, ['5510000001']);
-    expect((await h.post('/reports/details', { campaign_id: real.campaignId, sandbox: 1 }, a.apikey)).body.code).toBe('details_02');
+    expect((await h.post('/reports/details', { campaign_id: real.campaignId, sandbox: 1 }, a.apikey)).body.code).toBe(
+      'details_02',
+    );
   });
 
   it('documents both routes in /openapi.json', async () => {
@@ -216,9 +296,26 @@ describeEngines('reports with the simulated carrier', (engine) => {
     const a = await h.createAccount(10);
     const res = await submit(a.id, ['5550000006']);
     h.ctx.worker.nudge();
-    await eventually(async () => (await h.ctx.db.kysely.selectFrom('messages').select('stage').where('id', '=', res.messageIds[0]).executeTakeFirst())?.stage === 2, 15_000);
+    await eventually(
+      async () =>
+        (
+          await h.ctx.db.kysely
+            .selectFrom('messages')
+            .select('stage')
+            .where('id', '=', res.messageIds[0])
+            .executeTakeFirst()
+        )?.stage === 2,
+      15_000,
+    );
     const row = (await generate(a.apikey)).body.report[0];
-    expect(row).toMatchObject({ reference: res.references[0].reference, number: '525550000006', status: 'unknown number', status_code: '6', operator: 'simulator', type: 'sms' });
+    expect(row).toMatchObject({
+      reference: res.references[0].reference,
+      number: '525550000006',
+      status: 'unknown number',
+      status_code: '6',
+      operator: 'simulator',
+      type: 'sms',
+    });
     expect(row.sent_date).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
   });
 
@@ -229,6 +326,8 @@ describeEngines('reports with the simulated carrier', (engine) => {
     const r = await generate(a.apikey);
     expect(r.status).toBe(200);
     expect(JSON.stringify(r.body).length).toBeGreaterThan(100_000);
-    expect((r.body.report as Array<{ reference: string }>).map((row) => row.reference)).toEqual(res.references.map((x) => x.reference));
+    expect((r.body.report as Array<{ reference: string }>).map((row) => row.reference)).toEqual(
+      res.references.map((x) => x.reference),
+    );
   });
 });

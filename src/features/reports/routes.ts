@@ -21,7 +21,9 @@ defineMessages({
 
 const day = (code: string) =>
   text(code)
-    .pipe(z.string().transform((v, c) => localDay(v.trim()) ?? (c.addIssue({ code: 'custom', message: code }), z.NEVER)))
+    .pipe(
+      z.string().transform((v, c) => localDay(v.trim()) ?? (c.addIssue({ code: 'custom', message: code }), z.NEVER)),
+    )
     .meta({ type: 'string', format: 'date', description: 'YYYY-MM-DD, America/Mexico_City' });
 
 const GenerateBody = z
@@ -33,12 +35,14 @@ const GenerateBody = z
   .refine((b) => b.start_date.start <= b.end_date.start, { error: 'report_03' })
   .meta({ required: ['start_date', 'end_date'] });
 
-const DetailsBody = z.object({
-  campaign_id: integer('details_03')
-    .pipe(z.number().min(1, { error: 'details_03' }).max(Number.MAX_SAFE_INTEGER, { error: 'details_03' }))
-    .meta({ type: 'integer', minimum: 1 }),
-  sandbox: flag('details_04').describe('1 for a sandbox campaign'),
-}).meta({ required: ['campaign_id'] });
+const DetailsBody = z
+  .object({
+    campaign_id: integer('details_03')
+      .pipe(z.number().min(1, { error: 'details_03' }).max(Number.MAX_SAFE_INTEGER, { error: 'details_03' }))
+      .meta({ type: 'integer', minimum: 1 }),
+    sandbox: flag('details_04').describe('1 for a sandbox campaign'),
+  })
+  .meta({ required: ['campaign_id'] });
 
 const str = z.string();
 const ReportRow = z.object({
@@ -58,13 +62,24 @@ const Failure = z.object(Envelope);
 const GenerateReply = z.object({ ...Envelope, report: z.array(ReportRow) });
 const DetailsReply = z.object({
   ...Envelope,
-  details: z.object({ effectiveness: z.number(), totals: z.number(), delivered: z.number(), failed: z.number(), pending: z.number(), not_charged: z.number() }),
+  details: z.object({
+    effectiveness: z.number(),
+    totals: z.number(),
+    delivered: z.number(),
+    failed: z.number(),
+    pending: z.number(),
+    not_charged: z.number(),
+  }),
 });
 
 export const reports: Feature = {
   name: 'reports',
   routes(api, ctx) {
-    const limit = ctx.rateLimiter.named('reports', { points: ctx.config.REPORTS_PER_MINUTE, durationSec: 60, code: 'report_05' });
+    const limit = ctx.rateLimiter.named('reports', {
+      points: ctx.config.REPORTS_PER_MINUTE,
+      durationSec: 60,
+      code: 'report_05',
+    });
 
     api.post(
       '/reports/generate',
@@ -79,8 +94,16 @@ export const reports: Feature = {
       async (request, reply) => {
         const body = parse(GenerateBody, request.body);
         await limit.consume(request.account.id);
-        const query = { accountId: request.account.id, sandbox: body.sandbox, from: body.start_date.start, to: body.end_date.end };
-        const stream = Readable.from(reportJson(ctx.db.kysely, query, ctx.config.REPORTS_PAGE_ROWS), { objectMode: true, highWaterMark: 1 });
+        const query = {
+          accountId: request.account.id,
+          sandbox: body.sandbox,
+          from: body.start_date.start,
+          to: body.end_date.end,
+        };
+        const stream = Readable.from(reportJson(ctx.db.kysely, query, ctx.config.REPORTS_PAGE_ROWS), {
+          objectMode: true,
+          highWaterMark: 1,
+        });
         return reply.type('application/json; charset=utf-8').send(stream);
       },
     );
@@ -99,7 +122,9 @@ export const reports: Feature = {
         const body = parse(DetailsBody, request.body);
         const campaign = await findCampaign(ctx.db.kysely, request.account.id, body.campaign_id, body.sandbox);
         if (!campaign) throw new ApiError(404, 'details_02');
-        return ok('details_01', 'campaign_details', { details: await campaignDetails(ctx.db.kysely, request.account.id, campaign.id) });
+        return ok('details_01', 'campaign_details', {
+          details: await campaignDetails(ctx.db.kysely, request.account.id, campaign.id),
+        });
       },
     );
   },

@@ -2,7 +2,13 @@ import type { Executor } from '../../db/engine.js';
 import { parseLocal } from '../../lib/time.js';
 import type { MessageStatus } from '../../messaging/tables.js';
 import { LocalTimeFormatter } from './local-time.js';
-import { campaignStatusCounts, reportPage, type ReportCursor, type ReportQuery, type ReportSourceRow } from './store.js';
+import {
+  campaignStatusCounts,
+  reportPage,
+  type ReportCursor,
+  type ReportQuery,
+  type ReportSourceRow,
+} from './store.js';
 
 /** Message counts of a campaign per status (the panel charts them). */
 export { campaignStatusCounts };

@@ -16,7 +16,15 @@ describeEngines('report pages follow the (account_id, created_at, id) index', (e
     const a = await h.createAccount(100);
     const { id: campaignId } = await db
       .insertInto('campaigns')
-      .values({ account_id: a.id, name: 'bulk', channel: 'sms', source: 'sms', sandbox: 0, total: ROWS, created_at: 1_000 })
+      .values({
+        account_id: a.id,
+        name: 'bulk',
+        channel: 'sms',
+        source: 'sms',
+        sandbox: 0,
+        total: ROWS,
+        created_at: 1_000,
+      })
       .returning('id')
       .executeTakeFirstOrThrow();
     // Ten messages per millisecond, inserted out of time order: pages must break ties by id.
@@ -34,7 +42,11 @@ describeEngines('report pages follow the (account_id, created_at, id) index', (e
       status: 'queued' as const,
       created_at: 1_000 + Math.floor(((i * 7) % ROWS) / 10),
     }));
-    for (let i = 0; i < rows.length; i += 500) await db.insertInto('messages').values(rows.slice(i, i + 500)).execute();
+    for (let i = 0; i < rows.length; i += 500)
+      await db
+        .insertInto('messages')
+        .values(rows.slice(i, i + 500))
+        .execute();
     q = { accountId: a.id, sandbox: 0, from: 0, to: 10_000 };
   });
   afterAll(() => h.close());
@@ -43,7 +55,9 @@ describeEngines('report pages follow the (account_id, created_at, id) index', (e
   async function plan(): Promise<string> {
     const page = reportPageQuery(h.ctx.db.kysely, q, { createdAt: 1_150, id: 1 }, 500).compile();
     const explain = engine === 'postgres' ? 'EXPLAIN' : 'EXPLAIN QUERY PLAN';
-    const { rows } = await h.ctx.db.kysely.executeQuery<Record<string, string>>(CompiledQuery.raw(`${explain} ${page.sql}`, [...page.parameters]));
+    const { rows } = await h.ctx.db.kysely.executeQuery<Record<string, string>>(
+      CompiledQuery.raw(`${explain} ${page.sql}`, [...page.parameters]),
+    );
     return rows.map((r) => r['QUERY PLAN'] ?? r.detail).join('\n');
   }
 

@@ -17,21 +17,28 @@ interface Harness {
 
 const DAY = 86_400_000;
 /** A period around now wide enough that a run near local midnight still covers it. */
-export const around = () => ({ start_date: formatLocalDate(Date.now() - DAY), end_date: formatLocalDate(Date.now() + DAY) });
+export const around = () => ({
+  start_date: formatLocalDate(Date.now() - DAY),
+  end_date: formatLocalDate(Date.now() + DAY),
+});
 
 export function tools(get: () => Harness) {
   const submit = (accountId: number, numbers: string[], extra: Partial<SubmitRequest> = {}) =>
-    get().ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, get().ctx.config, {
-        accountId,
-        channel: 'sms',
-        source: 'sms',
-        recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
-        text: 'Hola',
-        ...extra,
-      }),
-    );
-  const generate = (apikey: string, body: Record<string, unknown> = around()) => get().post('/reports/generate', body, apikey);
-  const setCreated = (ids: number[], at: number) => get().ctx.db.kysely.updateTable('messages').set({ created_at: at }).where('id', 'in', ids).execute();
+    get()
+      .ctx.db.kysely.transaction()
+      .execute((trx) =>
+        submitMessages(trx, get().ctx.config, {
+          accountId,
+          channel: 'sms',
+          source: 'sms',
+          recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
+          text: 'Hola',
+          ...extra,
+        }),
+      );
+  const generate = (apikey: string, body: Record<string, unknown> = around()) =>
+    get().post('/reports/generate', body, apikey);
+  const setCreated = (ids: number[], at: number) =>
+    get().ctx.db.kysely.updateTable('messages').set({ created_at: at }).where('id', 'in', ids).execute();
   return { submit, generate, setCreated };
 }

@@ -15,7 +15,9 @@ defineMessages({
 
 const Body = z.object({
   number: text('simulator_02').pipe(z.string().regex(/^\d{10,15}$/, { error: 'simulator_02' })),
-  response: text('simulator_03').pipe(z.string().min(1, { error: 'simulator_03' }).max(1000, { error: 'simulator_03' })),
+  response: text('simulator_03').pipe(
+    z.string().min(1, { error: 'simulator_03' }).max(1000, { error: 'simulator_03' }),
+  ),
   country_code: text().optional(),
 });
 
@@ -28,13 +30,22 @@ export const simulator: Feature = {
   name: 'simulator',
   routes(api, ctx) {
     if (!ctx.config.SIMULATORS) return;
-    api.post('/simulator/replies', { schema: { tags: ['simulator'], summary: 'Simulate a customer reply', body: jsonSchema(Body) } }, async (request) => {
-      const body = parse(Body, request.body, 'simulator_02');
-      const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
-      const reference = await recordReply(ctx, { accountId: request.account.id, number, text: body.response, at: Date.now() });
-      if (!reference) throw new ApiError(404, 'simulator_04');
-      ctx.worker.nudge();
-      return ok('simulator_01', 'reply_recorded', { reference });
-    });
+    api.post(
+      '/simulator/replies',
+      { schema: { tags: ['simulator'], summary: 'Simulate a customer reply', body: jsonSchema(Body) } },
+      async (request) => {
+        const body = parse(Body, request.body, 'simulator_02');
+        const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
+        const reference = await recordReply(ctx, {
+          accountId: request.account.id,
+          number,
+          text: body.response,
+          at: Date.now(),
+        });
+        if (!reference) throw new ApiError(404, 'simulator_04');
+        ctx.worker.nudge();
+        return ok('simulator_01', 'reply_recorded', { reference });
+      },
+    );
   },
 };

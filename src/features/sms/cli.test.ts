@@ -10,13 +10,19 @@ import { runCommands } from '../../../test/helpers/cli.js';
 
 describe('landline file format', () => {
   it('reads country_code,prefix[,description] lines, skipping a header, blanks and comments', () => {
-    expect(parseLandlineFile('country_code,prefix,description\n# fijos\n52,5550,CDMX fijo\n\n52,33123\r\n1,212,New York, NY\n')).toEqual([
+    expect(
+      parseLandlineFile(
+        'country_code,prefix,description\n# fijos\n52,5550,CDMX fijo\n\n52,33123\r\n1,212,New York, NY\n',
+      ),
+    ).toEqual([
       { countryCode: '52', prefix: '5550', description: 'CDMX fijo' },
       { countryCode: '52', prefix: '33123', description: null },
       { countryCode: '1', prefix: '212', description: 'New York, NY' },
     ]);
   });
-  it.each(['52;5550', 'mx,5550', '52,55a', '52,', '52,12345678901'])('refuses %j', (line) => expect(() => parseLandlineFile(line)).toThrow(CliError));
+  it.each(['52;5550', 'mx,5550', '52,55a', '52,', '52,12345678901'])('refuses %j', (line) =>
+    expect(() => parseLandlineFile(line)).toThrow(CliError),
+  );
 });
 
 describeEngines('sms operator commands', (engine) => {
@@ -31,12 +37,28 @@ describeEngines('sms operator commands', (engine) => {
 
   it('senders add prints {"sender": NAME, "rcs": false} and the sender works for SMS, --rcs for RCS', async () => {
     const a = await h.createAccount(10);
-    expect(await mensajero(['senders', 'add', '--email', a.email, '--sender', 'TIENDA'])).toEqual({ sender: 'TIENDA', rcs: false });
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'x', channel: 2, sender: 'TIENDA' }, a.apikey)).body.code).toBe('sms_38');
-    expect(await mensajero(['senders', 'add', '--email', a.email, '--sender', 'TIENDA', '--rcs'])).toEqual({ sender: 'TIENDA', rcs: true });
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'x', channel: 2, sender: 'TIENDA' }, a.apikey)).body.code).toBe('sms_11');
-    expect((await mensajero(['senders', 'add', '--email', a.email, '--sender', 'DEMASIADO LARGO'])).error).toMatch(/1 to 11/);
-    expect((await mensajero(['senders', 'add', '--email', 'nobody@example.com', '--sender', 'X'])).error).toMatch(/no account/);
+    expect(await mensajero(['senders', 'add', '--email', a.email, '--sender', 'TIENDA'])).toEqual({
+      sender: 'TIENDA',
+      rcs: false,
+    });
+    expect(
+      (await h.post('/sms/send', { numbers: '5512345678', message: 'x', channel: 2, sender: 'TIENDA' }, a.apikey)).body
+        .code,
+    ).toBe('sms_38');
+    expect(await mensajero(['senders', 'add', '--email', a.email, '--sender', 'TIENDA', '--rcs'])).toEqual({
+      sender: 'TIENDA',
+      rcs: true,
+    });
+    expect(
+      (await h.post('/sms/send', { numbers: '5512345678', message: 'x', channel: 2, sender: 'TIENDA' }, a.apikey)).body
+        .code,
+    ).toBe('sms_11');
+    expect((await mensajero(['senders', 'add', '--email', a.email, '--sender', 'DEMASIADO LARGO'])).error).toMatch(
+      /1 to 11/,
+    );
+    expect((await mensajero(['senders', 'add', '--email', 'nobody@example.com', '--sender', 'X'])).error).toMatch(
+      /no account/,
+    );
   });
 
   it('landlines import loads the plan that sms_19 uses', async () => {
@@ -52,12 +74,36 @@ describeEngines('sms operator commands', (engine) => {
 
   it('accounts set --price-<channel> sets the account prices and prints them', async () => {
     const a = await h.createAccount(10);
-    const out = await mensajero(['accounts', 'set', '--email', a.email, '--price-sms', '0.5', '--price-rcs', '2', '--price-chatapp', '0.1', '--price-voice', '3']);
+    const out = await mensajero([
+      'accounts',
+      'set',
+      '--email',
+      a.email,
+      '--price-sms',
+      '0.5',
+      '--price-rcs',
+      '2',
+      '--price-chatapp',
+      '0.1',
+      '--price-voice',
+      '3',
+    ]);
     expect(out.prices).toEqual({ sms: 0.5, rcs: 2, chatapp: 0.1, voice: 3 });
-    expect((await h.post('/sms/send', { numbers: '5512345678,5587654321', message: 'x' }, a.apikey)).body.credit).toBe(1);
-    expect((await mensajero(['accounts', 'set', '--email', a.email, '--price-sms', '-1'])).error).toMatch(/--price-sms/);
-    expect((await mensajero(['accounts', 'set', '--email', a.email, '--price-sms', '0.00001'])).error).toMatch(/--price-sms/);
+    expect((await h.post('/sms/send', { numbers: '5512345678,5587654321', message: 'x' }, a.apikey)).body.credit).toBe(
+      1,
+    );
+    expect((await mensajero(['accounts', 'set', '--email', a.email, '--price-sms', '-1'])).error).toMatch(
+      /--price-sms/,
+    );
+    expect((await mensajero(['accounts', 'set', '--email', a.email, '--price-sms', '0.00001'])).error).toMatch(
+      /--price-sms/,
+    );
     const fresh = await h.createAccount(1);
-    expect((await mensajero(['accounts', 'set', '--email', fresh.email])).prices).toEqual({ sms: 1, rcs: 1.5, chatapp: 0.5, voice: 2 });
+    expect((await mensajero(['accounts', 'set', '--email', fresh.email])).prices).toEqual({
+      sms: 1,
+      rcs: 1.5,
+      chatapp: 0.5,
+      voice: 2,
+    });
   });
 });

@@ -8,7 +8,13 @@ import { importLandlines, upsertSender, type LandlineRow } from './store.js';
 /** An alphanumeric sender id: 1 to 11 letters, digits or spaces, at least one letter. */
 const SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
 
-export async function addSender(ctx: BaseContext, email: string, name: string, rcs: boolean, parentEmail?: string): Promise<{ sender: string; rcs: boolean }> {
+export async function addSender(
+  ctx: BaseContext,
+  email: string,
+  name: string,
+  rcs: boolean,
+  parentEmail?: string,
+): Promise<{ sender: string; rcs: boolean }> {
   if (!SENDER.test(name)) throw new CliError('--sender is 1 to 11 letters, digits or spaces, with at least one letter');
   const account = await requireAccount(ctx, email, parentEmail);
   await upsertSender(ctx.db.kysely, account.id, name, rcs);
@@ -26,7 +32,10 @@ export function parseLandlineFile(content: string): LandlineRow[] {
     const trimmed = line.trim();
     if (trimmed === '' || trimmed.startsWith('#') || (i === 0 && /^country_code\s*,/i.test(trimmed))) return;
     const [cc, prefix] = trimmed.split(',', 2).map((s) => s.trim());
-    if (!/^\d{1,3}$/.test(cc ?? '') || !/^\d{1,10}$/.test(prefix ?? '')) throw new CliError(`line ${i + 1}: expected country_code,prefix[,description] with digits, got ${JSON.stringify(trimmed.slice(0, 80))}`);
+    if (!/^\d{1,3}$/.test(cc ?? '') || !/^\d{1,10}$/.test(prefix ?? ''))
+      throw new CliError(
+        `line ${i + 1}: expected country_code,prefix[,description] with digits, got ${JSON.stringify(trimmed.slice(0, 80))}`,
+      );
     const description = trimmed.split(',').slice(2).join(',').trim();
     rows.push({ countryCode: cc, prefix, description: description === '' ? null : description.slice(0, 200) });
   });
@@ -43,7 +52,13 @@ export function smsCommands(program: Command, run: CliRunner): void {
     .requiredOption('--sender <name>', 'alphanumeric sender, 1 to 11 characters')
     .option('--rcs', 'linked for RCS (channel 2)', false)
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => addSender(ctx, o.email, o.sender, o.rcs === true, o.parent), (r) => `sender ${r.sender} registered${r.rcs ? ' (RCS)' : ''}`));
+    .action((o) =>
+      run(
+        o,
+        (ctx) => addSender(ctx, o.email, o.sender, o.rcs === true, o.parent),
+        (r) => `sender ${r.sender} registered${r.rcs ? ' (RCS)' : ''}`,
+      ),
+    );
 
   program
     .command('landlines')
@@ -53,17 +68,24 @@ export function smsCommands(program: Command, run: CliRunner): void {
     .option('--replace', 'drop the current table first', false)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        let content: string;
-        try {
-          content = readFileSync(o.file, 'utf8');
-        } catch (err) {
-          throw new CliError(`cannot read ${o.file}: ${(err as Error).message}`);
-        }
-        const rows = parseLandlineFile(content);
-        await ctx.db.kysely.transaction().execute((trx) => importLandlines(trx, rows, o.replace === true));
-        const total = await ctx.db.kysely.selectFrom('landline_prefixes').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
-        return { imported: rows.length, total: Number(total.n) };
-      }, (r) => `imported ${r.imported} landline prefixes (${r.total} in the table)`),
+      run(
+        o,
+        async (ctx) => {
+          let content: string;
+          try {
+            content = readFileSync(o.file, 'utf8');
+          } catch (err) {
+            throw new CliError(`cannot read ${o.file}: ${(err as Error).message}`);
+          }
+          const rows = parseLandlineFile(content);
+          await ctx.db.kysely.transaction().execute((trx) => importLandlines(trx, rows, o.replace === true));
+          const total = await ctx.db.kysely
+            .selectFrom('landline_prefixes')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .executeTakeFirstOrThrow();
+          return { imported: rows.length, total: Number(total.n) };
+        },
+        (r) => `imported ${r.imported} landline prefixes (${r.total} in the table)`,
+      ),
     );
 }

@@ -81,20 +81,27 @@ describeEngines('POST /sms/send error codes', (engine) => {
     const r = await h.post('/sms/send', { ...base, numbers: '5511111111,5522222222,5533333333' }, poor.apikey);
     expect(r.body).toMatchObject({ success: false, status: 400, code: 'sms_07' });
     expect((await h.post('/credits/consult', {}, poor.apikey)).body.credit).toBe(2);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', poor.id).execute()).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', poor.id).execute(),
+    ).toHaveLength(0);
   });
 
   it('answers the same codes on the GET form and on form bodies', async () => {
     expect((await h.get('/sms/send?numbers=55123&message=Hola', a.apikey)).body.code).toBe('sms_04');
     expect((await h.get('/sms/send?numbers=5512345678&message=', a.apikey)).body.code).toBe('sms_01');
-    const form = await h.request('POST', '/sms/send', { apikey: a.apikey, form: { numbers: '5512345678', message: 'Hola', channel: '7' } });
+    const form = await h.request('POST', '/sms/send', {
+      apikey: a.apikey,
+      form: { numbers: '5512345678', message: 'Hola', channel: '7' },
+    });
     expect(form.body.code).toBe('sms_36');
   });
 
   it('documents both forms in /openapi.json', async () => {
     const doc = (await h.get('/openapi.json')).body;
     expect(doc.paths['/sms/send'].post.requestBody).toBeDefined();
-    expect(doc.paths['/sms/send'].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(['numbers', 'message', 'sender', 'country_code']));
+    expect(doc.paths['/sms/send'].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['numbers', 'message', 'sender', 'country_code']),
+    );
     // Short links are followed by recipients, not called by integrations: out of the API document (a redirect has no 2xx answer to lint).
     expect(doc.paths['/s/{code}']).toBeUndefined();
   });

@@ -12,7 +12,11 @@ describeEngines('hostile extra_params', (engine) => {
     const a = await h.createAccount(10);
     const deep = `{"a":${'['.repeat(200_000)}${']'.repeat(200_000)}}`;
     const body = `{"numbers":"5512345678","message":"Hola","extra_params":${deep}}`;
-    const r = await h.request('POST', '/sms/send', { apikey: a.apikey, body, headers: { 'content-type': 'application/json' } });
+    const r = await h.request('POST', '/sms/send', {
+      apikey: a.apikey,
+      body,
+      headers: { 'content-type': 'application/json' },
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false, code: 'sms_41' });
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(10);
@@ -22,7 +26,11 @@ describeEngines('hostile extra_params', (engine) => {
     const a = await h.createAccount(10);
     const deep = `${'['.repeat(200_000)}${']'.repeat(200_000)}`;
     const body = `{"numbers":"5512345678","message":"Hola","extra_params":{"a":${deep}}}`;
-    const r = await h.request('POST', '/sms/send', { apikey: a.apikey, body, headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' } });
+    const r = await h.request('POST', '/sms/send', {
+      apikey: a.apikey,
+      body,
+      headers: { 'content-type': 'application/json', 'idempotency-key': 'deep-1' },
+    });
     expect(r.status).toBe(400);
     expect(r.body).toMatchObject({ success: false });
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(10);

@@ -38,13 +38,27 @@ function routes(api: FastifyInstance, ctx: AppContext): void {
     '/sms/send',
     {
       config: { sendLimited: true },
-      schema: { tags: ['sms'], summary: 'Send an SMS or RCS message to up to 500 numbers', body: jsonSchema(SendBody), querystring: jsonSchema(ShowCampaignId), response },
+      schema: {
+        tags: ['sms'],
+        summary: 'Send an SMS or RCS message to up to 500 numbers',
+        body: jsonSchema(SendBody),
+        querystring: jsonSchema(ShowCampaignId),
+        response,
+      },
     },
     async (request) => handle(request.account.id, request.body, request.query),
   );
   api.get(
     '/sms/send',
-    { config: { sendLimited: true }, schema: { tags: ['sms'], summary: 'Send an SMS (query-string form; POST is preferred)', querystring: jsonSchema(SendBody), response } },
+    {
+      config: { sendLimited: true },
+      schema: {
+        tags: ['sms'],
+        summary: 'Send an SMS (query-string form; POST is preferred)',
+        querystring: jsonSchema(SendBody),
+        response,
+      },
+    },
     async (request) => handle(request.account.id, request.query, {}),
   );
 }
@@ -53,11 +67,21 @@ function routes(api: FastifyInstance, ctx: AppContext): void {
 function publicRoutes(app: FastifyInstance, ctx: AppContext): void {
   app.get<{ Params: { code: string } }>(
     '/s/:code',
-    { schema: { hide: true, tags: ['sms'], summary: 'Short link: counts the click and redirects (302)', security: [], params: { type: 'object', properties: { code: { type: 'string' } } } } },
+    {
+      schema: {
+        hide: true,
+        tags: ['sms'],
+        summary: 'Short link: counts the click and redirects (302)',
+        security: [],
+        params: { type: 'object', properties: { code: { type: 'string' } } },
+      },
+    },
     async (request, reply) => {
       const code = request.params.code;
       // HEAD (link previews, scanners) redirects without counting a click.
-      const stored = /^[A-Za-z0-9_-]{1,32}$/.test(code) ? await (request.method === 'HEAD' ? shortLinkTarget : clickShortLink)(ctx.db.kysely, code) : undefined;
+      const stored = /^[A-Za-z0-9_-]{1,32}$/.test(code)
+        ? await (request.method === 'HEAD' ? shortLinkTarget : clickShortLink)(ctx.db.kysely, code)
+        : undefined;
       const url = stored === undefined ? undefined : redirectTarget(stored);
       if (!url) throw new ApiError(404, 'short_link_01');
       return reply.code(302).header('location', url).header('cache-control', 'no-store').send();

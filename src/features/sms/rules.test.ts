@@ -54,7 +54,9 @@ describe('parseRecipients', () => {
 
   it('counts before anything else: 501 numbers is sms_15 even when malformed', () => {
     expect(code(() => parseRecipients(Array(501).fill('x').join(','), rules))).toBe('sms_15');
-    expect(parseRecipients(Array.from({ length: 500 }, (_, i) => String(5510000000 + i)).join(','), rules)).toHaveLength(500);
+    expect(
+      parseRecipients(Array.from({ length: 500 }, (_, i) => String(5510000000 + i)).join(','), rules),
+    ).toHaveLength(500);
   });
 
   it('gives each recipient its country code and full number', () => {

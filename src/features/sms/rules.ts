@@ -9,9 +9,11 @@ import type { Recipient } from '../../messaging/types.js';
 
 defineMessages({
   sms_01: 'The message is empty',
-  sms_02: 'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link)',
+  sms_02:
+    'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link)',
   sms_03: 'numbers is required: comma-separated 10-digit numbers',
-  sms_04: 'A number is malformed: 10 digits without country code, or the country code and 10 digits with find_country_code 1',
+  sms_04:
+    'A number is malformed: 10 digits without country code, or the country code and 10 digits with find_country_code 1',
   sms_05: 'country_code is missing',
   sms_06: 'The campaign name is longer than 100 characters',
   sms_11: 'sent_messages',
@@ -76,7 +78,8 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
       // A country code and 10 national digits: at least 11 digits.
       const split = digits.length > 10 ? splitCountryCode(digits) : null;
       if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      if (!rules.numbers.countryCodes.has(split.countryCode)) throw new ApiError(400, 'sms_18', undefined, { number: digits });
+      if (!rules.numbers.countryCodes.has(split.countryCode))
+        throw new ApiError(400, 'sms_18', undefined, { number: digits });
       if (split.national.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
       ({ countryCode, national } = split);
     } else {
@@ -165,4 +168,3 @@ export function parseExtraParams(value: unknown): string | null {
   // Serialised only once its shape is known flat: a deeply nested object would overflow the stack.
   return typeof value === 'string' ? value : JSON.stringify(parsed);
 }
-

@@ -13,42 +13,86 @@ describeEngines('POST /sms/send', (engine) => {
   afterAll(() => h.close());
 
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
-  const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+  const message = (reference: string) =>
+    h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
 
   it('sends, charges and reports each delivery status (5550000006 reaches status 6)', async () => {
     const a = await h.createAccount(10);
-    const r = await h.post('/sms/send', { numbers: '5550000006,5512345678', message: 'Hola', extra_params: '{"order":"7"}' }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5550000006,5512345678', message: 'Hola', extra_params: '{"order":"7"}' },
+      a.apikey,
+    );
     expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ success: true, message: 'sent_messages', status: 200, code: 'sms_11', total_messages: 2, credit: 2 });
+    expect(r.body).toMatchObject({
+      success: true,
+      message: 'sent_messages',
+      status: 200,
+      code: 'sms_11',
+      total_messages: 2,
+      credit: 2,
+    });
     expect(r.body.campaignId).toBeUndefined();
     expect(r.body.references.map((x: { number: string }) => x.number)).toEqual(['525550000006', '525512345678']);
     expect(await credit(a.apikey)).toBe(8);
     const [failed, delivered] = r.body.references.map((x: { reference: string }) => x.reference);
-    expect(await eventually(async () => ((await message(failed)).stage === 2 ? message(failed) : null), 15_000)).toMatchObject({ dlr_code: 6, status: 'undelivered', extra_params: '{"order":"7"}' });
-    expect(await eventually(async () => ((await message(delivered)).stage === 2 ? message(delivered) : null), 15_000)).toMatchObject({ dlr_code: 0, status: 'delivered' });
-    const event = await h.ctx.db.kysely.selectFrom('events').selectAll().where('reference', '=', failed).executeTakeFirstOrThrow();
-    expect(JSON.parse(event.payload)).toMatchObject({ type: 'confirmation', status: '6', extra_params: '{"order":"7"}' });
+    expect(
+      await eventually(async () => ((await message(failed)).stage === 2 ? message(failed) : null), 15_000),
+    ).toMatchObject({ dlr_code: 6, status: 'undelivered', extra_params: '{"order":"7"}' });
+    expect(
+      await eventually(async () => ((await message(delivered)).stage === 2 ? message(delivered) : null), 15_000),
+    ).toMatchObject({ dlr_code: 0, status: 'delivered' });
+    const event = await h.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('reference', '=', failed)
+      .executeTakeFirstOrThrow();
+    expect(JSON.parse(event.payload)).toMatchObject({
+      type: 'confirmation',
+      status: '6',
+      extra_params: '{"order":"7"}',
+    });
   });
 
   it('transliterates to GSM-7 and keeps what GSM-7 has', async () => {
     const a = await h.createAccount(10);
-    const r = await h.post('/sms/send', { numbers: '5512345678', message: '“Canción” para Ñoño — ¿sí? ¡Ya! 5€ {x}' }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: '“Canción” para Ñoño — ¿sí? ¡Ya! 5€ {x}' },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_11');
     expect((await message(r.body.references[0].reference)).text).toBe('"Cancion" para Ñoño - ¿si? ¡Ya! 5€ {x}');
     // 160 after transliteration: 160 accented letters fit, 80 extension characters fit.
-    expect((await h.post('/sms/send', { numbers: '5512345679', message: 'á'.repeat(160) }, a.apikey)).body.code).toBe('sms_11');
-    expect((await h.post('/sms/send', { numbers: '5512345679', message: '€'.repeat(80) }, a.apikey)).body.code).toBe('sms_11');
+    expect((await h.post('/sms/send', { numbers: '5512345679', message: 'á'.repeat(160) }, a.apikey)).body.code).toBe(
+      'sms_11',
+    );
+    expect((await h.post('/sms/send', { numbers: '5512345679', message: '€'.repeat(80) }, a.apikey)).body.code).toBe(
+      'sms_11',
+    );
   });
 
   it('shows campaignId when showCampaignId is true, in the body or the query', async () => {
     const a = await h.createAccount(10);
-    const inBody = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', showCampaignId: true, name: 'Promo julio' }, a.apikey);
+    const inBody = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola', showCampaignId: true, name: 'Promo julio' },
+      a.apikey,
+    );
     expect(inBody.body.campaignId).toEqual(expect.any(Number));
-    const campaign = await h.ctx.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', inBody.body.campaignId).executeTakeFirstOrThrow();
+    const campaign = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', inBody.body.campaignId)
+      .executeTakeFirstOrThrow();
     expect(campaign).toMatchObject({ account_id: a.id, name: 'Promo julio', total: 1, channel: 'sms' });
     const inQuery = await h.post('/sms/send?showCampaignId=1', { numbers: '5512345678', message: 'Hola' }, a.apikey);
     expect(inQuery.body.campaignId).toBe(inBody.body.campaignId + 1);
-    const generated = await h.ctx.db.kysely.selectFrom('campaigns').select('name').where('id', '=', inQuery.body.campaignId).executeTakeFirstOrThrow();
+    const generated = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .select('name')
+      .where('id', '=', inQuery.body.campaignId)
+      .executeTakeFirstOrThrow();
     expect(generated.name).toMatch(/^SMS \d{4}-\d{2}-\d{2} /);
   });
 
@@ -60,9 +104,18 @@ describeEngines('POST /sms/send', (engine) => {
 
   it('splits numbers with their country code under find_country_code 1', async () => {
     const a = await h.createAccount(10);
-    const r = await h.post('/sms/send', { numbers: '525512345678,12025550123,573001234567', message: 'Hola', find_country_code: '1' }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '525512345678,12025550123,573001234567', message: 'Hola', find_country_code: '1' },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_11');
-    const rows = await h.ctx.db.kysely.selectFrom('messages').select(['country_code', 'number']).where('account_id', '=', a.id).orderBy('id').execute();
+    const rows = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['country_code', 'number'])
+      .where('account_id', '=', a.id)
+      .orderBy('id')
+      .execute();
     expect(rows).toEqual([
       { country_code: '52', number: '525512345678' },
       { country_code: '1', number: '12025550123' },
@@ -75,7 +128,11 @@ describeEngines('POST /sms/send', (engine) => {
   it('uses a registered sender and falls back to the default for an unregistered one', async () => {
     const a = await h.createAccount(10);
     await upsertSender(h.ctx.db.kysely, a.id, 'TIENDA', false);
-    const registered = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', sender: 'TIENDA' }, a.apikey);
+    const registered = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola', sender: 'TIENDA' },
+      a.apikey,
+    );
     const unknown = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', sender: 'OTRA' }, a.apikey);
     expect((await message(registered.body.references[0].reference)).sender).toBe('TIENDA');
     expect((await message(unknown.body.references[0].reference)).sender).toBeNull();
@@ -84,7 +141,11 @@ describeEngines('POST /sms/send', (engine) => {
   it('sends RCS with a linked sender at the RCS price, and flash SMS', async () => {
     const a = await h.createAccount(10);
     await upsertSender(h.ctx.db.kysely, a.id, 'MARCA', true);
-    const rcs = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', channel: 2, sender: 'MARCA' }, a.apikey);
+    const rcs = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: 'Hola', channel: 2, sender: 'MARCA' },
+      a.apikey,
+    );
     expect(rcs.body).toMatchObject({ code: 'sms_11', credit: 1.5 });
     expect(await message(rcs.body.references[0].reference)).toMatchObject({ channel: 'rcs', sender: 'MARCA' });
     const flash = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', flash: '1' }, a.apikey);
@@ -102,7 +163,11 @@ describeEngines('POST /sms/send', (engine) => {
 
   it('replaces the one URL with a short link that redirects with 302 and counts clicks', async () => {
     const a = await h.createAccount(10);
-    const r = await h.post('/sms/send', { numbers: '5512345678,5587654321', message: 'Oferta: https://tienda.example/ofertas?id=ñ7 hoy', shorten_url: 1 }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678,5587654321', message: 'Oferta: https://tienda.example/ofertas?id=ñ7 hoy', shorten_url: 1 },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_11');
     const text = (await message(r.body.references[0].reference)).text;
     const match = /^Oferta: (http:\/\/\S+\/s\/([\w-]+)) hoy$/.exec(text);
@@ -112,7 +177,11 @@ describeEngines('POST /sms/send', (engine) => {
     expect(click.status).toBe(302);
     expect(click.headers.location).toBe('https://tienda.example/ofertas?id=%C3%B17');
     await Promise.all([h.get(path), h.get(path)]);
-    const link = await h.ctx.db.kysely.selectFrom('short_links').selectAll().where('code', '=', match![2]).executeTakeFirstOrThrow();
+    const link = await h.ctx.db.kysely
+      .selectFrom('short_links')
+      .selectAll()
+      .where('code', '=', match![2])
+      .executeTakeFirstOrThrow();
     expect(link.clicks).toBe(3);
     expect((await h.get('/s/unknown')).status).toBe(404);
     expect((await h.get('/s/%27%3B--')).status).toBe(404);
@@ -120,32 +189,68 @@ describeEngines('POST /sms/send', (engine) => {
 
   it('counts the short link toward the 160 characters', async () => {
     const a = await h.createAccount(10);
-    const r = await h.post('/sms/send', { numbers: '5512345678', message: `${'x'.repeat(140)} https://a.example/${'y'.repeat(50)}`, shorten_url: 1 }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: `${'x'.repeat(140)} https://a.example/${'y'.repeat(50)}`, shorten_url: 1 },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_02');
-    const fits = await h.post('/sms/send', { numbers: '5512345678', message: `${'x'.repeat(100)} https://a.example/${'y'.repeat(50)}`, shorten_url: 1 }, a.apikey);
+    const fits = await h.post(
+      '/sms/send',
+      { numbers: '5512345678', message: `${'x'.repeat(100)} https://a.example/${'y'.repeat(50)}`, shorten_url: 1 },
+      a.apikey,
+    );
     expect(fits.body.code).toBe('sms_11');
   });
 
   it('appends a read-confirmation link per message and records its reads', async () => {
     const a = await h.createAccount(10);
-    const r = await h.post('/sms/send', { numbers: '5512345678,5587654321', message: 'Hola', read_confirmation: { url: 'https://tienda.example/leido', contact: 42 } }, a.apikey);
+    const r = await h.post(
+      '/sms/send',
+      {
+        numbers: '5512345678,5587654321',
+        message: 'Hola',
+        read_confirmation: { url: 'https://tienda.example/leido', contact: 42 },
+      },
+      a.apikey,
+    );
     expect(r.body.code).toBe('sms_11');
     const [m1, m2] = await Promise.all(r.body.references.map((x: { reference: string }) => message(x.reference)));
     const link1 = /^Hola (\S+)$/.exec(m1.text)![1];
     expect(link1).not.toBe(/^Hola (\S+)$/.exec(m2.text)![1]);
     const open = await h.get(new URL(link1).pathname);
-    expect(open).toMatchObject({ status: 302, headers: expect.objectContaining({ location: 'https://tienda.example/leido' }) });
-    const tracking = await h.ctx.db.kysely.selectFrom('read_trackings').selectAll().where('message_id', '=', m1.id).executeTakeFirstOrThrow();
+    expect(open).toMatchObject({
+      status: 302,
+      headers: expect.objectContaining({ location: 'https://tienda.example/leido' }),
+    });
+    const tracking = await h.ctx.db.kysely
+      .selectFrom('read_trackings')
+      .selectAll()
+      .where('message_id', '=', m1.id)
+      .executeTakeFirstOrThrow();
     expect(tracking).toMatchObject({ reads: 1, contact_id: 42 });
     // The link is part of what is sent: it counts toward 160.
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'x'.repeat(150), read_confirmation: { url: 'https://a.example' } }, a.apikey)).body.code).toBe('sms_02');
+    expect(
+      (
+        await h.post(
+          '/sms/send',
+          { numbers: '5512345678', message: 'x'.repeat(150), read_confirmation: { url: 'https://a.example' } },
+          a.apikey,
+        )
+      ).body.code,
+    ).toBe('sms_02');
   });
 
   it('accepts read_confirmation and extra_params as JSON strings in a form body', async () => {
     const a = await h.createAccount(10);
     const r = await h.request('POST', '/sms/send', {
       apikey: a.apikey,
-      form: { numbers: '5512345678', message: 'Hola', read_confirmation: '{"url":"https://a.example/x"}', extra_params: '{"id":"9"}' },
+      form: {
+        numbers: '5512345678',
+        message: 'Hola',
+        read_confirmation: '{"url":"https://a.example/x"}',
+        extra_params: '{"id":"9"}',
+      },
     });
     expect(r.body.code).toBe('sms_11');
     expect((await message(r.body.references[0].reference)).extra_params).toBe('{"id":"9"}');
@@ -172,7 +277,11 @@ describeEngines('POST /sms/send', (engine) => {
     const a = await h.createAccount(10);
     const before = await h.post('/sms/send', { numbers: '3312345678', message: 'Hola' }, a.apikey);
     expect(before.body.code).toBe('sms_11');
-    await importLandlines(h.ctx.db.kysely, [{ countryCode: '52', prefix: '331234', description: 'Guadalajara fijo' }], false);
+    await importLandlines(
+      h.ctx.db.kysely,
+      [{ countryCode: '52', prefix: '331234', description: 'Guadalajara fijo' }],
+      false,
+    );
     const one = await h.post('/sms/send', { numbers: '3312345678', message: 'Hola' }, a.apikey);
     expect(one.body).toMatchObject({ success: true, code: 'sms_19', total_messages: 1 });
     expect((await message(one.body.references[0].reference)).status).not.toBe('sandbox');
@@ -187,22 +296,34 @@ describeEngines('POST /sms/send', (engine) => {
     const r = await h.post('/sms/send', { numbers, message: 'Hola' }, a.apikey);
     expect(r.body).toMatchObject({ code: 'sms_11', total_messages: 500, credit: 500 });
     expect(new Set(r.body.references.map((x: { reference: string }) => x.reference)).size).toBe(500);
-    expect(await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute()).toHaveLength(1);
+    expect(
+      await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(1);
   });
 
   it('leaves exactly 10 of 20 parallel sends accepted when the credits cover 10, and a balance of zero', async () => {
     const a = await h.createAccount(10);
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => h.post('/sms/send', { numbers: String(5520000000 + i), message: 'Hola' }, a.apikey)));
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        h.post('/sms/send', { numbers: String(5520000000 + i), message: 'Hola' }, a.apikey),
+      ),
+    );
     expect(replies.filter((r) => r.body.code === 'sms_11')).toHaveLength(10);
     expect(replies.filter((r) => r.body.code === 'sms_07')).toHaveLength(10);
     expect(await credit(a.apikey)).toBe(0);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toHaveLength(10);
+    expect(
+      await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(10);
   });
 
   it('limits sends per account per second with 429 rate_01', async () => {
     const a = await h.createAccount(10);
     await h.ctx.db.kysely.updateTable('accounts').set({ rate_limit_per_sec: 2 }).where('id', '=', a.id).execute();
-    const replies = await Promise.all(Array.from({ length: 4 }, (_, i) => h.post('/sms/send', { numbers: String(5540000000 + i), message: 'Hola' }, a.apikey)));
+    const replies = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        h.post('/sms/send', { numbers: String(5540000000 + i), message: 'Hola' }, a.apikey),
+      ),
+    );
     expect(replies.filter((r) => r.status === 429 && r.body.code === 'rate_01').length).toBeGreaterThanOrEqual(2);
     expect(replies.filter((r) => r.body.code === 'sms_11').length).toBeLessThanOrEqual(2);
   });
@@ -210,23 +331,36 @@ describeEngines('POST /sms/send', (engine) => {
   it('allows 1000 sandbox messages per account per day by default, then sms_17', async () => {
     const a = await h.createAccount(0);
     const batch = (offset: number) => Array.from({ length: 500 }, (_, i) => String(5510000000 + offset + i)).join(',');
-    expect((await h.post('/sms/send', { numbers: batch(0), message: 'Prueba', sandbox: 1 }, a.apikey)).body.code).toBe('sms_11');
-    expect((await h.post('/sms/send', { numbers: batch(500), message: 'Prueba', sandbox: 1 }, a.apikey)).body.code).toBe('sms_11');
+    expect((await h.post('/sms/send', { numbers: batch(0), message: 'Prueba', sandbox: 1 }, a.apikey)).body.code).toBe(
+      'sms_11',
+    );
+    expect(
+      (await h.post('/sms/send', { numbers: batch(500), message: 'Prueba', sandbox: 1 }, a.apikey)).body.code,
+    ).toBe('sms_11');
     const over = await h.post('/sms/send', { numbers: '5512345678', message: 'Prueba', sandbox: 1 }, a.apikey);
     expect(over.body).toMatchObject({ success: false, code: 'sms_17' });
   });
 
   it('accepts a campaign name of exactly 100 characters', async () => {
     const a = await h.createAccount(1);
-    expect((await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', name: 'n'.repeat(100) }, a.apikey)).body.code).toBe('sms_11');
+    expect(
+      (await h.post('/sms/send', { numbers: '5512345678', message: 'Hola', name: 'n'.repeat(100) }, a.apikey)).body
+        .code,
+    ).toBe('sms_11');
   });
 
   it('leaves the balance unchanged after a failed request', async () => {
     const a = await h.createAccount(5);
-    for (const body of [{ numbers: '5512345678,1112345678', message: 'Hola' }, { numbers: '5512345678', message: 'x'.repeat(200) }, { numbers: '5512345678', message: 'Hola', date: 'ayer' }]) {
+    for (const body of [
+      { numbers: '5512345678,1112345678', message: 'Hola' },
+      { numbers: '5512345678', message: 'x'.repeat(200) },
+      { numbers: '5512345678', message: 'Hola', date: 'ayer' },
+    ]) {
       expect((await h.post('/sms/send', body, a.apikey)).body.success).toBe(false);
     }
     expect(await credit(a.apikey)).toBe(5);
-    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toHaveLength(0);
+    expect(
+      await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(0);
   });
 });

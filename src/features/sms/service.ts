@@ -51,7 +51,11 @@ export const INLINE_MAX_RECIPIENTS = 10;
 export async function sendSms(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
   const now = Date.now();
   const numbers = channelNumbers(ctx.config, input.channel === 2 ? 'rcs' : 'sms');
-  const recipients = parseRecipients(input.numbers, { findCountryCode: input.find_country_code === 1, countryCode: input.country_code, numbers });
+  const recipients = parseRecipients(input.numbers, {
+    findCountryCode: input.find_country_code === 1,
+    countryCode: input.country_code,
+    numbers,
+  });
   const shortCode = input.shorten_url === 1 ? randomToken(6) : null;
   const composed = composeText(input.message, shortCode ? shortLinkUrl(ctx, shortCode) : null);
   // Every read-confirmation link has the same length: one sample checks them all.
@@ -61,34 +65,57 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   const scheduledAt = parseSendDate(input.date, now);
   if (input.flash === 1 && input.channel === 2) throw new ApiError(400, 'sms_40');
   const sender = await resolveSender(ctx, accountId, input);
-  const landline = recipients.length === 1 && (await isLandline(ctx.db.kysely, recipients[0].countryCode, recipients[0].number.slice(recipients[0].countryCode.length)));
+  const landline =
+    recipients.length === 1 &&
+    (await isLandline(
+      ctx.db.kysely,
+      recipients[0].countryCode,
+      recipients[0].number.slice(recipients[0].countryCode.length),
+    ));
 
   const tokens = input.read_confirmation ? newReadTokens(recipients.length) : null;
-  const perRecipient: Recipient[] = tokens ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) })) : recipients;
+  const perRecipient: Recipient[] = tokens
+    ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) }))
+    : recipients;
   const sandbox = input.sandbox === 1;
   // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
   const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
-  const result = await ctx.groupCommit.run(async (trx) => {
-    const r = await submitMessages(trx, ctx.config, {
-      accountId,
-      channel: input.channel === 2 ? 'rcs' : 'sms',
-      source: 'sms',
-      recipients: perRecipient,
-      text: composed.text,
-      campaignName: input.name ?? null,
-      sender,
-      flash: input.flash === 1,
-      sandbox,
-      scheduledAt,
-      extraParams,
-      inlineDispatch: inline,
-    });
-    if (shortCode && composed.shortenedUrl) await insertShortLink(trx, { code: shortCode, accountId, campaignId: r.campaignId, url: composed.shortenedUrl });
-    if (tokens && input.read_confirmation) {
-      await recordReadTrackings(trx, accountId, input.read_confirmation, tokens.map((token, i) => ({ token, messageId: r.messageIds[i] })));
-    }
-    return r;
-  }, accountId, recipients.length);
+  const result = await ctx.groupCommit.run(
+    async (trx) => {
+      const r = await submitMessages(trx, ctx.config, {
+        accountId,
+        channel: input.channel === 2 ? 'rcs' : 'sms',
+        source: 'sms',
+        recipients: perRecipient,
+        text: composed.text,
+        campaignName: input.name ?? null,
+        sender,
+        flash: input.flash === 1,
+        sandbox,
+        scheduledAt,
+        extraParams,
+        inlineDispatch: inline,
+      });
+      if (shortCode && composed.shortenedUrl)
+        await insertShortLink(trx, {
+          code: shortCode,
+          accountId,
+          campaignId: r.campaignId,
+          url: composed.shortenedUrl,
+        });
+      if (tokens && input.read_confirmation) {
+        await recordReadTrackings(
+          trx,
+          accountId,
+          input.read_confirmation,
+          tokens.map((token, i) => ({ token, messageId: r.messageIds[i] })),
+        );
+      }
+      return r;
+    },
+    accountId,
+    recipients.length,
+  );
   if (inline) ctx.handOff.add(result.campaignId, result.messageIds);
   else if (!sandbox && !scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
   return {

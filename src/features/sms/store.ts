@@ -4,7 +4,12 @@ import { compiledOnce } from '../../db/prepared.js';
 
 /** A registered sender of the account, or undefined. */
 export async function findSender(db: Executor, accountId: number, name: string) {
-  return db.selectFrom('senders').select(['name', 'rcs']).where('account_id', '=', accountId).where('name', '=', name).executeTakeFirst();
+  return db
+    .selectFrom('senders')
+    .select(['name', 'rcs'])
+    .where('account_id', '=', accountId)
+    .where('name', '=', name)
+    .executeTakeFirst();
 }
 
 /** Registers (or re-registers, updating its RCS link) a sender. */
@@ -23,7 +28,14 @@ export async function isLandline(db: Executor, countryCode: string, national: st
 }
 
 /** Compiled once per number length (numbers are validated, so a few). Every single-recipient send runs one. */
-const landlineQuery = compiledOnce((db, countryCode: string, ...prefixes: string[]) => db.selectFrom('landline_prefixes').select('prefix').where('country_code', '=', countryCode).where('prefix', 'in', prefixes).limit(1));
+const landlineQuery = compiledOnce((db, countryCode: string, ...prefixes: string[]) =>
+  db
+    .selectFrom('landline_prefixes')
+    .select('prefix')
+    .where('country_code', '=', countryCode)
+    .where('prefix', 'in', prefixes)
+    .limit(1),
+);
 
 export interface LandlineRow {
   countryCode: string;
@@ -35,17 +47,34 @@ export interface LandlineRow {
 export async function importLandlines(db: Executor, rows: LandlineRow[], replace: boolean): Promise<void> {
   if (replace) await db.deleteFrom('landline_prefixes').execute();
   for (let i = 0; i < rows.length; i += 500) {
-    const chunk = rows.slice(i, i + 500).map((r) => ({ country_code: r.countryCode, prefix: r.prefix, description: r.description }));
+    const chunk = rows
+      .slice(i, i + 500)
+      .map((r) => ({ country_code: r.countryCode, prefix: r.prefix, description: r.description }));
     await db
       .insertInto('landline_prefixes')
       .values(chunk)
-      .onConflict((oc) => oc.columns(['country_code', 'prefix']).doUpdateSet({ description: (eb) => eb.ref('excluded.description') }))
+      .onConflict((oc) =>
+        oc.columns(['country_code', 'prefix']).doUpdateSet({ description: (eb) => eb.ref('excluded.description') }),
+      )
       .execute();
   }
 }
 
-export async function insertShortLink(db: Executor, link: { code: string; accountId: number; campaignId: number; url: string }): Promise<void> {
-  await db.insertInto('short_links').values({ code: link.code, account_id: link.accountId, campaign_id: link.campaignId, url: link.url, created_at: Date.now(), last_click_at: null }).execute();
+export async function insertShortLink(
+  db: Executor,
+  link: { code: string; accountId: number; campaignId: number; url: string },
+): Promise<void> {
+  await db
+    .insertInto('short_links')
+    .values({
+      code: link.code,
+      account_id: link.accountId,
+      campaign_id: link.campaignId,
+      url: link.url,
+      created_at: Date.now(),
+      last_click_at: null,
+    })
+    .execute();
 }
 
 /** Where a short link goes, without counting a click. */

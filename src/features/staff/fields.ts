@@ -15,9 +15,16 @@ export const name = (code: string) =>
   );
 
 /** A phone number of exactly 10 digits. */
-export const tenDigits = (code: string) => text(code).pipe(z.string().trim().regex(/^\d{10}$/, { error: code }));
+export const tenDigits = (code: string) =>
+  text(code).pipe(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{10}$/, { error: code }),
+  );
 
 /** A usertool_id: a positive integer (ids beyond 2^53 or below 1 name nobody). */
-export const staffId = (code: string) => integer(code).pipe(z.number().int().min(1, { error: code }).max(Number.MAX_SAFE_INTEGER, { error: code }));
+export const staffId = (code: string) =>
+  integer(code).pipe(z.number().int().min(1, { error: code }).max(Number.MAX_SAFE_INTEGER, { error: code }));
 
 export const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };

@@ -9,7 +9,13 @@ import { addStaff, disableStaff } from './service.js';
 import { listStaff, type StaffUser } from './store.js';
 
 const AddBody = z.object({
-  type: text('toolusers_02').pipe(z.string().trim().toLowerCase().pipe(z.enum(['cajero', 'gerente'], { error: 'toolusers_02' }))),
+  type: text('toolusers_02').pipe(
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .pipe(z.enum(['cajero', 'gerente'], { error: 'toolusers_02' })),
+  ),
   employee_name: name('toolusers_03'),
   business_name: name('toolusers_04'),
   number: tenDigits('toolusers_05'),
@@ -41,8 +47,15 @@ export const staff: Feature = {
   routes(api, ctx) {
     api.post(
       '/toolusers/get',
-      { schema: { tags: ['staff'], summary: 'List the staff users (tool users) of the account, active and disabled', response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(ToolUser) })) } } },
-      async (request) => ok('tool_users_01', 'tool_users', { result: (await listStaff(ctx.db.kysely, request.account.id)).map(toItem) }),
+      {
+        schema: {
+          tags: ['staff'],
+          summary: 'List the staff users (tool users) of the account, active and disabled',
+          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(ToolUser) })) },
+        },
+      },
+      async (request) =>
+        ok('tool_users_01', 'tool_users', { result: (await listStaff(ctx.db.kysely, request.account.id)).map(toItem) }),
     );
 
     api.post(
@@ -50,7 +63,8 @@ export const staff: Feature = {
       {
         schema: {
           tags: ['staff'],
-          summary: 'Add a staff user (cajero or gerente); number, name and password are unique among the active staff of the account',
+          summary:
+            'Add a staff user (cajero or gerente); number, name and password are unique among the active staff of the account',
           body: jsonSchema(AddBody),
           response: { 200: jsonSchema(z.object({ ...Envelope, collaboratorId: z.number().int() })) },
         },
@@ -65,7 +79,14 @@ export const staff: Feature = {
 
     api.post(
       '/employee/disable',
-      { schema: { tags: ['staff'], summary: 'Disable the active staff user with this number', body: jsonSchema(DisableBody), response: { 200: jsonSchema(z.object(Envelope)) } } },
+      {
+        schema: {
+          tags: ['staff'],
+          summary: 'Disable the active staff user with this number',
+          body: jsonSchema(DisableBody),
+          response: { 200: jsonSchema(z.object(Envelope)) },
+        },
+      },
       async (request) => {
         const { number } = parse(DisableBody, request.body);
         await disableStaff(ctx, request.account.id, number);

@@ -45,7 +45,10 @@ async function passwordFingerprint(ctx: AppContext, accountId: number, password:
 }
 
 /** The rule a clash breaks, checked in the order number, name, password. */
-function clashCode(clashes: StaffUser[], input: { number: string; name_key: string; password_fingerprint: string }): string | undefined {
+function clashCode(
+  clashes: StaffUser[],
+  input: { number: string; name_key: string; password_fingerprint: string },
+): string | undefined {
   if (clashes.some((s) => s.number === input.number)) return 'toolusers_07';
   if (clashes.some((s) => s.name_key === input.name_key)) return 'toolusers_08';
   if (clashes.some((s) => s.password_fingerprint === input.password_fingerprint)) return 'toolusers_09';
@@ -58,7 +61,10 @@ export async function addStaff(ctx: AppContext, accountId: number, input: NewSta
   const cheap = { number: input.number, name_key: nameKey(input.employee_name), password_fingerprint: '' };
   const early = clashCode(await findActiveClashes(db, accountId, cheap), cheap);
   if (early) throw badRequest(early);
-  const [password_hash, password_fingerprint] = await Promise.all([hashPassword(input.password), passwordFingerprint(ctx, accountId, input.password)]);
+  const [password_hash, password_fingerprint] = await Promise.all([
+    hashPassword(input.password),
+    passwordFingerprint(ctx, accountId, input.password),
+  ]);
   const unique = { ...cheap, password_fingerprint };
   const code = clashCode(await findActiveClashes(db, accountId, unique), unique);
   if (code) throw badRequest(code);
@@ -84,6 +90,11 @@ export async function disableStaff(ctx: AppContext, accountId: number, number: s
 }
 
 /** For wallet and loyalty: refuses a usertool_id that is not an active staff user of the account with the caller's code. */
-export async function requireActiveStaff(db: Executor, accountId: number, staffUserId: number, code: string): Promise<void> {
+export async function requireActiveStaff(
+  db: Executor,
+  accountId: number,
+  staffUserId: number,
+  code: string,
+): Promise<void> {
   if (!(await isActiveStaff(db, accountId, staffUserId))) throw badRequest(code);
 }

@@ -22,7 +22,13 @@ describeEngines('staff users', (engine) => {
     const a = await h.createAccount();
     const added = await h.post('/employee/add', employee({ type: 'gerente' }), a.apikey);
     expect(added.status).toBe(200);
-    expect(added.body).toEqual({ success: true, message: 'partner_created_successfully', status: 200, code: 'toolusers_01', collaboratorId: expect.any(Number) });
+    expect(added.body).toEqual({
+      success: true,
+      message: 'partner_created_successfully',
+      status: 200,
+      code: 'toolusers_01',
+      collaboratorId: expect.any(Number),
+    });
     const list = await h.post('/toolusers/get', {}, a.apikey);
     expect(list.body).toEqual({
       success: true,
@@ -45,7 +51,11 @@ describeEngines('staff users', (engine) => {
   it('stores the password with scrypt, never in clear', async () => {
     const a = await h.createAccount();
     const added = await h.post('/employee/add', employee({ password: 'clave-secreta' }), a.apikey);
-    const row = await h.ctx.db.kysely.selectFrom('staff_users').selectAll().where('id', '=', added.body.collaboratorId).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('staff_users')
+      .selectAll()
+      .where('id', '=', added.body.collaboratorId)
+      .executeTakeFirstOrThrow();
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(JSON.stringify(row)).not.toContain('clave-secreta');
     expect(await verifyPassword('clave-secreta', row.password_hash)).toBe(true);
@@ -53,9 +63,16 @@ describeEngines('staff users', (engine) => {
 
   it('accepts a form body and numbers given as numbers', async () => {
     const a = await h.createAccount();
-    const form = await h.request('POST', '/employee/add', { apikey: a.apikey, form: { ...employee(), number: '5511111111' } as Record<string, string> });
+    const form = await h.request('POST', '/employee/add', {
+      apikey: a.apikey,
+      form: { ...employee(), number: '5511111111' } as Record<string, string>,
+    });
     expect(form.body.code).toBe('toolusers_01');
-    const numeric = await h.post('/employee/add', employee({ number: 5522222222, employee_name: 'Beto', password: 12345, type: ' CAJERO ' }), a.apikey);
+    const numeric = await h.post(
+      '/employee/add',
+      employee({ number: 5522222222, employee_name: 'Beto', password: 12345, type: ' CAJERO ' }),
+      a.apikey,
+    );
     expect(numeric.body.code).toBe('toolusers_01');
     const list = (await h.post('/toolusers/get', {}, a.apikey)).body.result;
     expect(list.map((u: any) => [u.usertool_number, u.usertool_type])).toEqual([
@@ -93,16 +110,38 @@ describeEngines('staff users', (engine) => {
 
   it('accepts a password of exactly 50 characters', async () => {
     const a = await h.createAccount();
-    expect((await h.post('/employee/add', employee({ password: 'p'.repeat(50) }), a.apikey)).body.code).toBe('toolusers_01');
+    expect((await h.post('/employee/add', employee({ password: 'p'.repeat(50) }), a.apikey)).body.code).toBe(
+      'toolusers_01',
+    );
   });
 
   it('keeps number, name (any case) and password unique among the active staff of an account', async () => {
     const a = await h.createAccount();
     expect((await h.post('/employee/add', employee(), a.apikey)).body.code).toBe('toolusers_01');
-    expect((await h.post('/employee/add', employee({ employee_name: 'Otra', password: 'otra-clave' }), a.apikey)).body.code).toBe('toolusers_07');
-    expect((await h.post('/employee/add', employee({ number: '5599999999', employee_name: '  ANA lópez ', password: 'otra-clave' }), a.apikey)).body.code).toBe('toolusers_08');
-    expect((await h.post('/employee/add', employee({ number: '5599999999', employee_name: 'Otra' }), a.apikey)).body.code).toBe('toolusers_09');
-    expect((await h.post('/employee/add', employee({ number: '5599999999', employee_name: 'Otra', password: 'otra-clave' }), a.apikey)).body.code).toBe('toolusers_01');
+    expect(
+      (await h.post('/employee/add', employee({ employee_name: 'Otra', password: 'otra-clave' }), a.apikey)).body.code,
+    ).toBe('toolusers_07');
+    expect(
+      (
+        await h.post(
+          '/employee/add',
+          employee({ number: '5599999999', employee_name: '  ANA lópez ', password: 'otra-clave' }),
+          a.apikey,
+        )
+      ).body.code,
+    ).toBe('toolusers_08');
+    expect(
+      (await h.post('/employee/add', employee({ number: '5599999999', employee_name: 'Otra' }), a.apikey)).body.code,
+    ).toBe('toolusers_09');
+    expect(
+      (
+        await h.post(
+          '/employee/add',
+          employee({ number: '5599999999', employee_name: 'Otra', password: 'otra-clave' }),
+          a.apikey,
+        )
+      ).body.code,
+    ).toBe('toolusers_01');
     // Another account may use the same number, name and password.
     const b = await h.createAccount();
     expect((await h.post('/employee/add', employee(), b.apikey)).body.code).toBe('toolusers_01');
@@ -110,7 +149,11 @@ describeEngines('staff users', (engine) => {
 
   it('lets exactly one of parallel adds with the same number through', async () => {
     const a = await h.createAccount();
-    const replies = await Promise.all(Array.from({ length: 6 }, (_, i) => h.post('/employee/add', employee({ employee_name: `Empleado ${i}`, password: `clave-${i}` }), a.apikey)));
+    const replies = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        h.post('/employee/add', employee({ employee_name: `Empleado ${i}`, password: `clave-${i}` }), a.apikey),
+      ),
+    );
     expect(replies.filter((r) => r.body.code === 'toolusers_01')).toHaveLength(1);
     expect(replies.filter((r) => r.body.code === 'toolusers_07')).toHaveLength(5);
     expect(replies.every((r) => r.status === 200 || r.status === 400)).toBe(true);
@@ -122,7 +165,10 @@ describeEngines('staff users', (engine) => {
     const first = (await h.post('/employee/add', employee(), a.apikey)).body.collaboratorId;
     const off = await h.post('/employee/disable', { number: '5512345678' }, a.apikey);
     expect(off.body).toEqual({ success: true, message: 'partner_disabled', status: 200, code: 'toolusers_01' });
-    expect((await h.post('/employee/disable', { number: '5512345678' }, a.apikey)).body).toMatchObject({ status: 400, code: 'toolusers_10' });
+    expect((await h.post('/employee/disable', { number: '5512345678' }, a.apikey)).body).toMatchObject({
+      status: 400,
+      code: 'toolusers_10',
+    });
     const again = await h.post('/employee/add', employee(), a.apikey);
     expect(again.body.code).toBe('toolusers_01');
     expect(again.body.collaboratorId).not.toBe(first);
@@ -135,9 +181,15 @@ describeEngines('staff users', (engine) => {
 
   it('refuses to disable an unknown or malformed number', async () => {
     const a = await h.createAccount();
-    expect((await h.post('/employee/disable', { number: '5500000000' }, a.apikey)).body).toMatchObject({ status: 400, code: 'toolusers_10' });
+    expect((await h.post('/employee/disable', { number: '5500000000' }, a.apikey)).body).toMatchObject({
+      status: 400,
+      code: 'toolusers_10',
+    });
     expect((await h.post('/employee/disable', {}, a.apikey)).body).toMatchObject({ status: 400, code: 'toolusers_05' });
-    expect((await h.post('/employee/disable', { number: 'abc' }, a.apikey)).body).toMatchObject({ status: 400, code: 'toolusers_05' });
+    expect((await h.post('/employee/disable', { number: 'abc' }, a.apikey)).body).toMatchObject({
+      status: 400,
+      code: 'toolusers_05',
+    });
   });
 
   it("never shows or disables another account's staff", async () => {
@@ -151,11 +203,27 @@ describeEngines('staff users', (engine) => {
 
   it('documents every staff, wallet and loyalty route in /openapi.json', async () => {
     const paths = (await h.get('/openapi.json')).body.paths;
-    for (const path of ['/toolusers/get', '/employee/add', '/employee/disable', '/wallet/get', '/wallet/contact/add', '/wallet/contact/get', '/wallet/balance/update', '/wallet/sale', '/loyalty/get', '/loyalty/contact/add', '/loyalty/contact/get', '/loyalty/sale', '/loyalty/redeem']) {
+    for (const path of [
+      '/toolusers/get',
+      '/employee/add',
+      '/employee/disable',
+      '/wallet/get',
+      '/wallet/contact/add',
+      '/wallet/contact/get',
+      '/wallet/balance/update',
+      '/wallet/sale',
+      '/loyalty/get',
+      '/loyalty/contact/add',
+      '/loyalty/contact/get',
+      '/loyalty/sale',
+      '/loyalty/redeem',
+    ]) {
       expect(paths[path]?.post?.summary, path).toEqual(expect.any(String));
       expect(paths[path].post.responses['200'], path).toBeDefined();
     }
-    expect(paths['/employee/add'].post.requestBody.content['application/json'].schema.properties).toHaveProperty('password');
+    expect(paths['/employee/add'].post.requestBody.content['application/json'].schema.properties).toHaveProperty(
+      'password',
+    );
   });
 
   it('requires the apikey', async () => {

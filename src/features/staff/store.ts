@@ -8,18 +8,31 @@ export async function listStaff(db: Executor, accountId: number): Promise<StaffU
   return db.selectFrom('staff_users').selectAll().where('account_id', '=', accountId).orderBy('id').execute();
 }
 
-export async function insertStaff(db: Executor, values: Omit<Insertable<StaffUsersTable>, 'id' | 'status' | 'disabled_at'>): Promise<StaffUser> {
+export async function insertStaff(
+  db: Executor,
+  values: Omit<Insertable<StaffUsersTable>, 'id' | 'status' | 'disabled_at'>,
+): Promise<StaffUser> {
   return db.insertInto('staff_users').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
 /** Active staff of the account that share the number, the name or the password with a new user. */
-export async function findActiveClashes(db: Executor, accountId: number, clash: { number: string; name_key: string; password_fingerprint: string }): Promise<StaffUser[]> {
+export async function findActiveClashes(
+  db: Executor,
+  accountId: number,
+  clash: { number: string; name_key: string; password_fingerprint: string },
+): Promise<StaffUser[]> {
   return db
     .selectFrom('staff_users')
     .selectAll()
     .where('account_id', '=', accountId)
     .where('status', '=', 'active')
-    .where((eb) => eb.or([eb('number', '=', clash.number), eb('name_key', '=', clash.name_key), eb('password_fingerprint', '=', clash.password_fingerprint)]))
+    .where((eb) =>
+      eb.or([
+        eb('number', '=', clash.number),
+        eb('name_key', '=', clash.name_key),
+        eb('password_fingerprint', '=', clash.password_fingerprint),
+      ]),
+    )
     .execute();
 }
 

@@ -6,7 +6,10 @@ const codePoints = (s: string) => [...s].length;
 
 // A control character makes the address malformed (subaccount_04), not absent.
 const Email = text('subaccount_02', undefined, 'subaccount_04').pipe(
-  z.string().min(1, { error: 'subaccount_02', abort: true }).pipe(emailAddress({ max: 70, tooLong: 'subaccount_03', invalid: 'subaccount_04' })),
+  z
+    .string()
+    .min(1, { error: 'subaccount_02', abort: true })
+    .pipe(emailAddress({ max: 70, tooLong: 'subaccount_03', invalid: 'subaccount_04' })),
 );
 
 export const AddBody = z.object({
@@ -22,5 +25,7 @@ export const EmailBody = z.object({ email: Email });
 export const ManageBody = z.object({
   email: Email,
   type: integer('subaccount_10').pipe(z.union([z.literal(1), z.literal(2)], { error: 'subaccount_10' })),
-  credits: integer('subaccount_11').pipe(z.number().min(1, { error: 'subaccount_11' }).max(MAX_TRANSFER, { error: 'subaccount_11' })),
+  credits: integer('subaccount_11').pipe(
+    z.number().min(1, { error: 'subaccount_11' }).max(MAX_TRANSFER, { error: 'subaccount_11' }),
+  ),
 });

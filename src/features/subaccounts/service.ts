@@ -4,7 +4,15 @@ import { currentKey, insertAccount, type Account, type AuthenticatedAccount } fr
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { addUnits, addUnitsToSubaccount, archiveSubaccount, balanceOf, findSubaccount, lockAccount, subaccountUsage } from './store.js';
+import {
+  addUnits,
+  addUnitsToSubaccount,
+  archiveSubaccount,
+  balanceOf,
+  findSubaccount,
+  lockAccount,
+  subaccountUsage,
+} from './store.js';
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 defineMessages({
@@ -21,7 +29,8 @@ defineMessages({
   subaccount_11: 'credits must be a whole number greater than 0 (at most 100000000)',
   subaccount_12: 'the paying side does not have enough credits',
   subaccount_13: 'a sub-account cannot manage sub-accounts',
-  subaccount_14: 'this account has reached its limit of sub-accounts: archive one or ask the operator to raise the limit',
+  subaccount_14:
+    'this account has reached its limit of sub-accounts: archive one or ask the operator to raise the limit',
 });
 
 /** Only top-level accounts manage sub-accounts: one level, no grandchildren. */
@@ -43,7 +52,12 @@ async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, e
  * which is slow on purpose. The cap is checked again in the transaction that
  * inserts, after locking the parent's row, so parallel requests cannot pass it.
  */
-export async function addSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string, password: string): Promise<{ email: string; apikey: string }> {
+export async function addSubaccount(
+  ctx: AppContext,
+  caller: AuthenticatedAccount,
+  email: string,
+  password: string,
+): Promise<{ email: string; apikey: string }> {
   requireManager(caller);
   await checkCap(ctx.db.kysely, ctx, caller.id);
   // Only the caller's own sub-accounts can clash: another tenant's emails stay invisible (see subaccount-email.ts).
@@ -53,7 +67,12 @@ export async function addSubaccount(ctx: AppContext, caller: AuthenticatedAccoun
     const { account, apikey } = await ctx.db.kysely.transaction().execute(async (trx) => {
       await lockAccount(trx, caller.id);
       await checkCap(trx, ctx, caller.id);
-      return insertAccount(trx, ctx.secrets.keyEncryption, { email: subaccountEmailKey(caller.id, email), passwordHash, credits: 0, parentId: caller.id });
+      return insertAccount(trx, ctx.secrets.keyEncryption, {
+        email: subaccountEmailKey(caller.id, email),
+        passwordHash,
+        credits: 0,
+        parentId: caller.id,
+      });
     });
     return { email: shownEmail(account.email), apikey };
   } catch (error) {
@@ -74,7 +93,11 @@ async function checkCap(db: Executor, ctx: AppContext, parentId: number): Promis
  * revoked (the apikey hook reads the key on every request, so it stops working
  * at once) and its remaining balance goes back to the parent.
  */
-export async function archive(ctx: AppContext, caller: AuthenticatedAccount, email: string): Promise<{ returnedUnits: number }> {
+export async function archive(
+  ctx: AppContext,
+  caller: AuthenticatedAccount,
+  email: string,
+): Promise<{ returnedUnits: number }> {
   const sub = await activeSubaccount(ctx, caller, email);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     await lockAccount(trx, caller.id);
@@ -88,7 +111,11 @@ export async function archive(ctx: AppContext, caller: AuthenticatedAccount, ema
   });
 }
 
-export async function subaccountKey(ctx: AppContext, caller: AuthenticatedAccount, email: string): Promise<{ email: string; apikey: string }> {
+export async function subaccountKey(
+  ctx: AppContext,
+  caller: AuthenticatedAccount,
+  email: string,
+): Promise<{ email: string; apikey: string }> {
   const sub = await activeSubaccount(ctx, caller, email);
   const apikey = await currentKey(ctx.db.kysely, ctx.secrets.keyEncryption, sub.id);
   if (!apikey) throw badRequest('subaccount_09');
@@ -103,7 +130,13 @@ export type TransferType = 1 | 2;
  * never changes and the paying side never goes below zero. The parent's row is
  * always updated first (see lockAccount).
  */
-export async function transfer(ctx: AppContext, caller: AuthenticatedAccount, email: string, type: TransferType, units: number): Promise<{ parentUnits: number; subUnits: number }> {
+export async function transfer(
+  ctx: AppContext,
+  caller: AuthenticatedAccount,
+  email: string,
+  type: TransferType,
+  units: number,
+): Promise<{ parentUnits: number; subUnits: number }> {
   const sub = await activeSubaccount(ctx, caller, email);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     if (type === 1) {

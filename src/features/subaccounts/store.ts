@@ -5,7 +5,12 @@ import { subaccountEmailKey } from '../../accounts/subaccount-email.js';
 
 /** The parent's sub-account with that email, archived or not; another account's is absent. */
 export async function findSubaccount(db: Executor, parentId: number, email: string): Promise<Account | undefined> {
-  return db.selectFrom('accounts').selectAll().where('email', '=', subaccountEmailKey(parentId, email)).where('parent_id', '=', parentId).executeTakeFirst();
+  return db
+    .selectFrom('accounts')
+    .selectAll()
+    .where('email', '=', subaccountEmailKey(parentId, email))
+    .where('parent_id', '=', parentId)
+    .executeTakeFirst();
 }
 
 /**
@@ -14,7 +19,11 @@ export async function findSubaccount(db: Executor, parentId: number, email: stri
  * so on PostgreSQL transfers in both directions and archives never deadlock.
  */
 export async function lockAccount(trx: Executor, accountId: number): Promise<void> {
-  await trx.updateTable('accounts').set({ credits: sql`credits` }).where('id', '=', accountId).execute();
+  await trx
+    .updateTable('accounts')
+    .set({ credits: sql`credits` })
+    .where('id', '=', accountId)
+    .execute();
 }
 
 /** active → archived, once; revokes its keys. False when it was not an active sub-account of the parent. */
@@ -29,7 +38,12 @@ export async function archiveSubaccount(trx: Executor, parentId: number, subId: 
     .returning('id')
     .executeTakeFirst();
   if (!claimed) return false;
-  await trx.updateTable('api_keys').set({ revoked_at: now }).where('account_id', '=', subId).where('revoked_at', 'is', null).execute();
+  await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('account_id', '=', subId)
+    .where('revoked_at', 'is', null)
+    .execute();
   return true;
 }
 
@@ -52,7 +66,12 @@ export async function addUnits(trx: Executor, accountId: number, units: number):
 }
 
 /** Like addUnits, but only on an active sub-account of `parentId`. */
-export async function addUnitsToSubaccount(trx: Executor, parentId: number, subId: number, units: number): Promise<number | undefined> {
+export async function addUnitsToSubaccount(
+  trx: Executor,
+  parentId: number,
+  subId: number,
+  units: number,
+): Promise<number | undefined> {
   const row = await trx
     .updateTable('accounts')
     .set({ credits: sql`credits + ${units}` })
@@ -71,7 +90,12 @@ export async function subaccountUsage(db: Executor, parentId: number): Promise<{
     .selectFrom('accounts')
     .select((eb) => [
       'max_subaccounts',
-      eb.selectFrom('accounts as sub').select((e) => e.fn.countAll<number>().as('n')).where('sub.parent_id', '=', parentId).where('sub.status', '=', 'active').as('active'),
+      eb
+        .selectFrom('accounts as sub')
+        .select((e) => e.fn.countAll<number>().as('n'))
+        .where('sub.parent_id', '=', parentId)
+        .where('sub.status', '=', 'active')
+        .as('active'),
     ])
     .where('id', '=', parentId)
     .executeTakeFirstOrThrow();

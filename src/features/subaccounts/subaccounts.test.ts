@@ -12,8 +12,10 @@ describeEngines('sub-accounts', (engine) => {
   let n = 0;
   const freshEmail = () => `sub${++n}-${engine}-${Date.now()}@example.com`;
   const credit = async (apikey: string) => (await h.post('/credits/consult', {}, apikey)).body.credit;
-  const add = (parent: TestAccount, email: string, password = 'secret123') => h.post('/manager/subaccount/add', { email, password }, parent.apikey);
-  const manage = (parent: TestAccount, email: string, type: unknown, credits: unknown) => h.post('/manager/subaccount/credits/manage', { email, type, credits }, parent.apikey);
+  const add = (parent: TestAccount, email: string, password = 'secret123') =>
+    h.post('/manager/subaccount/add', { email, password }, parent.apikey);
+  const manage = (parent: TestAccount, email: string, type: unknown, credits: unknown) =>
+    h.post('/manager/subaccount/credits/manage', { email, type, credits }, parent.apikey);
   async function withSub(parentCredits = 0) {
     const parent = await h.createAccount(parentCredits);
     const email = freshEmail();
@@ -26,10 +28,21 @@ describeEngines('sub-accounts', (engine) => {
     const parent = await h.createAccount(10);
     const email = freshEmail().toUpperCase();
     const r = await add(parent, email);
-    expect(r.body).toEqual({ success: true, message: 'user_created', status: 200, code: 'subaccount_01', apikey: expect.stringMatching(/^mns_/), email: email.toLowerCase() });
+    expect(r.body).toEqual({
+      success: true,
+      message: 'user_created',
+      status: 200,
+      code: 'subaccount_01',
+      apikey: expect.stringMatching(/^mns_/),
+      email: email.toLowerCase(),
+    });
     expect(r.body.apikey).not.toBe(parent.apikey);
     expect(await credit(r.body.apikey)).toBe(0);
-    const row = await h.ctx.db.kysely.selectFrom('accounts').selectAll().where('email', '=', subaccountEmailKey(parent.id, email)).executeTakeFirstOrThrow();
+    const row = await h.ctx.db.kysely
+      .selectFrom('accounts')
+      .selectAll()
+      .where('email', '=', subaccountEmailKey(parent.id, email))
+      .executeTakeFirstOrThrow();
     expect(row.parent_id).toBe(parent.id);
     expect(row.password_hash).toMatch(/^scrypt\$/);
     expect(row.password_hash).not.toContain('secret123');
@@ -60,7 +73,10 @@ describeEngines('sub-accounts', (engine) => {
     const email = `${local}${'a'.repeat(70 - local.length - '@example.com'.length)}@example.com`;
     expect(email).toHaveLength(70);
     expect((await add(parent, email, '123456')).status).toBe(200);
-    const form = await h.request('POST', '/manager/subaccount/add', { apikey: parent.apikey, form: { email: freshEmail(), password: 'p'.repeat(36) } });
+    const form = await h.request('POST', '/manager/subaccount/add', {
+      apikey: parent.apikey,
+      form: { email: freshEmail(), password: 'p'.repeat(36) },
+    });
     expect(form.body).toMatchObject({ code: 'subaccount_01' });
   });
 
@@ -86,9 +102,14 @@ describeEngines('sub-accounts', (engine) => {
     }
   });
 
-  it('get_apikey returns the sub-account key; no account reaches another one\'s sub-accounts', async () => {
+  it("get_apikey returns the sub-account key; no account reaches another one's sub-accounts", async () => {
     const { parent, email, subKey } = await withSub(10);
-    expect((await h.post('/manager/subaccount/get_apikey', { email }, parent.apikey)).body).toMatchObject({ success: true, status: 200, apikey: subKey, email });
+    expect((await h.post('/manager/subaccount/get_apikey', { email }, parent.apikey)).body).toMatchObject({
+      success: true,
+      status: 200,
+      apikey: subKey,
+      email,
+    });
     const stranger = await h.createAccount(10);
     for (const [path, body] of [
       ['/manager/subaccount/archive', { email }],
@@ -101,15 +122,29 @@ describeEngines('sub-accounts', (engine) => {
       expect(r.status).toBe(400);
       expect(r.body).toMatchObject({ success: false, code: 'subaccount_08' });
     }
-    expect((await h.post('/manager/subaccount/get_apikey', { email: freshEmail() }, parent.apikey)).body.code).toBe('subaccount_08');
+    expect((await h.post('/manager/subaccount/get_apikey', { email: freshEmail() }, parent.apikey)).body.code).toBe(
+      'subaccount_08',
+    );
     expect(await credit(stranger.apikey)).toBe(10);
     expect(await credit(subKey)).toBe(0);
   });
 
   it('moves credits both ways with subaccount_01 and checks type, credits and the paying balance', async () => {
     const { parent, email, subKey } = await withSub(10);
-    expect((await manage(parent, email, 1, 7)).body).toEqual({ success: true, message: 'credits_added', status: 200, code: 'subaccount_01', credit: 3, subaccount_credit: 7 });
-    expect((await manage(parent, email, '2', '2')).body).toMatchObject({ code: 'subaccount_01', message: 'credits_withdrawn', credit: 5, subaccount_credit: 5 });
+    expect((await manage(parent, email, 1, 7)).body).toEqual({
+      success: true,
+      message: 'credits_added',
+      status: 200,
+      code: 'subaccount_01',
+      credit: 3,
+      subaccount_credit: 7,
+    });
+    expect((await manage(parent, email, '2', '2')).body).toMatchObject({
+      code: 'subaccount_01',
+      message: 'credits_withdrawn',
+      credit: 5,
+      subaccount_credit: 5,
+    });
     expect(await credit(subKey)).toBe(5);
     for (const [type, credits, code] of [
       [undefined, 1, 'subaccount_10'],
@@ -136,7 +171,9 @@ describeEngines('sub-accounts', (engine) => {
 
   it('never changes the sum nor takes a balance below zero under parallel transfers both ways', async () => {
     const { parent, email, subKey } = await withSub(100);
-    const ops = Array.from({ length: 40 }, (_, i) => (i % 2 === 0 ? manage(parent, email, 1, 7) : manage(parent, email, 2, 5)));
+    const ops = Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0 ? manage(parent, email, 1, 7) : manage(parent, email, 2, 5),
+    );
     const replies = await Promise.all(ops);
     for (const r of replies) expect([200, 400]).toContain(r.status);
     const added = replies.filter((r, i) => i % 2 === 0 && r.status === 200).length;
@@ -166,7 +203,13 @@ describeEngines('sub-accounts', (engine) => {
     await manage(parent, email, 1, 20);
     expect(await credit(subKey)).toBe(20);
     const r = await h.post('/manager/subaccount/archive', { email }, parent.apikey);
-    expect(r.body).toEqual({ success: true, message: 'subaccount_archived', status: 200, code: 'subaccount_01', credits_returned: 20 });
+    expect(r.body).toEqual({
+      success: true,
+      message: 'subaccount_archived',
+      status: 200,
+      code: 'subaccount_01',
+      credits_returned: 20,
+    });
     expect((await h.post('/credits/consult', {}, subKey)).status).toBe(401);
     expect((await h.post('/credits/consult', {}, subKey)).body.code).toBe('auth_05');
     expect(await credit(parent.apikey)).toBe(50);
@@ -196,15 +239,34 @@ describeEngines('sub-accounts', (engine) => {
     expect(archives.filter((r) => r.body.code === 'subaccount_09')).toHaveLength(2);
     expect(await credit(parent.apikey)).toBe(100);
     expect((await h.post('/credits/consult', {}, subKey)).status).toBe(401);
-    const sub = await h.ctx.db.kysely.selectFrom('accounts').selectAll().where('email', '=', subaccountEmailKey(parent.id, email)).executeTakeFirstOrThrow();
+    const sub = await h.ctx.db.kysely
+      .selectFrom('accounts')
+      .selectAll()
+      .where('email', '=', subaccountEmailKey(parent.id, email))
+      .executeTakeFirstOrThrow();
     expect(sub).toMatchObject({ status: 'archived', credits: 0 });
   });
 
   it('never answers 500 to hostile input', async () => {
     const parent = await h.createAccount();
-    for (const body of ['{"email": ', '[]', 'null', JSON.stringify({ email: 'x'.repeat(100_000) + '@a.com', password: 'p'.repeat(100_000) }), JSON.stringify({ email: "' OR 1=1 --@a.co", type: 1, credits: 1 })]) {
-      for (const path of ['/manager/subaccount/add', '/manager/subaccount/archive', '/manager/subaccount/get_apikey', '/manager/subaccount/credits/manage']) {
-        const r = await h.request('POST', path, { apikey: parent.apikey, body, headers: { 'content-type': 'application/json' } });
+    for (const body of [
+      '{"email": ',
+      '[]',
+      'null',
+      JSON.stringify({ email: 'x'.repeat(100_000) + '@a.com', password: 'p'.repeat(100_000) }),
+      JSON.stringify({ email: "' OR 1=1 --@a.co", type: 1, credits: 1 }),
+    ]) {
+      for (const path of [
+        '/manager/subaccount/add',
+        '/manager/subaccount/archive',
+        '/manager/subaccount/get_apikey',
+        '/manager/subaccount/credits/manage',
+      ]) {
+        const r = await h.request('POST', path, {
+          apikey: parent.apikey,
+          body,
+          headers: { 'content-type': 'application/json' },
+        });
         expect(r.status, `${path} ${body.slice(0, 30)}`).toBeLessThan(500);
         expect(r.body.success).toBe(false);
       }

@@ -22,20 +22,47 @@ describeEngines('sub-account walk-through', (engine) => {
     const subKey: string = created.body.apikey;
     expect((await h.post('/manager/subaccount/get_apikey', { email }, parent.apikey)).body.apikey).toBe(subKey);
 
-    expect((await h.post('/manager/subaccount/credits/manage', { email, type: '1', credits: '5' }, parent.apikey)).body).toMatchObject({ code: 'subaccount_01', credit: 15, subaccount_credit: 5 });
+    expect(
+      (await h.post('/manager/subaccount/credits/manage', { email, type: '1', credits: '5' }, parent.apikey)).body,
+    ).toMatchObject({ code: 'subaccount_01', credit: 15, subaccount_credit: 5 });
 
     const sms = await h.post('/sms/send', { numbers: '5512345678', message: 'Hola desde la sucursal' }, subKey);
     expect(sms.body).toMatchObject({ success: true, code: 'sms_11', total_messages: 1, credit: 1 });
     expect((await h.post('/credits/consult', {}, subKey)).body.credit).toBe(4);
 
-    const sent = await h.post('/paymentrequest/send', { number: '5512345678', country_code: '52', template: 'Pedido 7', message: 'Tu pedido esta listo, paga aqui:', amount: 99.9 }, subKey);
+    const sent = await h.post(
+      '/paymentrequest/send',
+      {
+        number: '5512345678',
+        country_code: '52',
+        template: 'Pedido 7',
+        message: 'Tu pedido esta listo, paga aqui:',
+        amount: 99.9,
+      },
+      subKey,
+    );
     expect(sent.body).toMatchObject({ success: true, code: 'sms_11', credit: 1 });
     expect((await h.post('/credits/consult', {}, subKey)).body.credit).toBe(3);
     h.ctx.worker.nudge();
-    await eventually(async () => (await h.ctx.db.kysely.selectFrom('messages').select('status').where('reference', '=', sent.body.reference).executeTakeFirst())?.status === 'delivered', 15_000);
+    await eventually(
+      async () =>
+        (
+          await h.ctx.db.kysely
+            .selectFrom('messages')
+            .select('status')
+            .where('reference', '=', sent.body.reference)
+            .executeTakeFirst()
+        )?.status === 'delivered',
+      15_000,
+    );
 
     const archived = await h.post('/manager/subaccount/archive', { email }, parent.apikey);
-    expect(archived.body).toMatchObject({ success: true, code: 'subaccount_01', message: 'subaccount_archived', credits_returned: 3 });
+    expect(archived.body).toMatchObject({
+      success: true,
+      code: 'subaccount_01',
+      message: 'subaccount_archived',
+      credits_returned: 3,
+    });
     expect((await h.post('/credits/consult', {}, parent.apikey)).body.credit).toBe(18);
 
     for (const path of ['/credits/consult', '/sms/send', '/paymentrequest/send', '/manager/subaccount/add']) {
@@ -49,7 +76,16 @@ describeEngines('sub-account walk-through', (engine) => {
 
   it('documents the routes in /openapi.json', async () => {
     const doc = (await h.get('/openapi.json')).body;
-    for (const path of ['/manager/subaccount/add', '/manager/subaccount/archive', '/manager/subaccount/get_apikey', '/manager/subaccount/credits/manage', '/paymentrequest/send', '/paymentrequest/get', '/pay/{token}', '/pay/{token}/complete']) {
+    for (const path of [
+      '/manager/subaccount/add',
+      '/manager/subaccount/archive',
+      '/manager/subaccount/get_apikey',
+      '/manager/subaccount/credits/manage',
+      '/paymentrequest/send',
+      '/paymentrequest/get',
+      '/pay/{token}',
+      '/pay/{token}/complete',
+    ]) {
       expect(doc.paths[path], path).toBeDefined();
     }
     expect(doc.paths['/paymentrequest/send'].post.requestBody).toBeDefined();

@@ -16,7 +16,8 @@ const Reply = z.object({
   campaignId: z.number().int().optional().describe('only when showCampaignId is true'),
 });
 
-const fields = (v: unknown): Record<string, unknown> => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
+const fields = (v: unknown): Record<string, unknown> =>
+  v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
 export const voice: Feature = {
   name: 'voice',
@@ -25,11 +26,19 @@ export const voice: Feature = {
       '/voice/send',
       {
         config: { sendLimited: true },
-        schema: { tags: ['voice'], summary: 'Text-to-speech calls from a script (templates a to k)', body: jsonSchema(VoiceSend), response: { 200: jsonSchema(Reply) } },
+        schema: {
+          tags: ['voice'],
+          summary: 'Text-to-speech calls from a script (templates a to k)',
+          body: jsonSchema(VoiceSend),
+          response: { 200: jsonSchema(Reply) },
+        },
       },
       async (request) => {
         // showCampaignId may come in the query as well as in the body.
-        const input = parse(VoiceSend, { showCampaignId: fields(request.query).showCampaignId, ...fields(request.body) });
+        const input = parse(VoiceSend, {
+          showCampaignId: fields(request.query).showCampaignId,
+          ...fields(request.body),
+        });
         return ok('sms_11', 'sent_messages', await sendVoice(ctx, request.account.id, input));
       },
     );

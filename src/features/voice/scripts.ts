@@ -18,15 +18,60 @@ interface Script {
 
 export const SCRIPTS: Record<Exclude<Template, 'k'>, Script> = {
   a: { purpose: 'verification code', body: '', codeIntro: 'Tu código de verificación es', codeRequired: true },
-  b: { purpose: 'appointment reminder', body: 'Te recordamos tu próxima cita. Por favor llega diez minutos antes.', codeIntro: 'Tu número de confirmación es', codeRequired: false },
-  c: { purpose: 'order received', body: 'Recibimos tu pedido y ya lo estamos preparando.', codeIntro: 'Tu número de pedido es', codeRequired: false },
-  d: { purpose: 'order shipped', body: 'Tu pedido va en camino y llegará pronto.', codeIntro: 'Tu número de guía es', codeRequired: false },
-  e: { purpose: 'payment reminder', body: 'Tienes un pago pendiente. Paga a tiempo para evitar cargos adicionales.', codeIntro: 'Tu referencia de pago es', codeRequired: false },
-  f: { purpose: 'payment received', body: 'Recibimos tu pago. Gracias por tu preferencia.', codeIntro: 'Tu número de comprobante es', codeRequired: false },
-  g: { purpose: 'security alert', body: 'Detectamos un nuevo inicio de sesión en tu cuenta. Si no fuiste tú, cambia tu contraseña de inmediato.', codeIntro: 'El folio del aviso es', codeRequired: false },
-  h: { purpose: 'password reset', body: 'Recibimos una solicitud para restablecer tu contraseña. Si no la hiciste, ignora esta llamada.', codeIntro: 'Tu código para restablecerla es', codeRequired: false },
-  i: { purpose: 'order ready for pickup', body: 'Tu pedido está listo para recoger en sucursal.', codeIntro: 'Tu número de recolección es', codeRequired: false },
-  j: { purpose: 'welcome', body: 'Te damos la bienvenida. Gracias por registrarte.', codeIntro: 'Tu número de cliente es', codeRequired: false },
+  b: {
+    purpose: 'appointment reminder',
+    body: 'Te recordamos tu próxima cita. Por favor llega diez minutos antes.',
+    codeIntro: 'Tu número de confirmación es',
+    codeRequired: false,
+  },
+  c: {
+    purpose: 'order received',
+    body: 'Recibimos tu pedido y ya lo estamos preparando.',
+    codeIntro: 'Tu número de pedido es',
+    codeRequired: false,
+  },
+  d: {
+    purpose: 'order shipped',
+    body: 'Tu pedido va en camino y llegará pronto.',
+    codeIntro: 'Tu número de guía es',
+    codeRequired: false,
+  },
+  e: {
+    purpose: 'payment reminder',
+    body: 'Tienes un pago pendiente. Paga a tiempo para evitar cargos adicionales.',
+    codeIntro: 'Tu referencia de pago es',
+    codeRequired: false,
+  },
+  f: {
+    purpose: 'payment received',
+    body: 'Recibimos tu pago. Gracias por tu preferencia.',
+    codeIntro: 'Tu número de comprobante es',
+    codeRequired: false,
+  },
+  g: {
+    purpose: 'security alert',
+    body: 'Detectamos un nuevo inicio de sesión en tu cuenta. Si no fuiste tú, cambia tu contraseña de inmediato.',
+    codeIntro: 'El folio del aviso es',
+    codeRequired: false,
+  },
+  h: {
+    purpose: 'password reset',
+    body: 'Recibimos una solicitud para restablecer tu contraseña. Si no la hiciste, ignora esta llamada.',
+    codeIntro: 'Tu código para restablecerla es',
+    codeRequired: false,
+  },
+  i: {
+    purpose: 'order ready for pickup',
+    body: 'Tu pedido está listo para recoger en sucursal.',
+    codeIntro: 'Tu número de recolección es',
+    codeRequired: false,
+  },
+  j: {
+    purpose: 'welcome',
+    body: 'Te damos la bienvenida. Gracias por registrarte.',
+    codeIntro: 'Tu número de cliente es',
+    codeRequired: false,
+  },
 };
 
 /** Read character by character: "A7K2" → "A, 7, K, 2" (commas make the engine pause). */
@@ -58,7 +103,8 @@ export interface ScriptInput {
 /** The final text of a call. */
 export function renderScript({ template, code, voiceMessage, ...rest }: ScriptInput): string {
   // "Acme Co." must not end the opening sentence with two periods.
-  const company = rest.company === undefined ? undefined : trimEndWhere(rest.company, (c) => c === '.' || c === ',' || /\s/.test(c));
+  const company =
+    rest.company === undefined ? undefined : trimEndWhere(rest.company, (c) => c === '.' || c === ',' || /\s/.test(c));
   if (template === 'k') return company ? `Mensaje de ${company}. ${voiceMessage ?? ''}`.trim() : (voiceMessage ?? '');
   const script = SCRIPTS[template];
   const parts = [company ? `Hola, te llamamos de ${company}.` : 'Hola.'];

@@ -31,10 +31,20 @@ export const VoiceSend = z.object({
   country_code: text('sms_05', 'sms_18').pipe(z.string().trim().min(1, { error: 'sms_05' })),
   template: text('voice_01', 'voice_02')
     .transform((s) => s.trim().toLowerCase())
-    .pipe(z.string().min(1, { error: 'voice_01' }).pipe(z.enum(TEMPLATES, { error: 'voice_02' }))),
+    .pipe(
+      z
+        .string()
+        .min(1, { error: 'voice_01' })
+        .pipe(z.enum(TEMPLATES, { error: 'voice_02' })),
+    ),
   sandbox: flag('voice_10'),
   company: optionalText('voice_06').transform((s) => (s === undefined ? undefined : speakable(s))),
-  code: optionalText('voice_04').pipe(z.string().regex(/^[A-Za-z0-9]{4,11}$/, { error: 'voice_04' }).optional()),
+  code: optionalText('voice_04').pipe(
+    z
+      .string()
+      .regex(/^[A-Za-z0-9]{4,11}$/, { error: 'voice_04' })
+      .optional(),
+  ),
   voice_message: optionalText('voice_08').transform((s) => (s === undefined ? undefined : speakable(s))),
   name: optionalText('sms_06').pipe(z.string().max(100, { error: 'sms_06' }).optional()),
   date: optionalText('sms_21'),
@@ -107,7 +117,11 @@ export async function sendVoice(ctx: AppContext, accountId: number, input: Voice
       campaignName: input.name,
       sandbox,
       scheduledAt,
-      meta: { template: input.template, ...(input.company ? { company: input.company } : {}), ...(input.code ? { code: input.code } : {}) },
+      meta: {
+        template: input.template,
+        ...(input.company ? { company: input.company } : {}),
+        ...(input.code ? { code: input.code } : {}),
+      },
     }),
   );
   if (!sandbox) ctx.worker.nudge();

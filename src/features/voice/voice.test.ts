@@ -12,10 +12,18 @@ describeEngines('voice send', (engine) => {
   afterAll(() => h.close());
 
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
-  const message = (reference: string) => h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
-  const messageCount = async (accountId: number) => (await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
-  const send = (apikey: string, fields: Record<string, unknown>) => h.post('/voice/send', { numbers: '5512345678', country_code: '52', template: 'a', code: '4815', ...fields }, apikey);
-  const numbers = (count: number, from = 5500000000) => Array.from({ length: count }, (_, i) => String(from + i)).join(',');
+  const message = (reference: string) =>
+    h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
+  const messageCount = async (accountId: number) =>
+    (await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
+  const send = (apikey: string, fields: Record<string, unknown>) =>
+    h.post(
+      '/voice/send',
+      { numbers: '5512345678', country_code: '52', template: 'a', code: '4815', ...fields },
+      apikey,
+    );
+  const numbers = (count: number, from = 5500000000) =>
+    Array.from({ length: count }, (_, i) => String(from + i)).join(',');
 
   it('calls each number with the final script: sms_11, total_messages, references, credit', async () => {
     const a = await h.createAccount(10);
@@ -41,17 +49,33 @@ describeEngines('voice send', (engine) => {
       text: 'Hola, te llamamos de Acme Co. Tu código de verificación es: 4, 8, 1, 5. Repito: 4, 8, 1, 5. No compartas este código con nadie.',
     });
     expect(JSON.parse(row.meta!)).toEqual({ template: 'a', company: 'Acme Co.', code: '4815' });
-    const campaign = await h.ctx.db.kysely.selectFrom('campaigns').selectAll().where('id', '=', row.campaign_id).executeTakeFirstOrThrow();
+    const campaign = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .selectAll()
+      .where('id', '=', row.campaign_id)
+      .executeTakeFirstOrThrow();
     expect(campaign).toMatchObject({ source: 'voice', channel: 'voice', total: 2 });
-    const failed = await eventually(async () => ((await message(r.body.references[1].reference)).stage === 2 ? message(r.body.references[1].reference) : null), 15_000);
+    const failed = await eventually(
+      async () =>
+        (await message(r.body.references[1].reference)).stage === 2 ? message(r.body.references[1].reference) : null,
+      15_000,
+    );
     expect(failed).toMatchObject({ status: 'undelivered', dlr_code: 6 });
-    const delivered = await eventually(async () => ((await message(r.body.references[0].reference)).stage === 2 ? message(r.body.references[0].reference) : null), 15_000);
+    const delivered = await eventually(
+      async () =>
+        (await message(r.body.references[0].reference)).stage === 2 ? message(r.body.references[0].reference) : null,
+      15_000,
+    );
     expect(delivered).toMatchObject({ status: 'delivered', dlr_code: 0 });
   });
 
   it('speaks a custom text with k, cleaned of everything but letters, digits, commas, periods and spaces', async () => {
     const a = await h.createAccount(10);
-    const r = await send(a.apikey, { template: 'K', code: undefined, voice_message: '¡Hola! Tu cita es el 5/12, a las 10:30.\nGracias 🙂' });
+    const r = await send(a.apikey, {
+      template: 'K',
+      code: undefined,
+      voice_message: '¡Hola! Tu cita es el 5/12, a las 10:30.\nGracias 🙂',
+    });
     expect(r.body.code).toBe('sms_11');
     expect((await message(r.body.references[0].reference)).text).toBe('Hola Tu cita es el 512, a las 1030. Gracias');
   });
@@ -77,16 +101,27 @@ describeEngines('voice send', (engine) => {
     const inBody = await send(a.apikey, { showCampaignId: true, name: 'Recordatorios' });
     const row = await message(inBody.body.references[0].reference);
     expect(inBody.body.campaignId).toBe(row.campaign_id);
-    const campaign = await h.ctx.db.kysely.selectFrom('campaigns').select('name').where('id', '=', row.campaign_id).executeTakeFirstOrThrow();
+    const campaign = await h.ctx.db.kysely
+      .selectFrom('campaigns')
+      .select('name')
+      .where('id', '=', row.campaign_id)
+      .executeTakeFirstOrThrow();
     expect(campaign.name).toBe('Recordatorios');
-    const inQuery = await h.post('/voice/send?showCampaignId=true', { numbers: '5512345678', country_code: '52', template: 'j' }, a.apikey);
+    const inQuery = await h.post(
+      '/voice/send?showCampaignId=true',
+      { numbers: '5512345678', country_code: '52', template: 'j' },
+      a.apikey,
+    );
     expect(inQuery.body.campaignId).toEqual(expect.any(Number));
     expect(await credit(a.apikey)).toBe(10 - 3 * 0.75);
   });
 
   it('accepts form bodies', async () => {
     const a = await h.createAccount(10);
-    const r = await h.request('POST', '/voice/send', { apikey: a.apikey, form: { numbers: '5512345678', country_code: '52', template: 'k', voice_message: 'Hola', sandbox: '0' } });
+    const r = await h.request('POST', '/voice/send', {
+      apikey: a.apikey,
+      form: { numbers: '5512345678', country_code: '52', template: 'k', voice_message: 'Hola', sandbox: '0' },
+    });
     expect(r.body).toMatchObject({ code: 'sms_11', total_messages: 1 });
   });
 
@@ -138,11 +173,19 @@ describeEngines('voice send', (engine) => {
     const r = await send(a.apikey, { numbers: numbers(500), code: 'A1B2C3D4E5F' });
     expect(r.body).toMatchObject({ code: 'sms_11', total_messages: 500, credit: 1000 });
     expect(await credit(a.apikey)).toBe(0);
-    await h.ctx.db.kysely.updateTable('accounts').set({ credits: toUnits(10) }).where('id', '=', a.id).execute();
+    await h.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ credits: toUnits(10) })
+      .where('id', '=', a.id)
+      .execute();
     expect((await send(a.apikey, { code: 'abcd' })).body.code).toBe('sms_11');
-    expect((await send(a.apikey, { template: 'k', code: undefined, voice_message: 'v'.repeat(160) })).body.code).toBe('sms_11');
+    expect((await send(a.apikey, { template: 'k', code: undefined, voice_message: 'v'.repeat(160) })).body.code).toBe(
+      'sms_11',
+    );
     // The limit applies to what is spoken: removed characters do not count.
-    expect((await send(a.apikey, { template: 'k', code: undefined, voice_message: `${'v'.repeat(160)}!!!` })).body.code).toBe('sms_11');
+    expect(
+      (await send(a.apikey, { template: 'k', code: undefined, voice_message: `${'v'.repeat(160)}!!!` })).body.code,
+    ).toBe('sms_11');
   });
 
   it('refuses with sms_07 when the balance does not cover every call, leaving the balance unchanged', async () => {
@@ -167,7 +210,8 @@ describeEngines('voice send', (engine) => {
     const r = await send(a.apikey, { sandbox: 1, numbers: '5512345678,5512345679' });
     expect(r.body).toMatchObject({ code: 'sms_11', total_messages: 2, credit: 0 });
     expect(await credit(a.apikey)).toBe(1);
-    for (const { reference } of r.body.references) expect(await message(reference)).toMatchObject({ status: 'sandbox', sandbox: 1, price_units: 0 });
+    for (const { reference } of r.body.references)
+      expect(await message(reference)).toMatchObject({ status: 'sandbox', sandbox: 1, price_units: 0 });
     expect((await send(a.apikey, { sandbox: 1, code: '1' })).body.code).toBe('voice_04');
   });
 
@@ -204,8 +248,19 @@ describeEngines('voice send', (engine) => {
 
   it('never answers 500 to hostile bodies', async () => {
     const a = await h.createAccount(5);
-    for (const body of [[], 'x', 7, null, { numbers: 1e308, country_code: {}, template: 'a' }, { numbers: '5512345678', country_code: 52, template: 'a', code: 4815 }]) {
-      const r = await h.request('POST', '/voice/send', { apikey: a.apikey, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    for (const body of [
+      [],
+      'x',
+      7,
+      null,
+      { numbers: 1e308, country_code: {}, template: 'a' },
+      { numbers: '5512345678', country_code: 52, template: 'a', code: 4815 },
+    ]) {
+      const r = await h.request('POST', '/voice/send', {
+        apikey: a.apikey,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      });
       expect([200, 400]).toContain(r.status);
     }
     expect(await credit(a.apikey)).toBe(3);

@@ -15,11 +15,15 @@ export function walletCommands(program: Command, run: CliRunner): void {
     .option('--app-client <label>', 'shown as wallet_app_client', '')
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const name = programName(o.name);
-        const account = await requireActiveAccount(ctx, o.email, o.parent);
-        const wallet = await createWallet(ctx, account.id, name, String(o.appClient));
-        return { wallet_key: wallet.wallet_key, wallet_name: wallet.name };
-      }, (r) => `created wallet "${r.wallet_name}"\nwallet_key: ${r.wallet_key}`),
+      run(
+        o,
+        async (ctx) => {
+          const name = programName(o.name);
+          const account = await requireActiveAccount(ctx, o.email, o.parent);
+          const wallet = await createWallet(ctx, account.id, name, String(o.appClient));
+          return { wallet_key: wallet.wallet_key, wallet_name: wallet.name };
+        },
+        (r) => `created wallet "${r.wallet_name}"\nwallet_key: ${r.wallet_key}`,
+      ),
     );
 }

@@ -24,4 +24,5 @@ export const amountCents = (code: string) =>
   });
 
 /** The same, optional: absent, null and '' give undefined. */
-export const optionalAmountCents = (code: string) => z.preprocess((v) => (v === null || v === '' ? undefined : v), amountCents(code).optional());
+export const optionalAmountCents = (code: string) =>
+  z.preprocess((v) => (v === null || v === '' ? undefined : v), amountCents(code).optional());

@@ -12,9 +12,28 @@ import { listMembers, listPrograms, type WalletMember } from './store.js';
 const walletKey = text('wallet_02').pipe(z.string().trim().min(1, { error: 'wallet_02' }));
 const transactionType = integer('wallet_08').pipe(z.union([z.literal(0), z.literal(1)], { error: 'wallet_08' }));
 
-const ContactAddBody = z.object({ wallet_key: walletKey, phone: tenDigits('wallet_04'), customer_name: name('wallet_05'), usertool_id: staffId('wallet_06') });
-const ContactGetBody = z.object({ wallet_key: walletKey, phone: optionalText('wallet_04').pipe(z.string().trim().regex(/^\d{10}$/, { error: 'wallet_04' }).optional()) });
-const BalanceUpdateBody = z.object({ wallet_key: walletKey, phone: tenDigits('wallet_04'), transaction_type: transactionType, transaction_amount: amountCents('wallet_09') });
+const ContactAddBody = z.object({
+  wallet_key: walletKey,
+  phone: tenDigits('wallet_04'),
+  customer_name: name('wallet_05'),
+  usertool_id: staffId('wallet_06'),
+});
+const ContactGetBody = z.object({
+  wallet_key: walletKey,
+  phone: optionalText('wallet_04').pipe(
+    z
+      .string()
+      .trim()
+      .regex(/^\d{10}$/, { error: 'wallet_04' })
+      .optional(),
+  ),
+});
+const BalanceUpdateBody = z.object({
+  wallet_key: walletKey,
+  phone: tenDigits('wallet_04'),
+  transaction_type: transactionType,
+  transaction_amount: amountCents('wallet_09'),
+});
 const SaleBody = z.object({
   wallet_key: walletKey,
   phone: tenDigits('wallet_04'),
@@ -23,7 +42,12 @@ const SaleBody = z.object({
   transaction_amount: optionalAmountCents('wallet_09'),
 });
 
-const WalletItem = z.object({ wallet_name: z.string(), wallet_key: z.string(), wallet_app_client: z.string(), wallet_plan_type: z.literal('balance') });
+const WalletItem = z.object({
+  wallet_name: z.string(),
+  wallet_key: z.string(),
+  wallet_app_client: z.string(),
+  wallet_plan_type: z.literal('balance'),
+});
 const WalletContact = z.object({
   contact_name: z.string(),
   contact_phone: z.string(),
@@ -46,18 +70,36 @@ export const wallet: Feature = {
   routes(api, ctx) {
     api.post(
       '/wallet/get',
-      { schema: { tags, summary: 'List the wallet programs of the account', response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletItem) })) } } },
+      {
+        schema: {
+          tags,
+          summary: 'List the wallet programs of the account',
+          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletItem) })) },
+        },
+      },
       async (request) => {
         const programs = await listPrograms(ctx.db.kysely, request.account.id);
         return ok('wallets_get_01', 'wallets', {
-          result: programs.map((p) => ({ wallet_name: p.name, wallet_key: p.wallet_key, wallet_app_client: p.app_client, wallet_plan_type: 'balance' as const })),
+          result: programs.map((p) => ({
+            wallet_name: p.name,
+            wallet_key: p.wallet_key,
+            wallet_app_client: p.app_client,
+            wallet_plan_type: 'balance' as const,
+          })),
         });
       },
     );
 
     api.post(
       '/wallet/contact/add',
-      { schema: { tags, summary: 'Enroll a contact in a wallet (balance 0), by an active staff user', body: jsonSchema(ContactAddBody), response: { 200: jsonSchema(BalanceReply) } } },
+      {
+        schema: {
+          tags,
+          summary: 'Enroll a contact in a wallet (balance 0), by an active staff user',
+          body: jsonSchema(ContactAddBody),
+          response: { 200: jsonSchema(BalanceReply) },
+        },
+      },
       async (request) => {
         const input = parse(ContactAddBody, request.body);
         const member = await enroll(ctx, request.account.id, input);
@@ -67,20 +109,42 @@ export const wallet: Feature = {
 
     api.post(
       '/wallet/contact/get',
-      { schema: { tags, summary: "The wallet's contacts and their balances; phone filters to one", body: jsonSchema(ContactGetBody), response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletContact) })) } } },
+      {
+        schema: {
+          tags,
+          summary: "The wallet's contacts and their balances; phone filters to one",
+          body: jsonSchema(ContactGetBody),
+          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletContact) })) },
+        },
+      },
       async (request) => {
         const input = parse(ContactGetBody, request.body);
         const program = await requireWallet(ctx.db.kysely, request.account.id, input.wallet_key);
-        return ok('wallet_contact_get_01', 'wallet_contacts', { result: (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact) });
+        return ok('wallet_contact_get_01', 'wallet_contacts', {
+          result: (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact),
+        });
       },
     );
 
     api.post(
       '/wallet/balance/update',
-      { schema: { tags, summary: 'Operator movement (no staff user): 0 adds, 1 redeems transaction_amount', body: jsonSchema(BalanceUpdateBody), response: { 200: jsonSchema(BalanceReply) } } },
+      {
+        schema: {
+          tags,
+          summary: 'Operator movement (no staff user): 0 adds, 1 redeems transaction_amount',
+          body: jsonSchema(BalanceUpdateBody),
+          response: { 200: jsonSchema(BalanceReply) },
+        },
+      },
       async (request) => {
         const input = parse(BalanceUpdateBody, request.body);
-        const cents = await move(ctx, request.account.id, { wallet_key: input.wallet_key, phone: input.phone, type: input.transaction_type, cents: input.transaction_amount, staffUserId: null });
+        const cents = await move(ctx, request.account.id, {
+          wallet_key: input.wallet_key,
+          phone: input.phone,
+          type: input.transaction_type,
+          cents: input.transaction_amount,
+          staffUserId: null,
+        });
         return ok('wallet_balance_01', 'balance_updated', { balance: fromCents(cents) });
       },
     );
@@ -90,7 +154,8 @@ export const wallet: Feature = {
       {
         schema: {
           tags,
-          summary: 'A sale by a staff user: 0 adds transaction_amount (required), 1 redeems it (the whole balance when absent)',
+          summary:
+            'A sale by a staff user: 0 adds transaction_amount (required), 1 redeems it (the whole balance when absent)',
           body: jsonSchema(SaleBody),
           response: { 200: jsonSchema(BalanceReply) },
         },
@@ -98,7 +163,13 @@ export const wallet: Feature = {
       async (request) => {
         const input = parse(SaleBody, request.body);
         if (input.transaction_type === ADD && input.transaction_amount === undefined) throw badRequest('wallet_09');
-        const cents = await move(ctx, request.account.id, { wallet_key: input.wallet_key, phone: input.phone, type: input.transaction_type, cents: input.transaction_amount, staffUserId: input.usertool_id });
+        const cents = await move(ctx, request.account.id, {
+          wallet_key: input.wallet_key,
+          phone: input.phone,
+          type: input.transaction_type,
+          cents: input.transaction_amount,
+          staffUserId: input.usertool_id,
+        });
         return ok('wallet_sale_01', 'sale_registered', { balance: fromCents(cents) });
       },
     );

@@ -5,7 +5,17 @@ import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
 import { createList, upsertContact } from '../contacts/store.js';
 import { requireActiveStaff } from '../staff/service.js';
-import { creditMember, debitMember, findMember, findProgram, insertMember, insertMovement, insertProgram, type WalletMember, type WalletProgram } from './store.js';
+import {
+  creditMember,
+  debitMember,
+  findMember,
+  findProgram,
+  insertMember,
+  insertMovement,
+  insertProgram,
+  type WalletMember,
+  type WalletProgram,
+} from './store.js';
 
 /** The panel's read view of the account's programs. */
 export { walletSummaries } from './store.js';
@@ -34,10 +44,22 @@ export const ADD = 0;
 export const REDEEM = 1;
 
 /** Creates a program and the contact list it owns (linked to the tool, so /contacts/* refuses changes to it). */
-export async function createWallet(ctx: BaseContext, accountId: number, name: string, appClient = ''): Promise<WalletProgram> {
+export async function createWallet(
+  ctx: BaseContext,
+  accountId: number,
+  name: string,
+  appClient = '',
+): Promise<WalletProgram> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const list = await createList(trx, { accountId, name: `wallet: ${name}`, linkedTool: 'wallet' });
-    return insertProgram(trx, { account_id: accountId, wallet_key: randomToken(16), name, app_client: appClient, list_id: list.id, created_at: Date.now() });
+    return insertProgram(trx, {
+      account_id: accountId,
+      wallet_key: randomToken(16),
+      name,
+      app_client: appClient,
+      list_id: list.id,
+      created_at: Date.now(),
+    });
   });
 }
 
@@ -53,14 +75,31 @@ async function requireMember(db: Executor, program: WalletProgram, phone: string
   return member;
 }
 
-export async function enroll(ctx: AppContext, accountId: number, input: { wallet_key: string; phone: string; customer_name: string; usertool_id: number }): Promise<WalletMember> {
+export async function enroll(
+  ctx: AppContext,
+  accountId: number,
+  input: { wallet_key: string; phone: string; customer_name: string; usertool_id: number },
+): Promise<WalletMember> {
   const program = await requireWallet(ctx.db.kysely, accountId, input.wallet_key);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     await requireActiveStaff(trx, accountId, input.usertool_id, 'wallet_07');
     if (await findMember(trx, program.id, input.phone)) throw badRequest('wallet_11');
-    const { contact } = await upsertContact(trx, accountId, program.list_id, { country_code: '52', number: `52${input.phone}`, name: input.customer_name });
+    const { contact } = await upsertContact(trx, accountId, program.list_id, {
+      country_code: '52',
+      number: `52${input.phone}`,
+      name: input.customer_name,
+    });
     const now = Date.now();
-    const member = await insertMember(trx, { account_id: accountId, wallet_id: program.id, phone: input.phone, name: input.customer_name, contact_id: contact.id, enrolled_by: input.usertool_id, created_at: now, updated_at: now });
+    const member = await insertMember(trx, {
+      account_id: accountId,
+      wallet_id: program.id,
+      phone: input.phone,
+      name: input.customer_name,
+      contact_id: contact.id,
+      enrolled_by: input.usertool_id,
+      created_at: now,
+      updated_at: now,
+    });
     // A parallel enrolment of the same phone won the UNIQUE index: this one rolls back.
     if (!member) throw badRequest('wallet_11');
     return member;

@@ -20,13 +20,27 @@ export async function listPrograms(db: Executor, accountId: number): Promise<Wal
 }
 
 /** The account's program with that key; another account's program is absent. */
-export async function findProgram(db: Executor, accountId: number, walletKey: string): Promise<WalletProgram | undefined> {
+export async function findProgram(
+  db: Executor,
+  accountId: number,
+  walletKey: string,
+): Promise<WalletProgram | undefined> {
   if (!KEY.test(walletKey)) return undefined;
-  return db.selectFrom('wallet_programs').selectAll().where('wallet_key', '=', walletKey).where('account_id', '=', accountId).executeTakeFirst();
+  return db
+    .selectFrom('wallet_programs')
+    .selectAll()
+    .where('wallet_key', '=', walletKey)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
 }
 
 export async function findMember(db: Executor, walletId: number, phone: string): Promise<WalletMember | undefined> {
-  return db.selectFrom('wallet_members').selectAll().where('wallet_id', '=', walletId).where('phone', '=', phone).executeTakeFirst();
+  return db
+    .selectFrom('wallet_members')
+    .selectAll()
+    .where('wallet_id', '=', walletId)
+    .where('phone', '=', phone)
+    .executeTakeFirst();
 }
 
 export async function listMembers(db: Executor, walletId: number, phone?: string): Promise<WalletMember[]> {
@@ -36,7 +50,10 @@ export async function listMembers(db: Executor, walletId: number, phone?: string
 }
 
 /** Enrolls a member; undefined when the phone is already in the wallet. */
-export async function insertMember(db: Executor, values: Omit<Insertable<WalletMembersTable>, 'id' | 'balance_cents'>): Promise<WalletMember | undefined> {
+export async function insertMember(
+  db: Executor,
+  values: Omit<Insertable<WalletMembersTable>, 'id' | 'balance_cents'>,
+): Promise<WalletMember | undefined> {
   return db
     .insertInto('wallet_members')
     .values(values)
@@ -69,7 +86,10 @@ export async function debitMember(db: Executor, memberId: number, cents: number)
   return row?.balance_cents;
 }
 
-export async function insertMovement(db: Executor, values: Omit<Insertable<WalletMovementsTable>, 'id'>): Promise<void> {
+export async function insertMovement(
+  db: Executor,
+  values: Omit<Insertable<WalletMovementsTable>, 'id'>,
+): Promise<void> {
   await db.insertInto('wallet_movements').values(values).execute();
 }
 
@@ -82,7 +102,13 @@ export async function walletSummaries(db: Executor, accountId: number) {
   return db
     .selectFrom('wallet_programs as w')
     .leftJoin('wallet_members as m', 'm.wallet_id', 'w.id')
-    .select(['w.id', 'w.name', 'w.app_client', (eb) => eb.fn.count<number>('m.id').as('members'), sql<number>`coalesce(sum(m.balance_cents), 0)`.as('cents')])
+    .select([
+      'w.id',
+      'w.name',
+      'w.app_client',
+      (eb) => eb.fn.count<number>('m.id').as('members'),
+      sql<number>`coalesce(sum(m.balance_cents), 0)`.as('cents'),
+    ])
     .where('w.account_id', '=', accountId)
     .groupBy(['w.id', 'w.name', 'w.app_client'])
     .orderBy('w.id')

@@ -24,7 +24,9 @@ function drawStatusChart(el) {
   if (typeof uPlot === 'undefined') return;
   const { days, series, labels, xLabel } = JSON.parse(el.dataset.chart);
   const keys = Object.keys(series);
-  const running = keys.map((_, i) => days.map((_, d) => keys.slice(0, i + 1).reduce((sum, k) => sum + series[k][d], 0)));
+  const running = keys.map((_, i) =>
+    days.map((_, d) => keys.slice(0, i + 1).reduce((sum, k) => sum + series[k][d], 0)),
+  );
   const x = days.map((_, i) => i);
   const order = keys.map((_, i) => i).reverse();
   const bars = uPlot.paths.bars({ size: [0.7, days.length === 1 ? 120 : 40] });
@@ -35,9 +37,17 @@ function drawStatusChart(el) {
     // Without a pointer over the chart, the legend shows the newest day's (or the campaign's) counts.
     hooks: { ready: [(u) => requestAnimationFrame(() => u.setLegend({ idx: days.length - 1 }))] },
     cursor: { points: { show: false } },
-    scales: { x: { time: false, range: [-0.5, days.length - 0.5] }, y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] } },
+    scales: {
+      x: { time: false, range: [-0.5, days.length - 0.5] },
+      y: { range: (_u, _min, max) => [0, Math.max(1, Math.ceil(max * 1.1))] },
+    },
     axes: [
-      { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) && days[t] ? (/^\d{4}-/.test(days[t]) ? days[t].slice(5) : days[t]) : '')) },
+      {
+        values: (_u, ticks) =>
+          ticks.map((t) =>
+            Number.isInteger(t) && days[t] ? (/^\d{4}-/.test(days[t]) ? days[t].slice(5) : days[t]) : '',
+          ),
+      },
       { values: (_u, ticks) => ticks.map((t) => (Number.isInteger(t) ? String(t) : '')) },
     ],
     series: [
@@ -167,11 +177,12 @@ function watchPreview(form) {
       .then((r) => (r.ok ? r.json() : null))
       .then((p) => {
         if (!p || id !== asked) return;
-        counter.textContent = counter.dataset.format
-          .replace('{length}', p.length)
-          .replace('{max}', p.max)
-          .replace('{recipients}', p.recipients)
-          .replace('{cost}', p.cost) + (p.problem ? ` · ${p.problem}` : '');
+        counter.textContent =
+          counter.dataset.format
+            .replace('{length}', p.length)
+            .replace('{max}', p.max)
+            .replace('{recipients}', p.recipients)
+            .replace('{cost}', p.cost) + (p.problem ? ` · ${p.problem}` : '');
         counter.classList.toggle('over', p.length > p.max);
         changed.textContent = p.changed.length ? `${counter.dataset.changed} ${p.changed.join(', ')}` : '';
       });

@@ -12,21 +12,43 @@ import { allLists } from '../../features/lists/service.js';
 import { priceUnits } from '../../messaging/pricing.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { html } from '../html.js';
-import { accountOf, csrfField, field, formatNumber, makeView, registerAction, typed, type Section, type Shared, type View } from '../view.js';
+import {
+  accountOf,
+  csrfField,
+  field,
+  formatNumber,
+  makeView,
+  registerAction,
+  typed,
+  type Section,
+  type Shared,
+  type View,
+} from '../view.js';
 
 /** A contact list's numbers, with their country codes, as /sms/send takes them with find_country_code 1. */
 async function listNumbers(v: View, listKey: string): Promise<string> {
   const db = v.ctx.db.kysely;
   const list = await listOrFail(db, accountOf(v).id, listKey);
-  const rows = await db.selectFrom('contacts').select('number').where('list_id', '=', list.id).orderBy('id').limit(501).execute();
+  const rows = await db
+    .selectFrom('contacts')
+    .select('number')
+    .where('list_id', '=', list.id)
+    .orderBy('id')
+    .limit(501)
+    .execute();
   return rows.map((r) => r.number).join(',');
 }
 
 /** The typed numbers (commas, spaces or lines) as /sms/send's comma-separated list. */
-const typedNumbers = (text: string) => text.split(/[\s,;]+/).filter((n) => n !== '').join(',');
+const typedNumbers = (text: string) =>
+  text
+    .split(/[\s,;]+/)
+    .filter((n) => n !== '')
+    .join(',');
 
 /** A datetime-local value (Mexico City wall time) as /sms/send's date: YYYY-MM-DD HH:MM:SS. */
-const sendDate = (value: string) => (value === '' ? undefined : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value.replace('T', ' ')}:00` : value);
+const sendDate = (value: string) =>
+  value === '' ? undefined : /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(value) ? `${value.replace('T', ' ')}:00` : value;
 
 /**
  * Compose an SMS: the same rules as POST /sms/send (sendSms), to typed
@@ -45,27 +67,44 @@ export function sendPage(scope: FastifyInstance, shared: Shared): Section {
       const lists = await allLists(db, accountOf(v).id);
       const was = (name: string) => typed(shown, name);
       return html`<section class="card narrow-wide">
-  <form method="post" action="/panel/send/submit" data-preview="/panel/send/preview">${csrfField(v)}
-    <label for="numbers">${v.t('numbers')}</label>
-    <textarea id="numbers" name="numbers" rows="3" aria-describedby="numbers-help" spellcheck="false">${was('numbers')}</textarea>
-    <p id="numbers-help" class="help">${v.t('numbers_help')}</p>
-    <label for="list">${v.t('or_list')}</label>
-    <select id="list" name="list"><option value="">${v.t('none')}</option>${lists.map((l) => html`<option value="${l.list_key}"${was('list') === l.list_key ? html` selected` : ''}>${l.agenda_name}</option>`)}</select>
-    <label for="message">${v.t('message')}</label>
-    <textarea id="message" name="message" rows="4" maxlength="2000" required aria-describedby="counter">${was('message')}</textarea>
-    <p class="help" id="counter" role="status" aria-live="polite" data-testid="counter"
-      data-format="${v.t('counter', { length: '{length}', max: '{max}', recipients: '{recipients}', cost: '{cost}' })}"
-      data-changed="${v.t('transliterated_as')}">${v.t('counter', { length: 0, max: MAX_SMS_LENGTH, recipients: 0, cost: 0 })}</p>
-    <p class="help" id="changed" data-testid="transliterated"></p>
-    <label for="name">${v.t('campaign_name')}</label>
-    <input id="name" name="name" maxlength="100" value="${was('name')}">
-    <label for="date">${v.t('schedule')}</label>
-    <input id="date" name="date" type="datetime-local" aria-describedby="date-help" value="${was('date')}">
-    <p id="date-help" class="help">${v.t('schedule_help')}</p>
-    <label><input type="checkbox" name="sandbox" value="1"${was('sandbox') === '1' ? html` checked` : ''}> ${v.t('sandbox_help')}</label>
-    <button type="submit">${v.t('send')}</button>
-  </form>
-</section>`;
+        <form method="post" action="/panel/send/submit" data-preview="/panel/send/preview">
+          ${csrfField(v)}
+          <label for="numbers">${v.t('numbers')}</label>
+          <textarea id="numbers" name="numbers" rows="3" aria-describedby="numbers-help" spellcheck="false">
+${was('numbers')}</textarea>
+          <p id="numbers-help" class="help">${v.t('numbers_help')}</p>
+          <label for="list">${v.t('or_list')}</label>
+          <select id="list" name="list">
+            <option value="">${v.t('none')}</option>
+            ${lists.map((l) => html`<option value="${l.list_key}" ${was('list') === l.list_key ? html` selected` : ''}>${l.agenda_name}</option>`)}
+          </select>
+          <label for="message">${v.t('message')}</label>
+          <textarea id="message" name="message" rows="4" maxlength="2000" required aria-describedby="counter">
+${was('message')}</textarea>
+          <p
+            class="help"
+            id="counter"
+            role="status"
+            aria-live="polite"
+            data-testid="counter"
+            data-format="${v.t('counter', { length: '{length}', max: '{max}', recipients: '{recipients}', cost: '{cost}' })}"
+            data-changed="${v.t('transliterated_as')}"
+          >
+            ${v.t('counter', { length: 0, max: MAX_SMS_LENGTH, recipients: 0, cost: 0 })}
+          </p>
+          <p class="help" id="changed" data-testid="transliterated"></p>
+          <label for="name">${v.t('campaign_name')}</label>
+          <input id="name" name="name" maxlength="100" value="${was('name')}" />
+          <label for="date">${v.t('schedule')}</label>
+          <input id="date" name="date" type="datetime-local" aria-describedby="date-help" value="${was('date')}" />
+          <p id="date-help" class="help">${v.t('schedule_help')}</p>
+          <label
+            ><input type="checkbox" name="sandbox" value="1" ${was('sandbox') === '1' ? html` checked` : ''} />
+            ${v.t('sandbox_help')}</label
+          >
+          <button type="submit">${v.t('send')}</button>
+        </form>
+      </section>`;
     },
   };
 
@@ -74,21 +113,37 @@ export function sendPage(scope: FastifyInstance, shared: Shared): Section {
     const body = (request.body ?? {}) as Record<string, string>;
     const message = field(body, 'message').slice(0, 2000);
     const text = toGsm7(message);
-    const changed = [...new Set([...message].filter((ch) => toGsm7(ch) !== ch))].map((ch) => `${ch} → ${toGsm7(ch) || '∅'}`);
+    const changed = [...new Set([...message].filter((ch) => toGsm7(ch) !== ch))].map(
+      (ch) => `${ch} → ${toGsm7(ch) || '∅'}`,
+    );
     let recipients = 0;
     let problem: string | null = null;
     try {
-      const numbers = field(body, 'list') ? await listNumbers(v, field(body, 'list')) : typedNumbers(field(body, 'numbers'));
+      const numbers = field(body, 'list')
+        ? await listNumbers(v, field(body, 'list'))
+        : typedNumbers(field(body, 'numbers'));
       if (numbers !== '') {
         const rule = channelNumbers(ctx.config, 'sms');
-        recipients = parseRecipients(numbers, { findCountryCode: field(body, 'list') !== '', countryCode: '52', numbers: rule }).length;
+        recipients = parseRecipients(numbers, {
+          findCountryCode: field(body, 'list') !== '',
+          countryCode: '52',
+          numbers: rule,
+        }).length;
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       problem = err.message;
     }
     const unit = await priceUnits(db, accountOf(v).id, 'sms');
-    return { length: gsm7Length(text), max: MAX_SMS_LENGTH, text, changed, recipients, cost: formatNumber(v, toCredits(unit * recipients)), problem };
+    return {
+      length: gsm7Length(text),
+      max: MAX_SMS_LENGTH,
+      text,
+      changed,
+      recipients,
+      cost: formatNumber(v, toCredits(unit * recipients)),
+      problem,
+    };
   });
 
   registerAction(scope, shared, section, 'submit', async (_request, v, body) => {

@@ -31,7 +31,12 @@ export class SimulatedPaymentProvider implements PaymentProvider {
   }
 
   async status(checkoutId: string): Promise<CheckoutStatus> {
-    const row = await this.db.selectFrom('payment_requests').select('status').where('provider', '=', this.name).where('checkout_id', '=', checkoutId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('payment_requests')
+      .select('status')
+      .where('provider', '=', this.name)
+      .where('checkout_id', '=', checkoutId)
+      .executeTakeFirst();
     return row ? row.status : 'unknown';
   }
 }

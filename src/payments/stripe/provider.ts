@@ -42,7 +42,8 @@ export class StripeCheckoutProvider implements PaymentProvider {
       form.set('cancel_url', req.returnUrl);
     }
     const session = await this.call('/v1/checkout/sessions', form, req.requestId);
-    if (typeof session.id !== 'string' || typeof session.url !== 'string') throw new ApiError(502, 'payment_provider_01');
+    if (typeof session.id !== 'string' || typeof session.url !== 'string')
+      throw new ApiError(502, 'payment_provider_01');
     return { checkoutId: session.id, url: session.url };
   }
 
@@ -52,7 +53,12 @@ export class StripeCheckoutProvider implements PaymentProvider {
   }
 
   async status(checkoutId: string): Promise<CheckoutStatus> {
-    const row = await this.db.selectFrom('payment_requests').select('status').where('provider', '=', this.name).where('checkout_id', '=', checkoutId).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('payment_requests')
+      .select('status')
+      .where('provider', '=', this.name)
+      .where('checkout_id', '=', checkoutId)
+      .executeTakeFirst();
     return row ? row.status : 'unknown';
   }
 
@@ -62,7 +68,11 @@ export class StripeCheckoutProvider implements PaymentProvider {
       try {
         const res = await fetch(`${this.settings.apiBase}${path}`, {
           method: 'POST',
-          headers: { authorization: `Bearer ${this.settings.secretKey}`, 'content-type': 'application/x-www-form-urlencoded', 'idempotency-key': idempotencyKey },
+          headers: {
+            authorization: `Bearer ${this.settings.secretKey}`,
+            'content-type': 'application/x-www-form-urlencoded',
+            'idempotency-key': idempotencyKey,
+          },
           body: form.toString(),
           signal: AbortSignal.timeout(10_000),
         });
@@ -70,7 +80,9 @@ export class StripeCheckoutProvider implements PaymentProvider {
         if (res.status !== 429 && res.status < 500) {
           // A 4xx other than 429 is our request or our key: retrying cannot help. Stripe's message names no secret.
           const body = (await res.json().catch(() => ({}))) as { error?: { code?: string } };
-          throw new ApiError(502, 'payment_provider_01', undefined, { provider_error: body.error?.code ?? `http_${res.status}` });
+          throw new ApiError(502, 'payment_provider_01', undefined, {
+            provider_error: body.error?.code ?? `http_${res.status}`,
+          });
         }
         const header = Number(res.headers.get('retry-after'));
         if (Number.isFinite(header) && header > 0) retryAfterMs = header * 1000;

@@ -16,9 +16,12 @@ export async function stripeWebhookRoute(scope: FastifyInstance, ctx: AppContext
     {
       schema: {
         tags: ['payments'],
-        summary: "Stripe's signed webhook (checkout.session.* events); refused unless the Stripe-Signature header verifies",
+        summary:
+          "Stripe's signed webhook (checkout.session.* events); refused unless the Stripe-Signature header verifies",
         security: [],
-        response: { 200: { type: 'object', properties: { received: { type: 'boolean' }, outcome: { type: 'string' } } } },
+        response: {
+          200: { type: 'object', properties: { received: { type: 'boolean' }, outcome: { type: 'string' } } },
+        },
       },
       config: { providerWebhook: true },
     },
@@ -28,7 +31,13 @@ export async function stripeWebhookRoute(scope: FastifyInstance, ctx: AppContext
       if (!settings) throw new ApiError(404, 'not_found');
       const raw = typeof request.body === 'string' ? request.body : '';
       const signature = request.headers['stripe-signature'];
-      const outcome = await handleStripeWebhook(ctx, settings.webhookSecret, raw, typeof signature === 'string' ? signature : undefined, request.ip);
+      const outcome = await handleStripeWebhook(
+        ctx,
+        settings.webhookSecret,
+        raw,
+        typeof signature === 'string' ? signature : undefined,
+        request.ip,
+      );
       return { received: true, outcome };
     },
   );

@@ -26,12 +26,23 @@ export async function saveStripeSettings(ctx: BaseContext, s: StripeSettings): P
 }
 
 export async function loadStripeSettings(ctx: BaseContext): Promise<StripeSettings | undefined> {
-  const row = await ctx.db.kysely.selectFrom('payment_provider_settings').selectAll().where('provider', '=', STRIPE).executeTakeFirst();
+  const row = await ctx.db.kysely
+    .selectFrom('payment_provider_settings')
+    .selectAll()
+    .where('provider', '=', STRIPE)
+    .executeTakeFirst();
   if (!row) return undefined;
-  return { apiBase: row.api_base, secretKey: decrypt(ctx.secrets.keyEncryption, row.secret_key_enc), webhookSecret: decrypt(ctx.secrets.keyEncryption, row.webhook_secret_enc) };
+  return {
+    apiBase: row.api_base,
+    secretKey: decrypt(ctx.secrets.keyEncryption, row.secret_key_enc),
+    webhookSecret: decrypt(ctx.secrets.keyEncryption, row.webhook_secret_enc),
+  };
 }
 
 export async function removeStripeSettings(ctx: BaseContext): Promise<boolean> {
-  const r = await ctx.db.kysely.deleteFrom('payment_provider_settings').where('provider', '=', STRIPE).executeTakeFirst();
+  const r = await ctx.db.kysely
+    .deleteFrom('payment_provider_settings')
+    .where('provider', '=', STRIPE)
+    .executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }

@@ -2,7 +2,13 @@ import { createHmac } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
+import {
+  describeEngines,
+  eventually,
+  startHarness,
+  type Harness,
+  type TestAccount,
+} from '../../../test/helpers/harness.js';
 import { fullSession, startTestStripe, type TestStripe } from '../../../test/helpers/stripe.js';
 import { useConfiguredPaymentProvider } from '../configured.js';
 import { saveStripeSettings } from './settings.js';
@@ -20,7 +26,11 @@ async function accountReceiver() {
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, bodies, close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))) };
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    bodies,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
 }
 
 describe('Stripe-Signature', () => {
@@ -42,21 +52,48 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
   let stripe: TestStripe;
   let hook: Awaited<ReturnType<typeof accountReceiver>>;
   beforeAll(async () => {
-    [h, stripe, hook] = await Promise.all([startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }), startTestStripe(), accountReceiver()]);
-    await saveStripeSettings(h.ctx, { apiBase: stripe.url, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret });
+    [h, stripe, hook] = await Promise.all([
+      startHarness(engine, { env: { WEBHOOK_ALLOW_PRIVATE: 'true' } }),
+      startTestStripe(),
+      accountReceiver(),
+    ]);
+    await saveStripeSettings(h.ctx, {
+      apiBase: stripe.url,
+      secretKey: stripe.secretKey,
+      webhookSecret: stripe.webhookSecret,
+    });
     await useConfiguredPaymentProvider(h.ctx);
   });
   afterAll(async () => {
     await Promise.all([h.close(), stripe.close(), hook.close()]);
   });
 
-  const valid = { number: '5512345678', country_code: '52', template: 'Factura 1024', message: 'Tu enlace de pago', amount: 1234.5 };
-  const send = (a: TestAccount, body: Record<string, unknown> = {}) => h.post('/paymentrequest/send', { ...valid, ...body }, a.apikey);
+  const valid = {
+    number: '5512345678',
+    country_code: '52',
+    template: 'Factura 1024',
+    message: 'Tu enlace de pago',
+    amount: 1234.5,
+  };
+  const send = (a: TestAccount, body: Record<string, unknown> = {}) =>
+    h.post('/paymentrequest/send', { ...valid, ...body }, a.apikey);
   const credit = async (a: TestAccount) => (await h.post('/credits/consult', {}, a.apikey)).body.credit;
-  const row = (requestId: string) => h.ctx.db.kysely.selectFrom('payment_requests').selectAll().where('request_id', '=', requestId).executeTakeFirstOrThrow();
+  const row = (requestId: string) =>
+    h.ctx.db.kysely
+      .selectFrom('payment_requests')
+      .selectAll()
+      .where('request_id', '=', requestId)
+      .executeTakeFirstOrThrow();
   const deliver = (e: { body: string; signature?: string }) =>
-    h.request('POST', '/payments/stripe/webhook', { body: e.body, headers: { 'content-type': 'application/json; charset=utf-8', ...(e.signature ? { 'stripe-signature': e.signature } : {}) } });
-  const webhookRows = (eventId: string) => h.ctx.db.kysely.selectFrom('payment_webhooks').selectAll().where('event_id', '=', eventId).execute();
+    h.request('POST', '/payments/stripe/webhook', {
+      body: e.body,
+      headers: {
+        'content-type': 'application/json; charset=utf-8',
+        ...(e.signature ? { 'stripe-signature': e.signature } : {}),
+      },
+    });
+  const webhookRows = (eventId: string) =>
+    h.ctx.db.kysely.selectFrom('payment_webhooks').selectAll().where('event_id', '=', eventId).execute();
 
   it('opens a Checkout session for amount and currency, the short link leads to it, and the signed webhook marks it paid once', async () => {
     const a = await h.createAccount(5);
@@ -84,19 +121,50 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     expect(await page.text()).toContain('Factura 1024');
 
     // Stripe retries deliveries: five copies of one event at once apply once.
-    const paidEvent = stripe.signedEvent('checkout.session.completed', { ...session, status: 'complete', payment_status: 'paid', payment_intent: 'pi_test_1' });
+    const paidEvent = stripe.signedEvent('checkout.session.completed', {
+      ...session,
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: 'pi_test_1',
+    });
     const answers = await Promise.all(Array.from({ length: 5 }, () => deliver(paidEvent)));
     expect(answers.map((x) => x.status)).toEqual([200, 200, 200, 200, 200]);
-    expect(answers.map((x) => x.body.outcome).sort()).toEqual(['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
-    expect((await webhookRows(paidEvent.id)).map((w) => w.outcome).sort()).toEqual(['applied', 'duplicate', 'duplicate', 'duplicate', 'duplicate']);
+    expect(answers.map((x) => x.body.outcome).sort()).toEqual([
+      'applied',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+    ]);
+    expect((await webhookRows(paidEvent.id)).map((w) => w.outcome).sort()).toEqual([
+      'applied',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+      'duplicate',
+    ]);
 
-    expect((await h.post('/paymentrequest/get', { request_id: r.body.request_id }, a.apikey)).body).toMatchObject({ payment_status: 'paid', paid_amount: 1234.5 });
+    expect((await h.post('/paymentrequest/get', { request_id: r.body.request_id }, a.apikey)).body).toMatchObject({
+      payment_status: 'paid',
+      paid_amount: 1234.5,
+    });
     expect(await row(r.body.request_id)).toMatchObject({ provider_ref: 'pi_test_1' });
-    const events = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).where('reference', '=', r.body.reference).execute();
+    const events = await h.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('account_id', '=', a.id)
+      .where('reference', '=', r.body.reference)
+      .execute();
     const paymentEvents = events.filter((e) => JSON.parse(e.payload).payment_status === 'paid');
     expect(paymentEvents).toHaveLength(1);
     const received = await eventually(async () => hook.bodies.find((b) => b.includes(r.body.request_id)), 15_000);
-    expect(Object.fromEntries(new URLSearchParams(received))).toMatchObject({ type: 'confirmation', reference: r.body.reference, payment_status: 'paid', paid_amount: '1234.5', currency: 'MXN' });
+    expect(Object.fromEntries(new URLSearchParams(received))).toMatchObject({
+      type: 'confirmation',
+      reference: r.body.reference,
+      payment_status: 'paid',
+      paid_amount: '1234.5',
+      currency: 'MXN',
+    });
 
     // A paid request's link shows our page, no longer the checkout.
     expect((await h.get(new URL(r.body.payment_url).pathname)).status).toBe(200);
@@ -107,7 +175,10 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     const a = await h.createAccount(5);
     const r = await send(a);
     const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id!)!;
-    const paid = stripe.signedEvent('checkout.session.completed', fullSession({ ...session, status: 'complete', payment_status: 'paid', payment_intent: 'pi_test_full_1' }));
+    const paid = stripe.signedEvent(
+      'checkout.session.completed',
+      fullSession({ ...session, status: 'complete', payment_status: 'paid', payment_intent: 'pi_test_full_1' }),
+    );
     expect(Buffer.byteLength(paid.body)).toBeGreaterThan(4096);
     const answer = await deliver(paid);
     expect([answer.status, answer.body.outcome]).toEqual([200, 'applied']);
@@ -128,14 +199,21 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
       expect(JSON.stringify(answer.body)).not.toContain(stripe.webhookSecret);
     }
     // Counted with the other refused provider webhooks (`carriers rejections`), not one row each.
-    const refused = await h.ctx.db.kysely.selectFrom('provider_rejections').select(['reason', 'attempts']).where('carrier', '=', 'stripe').orderBy('id').execute();
+    const refused = await h.ctx.db.kysely
+      .selectFrom('provider_rejections')
+      .select(['reason', 'attempts'])
+      .where('carrier', '=', 'stripe')
+      .orderBy('id')
+      .execute();
     expect(refused).toEqual([
       { reason: 'missing_signature', attempts: 1 },
       { reason: 'bad_signature', attempts: 1 },
       { reason: 'stale_timestamp', attempts: 1 },
       { reason: 'malformed_signature', attempts: 1 },
     ]);
-    expect(await h.ctx.db.kysely.selectFrom('payment_webhooks').select('id').where('outcome', '=', 'refused').execute()).toEqual([]);
+    expect(
+      await h.ctx.db.kysely.selectFrom('payment_webhooks').select('id').where('outcome', '=', 'refused').execute(),
+    ).toEqual([]);
     expect((await row(r.body.request_id)).status).toBe('pending');
   });
 
@@ -143,7 +221,9 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     const a = await h.createAccount(5);
     const r = await send(a);
     const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id)!;
-    expect((await deliver(stripe.signedEvent('checkout.session.expired', { ...session, status: 'expired' }))).body.outcome).toBe('applied');
+    expect(
+      (await deliver(stripe.signedEvent('checkout.session.expired', { ...session, status: 'expired' }))).body.outcome,
+    ).toBe('applied');
     expect(await row(r.body.request_id)).toMatchObject({ status: 'pending', checkout_closed_reason: 'expired' });
     const page = await h.get(new URL(r.body.payment_url).pathname);
     expect(page.status).toBe(200);
@@ -165,7 +245,9 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     expect(refused.status).toBe(503);
     expect(refused.body).toMatchObject({ success: false, code: 'payment_provider_02' });
     expect(await credit(a)).toBe(4);
-    expect(await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', a.id).execute()).toHaveLength(1);
+    expect(
+      await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', a.id).execute(),
+    ).toHaveLength(1);
   });
 
   it('a delayed payment method: completed while unpaid leaves the request pending; async_payment_succeeded marks it paid once', async () => {
@@ -173,14 +255,32 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     const r = await send(a);
     const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id)!;
     // OXXO: the voucher is issued, the session completes, the money comes days later.
-    const completed = stripe.signedEvent('checkout.session.completed', { ...session, status: 'complete', payment_status: 'unpaid' });
+    const completed = stripe.signedEvent('checkout.session.completed', {
+      ...session,
+      status: 'complete',
+      payment_status: 'unpaid',
+    });
     expect((await deliver(completed)).body.outcome).toBe('applied');
     expect(await row(r.body.request_id)).toMatchObject({ status: 'pending', checkout_closed_at: null });
-    const succeeded = stripe.signedEvent('checkout.session.async_payment_succeeded', { ...session, status: 'complete', payment_status: 'paid', payment_intent: 'pi_oxxo_1' });
+    const succeeded = stripe.signedEvent('checkout.session.async_payment_succeeded', {
+      ...session,
+      status: 'complete',
+      payment_status: 'paid',
+      payment_intent: 'pi_oxxo_1',
+    });
     const answers = await Promise.all([deliver(succeeded), deliver(succeeded), deliver(succeeded)]);
     expect(answers.map((x) => x.body.outcome).sort()).toEqual(['applied', 'duplicate', 'duplicate']);
-    expect(await row(r.body.request_id)).toMatchObject({ status: 'paid', provider_ref: 'pi_oxxo_1', paid_amount_cents: 123450 });
-    const events = await h.ctx.db.kysely.selectFrom('events').selectAll().where('account_id', '=', a.id).where('reference', '=', r.body.reference).execute();
+    expect(await row(r.body.request_id)).toMatchObject({
+      status: 'paid',
+      provider_ref: 'pi_oxxo_1',
+      paid_amount_cents: 123450,
+    });
+    const events = await h.ctx.db.kysely
+      .selectFrom('events')
+      .selectAll()
+      .where('account_id', '=', a.id)
+      .where('reference', '=', r.body.reference)
+      .execute();
     expect(events.filter((e) => JSON.parse(e.payload).payment_status === 'paid')).toHaveLength(1);
   });
 
@@ -188,13 +288,35 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     const a = await h.createAccount(5);
     const r = await send(a);
     const session = stripe.sessions.get((await row(r.body.request_id)).checkout_id)!;
-    expect((await deliver(stripe.signedEvent('checkout.session.completed', { ...session, status: 'complete', payment_status: 'unpaid' }))).body.outcome).toBe('applied');
-    expect((await deliver(stripe.signedEvent('checkout.session.async_payment_failed', { ...session, status: 'complete', payment_status: 'unpaid' }))).body.outcome).toBe('applied');
+    expect(
+      (
+        await deliver(
+          stripe.signedEvent('checkout.session.completed', {
+            ...session,
+            status: 'complete',
+            payment_status: 'unpaid',
+          }),
+        )
+      ).body.outcome,
+    ).toBe('applied');
+    expect(
+      (
+        await deliver(
+          stripe.signedEvent('checkout.session.async_payment_failed', {
+            ...session,
+            status: 'complete',
+            payment_status: 'unpaid',
+          }),
+        )
+      ).body.outcome,
+    ).toBe('applied');
     expect(await row(r.body.request_id)).toMatchObject({ status: 'pending', checkout_closed_reason: 'payment_failed' });
     const page = await h.get(new URL(r.body.payment_url).pathname);
     expect(page.status).toBe(200);
     expect(page.body).toContain('El pago no se completó');
-    expect((await h.post('/paymentrequest/get', { request_id: r.body.request_id }, a.apikey)).body.payment_status).not.toBe('paid');
+    expect(
+      (await h.post('/paymentrequest/get', { request_id: r.body.request_id }, a.apikey)).body.payment_status,
+    ).not.toBe('paid');
   });
 
   it('an answer lost after Stripe created the session is retried with the same idempotency key: one session, one SMS, charged once', async () => {
@@ -216,12 +338,20 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
     const a = await h.createAccount(5);
     const messages = () => h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute();
     try {
-      await saveStripeSettings(h.ctx, { apiBase: stripe.url, secretKey: 'sk_test_not_the_right_key', webhookSecret: stripe.webhookSecret });
+      await saveStripeSettings(h.ctx, {
+        apiBase: stripe.url,
+        secretKey: 'sk_test_not_the_right_key',
+        webhookSecret: stripe.webhookSecret,
+      });
       await useConfiguredPaymentProvider(h.ctx);
       const before = stripe.creations.length;
       const refused = await send(a);
       expect(refused.status).toBe(502);
-      expect(refused.body).toMatchObject({ success: false, code: 'payment_provider_01', provider_error: 'api_key_invalid' });
+      expect(refused.body).toMatchObject({
+        success: false,
+        code: 'payment_provider_01',
+        provider_error: 'api_key_invalid',
+      });
       expect(JSON.stringify(refused.body)).not.toContain('sk_test_not_the_right_key');
       expect(stripe.creations.slice(before).map((c) => c.answered)).toEqual([401]);
 
@@ -230,18 +360,28 @@ describeEngines('payment links through Stripe Checkout', (engine) => {
       await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
       const port = (closed.address() as AddressInfo).port;
       await new Promise<void>((resolve) => closed.close(() => resolve()));
-      await saveStripeSettings(h.ctx, { apiBase: `http://127.0.0.1:${port}`, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret });
+      await saveStripeSettings(h.ctx, {
+        apiBase: `http://127.0.0.1:${port}`,
+        secretKey: stripe.secretKey,
+        webhookSecret: stripe.webhookSecret,
+      });
       await useConfiguredPaymentProvider(h.ctx);
       const down = await send(a);
       expect(down.status).toBe(503);
       expect(down.body).toMatchObject({ success: false, code: 'payment_provider_02' });
     } finally {
-      await saveStripeSettings(h.ctx, { apiBase: stripe.url, secretKey: stripe.secretKey, webhookSecret: stripe.webhookSecret });
+      await saveStripeSettings(h.ctx, {
+        apiBase: stripe.url,
+        secretKey: stripe.secretKey,
+        webhookSecret: stripe.webhookSecret,
+      });
       await useConfiguredPaymentProvider(h.ctx);
     }
     expect(await credit(a)).toBe(5);
     expect(await messages()).toEqual([]);
-    expect(await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', a.id).execute()).toEqual([]);
+    expect(
+      await h.ctx.db.kysely.selectFrom('payment_requests').select('id').where('account_id', '=', a.id).execute(),
+    ).toEqual([]);
     // Working again: the next send goes through.
     expect((await send(a)).body.code).toBe('sms_11');
   });

@@ -15,7 +15,12 @@ export const TOLERANCE_SECONDS = 300;
  * `t=<unix seconds>,v1=<hex>[,v1=…]`, v1 = HMAC-SHA256(secret, `${t}.${raw body}`),
  * compared in constant time; t within the tolerance. Returns why it fails, or null.
  */
-export function signatureProblem(header: string | undefined, raw: string, secret: string, nowMs = Date.now()): string | null {
+export function signatureProblem(
+  header: string | undefined,
+  raw: string,
+  secret: string,
+  nowMs = Date.now(),
+): string | null {
   if (!header) return 'missing_signature';
   const parts = header.split(',').map((p) => p.trim().split('='));
   const t = parts.find(([k]) => k === 't')?.[1];
@@ -30,13 +35,28 @@ export function signatureProblem(header: string | undefined, raw: string, secret
 interface StripeEvent {
   id: string;
   type: string;
-  data: { object: { id?: string; object?: string; payment_status?: string; amount_total?: number; payment_intent?: string | null } };
+  data: {
+    object: {
+      id?: string;
+      object?: string;
+      payment_status?: string;
+      amount_total?: number;
+      payment_intent?: string | null;
+    };
+  };
 }
 
 function asEvent(raw: string): StripeEvent | undefined {
   try {
     const e = JSON.parse(raw);
-    if (typeof e?.id === 'string' && e.id.length <= 255 && typeof e.type === 'string' && typeof e.data?.object === 'object' && e.data.object) return e;
+    if (
+      typeof e?.id === 'string' &&
+      e.id.length <= 255 &&
+      typeof e.type === 'string' &&
+      typeof e.data?.object === 'object' &&
+      e.data.object
+    )
+      return e;
   } catch {
     /* not JSON */
   }
@@ -45,16 +65,31 @@ function asEvent(raw: string): StripeEvent | undefined {
 
 type Outcome = 'applied' | 'duplicate' | 'ignored';
 
-async function note(ctx: AppContext, outcome: Outcome, fields: { eventId?: string; type?: string; reason?: string; remote?: string }): Promise<void> {
+async function note(
+  ctx: AppContext,
+  outcome: Outcome,
+  fields: { eventId?: string; type?: string; reason?: string; remote?: string },
+): Promise<void> {
   await ctx.db.kysely
     .insertInto('payment_webhooks')
-    .values({ provider: STRIPE, event_id: fields.eventId ?? null, event_type: fields.type?.slice(0, 100) ?? null, outcome, reason: fields.reason ?? null, remote_address: fields.remote ?? null, received_at: Date.now() })
+    .values({
+      provider: STRIPE,
+      event_id: fields.eventId ?? null,
+      event_type: fields.type?.slice(0, 100) ?? null,
+      outcome,
+      reason: fields.reason ?? null,
+      remote_address: fields.remote ?? null,
+      received_at: Date.now(),
+    })
     .execute();
 }
 
 /** Session events: what each does to the payment request (README, "Payments through Stripe Checkout"). */
 const PAID = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
-const CLOSED: Record<string, string> = { 'checkout.session.expired': 'expired', 'checkout.session.async_payment_failed': 'payment_failed' };
+const CLOSED: Record<string, string> = {
+  'checkout.session.expired': 'expired',
+  'checkout.session.async_payment_failed': 'payment_failed',
+};
 
 /**
  * One webhook POST. Unsigned, wrongly signed or stale ones are refused (400)
@@ -63,7 +98,13 @@ const CLOSED: Record<string, string> = { 'checkout.session.expired': 'expired', 
  * record and its effects share one transaction, and its unique index makes
  * parallel deliveries of one event apply once.
  */
-export async function handleStripeWebhook(ctx: AppContext, webhookSecret: string, raw: string, signature: string | undefined, remote: string): Promise<Outcome> {
+export async function handleStripeWebhook(
+  ctx: AppContext,
+  webhookSecret: string,
+  raw: string,
+  signature: string | undefined,
+  remote: string,
+): Promise<Outcome> {
   const problem = signatureProblem(signature, raw, webhookSecret);
   const event = problem ? undefined : asEvent(raw);
   if (problem || !event) {
@@ -72,7 +113,10 @@ export async function handleStripeWebhook(ctx: AppContext, webhookSecret: string
     throw new ApiError(400, 'payment_webhook_01');
   }
   const session = event.data.object;
-  const relevant = session.object === 'checkout.session' && typeof session.id === 'string' && (PAID.has(event.type) || event.type in CLOSED);
+  const relevant =
+    session.object === 'checkout.session' &&
+    typeof session.id === 'string' &&
+    (PAID.has(event.type) || event.type in CLOSED);
   if (!relevant) {
     await note(ctx, 'ignored', { eventId: event.id, type: event.type, remote });
     return 'ignored';
@@ -81,15 +125,33 @@ export async function handleStripeWebhook(ctx: AppContext, webhookSecret: string
     await ctx.db.kysely.transaction().execute(async (trx) => {
       await trx
         .insertInto('payment_webhooks')
-        .values({ provider: STRIPE, event_id: event.id, event_type: event.type, outcome: 'applied', reason: null, remote_address: remote, received_at: Date.now() })
+        .values({
+          provider: STRIPE,
+          event_id: event.id,
+          event_type: event.type,
+          outcome: 'applied',
+          reason: null,
+          remote_address: remote,
+          received_at: Date.now(),
+        })
         .execute();
-      const request = await trx.selectFrom('payment_requests').selectAll().where('provider', '=', STRIPE).where('checkout_id', '=', session.id!).executeTakeFirst();
+      const request = await trx
+        .selectFrom('payment_requests')
+        .selectAll()
+        .where('provider', '=', STRIPE)
+        .where('checkout_id', '=', session.id!)
+        .executeTakeFirst();
       if (!request) return;
       if (PAID.has(event.type)) {
         // checkout.session.completed of a delayed method (OXXO, SPEI) arrives unpaid; async_payment_succeeded follows.
         if (session.payment_status !== 'paid') return;
         const cents = Number.isSafeInteger(session.amount_total) ? session.amount_total! : (request.amount_cents ?? 0);
-        await recordPayment(trx, request.id, cents, typeof session.payment_intent === 'string' ? session.payment_intent : session.id!);
+        await recordPayment(
+          trx,
+          request.id,
+          cents,
+          typeof session.payment_intent === 'string' ? session.payment_intent : session.id!,
+        );
       } else {
         await trx
           .updateTable('payment_requests')
