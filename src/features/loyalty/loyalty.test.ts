@@ -1,11 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
+import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { loyaltyShops } from '../../../test/helpers/loyalty.js';
 import { loyaltyCommands } from './cli.js';
 import { createLoyalty } from './service.js';
 import { listMovements } from './store.js';
 import { runCommands } from '../../../test/helpers/cli.js';
-
-let staffCounter = 0;
 
 describeEngines('loyalty programs', (engine) => {
   let h: Harness;
@@ -14,47 +13,7 @@ describeEngines('loyalty programs', (engine) => {
   });
   afterAll(() => h.close());
 
-  async function addStaff(account: TestAccount): Promise<number> {
-    const n = ++staffCounter;
-    const r = await h.post(
-      '/employee/add',
-      {
-        type: 'gerente',
-        employee_name: `Gerente ${n}`,
-        business_name: 'Norte',
-        number: String(5540000000 + n),
-        password: `clave-${n}`,
-      },
-      account.apikey,
-    );
-    expect(r.body.code).toBe('toolusers_01');
-    return r.body.collaboratorId;
-  }
-
-  /** An account with one active staff user and a program of `stamps` stamps with one enrolled phone. */
-  async function enrolled(stamps = 3, phone = '5512345678') {
-    const account = await h.createAccount();
-    const staffId = await addStaff(account);
-    const program = await createLoyalty(h.ctx, account.id, 'Café', stamps);
-    const s = { account, apikey: account.apikey, staffId, key: program.loyalty_key, program, phone };
-    const r = await h.post(
-      '/loyalty/contact/add',
-      { loyalty_key: s.key, phone, customer_name: 'Carla', usertool_id: staffId },
-      s.apikey,
-    );
-    expect(r.body.code).toBe('loyalty_sale_01');
-    return s;
-  }
-
-  let shared: Awaited<ReturnType<typeof enrolled>> | undefined;
-  const sharedShop = async () => (shared ??= await enrolled(3, '5544443333'));
-
-  const cardOf = async (s: { apikey: string; key: string; phone: string }) =>
-    (await h.post('/loyalty/contact/get', { loyalty_key: s.key, phone: s.phone }, s.apikey)).body.result[0];
-  const stamp = (s: { apikey: string; key: string; phone: string; staffId: number }) =>
-    h.post('/loyalty/sale', { loyalty_key: s.key, phone: s.phone, usertool_id: s.staffId }, s.apikey);
-  const redeem = (s: { apikey: string; key: string; phone: string; staffId: number }) =>
-    h.post('/loyalty/redeem', { loyalty_key: s.key, phone: s.phone, usertool_id: s.staffId }, s.apikey);
+  const { addStaff, enrolled, cardOf, stamp } = loyaltyShops(() => h);
 
   it('lists the programs of the account with loyalty_get_01', async () => {
     const s = await enrolled(8);
@@ -190,70 +149,6 @@ describeEngines('loyalty programs', (engine) => {
     }
   });
 
-  it('refuses a phone already enrolled, also under parallel requests', async () => {
-    const s = await enrolled();
-    expect(
-      (
-        await h.post(
-          '/loyalty/contact/add',
-          { loyalty_key: s.key, phone: s.phone, customer_name: 'Otra', usertool_id: s.staffId },
-          s.apikey,
-        )
-      ).body,
-    ).toMatchObject({ status: 400, code: 'loyalty_11' });
-    const replies = await Promise.all(
-      Array.from({ length: 5 }, () =>
-        h.post(
-          '/loyalty/contact/add',
-          { loyalty_key: s.key, phone: '5587654321', customer_name: 'Par', usertool_id: s.staffId },
-          s.apikey,
-        ),
-      ),
-    );
-    expect(replies.filter((r) => r.body.code === 'loyalty_sale_01')).toHaveLength(1);
-    expect(replies.filter((r) => r.body.code === 'loyalty_11')).toHaveLength(4);
-  });
-
-  it.each([
-    [{ loyalty_key: undefined }, 'loyalty_02'],
-    [{ loyalty_key: 'nope' }, 'loyalty_03'],
-    [{ loyalty_key: { $ne: null } }, 'loyalty_02'],
-    [{ phone: undefined }, 'loyalty_04'],
-    [{ phone: '12345678901' }, 'loyalty_04'],
-    [{ customer_name: undefined }, 'loyalty_05'],
-    [{ customer_name: '\u0007bell' }, 'loyalty_05'],
-    [{ usertool_id: undefined }, 'loyalty_06'],
-    [{ usertool_id: -3 }, 'loyalty_06'],
-    [{ usertool_id: 1.5 }, 'loyalty_06'],
-    [{ usertool_id: 424242 }, 'loyalty_07'],
-  ])('contact/add refuses %j with %s', async (over, code) => {
-    const s = await sharedShop();
-    const r = await h.post(
-      '/loyalty/contact/add',
-      { loyalty_key: s.key, phone: '5512345679', customer_name: 'Carla', usertool_id: s.staffId, ...over },
-      s.apikey,
-    );
-    expect(r.status).toBe(400);
-    expect(r.body).toMatchObject({ success: false, code });
-  });
-
-  it.each([
-    [{ loyalty_key: undefined }, 'loyalty_02'],
-    [{ loyalty_key: 'nope' }, 'loyalty_03'],
-    [{ phone: 'abc' }, 'loyalty_04'],
-    [{ phone: '5599999999' }, 'loyalty_10'],
-    [{ usertool_id: undefined }, 'loyalty_06'],
-    [{ usertool_id: 424242 }, 'loyalty_07'],
-  ])('sale and redeem refuse %j with %s', async (over, code) => {
-    const s = await sharedShop();
-    for (const path of ['/loyalty/sale', '/loyalty/redeem']) {
-      const r = await h.post(path, { loyalty_key: s.key, phone: s.phone, usertool_id: s.staffId, ...over }, s.apikey);
-      expect(r.status).toBe(400);
-      expect(r.body).toMatchObject({ success: false, code });
-    }
-    expect(await cardOf(s)).toMatchObject({ contact_current_stamps: 0, contact_total_loyalty_completes: 0 });
-  });
-
   it('adds one stamp per sale; the Nth completes the card, earns a reward and starts a new card', async () => {
     const s = await enrolled(3);
     expect((await stamp(s)).body).toEqual({
@@ -309,96 +204,6 @@ describeEngines('loyalty programs', (engine) => {
       contact_total_loyalty_completes: 2,
       contact_current_redeem: 2,
     });
-  });
-
-  it('counts every stamp of parallel sales exactly', async () => {
-    const s = await enrolled(3);
-    const replies = await Promise.all(Array.from({ length: 10 }, () => stamp(s)));
-    expect(replies.every((r) => r.body.code === 'loyalty_sale_01')).toBe(true);
-    expect(replies.filter((r) => r.body.card_completed)).toHaveLength(3);
-    expect(await cardOf(s)).toMatchObject({
-      contact_current_stamps: 1,
-      contact_total_loyalty_completes: 3,
-      contact_current_redeem: 3,
-    });
-  });
-
-  it('redeems an earned reward once, never more than earned, also in parallel', async () => {
-    const s = await enrolled(2);
-    expect((await redeem(s)).body).toMatchObject({ status: 400, code: 'loyalty_12' });
-    for (let i = 0; i < 4; i++) await stamp(s);
-    expect(await cardOf(s)).toMatchObject({ contact_current_redeem: 2 });
-    const replies = await Promise.all(Array.from({ length: 6 }, () => redeem(s)));
-    expect(replies.filter((r) => r.body.code === 'loyalty_redeem_01')).toHaveLength(2);
-    expect(replies.filter((r) => r.body.code === 'loyalty_12')).toHaveLength(4);
-    expect(replies.find((r) => r.body.code === 'loyalty_redeem_01')!.body).toMatchObject({
-      success: true,
-      message: 'reward_redeemed',
-      status: 200,
-    });
-    expect(await cardOf(s)).toMatchObject({ contact_current_redeem: 0, contact_total_loyalty_completes: 2 });
-    const member = await h.ctx.db.kysely
-      .selectFrom('loyalty_members')
-      .selectAll()
-      .where('program_id', '=', s.program.id)
-      .executeTakeFirstOrThrow();
-    expect(member.rewards_redeemed).toBe(2);
-    expect((await listMovements(h.ctx.db.kysely, member.id)).filter((m) => m.kind === 'redeem')).toHaveLength(2);
-  });
-
-  it('refuses sales and redeems by a disabled staff user', async () => {
-    const s = await enrolled(1);
-    await stamp(s);
-    const number = (await h.post('/toolusers/get', {}, s.apikey)).body.result[0].usertool_number;
-    await h.post('/employee/disable', { number }, s.apikey);
-    expect((await stamp(s)).body.code).toBe('loyalty_07');
-    expect((await redeem(s)).body.code).toBe('loyalty_07');
-    expect(await cardOf(s)).toMatchObject({ contact_total_loyalty_completes: 1, contact_current_redeem: 1 });
-  });
-
-  it("treats another account's program key as absent and refuses its staff", async () => {
-    const s = await enrolled(1);
-    const intruder = await h.createAccount();
-    const intruderStaff = await addStaff(intruder);
-    const calls: Array<[string, Record<string, unknown>]> = [
-      [
-        '/loyalty/contact/add',
-        { loyalty_key: s.key, phone: '5599990000', customer_name: 'X', usertool_id: intruderStaff },
-      ],
-      ['/loyalty/contact/get', { loyalty_key: s.key }],
-      ['/loyalty/sale', { loyalty_key: s.key, phone: s.phone, usertool_id: intruderStaff }],
-      ['/loyalty/redeem', { loyalty_key: s.key, phone: s.phone, usertool_id: intruderStaff }],
-    ];
-    for (const [path, body] of calls)
-      expect((await h.post(path, body, intruder.apikey)).body).toMatchObject({ status: 400, code: 'loyalty_03' });
-    // The owner's key with the intruder's staff user is refused too.
-    expect(
-      (await h.post('/loyalty/sale', { loyalty_key: s.key, phone: s.phone, usertool_id: intruderStaff }, s.apikey)).body
-        .code,
-    ).toBe('loyalty_07');
-    expect(await cardOf(s)).toMatchObject({ contact_current_stamps: 0, contact_total_loyalty_completes: 0 });
-  });
-
-  it('never answers 500 to hostile bodies', async () => {
-    const s = await sharedShop();
-    const bodies: unknown[] = [
-      [],
-      { loyalty_key: ['a'] },
-      { loyalty_key: s.key, phone: [5544443333], usertool_id: '1e400' },
-      { loyalty_key: 'k'.repeat(100_000) },
-    ];
-    for (const path of ['/loyalty/contact/add', '/loyalty/contact/get', '/loyalty/sale', '/loyalty/redeem']) {
-      for (const body of bodies) {
-        const r = await h.post(path, body, s.apikey);
-        expect(r.status).toBe(400);
-      }
-      const form = await h.request('POST', path, {
-        apikey: s.apikey,
-        form: { loyalty_key: s.key, phone: '5544443333', usertool_id: String(s.staffId), customer_name: 'F' },
-      });
-      expect(form.status).toBeLessThan(500);
-    }
-    expect((await h.post('/loyalty/get', {})).status).toBe(401);
   });
 
   it('CLI loyalty add prints loyalty_key and loyalty_name; --stamps defaults to 10', async () => {
