@@ -16,7 +16,7 @@ import { csvCell } from '../csv.js';
 import { html } from '../html.js';
 import { groupOf, STATUS_GROUPS, type StatusGroup } from '../stats.js';
 import { accountOf, formatNumber, makeView, refuse, sendPage, type Section, type Shared, type View } from '../view.js';
-import { statusChart } from './overview.js';
+import { campaignTable, statusChart } from './overview.js';
 
 const PAGE = 50;
 /** A period's export covers at most a year: beyond it, export several. */
@@ -65,33 +65,7 @@ export function campaignsPage(scope: FastifyInstance, shared: Shared): Section {
           </button>
         </form>
         <p class="help">${v.t('export_help')}</p>
-        ${
-          campaigns.length === 0
-            ? html`<p>${v.t('no_campaigns')}</p>`
-            : html`<div class="scroll">
-                <table class="stack" data-testid="campaigns">
-                  <thead>
-                    <tr>
-                      <th scope="col">${v.t('name')}</th>
-                      <th scope="col">${v.t('created')}</th>
-                      <th scope="col">${v.t('channel')}</th>
-                      <th scope="col">${v.t('status')}</th>
-                    </tr>
-                  </thead>
-                  <tbody>
-                    ${campaigns.map(
-                      (c) =>
-                        html`<tr>
-                          <td><a href="/panel/campaigns/${c.id}">${c.name}</a></td>
-                          <td>${c.create_date}</td>
-                          <td>${c.type}</td>
-                          <td>${c.status}</td>
-                        </tr>`,
-                    )}
-                  </tbody>
-                </table>
-              </div>`
-        }
+        ${campaignTable(v, campaigns, 'campaigns')}
       </section>`;
     },
   };

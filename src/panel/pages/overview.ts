@@ -1,5 +1,5 @@
-import { html } from '../html.js';
-import { listCampaigns } from '../../features/campaigns/service.js';
+import { html, type Html } from '../html.js';
+import { listCampaigns, type CampaignItem } from '../../features/campaigns/service.js';
 import { dailyStatusCounts, messageTotals, STATUS_GROUPS } from '../stats.js';
 import { accountOf, formatNumber, type Section, type Shared, type View } from '../view.js';
 
@@ -41,36 +41,38 @@ export function overviewPage(_scope: unknown, shared: Shared): Section {
         </section>
         <section class="card">
           <h2>${v.t('newest_campaigns')}</h2>
-          ${
-            campaigns.length === 0
-              ? html`<p>${v.t('no_campaigns')}</p>`
-              : html`<div class="scroll">
-                  <table class="stack">
-                    <thead>
-                      <tr>
-                        <th scope="col">${v.t('name')}</th>
-                        <th scope="col">${v.t('created')}</th>
-                        <th scope="col">${v.t('channel')}</th>
-                        <th scope="col">${v.t('status')}</th>
-                      </tr>
-                    </thead>
-                    <tbody>
-                      ${campaigns.map(
-                        (c) =>
-                          html`<tr>
-                            <td><a href="/panel/campaigns/${c.id}">${c.name}</a></td>
-                            <td>${c.create_date}</td>
-                            <td>${c.type}</td>
-                            <td>${c.status}</td>
-                          </tr>`,
-                      )}
-                    </tbody>
-                  </table>
-                </div>`
-          }
+          ${campaignTable(v, campaigns)}
         </section>`;
     },
   };
+}
+
+/** The campaigns as a table (the overview's newest, the Campaigns page's filtered list), or a line saying there are none. */
+export function campaignTable(v: View, campaigns: CampaignItem[], testId?: string): Html {
+  if (campaigns.length === 0) return html`<p>${v.t('no_campaigns')}</p>`;
+  return html`<div class="scroll">
+    <table class="stack" ${testId ? html`data-testid="${testId}"` : ''}>
+      <thead>
+        <tr>
+          <th scope="col">${v.t('name')}</th>
+          <th scope="col">${v.t('created')}</th>
+          <th scope="col">${v.t('channel')}</th>
+          <th scope="col">${v.t('status')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${campaigns.map(
+          (c) =>
+            html`<tr>
+              <td><a href="/panel/campaigns/${c.id}">${c.name}</a></td>
+              <td>${c.create_date}</td>
+              <td>${c.type}</td>
+              <td>${c.status}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
 }
 
 /**
