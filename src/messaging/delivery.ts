@@ -3,6 +3,8 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { recordEvents, type NewEvent } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
+import { countMessages, observeReceipt, pipelineMetrics } from './metrics.js';
+import type { Channel } from './types.js';
 
 export interface DeliveryReport {
   messageId: number;
@@ -47,16 +49,17 @@ const validStatus = (code: number) => (Number.isInteger(code) && code >= 0 && co
  */
 export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryReport[]): Promise<number> {
   if (reports.length === 0) return 0;
-  let applied = 0;
-  await ctx.db.kysely.transaction().execute(async (trx) => {
+  const updated = await ctx.db.kysely.transaction().execute(async (trx) => {
     const updated =
       ctx.db.engine === 'postgres' ? await applyOnPostgres(trx, reports) : await applyByCode(trx, reports);
-    applied = updated.length;
     await recordEvents(
       trx,
       updated.map((m) => confirmationPayload(m, m.code, m.at)),
     );
+    return updated;
   });
+  const applied = updated.length;
+  countReports(ctx, updated);
   // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
   if (applied > 0) ctx.worker.nudge();
   return applied;
@@ -67,9 +70,29 @@ type Applied = {
   reference: string;
   number: string;
   extra_params: string | null;
+  channel: Channel;
+  carrier: string | null;
+  /** The hand-off time (the report's own time when the report overtook the hand-off's record). */
+  sent_at: number | null;
   code: number;
   at: number;
 };
+
+function countReports(ctx: AppContext, updated: Applied[]): void {
+  if (updated.length === 0) return;
+  const metrics = pipelineMetrics(ctx.metrics.registry);
+  countMessages(
+    metrics,
+    updated.filter((m) => m.code === 0),
+    'delivered',
+  );
+  countMessages(
+    metrics,
+    updated.filter((m) => m.code !== 0),
+    'undelivered',
+  );
+  for (const m of updated) observeReceipt(metrics, m);
+}
 
 /** A message reported twice in one batch takes the first report, as it would across batches. */
 function firstPerMessage(reports: DeliveryReport[]): DeliveryReport[] {
@@ -94,7 +117,9 @@ async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryRepo
         sent_at = COALESCE(m.sent_at, r.at)
       FROM unnest(${batch.map((r) => r.messageId)}::bigint[], ${batch.map((r) => validStatus(r.code))}::int[], ${batch.map((r) => r.at)}::bigint[]) AS r(id, code, at)
       WHERE m.id = r.id AND m.stage < 2 AND m.sandbox = 0
-      RETURNING m.account_id, m.reference, m.number, m.extra_params, r.code, r.at`.execute(trx);
+      RETURNING m.account_id, m.reference, m.number, m.extra_params, m.channel, m.carrier, m.sent_at, r.code, r.at`.execute(
+      trx,
+    );
     updated.push(...rows);
   }
   return updated;
@@ -130,7 +155,7 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
         )
         .where('stage', '<', 2)
         .where('sandbox', '=', 0)
-        .returning(['account_id', 'reference', 'number', 'extra_params'])
+        .returning(['account_id', 'reference', 'number', 'extra_params', 'channel', 'carrier', 'sent_at'])
         .execute();
       for (const m of rows) updated.push({ ...m, code, at });
     }

@@ -8,7 +8,9 @@ import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
+import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
+import type { Channel } from './types.js';
 
 export const DISPATCH_JOB = 'messaging.dispatch';
 
@@ -65,7 +67,7 @@ export async function dispatchCampaign(
   const error =
     transient.length > 0 && !transient[0].outcome.ok ? transient[0].outcome.error : 'claimed by another dispatcher';
   if (transient.length > 0 && attempt.last) {
-    await ctx.db.kysely.transaction().execute((trx) =>
+    const closed = await ctx.db.kysely.transaction().execute((trx) =>
       closeUnsent(
         trx,
         ctx,
@@ -76,6 +78,7 @@ export async function dispatchCampaign(
         Date.now(),
       ),
     );
+    countMessages(pipelineMetrics(ctx.metrics.registry), closed, 'undelivered');
     return;
   }
   // Messages another dispatcher holds (an inline OTP send) are checked again
@@ -167,6 +170,7 @@ export async function dispatchMessages(
             },
           );
           if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
+          countOutcomes(pipelineMetrics(ctx.metrics.registry), channel, outcomes, REFUSED_STATUS);
           batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
         } finally {
           for (const r of batch) ctx.carriers.inFlight.delete(r.id);
@@ -211,9 +215,10 @@ async function closeSuspended(
   if (suspended.size === 0) return new Set();
   const ids = candidates.filter((c) => suspended.has(c.account_id)).map((c) => c.id);
   const now = Date.now();
-  await ctx.db.kysely
+  const closed = await ctx.db.kysely
     .transaction()
     .execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
+  countMessages(pipelineMetrics(ctx.metrics.registry), closed, 'refused');
   ctx.worker.nudge(); // confirmation events to deliver
   return new Set(ids);
 }
@@ -405,7 +410,7 @@ async function recordOutcomes(
 /**
  * Closes messages that were never sent (stage 0 → 2) with a delivery status,
  * refunds their price (they were never sent) and writes their confirmation
- * events, in the caller's transaction.
+ * events, in the caller's transaction. Returns the messages it closed.
  */
 async function closeUnsent(
   trx: Transaction<Database>,
@@ -415,8 +420,8 @@ async function closeUnsent(
   error: string,
   carrier: string | null,
   now: number,
-): Promise<void> {
-  if (ids.length === 0) return;
+): Promise<Array<{ channel: Channel }>> {
+  if (ids.length === 0) return [];
   const updated = await trx
     .updateTable('messages')
     .set({
@@ -429,7 +434,7 @@ async function closeUnsent(
     })
     .where('id', 'in', ids)
     .where('stage', '=', 0)
-    .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params'])
+    .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params', 'channel'])
     .execute();
   const refunds = new Map<number, number>();
   for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
@@ -438,4 +443,5 @@ async function closeUnsent(
     trx,
     updated.map((r) => confirmationPayload(r, code, now)),
   );
+  return updated;
 }
