@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { sendSms } from '../../test/helpers/webhook-delivery.js';
+import type { CarrierDriver, SubmitOutcome } from '../carriers/driver.js';
 import { applyDeliveryReports } from './delivery.js';
+import { dispatchCampaign } from './dispatch.js';
+import { submitMessages } from './submit.js';
 
 /** The value of one series in a /metrics text, 0 when it is absent. */
 function sample(text: string, series: string): number {
@@ -53,5 +56,54 @@ describeEngines('pipeline metrics', (engine) => {
     expect(sample(await text(), 'mensajero_carrier_receipts_total{carrier="simulator",status="delivered"}')).toBe(
       before + 1,
     );
+  });
+});
+
+/** A voice carrier that never takes a message (a transient error each time). */
+class UnreachableDriver implements CarrierDriver {
+  readonly name = 'unreachable';
+  readonly channels = ['voice'] as const;
+  readonly messagesPerSecond = 100_000;
+  readonly maxBatch = 50;
+  async submit(batch: unknown[]): Promise<SubmitOutcome[]> {
+    return batch.map(() => ({ ok: false, permanent: false, error: 'connection refused' }));
+  }
+}
+
+/** Messages closed without a receipt: an archived account's (refused) and those no carrier took (undelivered). */
+describeEngines('pipeline metrics of messages closed unsent', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { worker: false });
+    h.ctx.carriers.use(new UnreachableDriver());
+  });
+  afterAll(() => h.close());
+  const text = async () => (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const submitVoice = async (accountId: number, numbers: string[]) =>
+    h.ctx.db.kysely.transaction().execute((trx) =>
+      submitMessages(trx, h.ctx.config, {
+        accountId,
+        channel: 'voice',
+        source: 'voice',
+        recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
+        text: 'Hola',
+      }),
+    );
+
+  it('counts the messages of an archived account as refused on their channel', async () => {
+    const a = await h.createAccount(10);
+    const res = await submitVoice(a.id, ['5512345601', '5512345602']);
+    await h.ctx.db.kysely.updateTable('accounts').set({ suspended: 1 }).where('id', '=', a.id).execute();
+    await dispatchCampaign(h.ctx, res.campaignId);
+    expect(sample(await text(), 'mensajero_messages_total{channel="voice",status="refused"}')).toBe(2);
+  });
+
+  it('counts the messages no carrier took after the last attempt as undelivered, and nothing as sent', async () => {
+    const a = await h.createAccount(10);
+    const res = await submitVoice(a.id, ['5512345603', '5512345604', '5512345605']);
+    await dispatchCampaign(h.ctx, res.campaignId, { attempt: 20, last: true });
+    const m = await text();
+    expect(sample(m, 'mensajero_messages_total{channel="voice",status="undelivered"}')).toBe(3);
+    expect(sample(m, 'mensajero_messages_total{channel="voice",status="sent"}')).toBe(0);
   });
 });
