@@ -1,6 +1,6 @@
 import { unstorablePath } from '../../text/storable.js';
 import { z } from 'zod';
-import { bool, flag, integer } from '../../http/fields.js';
+import { ACCEPTED, bool, flag, integer } from '../../http/fields.js';
 import { parseLocal } from '../../lib/time.js';
 import { cleanCountryCode, cleanNumber } from '../../phone/numbers.js';
 import { OtpError, type OtpErrorSlug } from './errors.js';
@@ -25,7 +25,7 @@ const requiredText = (pattern: RegExp) =>
       z.string({ error: (iss) => (iss.input === undefined ? MISSING : INVALID) }),
     )
     .pipe(z.string().regex(pattern, { error: INVALID }))
-    .meta({ type: 'string' });
+    .meta(ACCEPTED.text());
 
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess(blankToUndefined, schema.optional());
 
