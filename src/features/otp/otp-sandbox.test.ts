@@ -123,6 +123,21 @@ describeEngines('POST /v2/otp with sandbox', (engine) => {
     expect((await rowsOf(a.id, c.number.phone_number)).messages).toHaveLength(1);
   });
 
+  it('answers a locked verification as a real send would, and leaves it locked', async () => {
+    const a = await h.createAccount(10);
+    const c = otpClient(h, a.apikey, freshPhone());
+    const real = await c.send();
+    const wrong = real.body.code === '000000' ? '111111' : '000000';
+    for (let i = 0; i < 7; i++) await c.verify(wrong);
+    const locked = await c.row();
+    expect(locked!.state).toBe('locked');
+    const refused = await c.send({ sandbox: '1' });
+    expect([refused.status, refused.body.error]).toEqual([429, 'otp_max_attempts']);
+    const rotated = await c.send({ sandbox: '1', code_rotate: true });
+    expect([rotated.status, rotated.body.action, rotated.body.attempts_remaining]).toEqual([200, 'restarted', 7]);
+    expect(await c.row()).toEqual(locked);
+  });
+
   it('counts toward no cap of the number: after many sandbox rounds the real sends still have the whole day', async () => {
     const a = await h.createAccount(10);
     await h.ctx.db.kysely

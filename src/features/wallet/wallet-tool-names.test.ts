@@ -48,6 +48,19 @@ describeEngines('wallet listings under the spec name and the tool server names',
     expect([missing.result, missing.contacts]).toEqual([[], []]);
   });
 
+  it('keeps the spec for transaction_type: "1" (the tool server\'s "add") redeems, 0 adds', async () => {
+    const s = await enrolled('5511111111');
+    const move = (transaction_type: unknown, transaction_amount: unknown) =>
+      h.post(
+        '/wallet/balance/update',
+        { wallet_key: s.key, phone: s.phone, transaction_type, transaction_amount },
+        s.apikey,
+      );
+    expect((await move('1', '5')).body.code).toBe('wallet_12');
+    expect((await move(0, 20)).body.balance).toBe(20);
+    expect((await move('1', '5')).body.balance).toBe(15);
+  });
+
   it('documents both names in /openapi.json', async () => {
     const doc = (await h.get('/openapi.json')).body;
     const props = (path: string) =>
