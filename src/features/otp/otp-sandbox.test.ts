@@ -156,6 +156,22 @@ describeEngines('POST /v2/otp with sandbox', (engine) => {
     expect([day.rounds, day.sends]).toEqual([1, 1]);
   });
 
+  it('leaves a real send made in parallel with sandbox ones as it would be alone', async () => {
+    const a = await h.createAccount(10);
+    const c = otpClient(h, a.apikey, freshPhone());
+    const replies = await Promise.all([
+      c.send(),
+      ...Array.from({ length: 6 }, (_, i) => c.send({ sandbox: '1', code_rotate: i % 2 === 0 })),
+    ]);
+    expect([replies[0].status, replies[0].body.action, replies[0].body.sandbox]).toEqual([201, 'created', undefined]);
+    for (const r of replies.slice(1)) expect([201, 429]).toContain(r.status);
+    const rows = await rowsOf(a.id, c.number.phone_number);
+    expect([rows.messages.length, rows.days[0].rounds, rows.days[0].sends]).toEqual([1, 1, 1]);
+    expect((await c.row())!.round).toBe(1);
+    expect((await c.verify(replies[0].body.code)).body.state).toBe('verified');
+    expect(await credit(a.apikey)).toBe(9);
+  });
+
   it('is bounded by the daily sandbox limit of the account (429 sms_17)', async () => {
     const limited = await startHarness(engine, { worker: false, env: { SANDBOX_DAILY_LIMIT: '2' } });
     try {
