@@ -10,6 +10,39 @@ import { isEmailAddress } from '../text/email.js';
  */
 const toText = (v: unknown) => (typeof v === 'number' || typeof v === 'boolean' ? String(v) : v);
 
+/**
+ * What the helpers accept, for the OpenAPI document (jsonSchema below): a
+ * client that validates its requests against it (Ajv, typed clients) must
+ * find every form the service takes, form bodies and query strings included,
+ * where every value is text.
+ */
+export const ACCEPTED = {
+  text: () => ({ type: ['string', 'number', 'boolean'] }),
+  optionalText: () => ({ type: ['string', 'number', 'boolean', 'null'] }),
+  integerText: () => ({ type: 'string', pattern: '^\\s*-?\\d+\\s*$' }),
+  numberText: () => ({ type: 'string', pattern: '^\\s*[-+]?(\\d+\\.?\\d*|\\.\\d+)([eE][-+]?\\d+)?\\s*$' }),
+  flag: () => ({
+    anyOf: [
+      { type: 'string', enum: ['0', '1', ''] },
+      { type: 'integer', enum: [0, 1] },
+      { type: 'boolean' },
+      { type: 'null' },
+    ],
+  }),
+  bool: () => ({
+    anyOf: [
+      { type: 'boolean' },
+      { type: 'string', enum: ['true', 'false', '1', '0'] },
+      { type: 'integer', enum: [0, 1] },
+    ],
+  }),
+};
+
+/** An integer as a JSON number or as text, with the bounds the validator applies. */
+export const integerForms = (bounds: { minimum?: number; maximum?: number } = {}) => ({
+  anyOf: [{ type: 'integer', ...bounds }, ACCEPTED.integerText()],
+});
+
 const codeFor = (missing: string | undefined, invalid: string | undefined) => (iss: { input?: unknown }) =>
   iss.input === undefined || iss.input === null ? missing : invalid;
 
@@ -24,7 +57,7 @@ export const text = (missing?: string, invalid?: string, unstorable = invalid ??
       toText,
       z.string({ error: codeFor(missing, invalid ?? missing) }).refine(isStorable, { error: unstorable }),
     )
-    .meta({ type: 'string' });
+    .meta(ACCEPTED.text());
 
 /** An optional string: absent, null and '' become undefined. */
 export const optionalText = (invalid?: string) =>
@@ -33,7 +66,7 @@ export const optionalText = (invalid?: string) =>
       (v) => (v === null || v === '' ? undefined : toText(v)),
       z.string({ error: invalid }).refine(isStorable, { error: invalid }).optional(),
     )
-    .meta({ type: 'string' });
+    .meta(ACCEPTED.optionalText());
 
 /** At most `max` characters (code points), without spreading a long text into an array. */
 export const withinCodePoints = (s: string, max: number): boolean =>
@@ -57,7 +90,7 @@ export const integer = (missing?: string, invalid?: string) =>
       (v) => (typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : v),
       z.number({ error: codeFor(missing, invalid ?? missing) }).int({ error: invalid ?? missing }),
     )
-    .meta({ type: 'integer' });
+    .meta(integerForms());
 
 /** A number given as a number or a numeric string. */
 export const numeric = (missing?: string, invalid?: string) =>
@@ -66,7 +99,7 @@ export const numeric = (missing?: string, invalid?: string) =>
       (v) => (typeof v === 'string' && v.trim() !== '' && Number.isFinite(Number(v)) ? Number(v) : v),
       z.number({ error: codeFor(missing, invalid ?? missing) }),
     )
-    .meta({ type: 'number' });
+    .meta({ anyOf: [{ type: 'number' }, ACCEPTED.numberText()] });
 
 /** A '0'/'1' flag: accepts 0, 1, '0', '1', true, false. Absent (or null, '') means `fallback`. */
 export const flag = (invalid?: string, fallback: 0 | 1 = 0) =>
@@ -82,12 +115,7 @@ export const flag = (invalid?: string, fallback: 0 | 1 = 0) =>
               : v,
       z.union([z.literal(0), z.literal(1)], { error: invalid }).default(fallback),
     )
-    .meta({
-      anyOf: [
-        { type: 'string', enum: ['0', '1'] },
-        { type: 'integer', enum: [0, 1] },
-      ],
-    });
+    .meta(ACCEPTED.flag());
 
 /** A boolean: true/false, 1/0, 'true'/'false', '1'/'0'. */
 export const bool = (invalid?: string) =>
@@ -96,7 +124,7 @@ export const bool = (invalid?: string) =>
       (v) => (v === 'true' || v === '1' || v === 1 ? true : v === 'false' || v === '0' || v === 0 ? false : v),
       z.boolean({ error: invalid }),
     )
-    .meta({ type: 'boolean' });
+    .meta(ACCEPTED.bool());
 
 /** Keywords that say what a value is: a `.meta()` giving `type` or `anyOf` replaces those zod generated. */
 const SHAPE_KEYWORDS = [

@@ -83,7 +83,8 @@ describe('/openapi.json with real OpenAPI tools', () => {
       ],
       description: 'default 1',
     });
-    expect(body.properties.country_code.type).toBe('string');
+    // Every form the service takes: clients send country_code as a JSON number as often as text.
+    expect(body.properties.country_code.type).toEqual(['string', 'number', 'boolean']);
     const otp = doc.paths['/v2/otp'].post.requestBody.content['application/json'].schema;
     expect(otp.required).toEqual(['phone_number', 'country_code']);
   });
@@ -96,8 +97,8 @@ import type { paths } from './api.js';
 
 export async function run(baseUrl: string, apikey: string, phone: string) {
   const client = createClient<paths>({ baseUrl, headers: { apikey } });
-  const sms = await client.POST('/sms/send', { body: { numbers: '5512345678', message: 'Hola desde el cliente generado' } });
-  const otp = await client.POST('/v2/otp', { body: { phone_number: phone, country_code: '52', company: 'Acme', code_show: '1' } });
+  const sms = await client.POST('/sms/send', { body: { numbers: '5512345678', message: 'Hola desde el cliente generado', showCampaignId: '1' } });
+  const otp = await client.POST('/v2/otp', { body: { phone_number: phone, country_code: 52, company: 'Acme', code_show: '1' } });
   const code: string | undefined = otp.data?.code;
   const verified = await client.POST('/v2/otp/verify', { body: { phone_number: phone, country_code: '52', code: code ?? '' } });
   const state: string | undefined = verified.data?.state;
@@ -143,7 +144,12 @@ describeEngines('a typed client generated from /openapi.json (openapi-typescript
       run: (b: string, k: string, p: string) => Promise<any>;
     };
     const result = await client.run(h.config.publicBaseUrl, a.apikey, '5587654321');
-    expect(result.sms).toMatchObject({ success: true, code: 'sms_11', total_messages: 1 });
+    expect(result.sms).toMatchObject({
+      success: true,
+      code: 'sms_11',
+      total_messages: 1,
+      campaignId: expect.any(Number),
+    });
     expect(result.otp).toMatchObject({ success: true, action: 'created', code: expect.stringMatching(/^\d{6}$/) });
     expect(result.state).toBe('verified');
   });

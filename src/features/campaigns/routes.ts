@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
-import { flag, integer, jsonSchema, optionalText } from '../../http/fields.js';
+import { flag, integer, integerForms, jsonSchema, optionalText } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { parseLocal } from '../../lib/time.js';
 import type { Feature } from '../feature.js';
@@ -50,7 +50,7 @@ export const CampaignsParams = z
         integer('campaigns_05', 'campaigns_05'),
       )
       .pipe(z.number().min(1, { error: 'campaigns_05' }).max(MAX_LIMIT, { error: 'campaigns_05' }))
-      .meta({ type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT }),
+      .meta({ ...integerForms({ minimum: 1, maximum: MAX_LIMIT }), default: DEFAULT_LIMIT }),
   })
   .refine((p) => p.start_date === null || p.end_date === null || p.start_date < p.end_date, { error: 'campaigns_04' });
 

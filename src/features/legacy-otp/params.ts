@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { flag, optionalText } from '../../http/fields.js';
+import { ACCEPTED, flag, integerForms, optionalText } from '../../http/fields.js';
 import { OtpError } from '../otp/errors.js';
 import { TEMPLATES, type Template } from '../voice/scripts.js';
 
@@ -26,11 +26,17 @@ export const LegacyChannel = z.object({
 /** Present: not absent, null or blank (the value itself is checked by /v2/otp's rules). */
 const present = (v: unknown) => v !== undefined && v !== null && !(typeof v === 'string' && v.trim() === '');
 const required = (description: string) =>
-  z.unknown().refine(present, { error: 'otp_missing_param' }).meta({ type: 'string', description });
+  z
+    .unknown()
+    .refine(present, { error: 'otp_missing_param' })
+    .meta({ ...ACCEPTED.text(), description });
 
 const common = {
   phone_number: required('10 digits without the country code'),
-  country_code: z.unknown().optional().meta({ type: 'string', description: 'default 52; +52, 052 and 0052 mean 52' }),
+  country_code: z
+    .unknown()
+    .optional()
+    .meta({ ...ACCEPTED.optionalText(), description: 'default 52; +52, 052 and 0052 mean 52' }),
 };
 
 const company = optionalText(INVALID)
@@ -49,7 +55,10 @@ const resetCode = (description: string) => flag(INVALID).describe(description);
 export const StartParams = LegacyChannel.extend({
   ...common,
   company,
-  code_length: z.unknown().optional().meta({ type: 'integer', minimum: 4, maximum: 10, description: 'default 6' }),
+  code_length: z
+    .unknown()
+    .optional()
+    .meta({ ...integerForms({ minimum: 4, maximum: 10 }), description: 'default 6' }),
   code_type: codeType,
   expiration_date: expirationDate,
   sandbox: flag(INVALID).describe(

@@ -17,20 +17,20 @@ describeEngines('loyalty programs', (engine) => {
 
   it('lists the programs of the account with loyalty_get_01', async () => {
     const s = await enrolled(8);
+    const item = {
+      loyalty_name: 'Café',
+      loyalty_key: s.key,
+      loyalty_app_client: '',
+      loyalty_plan_type: 'stamps',
+      loyalty_stamps_required: 8,
+    };
     expect((await h.post('/loyalty/get', {}, s.apikey)).body).toEqual({
       success: true,
       message: 'loyalty_programs',
       status: 200,
       code: 'loyalty_get_01',
-      result: [
-        {
-          loyalty_name: 'Café',
-          loyalty_key: s.key,
-          loyalty_app_client: '',
-          loyalty_plan_type: 'stamps',
-          loyalty_stamps_required: 8,
-        },
-      ],
+      result: [item],
+      loyalty_cards: [item],
     });
     const other = await h.createAccount();
     expect((await h.post('/loyalty/get', {}, other.apikey)).body.result).toEqual([]);
@@ -86,7 +86,8 @@ describeEngines('loyalty programs', (engine) => {
     );
     expect(odd.body.code).toBe('loyalty_sale_01');
     const got = await h.post('/loyalty/contact/get', { loyalty_key: program.loyalty_key }, account.apikey);
-    expect(got.body).toEqual({
+    expect(got.body.contacts).toEqual(got.body.result);
+    expect(got.body).toMatchObject({
       success: true,
       message: 'loyalty_contacts',
       status: 200,

@@ -3,7 +3,7 @@ import { ok } from '../../http/errors.js';
 import { jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
-import { Envelope, name, staffId, tenDigits } from '../staff/fields.js';
+import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { enroll, redeem, requireLoyalty, sale } from './service.js';
 import { listMembers, listPrograms, type LoyaltyMember } from './store.js';
 
@@ -95,20 +95,22 @@ export const loyalty: Feature = {
         schema: {
           tags,
           summary: 'List the loyalty programs of the account',
-          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(LoyaltyItem) })) },
+          response: {
+            200: jsonSchema(
+              z.object({ ...Envelope, result: z.array(LoyaltyItem), loyalty_cards: toolCopy(LoyaltyItem) }),
+            ),
+          },
         },
       },
       async (request) => {
-        const programs = await listPrograms(ctx.db.kysely, request.account.id);
-        return ok('loyalty_get_01', 'loyalty_programs', {
-          result: programs.map((p) => ({
-            loyalty_name: p.name,
-            loyalty_key: p.loyalty_key,
-            loyalty_app_client: p.app_client,
-            loyalty_plan_type: 'stamps' as const,
-            loyalty_stamps_required: p.stamps_required,
-          })),
-        });
+        const programs = (await listPrograms(ctx.db.kysely, request.account.id)).map((p) => ({
+          loyalty_name: p.name,
+          loyalty_key: p.loyalty_key,
+          loyalty_app_client: p.app_client,
+          loyalty_plan_type: 'stamps' as const,
+          loyalty_stamps_required: p.stamps_required,
+        }));
+        return ok('loyalty_get_01', 'loyalty_programs', { result: programs, loyalty_cards: programs });
       },
     );
 
@@ -136,15 +138,18 @@ export const loyalty: Feature = {
           tags,
           summary: "The program's contacts and their cards; phone filters to one",
           body: jsonSchema(ContactGetBody),
-          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(LoyaltyContact) })) },
+          response: {
+            200: jsonSchema(
+              z.object({ ...Envelope, result: z.array(LoyaltyContact), contacts: toolCopy(LoyaltyContact) }),
+            ),
+          },
         },
       },
       async (request) => {
         const input = parse(ContactGetBody, request.body);
         const program = await requireLoyalty(ctx.db.kysely, request.account.id, input.loyalty_key);
-        return ok('loyalty_contact_get_01', 'loyalty_contacts', {
-          result: (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact),
-        });
+        const contacts = (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact);
+        return ok('loyalty_contact_get_01', 'loyalty_contacts', { result: contacts, contacts });
       },
     );
 

@@ -1,6 +1,6 @@
 import { unstorablePath } from '../../text/storable.js';
 import { z } from 'zod';
-import { bool, flag, integer } from '../../http/fields.js';
+import { ACCEPTED, bool, flag, integer } from '../../http/fields.js';
 import { parseLocal } from '../../lib/time.js';
 import { cleanCountryCode, cleanNumber } from '../../phone/numbers.js';
 import { OtpError, type OtpErrorSlug } from './errors.js';
@@ -25,7 +25,7 @@ const requiredText = (pattern: RegExp) =>
       z.string({ error: (iss) => (iss.input === undefined ? MISSING : INVALID) }),
     )
     .pipe(z.string().regex(pattern, { error: INVALID }))
-    .meta({ type: 'string' });
+    .meta(ACCEPTED.text());
 
 const optional = <S extends z.ZodType>(schema: S) => z.preprocess(blankToUndefined, schema.optional());
 
@@ -70,6 +70,10 @@ export const CreateBody = z.object({
   ).default(6),
   code_rotate: optional(bool(INVALID)).default(false),
   code_show: flag(INVALID),
+  // Not in the spec's table: the official assistant-tool server sends it (README, Compatibility).
+  sandbox: optional(bool(INVALID))
+    .default(false)
+    .describe('true, 1, "1" or "true": validate and answer as a real send would, but send, charge and store nothing'),
   expiration_date: optional(
     z
       .preprocess(
@@ -102,6 +106,7 @@ const HINTS: Record<string, string> = {
   code_length: 'code_length is an integer from 4 to 10 (default 6).',
   code_rotate: 'code_rotate is true or false.',
   code_show: 'code_show is 0 (the default) or 1.',
+  sandbox: 'sandbox is true or false (1 or 0).',
   expiration_date: 'expiration_date is YYYY-MM-DD HH:mm:ss in Mexico City time, in the future; at most 3 days ahead.',
   code: 'code is the code the user received: 4 to 10 letters or digits.',
 };

@@ -6,6 +6,7 @@ import { jsonSchema } from '../../http/fields.js';
 import type { Feature } from '../feature.js';
 import { otpMetrics } from './metrics.js';
 import { OtpError } from './errors.js';
+import { sandboxSendCode } from './sandbox.js';
 import { CreateBody, NumberQuery, parseOtp, VerifyBody } from './params.js';
 import { deleteVerification, readStatus, sendCode, verifyCode, type OtpReply } from './service.js';
 
@@ -28,7 +29,8 @@ const SendReply = z.object({
   action: z.enum(['created', 'resent', 'restarted']),
   ...Timing,
   warning: z.string().optional(),
-  code: z.string().optional().describe('only with code_show 1'),
+  code: z.string().optional().describe('only with code_show 1, never in sandbox'),
+  sandbox: z.boolean().optional().describe('true when sandbox was asked: nothing was sent, charged or stored'),
 });
 const VerifyReply = z.object({ ...Envelope, action: z.literal('verified') });
 const StatusReply = z.object({ ...Envelope, ...Timing });
@@ -131,12 +133,11 @@ export const otp: Feature = {
           response: { 200: jsonSchema(SendReply), 201: jsonSchema(SendReply), ...errors },
         },
       },
-      async (request, reply) =>
-        send(
-          reply,
-          request,
-          await sendCode(ctx, request.account.id, parseOtp(CreateBody, request.body, 'POST /v2/otp')),
-        ),
+      async (request, reply) => {
+        const p = parseOtp(CreateBody, request.body, 'POST /v2/otp');
+        const answer = p.sandbox ? sandboxSendCode : sendCode;
+        return send(reply, request, await answer(ctx, request.account.id, p));
+      },
     );
 
     api.post(

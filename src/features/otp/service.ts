@@ -59,7 +59,7 @@ const HOUR = 3600_000;
 const localOrNull = (ms: number | null) => (ms === null ? null : formatLocal(ms));
 
 /** The fields every answer about a verification carries. */
-function view(row: Verification | undefined, now: number, cooldown: number) {
+export function view(row: Verification | undefined, now: number, cooldown: number) {
   const state = effectiveState(row, now);
   const open = state === 'pending' || state === 'locked' || state === 'expired';
   return {
@@ -89,12 +89,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
     phoneNumber: p.phone_number,
     day: formatLocalDate(now),
   };
-  if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(p.country_code)) {
-    throw new OtpError(403, 'otp_country_blocked', {
-      hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`,
-      next: [],
-    });
-  }
+  checkCountryAllowed(caller, p.country_code);
 
   const { company, template, warnings } = channelText(p, path);
   const expiry = expiryFor(p.expiration_date, now, path);
@@ -197,29 +192,52 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       }
       warnings.push('The carrier did not take the code at once: it is queued and will be retried.');
     }
-    const resendIn = ctx.config.OTP_RESEND_COOLDOWN_SECONDS;
     return {
       status: attempt.decision.status,
       body: {
-        success: true,
-        state: 'pending' as OtpState,
-        action: attempt.decision.action,
+        ...sentAnswer(ctx, attempt.decision, attempt.before.attempts_remaining, attempt.expiresAt, warnings),
         message: `${ACTION_MESSAGES[attempt.decision.action]} by ${p.channel}`,
-        hint:
-          `Ask the user for the code and check it with POST /v2/otp/verify before expires_at. ${ATTEMPTS} wrong codes lock it` +
-          (attempt.decision.newCode ? '' : ` (${attempt.before.attempts_remaining} left)`) +
-          (resendIn > 0 ? `; a resend is possible in ${resendIn} s.` : '.'),
-        next: nextFor('pending', resendIn),
-        expires_at: formatLocal(attempt.expiresAt),
-        attempts_remaining: attempt.decision.newCode ? ATTEMPTS : attempt.before.attempts_remaining,
-        resend_available_in: resendIn,
-        ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}),
         ...(p.code_show === 1 ? { code: attempt.code } : {}),
       },
       messageIds: attempt.messageIds,
     };
   }
   throw new Error('OTP transition kept conflicting');
+}
+
+/** The answer of a send (real or sandbox): the pending state it leaves, with the attempts the code has. */
+export function sentAnswer(
+  ctx: AppContext,
+  decision: CreateDecision,
+  attemptsBefore: number | null,
+  expiresAt: number,
+  warnings: string[],
+) {
+  const resendIn = ctx.config.OTP_RESEND_COOLDOWN_SECONDS;
+  return {
+    success: true,
+    state: 'pending' as OtpState,
+    action: decision.action,
+    hint:
+      `Ask the user for the code and check it with POST /v2/otp/verify before expires_at. ${ATTEMPTS} wrong codes lock it` +
+      (decision.newCode ? '' : ` (${attemptsBefore} left)`) +
+      (resendIn > 0 ? `; a resend is possible in ${resendIn} s.` : '.'),
+    next: nextFor('pending', resendIn),
+    expires_at: formatLocal(expiresAt),
+    attempts_remaining: decision.newCode ? ATTEMPTS : attemptsBefore,
+    resend_available_in: resendIn,
+    ...(warnings.length > 0 ? { warning: warnings.join(' ') } : {}),
+  };
+}
+
+/** The account's own list of countries (mensajero otp settings), when it has one. */
+export function checkCountryAllowed(caller: { allowedCountries: string | null }, countryCode: string): void {
+  if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(countryCode)) {
+    throw new OtpError(403, 'otp_country_blocked', {
+      hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`,
+      next: [],
+    });
+  }
 }
 
 /** The template and company for the channel (chat-app: the fixed template), with warnings for what was ignored. */
@@ -296,7 +314,7 @@ async function countLock(ctx: AppContext, trx: Executor, key: NumberKey, id: num
  * OTP_LOCK_COOLDOWN_SECONDS, whatever the way (rotate, delete then create):
  * otherwise lock-and-rotate gives a guess every few seconds all day.
  */
-function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, now: number): void {
+export function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, now: number): void {
   if (row.locked_at === null) return;
   const wait = Math.ceil((row.locked_at + ctx.config.OTP_LOCK_COOLDOWN_SECONDS * 1000 - now) / 1000);
   if (wait <= 0) return;

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
-import { flag, integer, jsonSchema, text } from '../../http/fields.js';
+import { flag, integer, integerForms, jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { campaignDetails, localDay, reportJson } from './service.js';
@@ -39,7 +39,7 @@ const DetailsBody = z
   .object({
     campaign_id: integer('details_03')
       .pipe(z.number().min(1, { error: 'details_03' }).max(Number.MAX_SAFE_INTEGER, { error: 'details_03' }))
-      .meta({ type: 'integer', minimum: 1 }),
+      .meta(integerForms({ minimum: 1 })),
     sandbox: flag('details_04').describe('1 for a sandbox campaign'),
   })
   .meta({ required: ['campaign_id'] });

@@ -28,3 +28,7 @@ export const staffId = (code: string) =>
   integer(code).pipe(z.number().int().min(1, { error: code }).max(Number.MAX_SAFE_INTEGER, { error: code }));
 
 export const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
+
+/** The same array under the name the official assistant-tool server reads (wallets, loyalty_cards, contacts). */
+export const toolCopy = (item: z.ZodType) =>
+  z.array(item).describe('the same items as result, under the name the official assistant-tool server reads');

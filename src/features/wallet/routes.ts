@@ -4,7 +4,7 @@ import { integer, jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
 import type { Feature } from '../feature.js';
-import { Envelope, name, staffId, tenDigits } from '../staff/fields.js';
+import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { amountCents, fromCents, optionalAmountCents } from './money.js';
 import { ADD, enroll, move, requireWallet } from './service.js';
 import { listMembers, listPrograms, type WalletMember } from './store.js';
@@ -74,19 +74,19 @@ export const wallet: Feature = {
         schema: {
           tags,
           summary: 'List the wallet programs of the account',
-          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletItem) })) },
+          response: {
+            200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletItem), wallets: toolCopy(WalletItem) })),
+          },
         },
       },
       async (request) => {
-        const programs = await listPrograms(ctx.db.kysely, request.account.id);
-        return ok('wallets_get_01', 'wallets', {
-          result: programs.map((p) => ({
-            wallet_name: p.name,
-            wallet_key: p.wallet_key,
-            wallet_app_client: p.app_client,
-            wallet_plan_type: 'balance' as const,
-          })),
-        });
+        const programs = (await listPrograms(ctx.db.kysely, request.account.id)).map((p) => ({
+          wallet_name: p.name,
+          wallet_key: p.wallet_key,
+          wallet_app_client: p.app_client,
+          wallet_plan_type: 'balance' as const,
+        }));
+        return ok('wallets_get_01', 'wallets', { result: programs, wallets: programs });
       },
     );
 
@@ -114,15 +114,18 @@ export const wallet: Feature = {
           tags,
           summary: "The wallet's contacts and their balances; phone filters to one",
           body: jsonSchema(ContactGetBody),
-          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletContact) })) },
+          response: {
+            200: jsonSchema(
+              z.object({ ...Envelope, result: z.array(WalletContact), contacts: toolCopy(WalletContact) }),
+            ),
+          },
         },
       },
       async (request) => {
         const input = parse(ContactGetBody, request.body);
         const program = await requireWallet(ctx.db.kysely, request.account.id, input.wallet_key);
-        return ok('wallet_contact_get_01', 'wallet_contacts', {
-          result: (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact),
-        });
+        const contacts = (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact);
+        return ok('wallet_contact_get_01', 'wallet_contacts', { result: contacts, contacts });
       },
     );
 

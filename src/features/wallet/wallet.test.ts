@@ -17,12 +17,14 @@ describeEngines('wallet programs', (engine) => {
   it('lists the programs of the account with wallets_get_01', async () => {
     const s = await shop();
     const r = await h.post('/wallet/get', {}, s.apikey);
+    const item = { wallet_name: 'Monedero', wallet_key: s.key, wallet_app_client: '', wallet_plan_type: 'balance' };
     expect(r.body).toEqual({
       success: true,
       message: 'wallets',
       status: 200,
       code: 'wallets_get_01',
-      result: [{ wallet_name: 'Monedero', wallet_key: s.key, wallet_app_client: '', wallet_plan_type: 'balance' }],
+      result: [item],
+      wallets: [item],
     });
     expect(s.key).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const other = await h.createAccount();
