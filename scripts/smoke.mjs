@@ -1,0 +1,84 @@
+// The quick start as a user runs it, on whatever `node` is first on PATH: start the built service on a fresh
+// SQLite file, create an account, send one SMS, and wait for its delivery report. CI runs it on the oldest
+// supported Node.js line (the full suite runs on the newest). It fails (exit code 1) unless the report says delivered.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const main = join(import.meta.dirname, '..', 'dist', 'src', 'main.js');
+const dataDir = mkdtempSync(join(tmpdir(), 'mensajero-smoke-'));
+const env = { ...process.env, DATABASE_URL: `sqlite:${join(dataDir, 'smoke.db')}`, LOG_LEVEL: 'warn' };
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address();
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+function cli(...args) {
+  return JSON.parse(execFileSync(process.execPath, [main, ...args, '--json'], { env, encoding: 'utf8' }));
+}
+
+async function waitFor(what, probe, timeoutMs = 30_000) {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe().catch(() => undefined);
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`smoke: timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+async function post(base, path, apikey, body) {
+  const res = await fetch(`${base}${path}`, {
+    method: 'POST',
+    headers: { apikey, 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  return res.json();
+}
+
+const port = await freePort();
+const base = `http://127.0.0.1:${port}`;
+const server = spawn(process.execPath, [main, 'serve'], {
+  env: { ...env, PORT: String(port), HOST: '127.0.0.1' },
+  stdio: 'inherit',
+});
+try {
+  const { apikey } = cli(
+    'accounts',
+    'create',
+    '--email',
+    'smoke@example.com',
+    '--password',
+    'Smoke-test-1',
+    '--credits',
+    '10',
+  );
+  await waitFor('the service to answer', async () => (await fetch(`${base}/healthz`)).ok);
+  const sent = await post(base, '/sms/send', apikey, {
+    numbers: '5512345678',
+    message: 'smoke test',
+    country_code: '52',
+  });
+  const reference = sent.references?.[0]?.reference;
+  if (!sent.success || !reference) throw new Error(`smoke: send refused: ${JSON.stringify(sent)}`);
+  // Reports take Mexico City dates: a day either side of today's UTC date covers every time zone.
+  const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
+  const row = await waitFor('the delivery report', async () => {
+    const answer = await post(base, '/reports/generate', apikey, { start_date: day(-1), end_date: day(1) });
+    const found = answer.report?.find((r) => r.reference === reference);
+    return found?.status === 'delivered' ? found : undefined;
+  });
+  console.log(`smoke: Node ${process.version}: sent ${reference}, report ${row.status}`);
+} finally {
+  server.kill('SIGTERM');
+  await new Promise((resolve) => server.once('exit', resolve));
+  rmSync(dataDir, { recursive: true, force: true });
+}
