@@ -25,15 +25,20 @@ export function parseNumbers(raw: string, countryCode = '52'): string[] {
   const parts = raw.split(',').filter((p) => p.trim() !== '');
   if (parts.length === 0) throw badRequest('optout_04');
   if (parts.length > MAX_NUMBERS) throw badRequest('optout_07');
-  const cc = countryCode.replace(/^\+/, '');
   const numbers = new Set<string>();
   for (const part of parts) {
-    const written = part.replace(/[\s().-]/g, '');
-    const full = /^\d{10}$/.test(written) ? cc + written : /^\+\d{11,15}$/.test(written) ? written.slice(1) : null;
+    const full = fullNumber(part, countryCode);
     if (!full) throw badRequest('optout_05', undefined, { number: part.trim().slice(0, 20) });
     numbers.add(full);
   }
   return [...numbers];
+}
+
+/** One written number as stored (country code and digits), or null when it is malformed (see parseNumbers). */
+export function fullNumber(written: string, countryCode = '52'): string | null {
+  const digits = written.replace(/[\s().-]/g, '');
+  if (/^\d{10}$/.test(digits)) return countryCode.replace(/^\+/, '') + digits;
+  return /^\+\d{11,15}$/.test(digits) ? digits.slice(1) : null;
 }
 
 /** One page (from 1) of the list the account shares with its family, oldest first; [] past the last. */
