@@ -109,3 +109,27 @@ export async function removeOptouts(db: Executor, owner: number, numbers: string
   }
   return removed;
 }
+
+/**
+ * Of these messages, those whose number is on their family's list now (an
+ * opt-out that came after they were accepted: a scheduled send, a queue
+ * that waited), OTP codes of a family that exempts them left out.
+ */
+export async function optedOutMessages(db: Executor, messageIds: number[]): Promise<number[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('messages as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .innerJoin('optouts as o', (join) =>
+      join
+        .onRef('o.number', '=', 'm.number')
+        .on((eb) => eb('o.account_id', '=', eb.fn.coalesce('a.parent_id', 'a.id'))),
+    )
+    .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
+    .leftJoin('optout_settings as s', 's.account_id', 'o.account_id')
+    .select('m.id')
+    .where('m.id', 'in', messageIds)
+    .where((eb) => eb.or([eb('c.source', '!=', 'otp'), eb(eb.fn.coalesce('s.exempt_otp', eb.val(0)), '=', 0)]))
+    .execute();
+  return rows.map((r) => Number(r.id));
+}

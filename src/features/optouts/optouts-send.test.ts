@@ -3,6 +3,7 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../.
 import { optoutTools } from '../../../test/helpers/optouts.js';
 import { freshPhone, otpClient, recordCarrier } from '../otp/testing.js';
 import { setOptoutSettings } from './service.js';
+import { dispatchCampaign } from '../../messaging/dispatch.js';
 
 /** The send path's rule: an opted-out recipient is recorded with status 10, never charged, never handed over. */
 describeEngines('opt-outs in the send path', (engine) => {
@@ -96,6 +97,27 @@ describeEngines('opt-outs in the send path', (engine) => {
     );
     expect(blocked).toMatchObject({ status: 'refused', dlr_code: 10, stage: 2 });
     expect(held).toMatchObject({ status: 'scheduled', stage: 0 });
+  });
+
+  it('a number that opts out after its message was accepted never gets it: status 10, refunded', async () => {
+    const a = await h.createAccount(3);
+    const r = await h.post(
+      '/sms/send',
+      { numbers: '5512340050,5512340051', message: 'Hola', date: '2099-01-01 10:00:00' },
+      a.apikey,
+    );
+    expect(await credit(a.apikey)).toBe(1);
+    await optOut(a.apikey, '5512340050');
+    const [late, kept] = await Promise.all(r.body.references.map((x: { reference: string }) => message(x.reference)));
+    await dispatchCampaign(h.ctx, late.campaign_id);
+    expect(await message(late.reference)).toMatchObject({ stage: 2, status: 'refused', dlr_code: 10 });
+    expect((await message(kept.reference)).stage).toBe(1);
+    expect(carrier.textsTo('525512340050')).toEqual([]);
+    expect(carrier.textsTo('525512340051')).toEqual(['Hola']);
+    expect(await credit(a.apikey)).toBe(2);
+    expect((await events(a.id, 'confirmation')).filter((e) => e.status === '10')).toMatchObject([
+      { reference: late.reference, number: '525512340050' },
+    ]);
   });
 
   it('voice calls obey the list too', async () => {
