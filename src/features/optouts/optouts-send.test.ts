@@ -138,8 +138,12 @@ describeEngines('opt-outs in the send path', (engine) => {
     const sub = await subAccountOf(a, 10);
     const blocked = otpClient(h, sub.apikey, freshPhone());
     await optOut(a.apikey, blocked.number.phone_number);
-    expect((await blocked.send()).status).toBe(201);
+    const sent = await blocked.send();
+    expect(sent.status).toBe(201);
     expect(await blocked.messages()).toMatchObject([{ dlr_code: 10, price_units: 0, stage: 2 }]);
+    // The code is never kept in clear, sent or not.
+    expect((await blocked.messages())[0].text).not.toContain(sent.body.code);
+    expect((await blocked.messages())[0].text).toContain('******');
     expect(carrier.textsTo(blocked.fullNumber)).toEqual([]);
     expect(await credit(sub.apikey)).toBe(10);
 
