@@ -111,9 +111,9 @@ export async function removeOptouts(db: Executor, owner: number, numbers: string
 }
 
 /**
- * Of these messages, those whose number is on their family's list now (an
- * opt-out that came after they were accepted: a scheduled send, a queue
- * that waited), OTP codes of a family that exempts them left out.
+ * Of these messages, those whose number went on their family's list after
+ * they were accepted (a scheduled send, a queue that waited), OTP codes of a
+ * family that exempts them left out.
  */
 export async function optedOutMessages(db: Executor, messageIds: number[]): Promise<number[]> {
   if (messageIds.length === 0) return [];
@@ -129,6 +129,8 @@ export async function optedOutMessages(db: Executor, messageIds: number[]): Prom
     .leftJoin('optout_settings as s', 's.account_id', 'o.account_id')
     .select('m.id')
     .where('m.id', 'in', messageIds)
+    // Later messages passed the list when accepted: held back then, or sent on purpose (an opt-out's confirmation).
+    .whereRef('m.created_at', '<', 'o.created_at')
     .where((eb) => eb.or([eb('c.source', '!=', 'otp'), eb(eb.fn.coalesce('s.exempt_otp', eb.val(0)), '=', 0)]))
     .execute();
   return rows.map((r) => Number(r.id));
