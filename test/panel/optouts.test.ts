@@ -98,6 +98,27 @@ describePanel('panel opt-outs', { over: 'http' }, (panel) => {
     expect(await p.list()).toEqual([]);
   }, 60_000);
 
+  it('the Send page obeys the list: the opted-out recipient is recorded with status 10 and not charged', async () => {
+    const p = await signedIn(panel.h);
+    await p.action('add', { numbers: '5512360040', country_code: '52' });
+    const csrf = /name="_csrf" value="([^"]+)"/.exec(await p.page('/panel/send'))![1];
+    const form = { _csrf: csrf, numbers: '5512360040, 5512360041', message: 'Hola' };
+    expect((await panel.h.request('POST', '/panel/send/submit', { headers: { cookie: p.cookie }, form })).status).toBe(
+      303,
+    );
+    const rows = await panel.h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['number', 'dlr_code', 'price_units'])
+      .where('account_id', '=', p.account.id)
+      .orderBy('number')
+      .execute();
+    expect(rows).toMatchObject([
+      { number: '525512360040', dlr_code: 10, price_units: 0 },
+      { number: '525512360041', dlr_code: null },
+    ]);
+    expect((await panel.h.post('/credits/consult', {}, p.account.apikey)).body.credit).toBe(9);
+  });
+
   it('is the family’s list: a sub-account’s page shows and changes its parent’s', async () => {
     const parent = await signedIn(panel.h);
     const sub = await signedIn(panel.h, parent.account.id);

@@ -4,6 +4,7 @@ import { optoutTools } from '../../../test/helpers/optouts.js';
 import { freshPhone, otpClient, recordCarrier } from '../otp/testing.js';
 import { setOptoutSettings } from './service.js';
 import { dispatchCampaign } from '../../messaging/dispatch.js';
+import { createInstance } from '../chatapp/store.js';
 
 /** The send path's rule: an opted-out recipient is recorded with status 10, never charged, never handed over. */
 describeEngines('opt-outs in the send path', (engine) => {
@@ -131,6 +132,28 @@ describeEngines('opt-outs in the send path', (engine) => {
     expect(r.status).toBe(200);
     expect(await credit(a.apikey)).toBe(8);
     expect(await message(r.body.references[0].reference)).toMatchObject({ dlr_code: 10, price_units: 0 });
+  });
+
+  it('chat-app messages obey the list, and a keyword answering one is confirmed from the same instance', async () => {
+    const a = await h.createAccount(2);
+    const { instance_id } = await createInstance(h.ctx.db.kysely, a.id);
+    await setOptoutSettings(h.ctx.db.kysely, a.id, { confirmation: 'Listo, ya no te escribiremos.' });
+    const chat = (number: string) => h.post('/chatapp/send', { instance_id, number, message: 'Hola' }, a.apikey);
+    expect((await chat('5512340060')).body.credit).toBe(0.5);
+    expect((await h.post('/simulator/replies', { number: '5512340060', response: 'Stop' }, a.apikey)).status).toBe(200);
+    const blocked = await chat('5512340060');
+    expect(blocked.body).toMatchObject({ success: true, credit: 0 });
+    expect(await message(blocked.body.reference)).toMatchObject({ channel: 'chatapp', dlr_code: 10, price_units: 0 });
+    const sent = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .selectAll()
+      .where('number', '=', '525512340060')
+      .where('text', '=', 'Listo, ya no te escribiremos.')
+      .executeTakeFirstOrThrow();
+    expect(sent).toMatchObject({ channel: 'chatapp', price_units: 0 });
+    expect(JSON.parse(sent.meta!)).toEqual({ instance_id, type: 'text' });
+    await eventually(async () => carrier.textsTo('525512340060').length === 2);
+    expect(await credit(a.apikey)).toBe(1.5);
   });
 
   it('an OTP code to an opted-out number is not sent unless the account exempts OTP codes', async () => {
