@@ -19,6 +19,8 @@ import { CliError, type CliRunner } from './run.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
+import { optoutSettings, setOptoutSettings } from '../features/optouts/service.js';
+import { OPTOUT_OPTIONS, optoutChanges } from './optout-options.js';
 
 export function settingsOf(a: Account) {
   return {
@@ -155,10 +157,13 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
     .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
     .option('--price-voice <n>', `credits per voice call (default ${DEFAULT_PRICES.voice})`, number)
+    .option(...OPTOUT_OPTIONS[0])
+    .option(...OPTOUT_OPTIONS[1])
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
+        const optout = optoutChanges(o, account);
         const changes: Partial<
           Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>
         > = {};
@@ -203,8 +208,14 @@ export function accountCommands(program: Command, run: CliRunner): void {
           if (Object.keys(changes).length > 0)
             await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
           for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
+          if (optout) await setOptoutSettings(trx, account.id, optout);
         });
-        return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
+        const { exemptOtp, confirmation } = await optoutSettings(ctx.db.kysely, account.parent_id ?? account.id);
+        return {
+          ...settingsOf(await requireAccount(ctx, o.email, o.parent)),
+          prices: await pricesOf(ctx, account.id),
+          optouts: { exempt_otp: exemptOtp, confirmation },
+        };
       }),
     );
 

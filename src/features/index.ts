@@ -18,6 +18,7 @@ import { payments } from './payments/routes.js';
 import { staff } from './staff/routes.js';
 import { wallet } from './wallet/routes.js';
 import { loyalty } from './loyalty/routes.js';
+import { optouts } from './optouts/routes.js';
 import { carriers } from '../carriers/feature.js';
 import { panel } from '../panel/feature.js';
 import { housekeeping } from '../jobs/housekeeping.js';
@@ -43,6 +44,7 @@ export const features: Feature[] = [
   staff,
   wallet,
   loyalty,
+  optouts,
   carriers,
   panel,
   housekeeping,

@@ -10,6 +10,7 @@ import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
+import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import type { Channel } from './types.js';
 
 export const DISPATCH_JOB = 'messaging.dispatch';
@@ -129,9 +130,13 @@ export async function dispatchMessages(
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       .orderBy('id')
       .execute();
-    const held = await closeSuspended(ctx, candidates);
-    for (const id of held)
-      results.push({ messageId: id, outcome: { ok: false, permanent: true, error: SUSPENDED_ERROR } });
+    const suspended = await closeSuspended(ctx, candidates);
+    const optedOut = await closeOptedOut(ctx, candidates, suspended);
+    const held = new Set([...suspended, ...optedOut]);
+    for (const id of held) {
+      const error = suspended.has(id) ? SUSPENDED_ERROR : OPTOUT_ERROR;
+      results.push({ messageId: id, outcome: { ok: false, permanent: true, error } });
+    }
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
     const orphaned = candidates.filter((c) => c.claim_token !== null).length;
     if (orphaned > 0)
@@ -221,6 +226,24 @@ async function closeSuspended(
   countMessages(pipelineMetrics(ctx.metrics.registry), closed, 'refused');
   ctx.worker.nudge(); // confirmation events to deliver
   return new Set(ids);
+}
+
+/**
+ * Messages to a number that opted out after they were accepted (scheduled
+ * ones, a queue that waited) are never handed over either: closed with
+ * status 10 and refunded, with their confirmation events.
+ */
+async function closeOptedOut(ctx: AppContext, candidates: Array<{ id: number }>, held: Set<number>): Promise<number[]> {
+  const ids = await optedOutMessages(
+    ctx.db.kysely,
+    candidates.filter((c) => !held.has(c.id)).map((c) => c.id),
+  );
+  if (ids.length === 0) return ids;
+  await ctx.db.kysely
+    .transaction()
+    .execute((trx) => closeUnsent(trx, ctx, ids, OPTOUT_STATUS, OPTOUT_ERROR, null, Date.now()));
+  ctx.worker.nudge(); // confirmation events to deliver
+  return ids;
 }
 
 /** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
@@ -426,7 +449,7 @@ async function closeUnsent(
     .updateTable('messages')
     .set({
       stage: 2,
-      status: code === REFUSED_STATUS ? 'refused' : 'undelivered',
+      status: code === REFUSED_STATUS || code === OPTOUT_STATUS ? 'refused' : 'undelivered',
       dlr_code: code,
       dlr_at: now,
       carrier,

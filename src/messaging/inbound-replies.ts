@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { recordReply } from './delivery.js';
+import { recordReply } from './replies.js';
 
 /** A customer's message that came in through a connector: an SMPP deliver_sm, a provider's webhook. */
 export interface InboundReply {

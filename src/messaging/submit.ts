@@ -1,7 +1,7 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import type { MessagesTable } from './tables.js';
+import type { MessagesTable, MessageStatus } from './tables.js';
 import { compiledOnce } from '../db/prepared.js';
 import { debitCredits } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
@@ -13,6 +13,9 @@ import { priceUnits } from './pricing.js';
 import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
+import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutAmong } from './optouts.js';
+import { confirmationPayload } from './delivery.js';
+import { recordEvents } from '../webhooks/index.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
@@ -90,6 +93,9 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  * Throws ApiError sms_07 when the balance does not cover it (nothing written),
  * and 429 sms_17 when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
+ * A recipient on the account's opt-out list (src/messaging/optouts.ts) is
+ * recorded closed with status 10, not charged, never dispatched, and its
+ * confirmation event (status 10) is written here; the others go out as usual.
  * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
  * prompt dispatch, or with inlineDispatch hand the messages over yourself
  * (dispatchMessages, or ctx.handOff.add for shared rounds).
@@ -103,7 +109,16 @@ export async function submitMessages(
   const sandbox = req.sandbox === true;
   if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
   const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
-  const total = sandbox ? 0 : unit * req.recipients.length;
+  const blocked =
+    sandbox || req.ignoreOptouts
+      ? new Set<string>()
+      : await optedOutAmong(
+          trx,
+          req.accountId,
+          req.recipients.map((r) => r.number),
+          req.source === 'otp',
+        );
+  const total = sandbox ? 0 : unit * (req.recipients.length - blocked.size);
   if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
@@ -123,6 +138,8 @@ export async function submitMessages(
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
   const rows = req.recipients.map((r) => ({
+    ...sendable(sandbox, scheduledAt, unit),
+    ...(blocked.has(r.number) ? optedOut(now) : {}),
     account_id: req.accountId,
     campaign_id: campaign.id,
     reference: timeOrderedId(),
@@ -135,17 +152,11 @@ export async function submitMessages(
     sandbox: sandbox ? 1 : 0,
     extra_params: req.extraParams ?? null,
     meta,
-    price_units: sandbox ? 0 : unit,
-    stage: sandbox ? 2 : 0,
-    status: sandbox ? ('sandbox' as const) : scheduledAt ? ('scheduled' as const) : ('queued' as const),
-    dlr_code: null,
     carrier: null,
     carrier_id: null,
-    error: null,
     scheduled_at: scheduledAt,
     created_at: now,
     sent_at: null,
-    dlr_at: null,
   }));
   const messageIds: number[] = [];
   if (rows.length === 1)
@@ -159,9 +170,14 @@ export async function submitMessages(
         .execute();
       for (const { id } of ids) messageIds.push(id);
     }
+  if (blocked.size > 0)
+    await recordEvents(
+      trx,
+      rows.filter((r) => r.stage === 2).map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
+    );
   const inline = req.inlineDispatch === true && !scheduledAt;
   const dispatchAt = scheduledAt ?? (inline ? now + INLINE_SAFETY_NET_MS : now);
-  if (!sandbox)
+  if (!sandbox && blocked.size < rows.length)
     await enqueue(
       trx,
       DISPATCH_JOB,
@@ -173,5 +189,30 @@ export async function submitMessages(
     references: rows.map((r) => ({ reference: r.reference, number: r.number })),
     messageIds,
     creditUnits: total,
+    optedOut: [...blocked],
+  };
+}
+
+/** A message's price and state as it is accepted. */
+function sendable(sandbox: boolean, scheduledAt: number | null, unit: number) {
+  return {
+    price_units: sandbox ? 0 : unit,
+    stage: sandbox ? 2 : 0,
+    status: sandbox ? ('sandbox' as MessageStatus) : scheduledAt ? ('scheduled' as const) : ('queued' as const),
+    dlr_code: null as number | null,
+    error: null as string | null,
+    dlr_at: null as number | null,
+  };
+}
+
+/** …and, to an opted-out number, closed at once: never charged, never handed over. */
+function optedOut(now: number) {
+  return {
+    price_units: 0,
+    stage: 2,
+    status: 'refused' as MessageStatus,
+    dlr_code: OPTOUT_STATUS,
+    error: OPTOUT_ERROR,
+    dlr_at: now,
   };
 }

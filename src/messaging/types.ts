@@ -41,6 +41,8 @@ export interface SubmitRequest {
    * INLINE_SAFETY_NET_MS later, for a crash or a transient carrier failure.
    */
   inlineDispatch?: boolean;
+  /** Sends even to numbers on the opt-out list: only the confirmation of an opt-out itself. */
+  ignoreOptouts?: boolean;
 }
 
 export interface SubmitResult {
@@ -50,4 +52,6 @@ export interface SubmitResult {
   messageIds: number[];
   /** Credit units charged for the whole request (0 in sandbox). */
   creditUnits: number;
+  /** The recipients on the opt-out list: recorded with status 10, not charged, not sent. */
+  optedOut: string[];
 }

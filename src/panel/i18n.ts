@@ -236,6 +236,21 @@ const es = {
   import_empty: 'El archivo no tiene filas.',
   import_too_many: 'Demasiadas filas: {max} como máximo por importación.',
   import_no_number: 'La primera fila debe nombrar la columna number.',
+  optouts: 'Bajas',
+  optouts_list: 'Números dados de baja',
+  optouts_count: '{count} números no reciben mensajes de esta cuenta ni de sus subcuentas.',
+  optouts_none: 'Ningún número se ha dado de baja.',
+  optouts_first: 'Los primeros {count}; la exportación los trae todos.',
+  optouts_source: 'Origen',
+  optouts_change: 'Agregar o quitar números',
+  optouts_add: 'Dar de baja',
+  optouts_remove: 'Quitar de la lista',
+  optouts_added: 'Números agregados a la lista: {count}.',
+  optouts_removed: 'Números quitados de la lista: {count}.',
+  optouts_imported: 'Importados: {count} números.',
+  optouts_import_help:
+    'Un número por fila en la primera columna: 10 dígitos (México, 52) o + y el número completo; o una primera fila con las columnas number y country_code. Hasta {max} filas por archivo. Si una fila tiene un error no se importa ninguna.',
+  country_code: 'Código de país',
 } as const;
 
 export type Words = { [K in keyof typeof es]: string };
@@ -474,6 +489,21 @@ const en: Words = {
   import_empty: 'The file has no rows.',
   import_too_many: 'Too many rows: at most {max} per import.',
   import_no_number: 'The first row must name the number column.',
+  optouts: 'Opt-outs',
+  optouts_list: 'Opted-out numbers',
+  optouts_count: '{count} numbers get no messages from this account or its sub-accounts.',
+  optouts_none: 'No number has opted out.',
+  optouts_first: 'The first {count}; the export has them all.',
+  optouts_source: 'Source',
+  optouts_change: 'Add or remove numbers',
+  optouts_add: 'Opt out',
+  optouts_remove: 'Remove from the list',
+  optouts_added: 'Numbers added to the list: {count}.',
+  optouts_removed: 'Numbers removed from the list: {count}.',
+  optouts_imported: 'Imported: {count} numbers.',
+  optouts_import_help:
+    'One number a row in the first column: 10 digits (Mexico, 52) or + and the full number; or a first row naming the columns number and country_code. Up to {max} rows a file. If any row has an error, none is imported.',
+  country_code: 'Country code',
 };
 
 export type Lang = 'es' | 'en';

@@ -23,6 +23,8 @@ const NOTICES = [
   'account_created',
   'credits_added',
   'account_archived',
+  'optouts_added',
+  'optouts_removed',
 ] as const satisfies readonly WordKey[];
 export type NoticeKey = (typeof NOTICES)[number];
 

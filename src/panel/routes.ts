@@ -41,6 +41,7 @@ import { operatorPage } from './pages/operator.js';
 import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
 import { contactsPage } from './pages/contacts.js';
+import { optoutsPage } from './pages/optouts.js';
 import { sendPage } from './pages/send.js';
 import { otpPage } from './pages/otp.js';
 import { programsPage } from './pages/programs.js';
@@ -154,6 +155,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         campaignsPage,
         sendPage,
         contactsPage,
+        optoutsPage,
         otpPage,
         programsPage,
         accountPage,

@@ -91,6 +91,7 @@ function nav(v: View): Html {
         ['/panel/send', 'send'],
         ['/panel/campaigns', 'campaigns'],
         ['/panel/contacts', 'contacts'],
+        ['/panel/optouts', 'optouts'],
         ['/panel/otp', 'otp'],
         ['/panel/programs', 'programs'],
         ['/panel/integrations', 'integrations'],

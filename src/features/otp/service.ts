@@ -148,6 +148,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
           startId,
           campaignId: sent.campaignId,
           messageIds: sent.messageIds,
+          optedOut: sent.optedOut.length > 0,
           expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at!,
         };
       } catch (err) {
@@ -166,7 +167,8 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
 
     const [outcome] = await ctx.sharedDispatch.dispatch(attempt.messageIds);
     const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
-    const final = outcome?.outcome.ok === true || refused;
+    // A code to an opted-out number is recorded, never sent: its stored text is masked at once too.
+    const final = outcome?.outcome.ok === true || refused || attempt.optedOut;
     if (final) {
       await grouped.run(async (trx) => {
         await maskSentText(

@@ -3,7 +3,7 @@ import { ApiError, ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { defineMessages } from '../../http/codes.js';
 import { parse } from '../../http/validate.js';
-import { recordReply } from '../../messaging/delivery.js';
+import { recordReply } from '../../messaging/replies.js';
 import type { Feature } from '../feature.js';
 
 defineMessages({

@@ -1,0 +1,54 @@
+import type { z } from 'zod';
+import { ok } from '../../http/errors.js';
+import { jsonSchema } from '../../http/fields.js';
+import { parse } from '../../http/validate.js';
+import type { Feature } from '../feature.js';
+import { AddedReply, ListReply, NumbersBody, PageQuery, RemovedReply } from './schemas.js';
+import { optIn, optOut, optoutPage, parseNumbers } from './service.js';
+
+const schema = (summary: string, reply: z.ZodType, input: { body?: z.ZodType; querystring?: z.ZodType }) => ({
+  tags: ['opt-outs'],
+  summary,
+  ...(input.body ? { body: jsonSchema(input.body) } : {}),
+  ...(input.querystring ? { querystring: jsonSchema(input.querystring) } : {}),
+  response: { 200: jsonSchema(reply) },
+});
+
+/** GET/POST/DELETE /optouts: the list of numbers the account's family does not send to (CONTRACT.md). */
+export const optouts: Feature = {
+  name: 'optouts',
+  routes(api, ctx) {
+    const db = ctx.db.kysely;
+    const numbersOf = (body: unknown) => {
+      const input = parse(NumbersBody, body, 'optout_05');
+      return parseNumbers(input.numbers, input.country_code);
+    };
+
+    api.get(
+      '/optouts',
+      { schema: schema('The opt-out list, 100 numbers a page', ListReply, { querystring: PageQuery }) },
+      async (request) => {
+        const { page } = parse(PageQuery, request.query, 'optout_08');
+        return ok('optout_01', 'optouts_found', { optouts: await optoutPage(db, request.account.id, page) });
+      },
+    );
+
+    api.post(
+      '/optouts',
+      { schema: schema('Put numbers on the opt-out list', AddedReply, { body: NumbersBody }) },
+      async (request) => {
+        const added = await optOut(db, request.account.id, numbersOf(request.body), 'api');
+        return ok('optout_02', 'optouts_added', { added });
+      },
+    );
+
+    api.delete(
+      '/optouts',
+      { schema: schema('Take numbers off the opt-out list', RemovedReply, { body: NumbersBody }) },
+      async (request) => {
+        const removed = await optIn(db, request.account.id, numbersOf(request.body));
+        return ok('optout_03', 'optouts_removed', { removed });
+      },
+    );
+  },
+};

@@ -1,0 +1,137 @@
+import type { Executor } from '../db/engine.js';
+import type { OptoutSource } from '../features/optouts/tables.js';
+
+/** The delivery status code of a message to an opted-out number (spec, Events): 10, blacklist. */
+export const OPTOUT_STATUS = 10;
+
+/** The error recorded on such a message. */
+export const OPTOUT_ERROR = 'not sent: the number opted out';
+
+const STOP_WORDS = new Set(['STOP', 'BAJA', 'ALTO', 'CANCELAR', 'UNSUBSCRIBE']);
+const START_WORDS = new Set(['ALTA', 'START', 'SUSCRIBIR']);
+
+/** Rows per `IN (…)` list: under SQLite's bound-parameter limit. */
+const CHUNK = 500;
+
+/**
+ * What a reply's whole text asks of the opt-out list: 'stop' (add the
+ * number), 'start' (take it off) or nothing. Trimmed, any case, accents
+ * ignored ("Bája " is BAJA); a longer text is never a keyword.
+ */
+export function optoutKeyword(text: string): 'stop' | 'start' | null {
+  if (text.length > 64) return null;
+  const word = text.trim().normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
+  if (STOP_WORDS.has(word)) return 'stop';
+  if (START_WORDS.has(word)) return 'start';
+  return null;
+}
+
+/** The account whose list applies: a sub-account shares its top-level account's. */
+export async function listOwner(db: Executor, accountId: number): Promise<number> {
+  const row = await db
+    .selectFrom('accounts')
+    .select(['id', 'parent_id'])
+    .where('id', '=', accountId)
+    .executeTakeFirstOrThrow();
+  return Number(row.parent_id ?? row.id);
+}
+
+export async function optoutSettings(
+  db: Executor,
+  owner: number,
+): Promise<{ exemptOtp: boolean; confirmation: string | null }> {
+  const row = await db
+    .selectFrom('optout_settings')
+    .select(['exempt_otp', 'confirmation'])
+    .where('account_id', '=', owner)
+    .executeTakeFirst();
+  return { exemptOtp: row?.exempt_otp === 1, confirmation: row?.confirmation ?? null };
+}
+
+/**
+ * The numbers among `numbers` that the account's list holds. OTP codes skip
+ * the list when the top-level account exempts them.
+ */
+export async function optedOutAmong(
+  db: Executor,
+  accountId: number,
+  numbers: string[],
+  otp: boolean,
+): Promise<Set<string>> {
+  const found = new Set<string>();
+  if (numbers.length === 0) return found;
+  const owner = await listOwner(db, accountId);
+  if (otp && (await optoutSettings(db, owner)).exemptOtp) return found;
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('optouts')
+      .select('number')
+      .where('account_id', '=', owner)
+      .where('number', 'in', numbers.slice(i, i + CHUNK))
+      .execute();
+    for (const r of rows) found.add(r.number);
+  }
+  return found;
+}
+
+/** Puts numbers on the owner's list; returns those that were not on it (a number already there keeps its first source and date). */
+export async function addOptouts(
+  db: Executor,
+  owner: number,
+  numbers: string[],
+  source: OptoutSource,
+  now: number,
+): Promise<string[]> {
+  const added: string[] = [];
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const rows = await db
+      .insertInto('optouts')
+      .values(numbers.slice(i, i + CHUNK).map((number) => ({ account_id: owner, number, source, created_at: now })))
+      .onConflict((oc) => oc.columns(['account_id', 'number']).doNothing())
+      .returning('number')
+      .execute();
+    for (const r of rows) added.push(r.number);
+  }
+  return added;
+}
+
+/** Takes numbers off the owner's list; returns how many were on it. */
+export async function removeOptouts(db: Executor, owner: number, numbers: string[]): Promise<number> {
+  let removed = 0;
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const rows = await db
+      .deleteFrom('optouts')
+      .where('account_id', '=', owner)
+      .where('number', 'in', numbers.slice(i, i + CHUNK))
+      .returning('number')
+      .execute();
+    removed += rows.length;
+  }
+  return removed;
+}
+
+/**
+ * Of these messages, those whose number went on their family's list after
+ * they were accepted (a scheduled send, a queue that waited), OTP codes of a
+ * family that exempts them left out.
+ */
+export async function optedOutMessages(db: Executor, messageIds: number[]): Promise<number[]> {
+  if (messageIds.length === 0) return [];
+  const rows = await db
+    .selectFrom('messages as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .innerJoin('optouts as o', (join) =>
+      join
+        .onRef('o.number', '=', 'm.number')
+        .on((eb) => eb('o.account_id', '=', eb.fn.coalesce('a.parent_id', 'a.id'))),
+    )
+    .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
+    .leftJoin('optout_settings as s', 's.account_id', 'o.account_id')
+    .select('m.id')
+    .where('m.id', 'in', messageIds)
+    // Later messages passed the list when accepted: held back then, or sent on purpose (an opt-out's confirmation).
+    .whereRef('m.created_at', '<', 'o.created_at')
+    .where((eb) => eb.or([eb('c.source', '!=', 'otp'), eb(eb.fn.coalesce('s.exempt_otp', eb.val(0)), '=', 0)]))
+    .execute();
+  return rows.map((r) => Number(r.id));
+}

@@ -1,0 +1,124 @@
+import type { Transaction } from 'kysely';
+import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
+import type { Database } from '../db/schema.js';
+import { recordEvents } from '../webhooks/index.js';
+import { formatCompact } from '../lib/time.js';
+import { addOptouts, listOwner, optoutKeyword, optoutSettings, removeOptouts } from './optouts.js';
+import { submitMessages } from './submit.js';
+
+type Original = {
+  id: number;
+  account_id: number;
+  reference: string;
+  channel: string;
+  number: string;
+  country_code: string;
+  text: string;
+  sender: string | null;
+  meta: string | null;
+  sent_at: number | null;
+  created_at: number;
+};
+
+/**
+ * A customer's reply to a message the account sent that number (`messageId`,
+ * or by default the latest): stored, with its `response` event, in one
+ * transaction. An opt-out keyword in it changes the account's opt-out list in
+ * that same transaction (and its confirmation text, if any, is sent). Returns
+ * the original message's reference, or null when the account never sent that
+ * message to that number.
+ */
+export async function recordReply(
+  ctx: AppContext,
+  input: { accountId: number; number: string; text: string; at: number; messageId?: number },
+): Promise<string | null> {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const original = await trx
+      .selectFrom('messages')
+      .select([
+        'id',
+        'account_id',
+        'reference',
+        'channel',
+        'number',
+        'country_code',
+        'text',
+        'sender',
+        'meta',
+        'sent_at',
+        'created_at',
+      ])
+      .where('account_id', '=', input.accountId)
+      .where('number', '=', input.number)
+      .where('sandbox', '=', 0)
+      .$if(input.messageId !== undefined, (q) => q.where('id', '=', input.messageId!))
+      .orderBy('id', 'desc')
+      .limit(1)
+      .executeTakeFirst();
+    if (!original) return null;
+    await trx
+      .insertInto('replies')
+      .values({
+        account_id: input.accountId,
+        message_id: original.id,
+        number: input.number,
+        text: input.text,
+        received_at: input.at,
+      })
+      .execute();
+    await recordEvents(trx, [
+      {
+        accountId: input.accountId,
+        type: 'response',
+        reference: original.reference,
+        payload: {
+          type: 'response',
+          reference: original.reference,
+          number: original.number,
+          message: original.text,
+          response: input.text,
+          send_date: formatCompact(original.sent_at ?? original.created_at),
+          response_date: formatCompact(input.at),
+        },
+      },
+    ]);
+    await applyKeyword(trx, ctx.config, original, input.text, input.at);
+    return original.reference;
+  });
+}
+
+/**
+ * STOP-like words put the number on the list of the account that sent the
+ * replied message (its top-level account's list); START-like words take it
+ * off. A number newly put on the list gets the account's confirmation text,
+ * once, free of charge, on the channel and from the sender of the replied
+ * message (not by voice: a call is not a confirmation).
+ */
+async function applyKeyword(trx: Transaction<Database>, config: Config, original: Original, text: string, at: number) {
+  const keyword = optoutKeyword(text);
+  if (!keyword) return;
+  const owner = await listOwner(trx, original.account_id);
+  if (keyword === 'start') {
+    await removeOptouts(trx, owner, [original.number]);
+    return;
+  }
+  const added = await addOptouts(trx, owner, [original.number], 'keyword', at);
+  if (added.length === 0) return;
+  const { confirmation } = await optoutSettings(trx, owner);
+  if (!confirmation || original.channel === 'voice') return;
+  const chatapp = original.channel === 'chatapp';
+  const meta = original.meta ? (JSON.parse(original.meta) as Record<string, unknown>) : {};
+  await submitMessages(trx, config, {
+    accountId: original.account_id,
+    channel: chatapp ? 'chatapp' : 'sms',
+    source: chatapp ? 'chatapp' : 'sms',
+    recipients: [{ countryCode: original.country_code, number: original.number }],
+    text: confirmation,
+    campaignName: 'Opt-out confirmation',
+    sender: original.sender,
+    meta: chatapp ? { instance_id: meta.instance_id, type: 'text' } : null,
+    priceUnits: 0,
+    ignoreOptouts: true,
+  });
+}
