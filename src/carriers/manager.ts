@@ -3,22 +3,24 @@ import type { AppContext } from '../context.js';
 import { decrypt } from '../lib/secrets.js';
 import { databaseSink } from './database-sink.js';
 import { randomToken } from '../lib/ids.js';
-import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
+import type { CarrierSink, Connector, ConnectorDeps, Coordination } from './adapter.js';
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
 import { SimulatorConnector } from './simulator/connector.js';
 import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
-import { pruneThroughput } from './smpp/throughput.js';
+import { pruneThroughput } from './coordination-store.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
-import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
-import { WhatsappConnector } from './whatsapp-cloud/connector.js';
 import {
-  instanceConnectorName,
   listBoundInstances,
-  readBinding,
+  listCarriers,
+  listRoutes,
+  SIMULATOR,
   type BoundInstance,
-} from './whatsapp-cloud/instances.js';
+  type CarrierRow,
+} from './store.js';
+import { WhatsappConnector } from './whatsapp-cloud/connector.js';
+import { instanceConnectorName, readBinding } from './whatsapp-cloud/instances.js';
 
 export type { Connector } from './adapter.js';
 
@@ -47,11 +49,21 @@ export class CarrierManager {
   private ticking: Promise<void> | null = null;
   private ticks = 0;
   private stopped = false;
+  /** The sink of provider connectors without a row of their own (bound instances). */
   private readonly instanceSink: CarrierSink;
 
-  constructor(private readonly ctx: AppContext) {
-    this.simulator = new SimulatorConnector(ctx);
+  constructor(
+    private readonly ctx: AppContext,
+    /** Bind leases and throughput counters shared with the other processes. */
+    private readonly coordination: Coordination,
+  ) {
     this.instanceSink = databaseSink(ctx, providerIds);
+    this.simulator = new SimulatorConnector(ctx.config, this.instanceSink);
+  }
+
+  /** Where provider webhooks hand the requests they refuse (also those naming no connector). */
+  get refusals(): Pick<CarrierSink, 'rejected'> {
+    return this.instanceSink;
   }
 
   /** Loads the configuration once (also without start(), for a context that only dispatches inline). */
@@ -226,7 +238,8 @@ export class CarrierManager {
 
   /** What connectors can use besides their sink (never the whole context). */
   private get deps(): Omit<ConnectorDeps, 'sink'> {
-    return { db: this.ctx.db, log: this.ctx.log, publicBaseUrl: this.ctx.config.publicBaseUrl, holder: this.holder };
+    const { log, config } = this.ctx;
+    return { coordination: this.coordination, log, publicBaseUrl: config.publicBaseUrl, holder: this.holder };
   }
 
   private async reportStatus(): Promise<void> {

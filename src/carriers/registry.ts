@@ -4,6 +4,7 @@ import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { Pacer, type CarrierDriver } from './driver.js';
 import type { CarrierDispatch, Route } from '../messaging/ports.js';
+import { databaseCoordination } from './coordination-store.js';
 import { CarrierManager } from './manager.js';
 import { RouterDriver } from './router.js';
 import { carrierMetrics } from './metrics.js';
@@ -32,7 +33,7 @@ export class CarrierRegistry implements CarrierDispatch {
   readonly inFlight = new Set<number>();
 
   constructor(ctx: AppContext) {
-    this.manager = new CarrierManager(ctx);
+    this.manager = new CarrierManager(ctx, databaseCoordination(ctx.db));
     carrierMetrics(ctx.metrics, this.manager);
     const driver = new RouterDriver(this.manager);
     this.router = { driver, pacer: new Pacer(driver.messagesPerSecond) };
