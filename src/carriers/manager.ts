@@ -132,7 +132,7 @@ export class CarrierManager {
       await this.applyWaitingReceipts();
       if (this.ticks++ % 30 === 0) {
         await pruneThroughput(this.ctx.db);
-        await pruneReceipts(this.ctx);
+        await pruneReceipts(this.ctx.db);
       }
     } catch (err) {
       if (!this.stopped)
