@@ -49,7 +49,7 @@ export class CarrierManager {
   private ticking: Promise<void> | null = null;
   private ticks = 0;
   private stopped = false;
-  /** The sink of provider connectors without a row of their own (bound instances). */
+  /** The sink of what has no connector row of its own: bound instances, the simulator's reports, refused webhooks. */
   private readonly instanceSink: CarrierSink;
 
   constructor(
