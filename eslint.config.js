@@ -23,6 +23,20 @@ const features = {
   regex: '(^|/)features/',
   message: 'Carriers are adapters: they import nothing from features/ (take what they need as a parameter).',
 };
+const storage = {
+  regex: '^kysely$|(^|/)(db|jobs)/',
+  message:
+    'Protocol code never writes to the database: hand what it receives to its CarrierSink, share state through Coordination (carriers/adapter.ts).',
+};
+// Connectors of each kind and the HTTP plumbing they share; their database side is carriers/*-store.ts and database-sink.ts.
+const carrierProtocols = [
+  'src/carriers/smpp/**/*.ts',
+  'src/carriers/whatsapp-cloud/**/*.ts',
+  'src/carriers/twiml-voice/**/*.ts',
+  'src/carriers/simulator/**/*.ts',
+  'src/carriers/providers/connector.ts',
+  'src/carriers/providers/webhooks.ts',
+];
 const webhookInternals = {
   regex: '(^|/)webhooks/(?!index\\.js$)',
   message: 'Messaging and payments reach webhooks through webhooks/index.js only.',
@@ -68,6 +82,7 @@ export default defineConfig(
   { files: ['src/panel/assets/**/*.js'], languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } } },
   layer(['src/**/*.ts']),
   layer(['src/carriers/**/*.ts'], features),
+  layer(carrierProtocols, features, storage),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
 );

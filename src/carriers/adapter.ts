@@ -1,5 +1,4 @@
 import type { Logger } from 'pino';
-import type { Db } from '../db/engine.js';
 import type { OutboundMessage, SubmitOutcome } from './driver.js';
 import type { ConnectorStats } from './status.js';
 
@@ -27,10 +26,35 @@ export interface ConnectorConfig<S> {
   secret: string;
 }
 
+/**
+ * Bind slots of a connector leased among processes, so the binds of all
+ * processes together never exceed the connector's `binds` (coordination-store.ts).
+ */
+export interface BindLeaseStore {
+  /** Renews the slots `holder` still holds; returns those. */
+  renew(carrier: string, holder: string, slots: number[]): Promise<number[]>;
+  /** Takes `slot` when it is free or its lease expired; false when another holder has it. */
+  take(carrier: string, holder: string, slot: number): Promise<boolean>;
+  /** Frees these slots of `holder` (all of them when omitted). */
+  release(carrier: string, holder: string, slots?: number[]): Promise<void>;
+}
+
+/** A connector's per-second message budget, shared among processes (coordination-store.ts). */
+export interface ThroughputStore {
+  /** Counts `n` more messages in `second` if the count stays within `cap`; false when it would not. */
+  reserve(carrier: string, second: number, n: number, cap: number): Promise<boolean>;
+}
+
+/** What connectors of several processes agree on: bind slots and the throughput cap. */
+export interface Coordination {
+  leases: BindLeaseStore;
+  throughput: ThroughputStore;
+}
+
 /** What a kind's build() gets besides its configuration (never the whole context). */
 export interface ConnectorDeps {
-  /** Shared state among processes only (bind leases, the throughput cap): what it receives goes to the sink. */
-  db: Db;
+  /** Shared state among processes (bind leases, the throughput cap); what it receives goes to the sink. */
+  coordination: Coordination;
   log: Logger;
   /** This service's public address (callbacks a provider is given). */
   publicBaseUrl: string;
@@ -93,4 +117,21 @@ export interface CarrierSink {
   replyPart(part: ReplyPart): Promise<string | null>;
   /** True the first time an incoming message id of this connector is seen (providers deliver webhooks again). */
   firstSeen(carrier: string, incomingId: string): Promise<boolean>;
+  /** A provider's request refused (bad signature, unknown connector): counted for `carriers rejections`, never its body. */
+  rejected(rejection: Rejection): Promise<void>;
+  /** Final statuses to report at `at`, durably (the simulator's delivery reports survive a restart). */
+  scheduleReports(reports: ScheduledReport[], at: number): Promise<void>;
+}
+
+/** A refused provider request: which connector it named, why, and where it came from. */
+export interface Rejection {
+  carrier: string;
+  reason: string;
+  remoteAddress: string;
+}
+
+/** A message's final status code, reported later. */
+export interface ScheduledReport {
+  messageId: number;
+  code: number;
 }

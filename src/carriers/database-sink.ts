@@ -1,30 +1,43 @@
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/engine.js';
+import { enqueue } from '../jobs/queue.js';
 import { recordInboundReply } from '../messaging/inbound-replies.js';
-import type { CarrierSink, ReplyPart } from './adapter.js';
+import type { CarrierSink, ReplyPart, ScheduledReport } from './adapter.js';
+import { recordRejection } from './providers/store.js';
 import { recordCarrierIds, storeReceipts, type CarrierIdBook } from './receipts.js';
+import { SIMULATOR_DLR_JOB } from './simulator/driver.js';
 
 /**
  * The sink connectors of one kind hand what they receive to: carrier ids and
  * receipts kept by the kind's id book (receipts.ts), replies recorded by the
- * messaging core (messaging/inbound-replies.ts).
+ * messaging core (messaging/inbound-replies.ts), refused provider requests
+ * counted (providers/store.ts), scheduled reports queued as a job.
  */
 export function databaseSink(ctx: AppContext, book: CarrierIdBook): CarrierSink {
   return {
     accepted: (carrier, accepted) => recordCarrierIds(ctx, book, carrier, accepted),
     receipts: async (carrier, receipts) => void (await storeReceipts(ctx, book, carrier, receipts)),
     async reply(r) {
-      const owners = r.owners ?? (await senderOwners(ctx, r.destination));
+      const owners = r.owners ?? (await senderOwners(ctx.db, r.destination));
       await recordInboundReply(ctx, { ...r, owners });
     },
-    replyPart: (part) => reassemble(ctx, part),
-    firstSeen: (carrier, incomingId) => firstSeen(ctx, carrier, incomingId),
+    replyPart: (part) => reassemble(ctx.db, part),
+    firstSeen: (carrier, incomingId) => firstSeen(ctx.db, carrier, incomingId),
+    rejected: (r) => recordRejection(ctx, r.carrier, r.reason, r.remoteAddress),
+    scheduleReports: (reports, at) => scheduleReports(ctx.db, reports, at),
   };
 }
 
+/** One job per batch, run at `at` by the messaging feature (SIMULATOR_DLR_JOB); its payload keeps [id, code] pairs. */
+async function scheduleReports(db: Db, reports: ScheduledReport[], at: number): Promise<void> {
+  const payload = { reports: reports.map((r) => [r.messageId, r.code]) };
+  await enqueue(db.kysely, SIMULATOR_DLR_JOB, payload, { runAt: at, maxAttempts: 20 });
+}
+
 /** The accounts that registered this address as a sender (`senders add`): a reply to it is theirs first. */
-async function senderOwners(ctx: AppContext, destination: string): Promise<number[]> {
+async function senderOwners(db: Db, destination: string): Promise<number[]> {
   if (destination === '') return [];
-  const rows = await ctx.db.kysely.selectFrom('senders').select('account_id').where('name', '=', destination).execute();
+  const rows = await db.kysely.selectFrom('senders').select('account_id').where('name', '=', destination).execute();
   return rows.map((s) => Number(s.account_id));
 }
 
@@ -33,9 +46,9 @@ async function senderOwners(ctx: AppContext, destination: string): Promise<numbe
  * or processes); the process whose delete removes all of them records the
  * reply, so it is recorded once.
  */
-async function reassemble(ctx: AppContext, p: ReplyPart): Promise<string | null> {
+async function reassemble(engine: Db, p: ReplyPart): Promise<string | null> {
   if (p.sequence < 1 || p.sequence > p.total) return null;
-  const db = ctx.db.kysely;
+  const db = engine.kysely;
   const key = { carrier: p.carrier, source: p.source, reference: p.reference };
   const inserted = await db
     .insertInto('smpp_reply_parts')
@@ -74,8 +87,8 @@ async function reassemble(ctx: AppContext, p: ReplyPart): Promise<string | null>
 }
 
 /** Incoming message ids are kept as provider_message_ids of `<carrier>#in`, so a redelivered webhook is taken once. */
-async function firstSeen(ctx: AppContext, carrier: string, incomingId: string): Promise<boolean> {
-  const fresh = await ctx.db.kysely
+async function firstSeen(db: Db, carrier: string, incomingId: string): Promise<boolean> {
+  const fresh = await db.kysely
     .insertInto('provider_message_ids')
     .values({ carrier: `${carrier}#in`, carrier_id: incomingId, message_id: 0, created_at: Date.now() })
     .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())

@@ -7,8 +7,8 @@ export const carriers: Feature = {
   name: 'carriers',
   // Provider callbacks: public, each checks the provider's own signature.
   publicRoutes: (app, ctx) => {
-    whatsappWebhookRoutes(app, ctx);
-    twimlWebhookRoutes(app, ctx);
+    whatsappWebhookRoutes(app, ctx.carriers.manager);
+    twimlWebhookRoutes(app, ctx.carriers.manager);
   },
   // Called for a running service only (not for CLI commands): connectors bind and follow configuration changes.
   jobs: (_worker, ctx) => ctx.carriers.start(),

@@ -1,26 +1,39 @@
 import { hostname } from 'node:os';
-import type { AppContext } from '../context.js';
+import type { Config } from '../config.js';
+import type { BaseContext } from '../context.js';
 import { decrypt } from '../lib/secrets.js';
-import { databaseSink } from './database-sink.js';
 import { randomToken } from '../lib/ids.js';
-import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
+import type { CarrierSink, Connector, ConnectorDeps, Coordination } from './adapter.js';
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
-import { SimulatorConnector } from './simulator/connector.js';
-import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
-import { pruneThroughput } from './smpp/throughput.js';
+import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
+import { providerIds, pruneReceipts, type CarrierIdBook } from './receipts.js';
+import { pruneThroughput } from './coordination-store.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
-import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
-import { WhatsappConnector } from './whatsapp-cloud/connector.js';
 import {
-  instanceConnectorName,
   listBoundInstances,
-  readBinding,
+  listCarriers,
+  listRoutes,
+  SIMULATOR,
   type BoundInstance,
-} from './whatsapp-cloud/instances.js';
+  type CarrierRow,
+} from './store.js';
+import { WhatsappConnector } from './whatsapp-cloud/connector.js';
+import { instanceConnectorName, readBinding } from './whatsapp-cloud/instances.js';
 
 export type { Connector } from './adapter.js';
+
+/** What the manager uses of the process (built by registry.ts): never the whole context. */
+export interface ManagerServices extends Pick<BaseContext, 'db' | 'log' | 'secrets'> {
+  config: Pick<Config, 'CARRIER_POLL_MS' | 'publicBaseUrl'> & SimulatorConfig;
+  /** Bind leases and throughput counters shared with the other processes. */
+  coordination: Coordination;
+  /** The sink of connectors whose carrier ids `book` keeps. */
+  sinkFor(book: CarrierIdBook): CarrierSink;
+  /** Applies the receipts of `carrier` that were waiting for their carrier id. */
+  applyWaiting(book: CarrierIdBook, carrier: string): Promise<unknown>;
+}
 
 /**
  * This process's view of the operator's carrier configuration: connectors
@@ -47,11 +60,17 @@ export class CarrierManager {
   private ticking: Promise<void> | null = null;
   private ticks = 0;
   private stopped = false;
+  /** The sink of what has no connector row of its own: bound instances, the simulator's reports, refused webhooks. */
   private readonly instanceSink: CarrierSink;
 
-  constructor(private readonly ctx: AppContext) {
-    this.simulator = new SimulatorConnector(ctx);
-    this.instanceSink = databaseSink(ctx, providerIds);
+  constructor(private readonly services: ManagerServices) {
+    this.instanceSink = services.sinkFor(providerIds);
+    this.simulator = new SimulatorConnector(services.config, this.instanceSink);
+  }
+
+  /** Where provider webhooks hand the requests they refuse (also those naming no connector). */
+  get refusals(): Pick<CarrierSink, 'rejected'> {
+    return this.instanceSink;
   }
 
   /** Loads the configuration once (also without start(), for a context that only dispatches inline). */
@@ -61,7 +80,7 @@ export class CarrierManager {
 
   start(): void {
     if (this.timer || this.stopped) return;
-    this.timer = setInterval(() => void this.tick(), this.ctx.config.CARRIER_POLL_MS);
+    this.timer = setInterval(() => void this.tick(), this.services.config.CARRIER_POLL_MS);
     this.timer.unref();
     void this.tick();
   }
@@ -115,16 +134,16 @@ export class CarrierManager {
       await this.refresh();
       this.loaded ??= Promise.resolve();
       await this.reportStatus();
-      const processes = await liveProcesses(this.ctx.db.kysely);
+      const processes = await liveProcesses(this.services.db.kysely);
       await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
       await this.applyWaitingReceipts();
       if (this.ticks++ % 30 === 0) {
-        await pruneThroughput(this.ctx.db);
-        await pruneReceipts(this.ctx);
+        await pruneThroughput(this.services.db);
+        await pruneReceipts(this.services.db);
       }
     } catch (err) {
       if (!this.stopped)
-        this.ctx.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
+        this.services.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
     }
   }
 
@@ -133,19 +152,19 @@ export class CarrierManager {
     for (const row of this.rows) {
       const c = this.connectors.get(row.name);
       const kind = kindOf(row.type);
-      if (c && kind) await applyWaitingReceipts(this.ctx, kind.receipts, c.name);
+      if (c && kind) await this.services.applyWaiting(kind.receipts, c.name);
     }
     for (const { connector } of this.instances.values()) {
-      if (connector) await applyWaitingReceipts(this.ctx, providerIds, connector.name);
+      if (connector) await this.services.applyWaiting(providerIds, connector.name);
     }
   }
 
   private async refresh(): Promise<void> {
     if (this.stopped) return;
     const [rows, routes, bound] = await Promise.all([
-      listCarriers(this.ctx.db.kysely),
-      listRoutes(this.ctx.db.kysely),
-      listBoundInstances(this.ctx.db.kysely),
+      listCarriers(this.services.db.kysely),
+      listRoutes(this.services.db.kysely),
+      listBoundInstances(this.services.db.kysely),
     ]);
     this.rows = rows;
     this.routes = routes.map((r) => ({
@@ -174,14 +193,14 @@ export class CarrierManager {
   private build(row: CarrierRow): void {
     try {
       const kind = kindOf(row.type)!;
-      const secret = row.password_enc ? decrypt(this.ctx.secrets.keyEncryption, row.password_enc) : '';
+      const secret = row.password_enc ? decrypt(this.services.secrets.keyEncryption, row.password_enc) : '';
       const settings = parseSettings(kind, JSON.parse(row.settings));
       const config = { name: row.name, version: row.version, settings, secret };
-      const sink = databaseSink(this.ctx, kind.receipts);
+      const sink = this.services.sinkFor(kind.receipts);
       this.connectors.set(row.name, kind.build(config, { ...this.deps, sink }));
     } catch (err) {
       // Never a secret: only which connector and why its settings are unusable.
-      this.ctx.log.error(
+      this.services.log.error(
         { carrier: row.name, err: (err as Error).message },
         'carrier settings unusable; connector left down',
       );
@@ -200,7 +219,7 @@ export class CarrierManager {
         continue;
       }
       try {
-        const { settings, secrets } = readBinding(this.ctx.secrets.keyEncryption, i);
+        const { settings, secrets } = readBinding(this.services.secrets.keyEncryption, i);
         next.set(i.instance_id, {
           ...entry,
           connector: new WhatsappConnector(
@@ -215,7 +234,7 @@ export class CarrierManager {
         // Kept without a connector: its messages wait (down, retried) rather than leave through the routes.
         next.set(i.instance_id, { ...entry, connector: null });
         // Never a secret: only which instance and why its binding is unusable.
-        this.ctx.log.error(
+        this.services.log.error(
           { instance: i.instance_id, err: (err as Error).message },
           'chat-app instance binding unusable; its messages wait',
         );
@@ -226,7 +245,8 @@ export class CarrierManager {
 
   /** What connectors can use besides their sink (never the whole context). */
   private get deps(): Omit<ConnectorDeps, 'sink'> {
-    return { db: this.ctx.db, log: this.ctx.log, publicBaseUrl: this.ctx.config.publicBaseUrl, holder: this.holder };
+    const { log, config, coordination } = this.services;
+    return { coordination, log, publicBaseUrl: config.publicBaseUrl, holder: this.holder };
   }
 
   private async reportStatus(): Promise<void> {
@@ -251,7 +271,7 @@ export class CarrierManager {
         updated_at: now,
       };
     });
-    await writeProcessStatus(this.ctx.db.kysely, rows);
+    await writeProcessStatus(this.services.db.kysely, rows);
   }
 
   private connectorOf(row: CarrierRow): Connector | undefined {
@@ -274,6 +294,6 @@ export class CarrierManager {
     await this.ticking;
     await Promise.all([...this.connectors.values(), ...this.closing].map((c) => c.close()));
     this.connectors.clear();
-    await withdrawProcessStatus(this.ctx.db.kysely, this.holder).catch(() => undefined);
+    await withdrawProcessStatus(this.services.db.kysely, this.holder).catch(() => undefined);
   }
 }

@@ -1,4 +1,5 @@
 import type { AppContext } from '../context.js';
+import type { Db } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import { applyDeliveryReports } from '../messaging/delivery.js';
 import type { Receipt } from './adapter.js';
@@ -27,9 +28,9 @@ export interface CarrierIdBook {
   /** The stored forms under which a receipt for a recorded id may be waiting. */
   forms(id: string): string[];
   /** Records carrier ids of accepted messages; returns the forms they were stored under. */
-  record(ctx: AppContext, carrier: string, rows: Array<{ carrierId: string; messageId: number }>): Promise<string[]>;
+  record(db: Db, carrier: string, rows: Array<{ carrierId: string; messageId: number }>): Promise<string[]>;
   /** Message id of each carrier id this connector recorded. */
-  lookup(ctx: AppContext, carrier: string, carrierIds: string[]): Promise<(carrierId: string) => number | undefined>;
+  lookup(db: Db, carrier: string, carrierIds: string[]): Promise<(carrierId: string) => number | undefined>;
   /** Applies matched receipts (a message takes its first final status only); returns how many changed a message. */
   apply(ctx: AppContext, receipts: MatchedReceipt[]): Promise<number>;
 }
@@ -42,7 +43,7 @@ export interface CarrierIdBook {
 export const smppIds: CarrierIdBook = {
   normalise: normaliseId,
   forms: idForms,
-  async record(ctx, carrier, ids) {
+  async record(db, carrier, ids) {
     const now = Date.now();
     const rows = ids.map((i) => ({
       carrier,
@@ -51,17 +52,17 @@ export const smppIds: CarrierIdBook = {
       created_at: now,
     }));
     for (let i = 0; i < rows.length; i += CHUNK)
-      await ctx.db.kysely
+      await db.kysely
         .insertInto('smpp_ids')
         .values(rows.slice(i, i + CHUNK))
         .execute();
     return rows.map((r) => r.carrier_id);
   },
-  async lookup(ctx, carrier, carrierIds) {
+  async lookup(db, carrier, carrierIds) {
     const candidates = [...new Set(carrierIds.flatMap(idForms))];
     const byId = new Map<string, number>();
     for (let i = 0; i < candidates.length; i += CHUNK) {
-      const rows = await ctx.db.kysely
+      const rows = await db.kysely
         .selectFrom('smpp_ids')
         .select(['carrier_id', 'message_id'])
         .where('carrier', '=', carrier)
@@ -89,17 +90,17 @@ export const providerIds: CarrierIdBook = {
   normalise: (id) => id,
   forms: (id) => [id],
   /** An id seen again is kept as first recorded. */
-  async record(ctx, carrier, ids) {
+  async record(db, carrier, ids) {
     const now = Date.now();
-    await ctx.db.kysely
+    await db.kysely
       .insertInto('provider_message_ids')
       .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
       .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
       .execute();
     return ids.map((i) => i.carrierId);
   },
-  async lookup(ctx, carrier, carrierIds) {
-    const byId = await findProviderIds(ctx, carrier, [...new Set(carrierIds)]);
+  async lookup(db, carrier, carrierIds) {
+    const byId = await findProviderIds(db, carrier, [...new Set(carrierIds)]);
     return (carrierId) => byId.get(carrierId);
   },
   apply: applyProviderStatuses,
@@ -118,17 +119,13 @@ export async function recordCarrierIds(
 ): Promise<void> {
   const rows = accepted.flatMap((a) => a.carrierIds.map((carrierId) => ({ carrierId, messageId: a.messageId })));
   if (rows.length === 0) return;
-  await applyReceiptsFor(ctx, book, carrier, await book.record(ctx, carrier, rows));
+  await applyReceiptsFor(ctx, book, carrier, await book.record(ctx.db, carrier, rows));
 }
 
 /** Provider id → our message id, for the ids this connector recorded. */
-export async function findProviderIds(
-  ctx: AppContext,
-  carrier: string,
-  carrierIds: string[],
-): Promise<Map<string, number>> {
+export async function findProviderIds(db: Db, carrier: string, carrierIds: string[]): Promise<Map<string, number>> {
   if (carrierIds.length === 0) return new Map();
-  const rows = await ctx.db.kysely
+  const rows = await db.kysely
     .selectFrom('provider_message_ids')
     .select(['carrier_id', 'message_id'])
     .where('carrier', '=', carrier)
@@ -152,7 +149,7 @@ export async function storeReceipts(
 ): Promise<number> {
   if (receipts.length === 0) return 0;
   const known = await book.lookup(
-    ctx,
+    ctx.db,
     carrier,
     receipts.map((r) => r.carrierId),
   );
@@ -216,7 +213,7 @@ export async function applyWaitingReceipts(
     const rows = await q.orderBy('id').limit(5000).execute();
     if (rows.length === 0) continue;
     const known = await book.lookup(
-      ctx,
+      ctx.db,
       carrier,
       rows.map((r) => r.carrier_id),
     );
@@ -249,12 +246,12 @@ export async function applyWaitingReceipts(
  * matched in that time are dropped (those of provider connectors too), and
  * reply parts older than a day.
  */
-export async function pruneReceipts(ctx: AppContext, idDays = 7): Promise<void> {
+export async function pruneReceipts(db: Db, idDays = 7): Promise<void> {
   const cutoff = Date.now() - idDays * 86_400_000;
-  await ctx.db.kysely.deleteFrom('smpp_ids').where('created_at', '<', cutoff).execute();
-  await ctx.db.kysely.deleteFrom('carrier_receipts').where('at', '<', cutoff).execute();
+  await db.kysely.deleteFrom('smpp_ids').where('created_at', '<', cutoff).execute();
+  await db.kysely.deleteFrom('carrier_receipts').where('at', '<', cutoff).execute();
   // Parts of a reply whose other parts never came (or a part repeated after its reply was recorded).
-  await ctx.db.kysely
+  await db.kysely
     .deleteFrom('smpp_reply_parts')
     .where('received_at', '<', Date.now() - 86_400_000)
     .execute();
@@ -263,7 +260,7 @@ export async function pruneReceipts(ctx: AppContext, idDays = 7): Promise<void> 
 /** The provider's status reports: applied once per message (applyDeliveryReports keeps the first final status), and a read recorded. */
 export async function applyProviderStatuses(ctx: AppContext, reports: MatchedReceipt[]): Promise<number> {
   const applied = await applyDeliveryReports(ctx, reports);
-  for (const r of reports.filter((x) => x.read)) await recordProviderRead(ctx, r.messageId, r.at);
+  for (const r of reports.filter((x) => x.read)) await recordProviderRead(ctx.db, r.messageId, r.at);
   return applied;
 }
 
@@ -274,8 +271,8 @@ export async function applyProviderStatuses(ctx: AppContext, reports: MatchedRec
  * carrier "#read") taken in the same transaction makes a redelivered
  * webhook, or a waiting status applied by two processes at once, count once.
  */
-async function recordProviderRead(ctx: AppContext, messageId: number, at: number): Promise<void> {
-  await ctx.db.kysely.transaction().execute(async (trx) => {
+async function recordProviderRead(db: Db, messageId: number, at: number): Promise<void> {
+  await db.kysely.transaction().execute(async (trx) => {
     const first = await trx
       .insertInto('provider_message_ids')
       .values({ carrier: '#read', carrier_id: String(messageId), message_id: messageId, created_at: at })

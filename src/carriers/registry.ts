@@ -4,9 +4,12 @@ import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { Pacer, type CarrierDriver } from './driver.js';
 import type { CarrierDispatch, Route } from '../messaging/ports.js';
+import { databaseCoordination } from './coordination-store.js';
+import { databaseSink } from './database-sink.js';
 import { CarrierManager } from './manager.js';
 import { RouterDriver } from './router.js';
 import { carrierMetrics } from './metrics.js';
+import { applyWaitingReceipts } from './receipts.js';
 
 export type { Route };
 
@@ -32,7 +35,16 @@ export class CarrierRegistry implements CarrierDispatch {
   readonly inFlight = new Set<number>();
 
   constructor(ctx: AppContext) {
-    this.manager = new CarrierManager(ctx);
+    const { db, log, secrets, config } = ctx;
+    this.manager = new CarrierManager({
+      db,
+      log,
+      secrets,
+      config,
+      coordination: databaseCoordination(db),
+      sinkFor: (book) => databaseSink(ctx, book),
+      applyWaiting: (book, carrier) => applyWaitingReceipts(ctx, book, carrier),
+    });
     carrierMetrics(ctx.metrics, this.manager);
     const driver = new RouterDriver(this.manager);
     this.router = { driver, pacer: new Pacer(driver.messagesPerSecond) };

@@ -1,6 +1,5 @@
 import type { AppContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
-import { paymentProvider } from '../payments/registry.js';
 import { listCarriers, listRoutes, SIMULATOR } from './store.js';
 
 /**
@@ -11,7 +10,9 @@ import { listCarriers, listRoutes, SIMULATOR } from './store.js';
  * (CARRIER_MODULE); a channel is still simulated while a route names the
  * simulator and no driver took the channel over.
  */
-export async function simulatorWarnings(ctx: AppContext): Promise<string[]> {
+export async function simulatorWarnings(
+  ctx: Pick<AppContext, 'db' | 'config' | 'carriers' | 'paymentProvider'>,
+): Promise<string[]> {
   const [connectors, routes] = await Promise.all([listCarriers(ctx.db.kysely), listRoutes(ctx.db.kysely)]);
   const drivers = ctx.carriers.drivers();
   const real = [
@@ -35,7 +36,7 @@ export async function simulatorWarnings(ctx: AppContext): Promise<string[]> {
         'POST /simulator/replies accepts invented replies. Set SIMULATORS=false in production.',
     );
   }
-  if (paymentProvider(ctx).name === 'simulator') {
+  if (ctx.paymentProvider.name === 'simulator') {
     warnings.push(
       `The simulated payment provider is active beside the real carrier ${real.join(', ')}: payment requests are marked paid without any money moving.`,
     );

@@ -15,6 +15,13 @@ export const listCarriers = (db: Executor) => db.selectFrom('carriers').selectAl
 export const findCarrier = (db: Executor, name: string) =>
   db.selectFrom('carriers').selectAll().where('name', '=', name).executeTakeFirst();
 
+/** A chat-app instance bound to its own Cloud API number (whatsapp-cloud/instances.ts). */
+export type BoundInstance = Selectable<Database['chatapp_instances']>;
+
+/** Every bound instance, for the carrier manager. */
+export const listBoundInstances = (db: Executor): Promise<BoundInstance[]> =>
+  db.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).orderBy('id').execute();
+
 export const listRoutes = (db: Executor) =>
   db.selectFrom('carrier_routes').selectAll().orderBy('channel').orderBy('prefix').orderBy('account_id').execute();
 

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { BaseContext } from '../../context.js';
 import { reserveAttempt } from '../../auth/attempts.js';
 
 const HOUR_MS = 3_600_000;
@@ -15,7 +15,7 @@ export const OVERFLOW = { carrier: '*', reason: 'more refusals from this address
  * Rows older than REJECTIONS_KEEP_DAYS are pruned (housekeeping).
  */
 export async function recordRejection(
-  ctx: AppContext,
+  ctx: Pick<BaseContext, 'db' | 'log'>,
   carrier: string,
   reason: string,
   remoteAddress: string,
@@ -38,7 +38,7 @@ export async function recordRejection(
 }
 
 /** Refusals whose last one is older than REJECTIONS_KEEP_DAYS. */
-export async function pruneRejections(ctx: AppContext, now = Date.now()): Promise<number> {
+export async function pruneRejections(ctx: Pick<BaseContext, 'db' | 'config'>, now = Date.now()): Promise<number> {
   const cutoff = now - ctx.config.REJECTIONS_KEEP_DAYS * 86_400_000;
   const result = await ctx.db.kysely.deleteFrom('provider_rejections').where('last_at', '<', cutoff).executeTakeFirst();
   return Number(result.numDeletedRows);

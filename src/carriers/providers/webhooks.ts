@@ -1,9 +1,8 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
-import { recordRejection } from './store.js';
+import type { CarrierSink } from '../adapter.js';
 
 defineMessages({
   provider_01: 'No such provider connector',
@@ -19,16 +18,16 @@ export function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
-/** Refuses a provider's request: recorded (provider_rejections, log) and answered in the spec's envelope. */
+/** Refuses a provider's request: handed to the sink (counted for `carriers rejections`) and answered in the spec's envelope. */
 export async function refuse(
-  ctx: AppContext,
+  sink: Pick<CarrierSink, 'rejected'>,
   request: FastifyRequest,
   carrier: string,
   status: number,
   code: string,
   reason: string,
 ): Promise<never> {
-  await recordRejection(ctx, carrier, reason, request.ip);
+  await sink.rejected({ carrier, reason, remoteAddress: request.ip });
   throw new ApiError(status, code);
 }
 

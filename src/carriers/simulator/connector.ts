@@ -1,9 +1,12 @@
-import type { AppContext } from '../../context.js';
-import type { Connector } from '../adapter.js';
+import type { Config } from '../../config.js';
+import type { CarrierSink, Connector } from '../adapter.js';
 import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
 import { emptyStats } from '../status.js';
 import { SIMULATOR } from '../store.js';
 import { SimulatorDriver } from './driver.js';
+
+/** What the simulator reads of the configuration. */
+export type SimulatorConfig = Pick<Config, 'SIMULATORS' | 'SIMULATOR_MESSAGES_PER_SECOND' | 'SIMULATOR_DLR_DELAY_MS'>;
 
 /** The built-in simulator as a connector: available while SIMULATORS is on and the operator has not disabled it. */
 export class SimulatorConnector implements Connector {
@@ -11,16 +14,20 @@ export class SimulatorConnector implements Connector {
   readonly version = 0;
   readonly stats = emptyStats();
   enabled = true;
-  private readonly driver: SimulatorDriver;
+  readonly driver: SimulatorDriver;
   private readonly pacer: Pacer;
 
-  constructor(private readonly ctx: AppContext) {
-    this.driver = new SimulatorDriver(ctx, ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
-    this.pacer = new Pacer(ctx.config.SIMULATOR_MESSAGES_PER_SECOND);
+  constructor(
+    private readonly config: SimulatorConfig,
+    sink: Pick<CarrierSink, 'scheduleReports'>,
+  ) {
+    const perSecond = config.SIMULATOR_MESSAGES_PER_SECOND;
+    this.driver = new SimulatorDriver(sink, config.SIMULATOR_DLR_DELAY_MS, perSecond);
+    this.pacer = new Pacer(perSecond);
   }
 
   get available(): boolean {
-    return this.ctx.config.SIMULATORS && this.enabled;
+    return this.config.SIMULATORS && this.enabled;
   }
 
   get state(): 'bound' | 'connecting' {

@@ -1,5 +1,4 @@
-import type { AppContext } from '../../context.js';
-import { enqueue } from '../../jobs/queue.js';
+import type { CarrierSink, ScheduledReport } from '../adapter.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../driver.js';
 
 export const SIMULATOR_DLR_JOB = 'simulator.dlr';
@@ -36,29 +35,24 @@ export class SimulatorDriver implements CarrierDriver {
   readonly maxBatch = 1000;
 
   constructor(
-    private readonly ctx: AppContext,
+    /** Where its delivery reports are scheduled (a durable job: see database-sink.ts). */
+    private readonly sink: Pick<CarrierSink, 'scheduleReports'>,
+    private readonly dlrDelayMs: number,
     readonly messagesPerSecond: number,
   ) {}
 
   async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
     const outcomes: SubmitOutcome[] = [];
-    const reports: Array<[number, number]> = [];
+    const reports: ScheduledReport[] = [];
     for (const m of batch) {
       if (simulatedRefusal(m.number))
         outcomes.push({ ok: false, permanent: true, error: 'simulated carrier refused the number' });
       else {
         outcomes.push({ ok: true });
-        reports.push([m.id, simulatedStatus(m.number)]);
+        reports.push({ messageId: m.id, code: simulatedStatus(m.number) });
       }
     }
-    if (reports.length > 0) {
-      await enqueue(
-        this.ctx.db.kysely,
-        SIMULATOR_DLR_JOB,
-        { reports },
-        { runAt: Date.now() + this.ctx.config.SIMULATOR_DLR_DELAY_MS, maxAttempts: 20 },
-      );
-    }
+    if (reports.length > 0) await this.sink.scheduleReports(reports, Date.now() + this.dlrDelayMs);
     return outcomes;
   }
 }

@@ -43,12 +43,12 @@ export class SmppConnector implements Connector {
 
   constructor(
     readonly config: ConnectorConfig,
-    { db, log, holder, sink }: Pick<ConnectorDeps, 'db' | 'log' | 'holder' | 'sink'>,
+    { coordination, log, holder, sink }: Pick<ConnectorDeps, 'coordination' | 'log' | 'holder' | 'sink'>,
   ) {
     this.sink = sink;
     this.log = log;
-    this.leases = new BindLeases(db, config.name, holder);
-    this.rate = new SharedThroughput(db, config.name, config.settings.throughput);
+    this.leases = new BindLeases(coordination.leases, config.name, holder);
+    this.rate = new SharedThroughput(coordination.throughput, config.name, config.settings.throughput);
     this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
   }
 

@@ -1,11 +1,11 @@
-import type { Db } from '../../db/engine.js';
+import type { ThroughputStore } from '../adapter.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
  * A connector's throughput cap in messages per second, shared by every
- * process through one counter row per second (carrier_rate): a process
- * reserves a slice of the current second with one conditional upsert
+ * process through one counter per second (the coordination port): a process
+ * reserves a slice of the current second with one conditional increment
  * (`used + n <= cap`), spends it locally, and waits for the next second
  * when the cap is reached. Slices are a tenth of the cap, so two processes
  * share a second fairly and the database sees ~10 writes per second.
@@ -16,7 +16,7 @@ export class SharedThroughput {
   private queue: Promise<void> = Promise.resolve();
 
   constructor(
-    private readonly db: Db,
+    private readonly store: ThroughputStore,
     private readonly carrier: string,
     private readonly cap: number,
   ) {}
@@ -56,28 +56,8 @@ export class SharedThroughput {
 
   /** Reserves up to `want` of this second's budget; returns how many it got. */
   private async reserve(second: number, want: number): Promise<number> {
-    for (let n = want; n >= 1; n = Math.floor(n / 2)) {
-      const row = await this.db.kysely
-        .insertInto('carrier_rate')
-        .values({ carrier: this.carrier, second, used: n })
-        .onConflict((oc) =>
-          oc
-            .columns(['carrier', 'second'])
-            .doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', n) }))
-            .where('carrier_rate.used', '<=', this.cap - n),
-        )
-        .returning('used')
-        .executeTakeFirst();
-      if (row) return n;
-    }
+    for (let n = want; n >= 1; n = Math.floor(n / 2))
+      if (await this.store.reserve(this.carrier, second, n, this.cap)) return n;
     return 0;
   }
-}
-
-/** Forgets counters older than a minute. */
-export async function pruneThroughput(db: Db): Promise<void> {
-  await db.kysely
-    .deleteFrom('carrier_rate')
-    .where('second', '<', Math.floor(Date.now() / 1000) - 60)
-    .execute();
 }

@@ -1,8 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { CarrierManager } from '../manager.js';
 import { refuse, sameText } from '../providers/webhooks.js';
 import { TwimlConnector, twilioSignature } from './connector.js';
 import { callStatusCode } from './mapping.js';
+
+/** What the webhooks use of the process's carriers: connectors by name, and where refusals go. */
+type WebhookCarriers = Pick<CarrierManager, 'ready' | 'connector' | 'refusals'>;
 
 /**
  * The status callback of a TwiML voice connector
@@ -12,7 +15,7 @@ import { callStatusCode } from './mapping.js';
  * signature is checked against the URL this service gave the provider
  * (PUBLIC_BASE_URL), not the Host header, so a proxy in front changes nothing.
  */
-export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function twimlWebhookRoutes(app: FastifyInstance, carriers: WebhookCarriers): void {
   app.post<{ Params: { name: string }; Body: Record<string, unknown> }>(
     '/carriers/twiml-voice/:name/status',
     {
@@ -25,11 +28,11 @@ export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void 
       config: { providerWebhook: true },
     },
     async (request, reply) => {
-      await ctx.carriers.manager.ready();
-      const c = ctx.carriers.manager.connector(request.params.name);
+      await carriers.ready();
+      const c = carriers.connector(request.params.name);
       if (!(c instanceof TwimlConnector))
         return refuse(
-          ctx,
+          carriers.refusals,
           request,
           request.params.name,
           404,
@@ -44,7 +47,7 @@ export function twimlWebhookRoutes(app: FastifyInstance, ctx: AppContext): void 
         !sameText(signature, twilioSignature(c.secrets.auth_token, c.statusCallback, params))
       ) {
         return refuse(
-          ctx,
+          carriers.refusals,
           request,
           c.name,
           401,

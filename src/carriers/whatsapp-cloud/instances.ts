@@ -1,6 +1,3 @@
-import type { Selectable } from 'kysely';
-import type { Executor } from '../../db/engine.js';
-import type { Database } from '../../db/schema.js';
 import { decrypt } from '../../lib/secrets.js';
 import {
   WhatsappSecretsSchema,
@@ -16,18 +13,16 @@ import {
  * `instance:<instance_id>`; its webhooks come to
  * /chatapp/instances/<instance_id>/webhook. The chat-app CLI binds them.
  */
-export type BoundInstance = Selectable<Database['chatapp_instances']>;
+export interface InstanceBinding {
+  cloud_settings: string | null;
+  cloud_secrets_enc: string | null;
+}
 
 export const instanceConnectorName = (instanceId: string) => `instance:${instanceId}`;
 export const instanceWebhookPath = (instanceId: string) => `/chatapp/instances/${instanceId}/webhook`;
 
-/** Every bound instance, for the carrier manager. */
-export async function listBoundInstances(db: Executor): Promise<BoundInstance[]> {
-  return db.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).orderBy('id').execute();
-}
-
 /** A bound instance's settings and decrypted secrets, checked like a whatsapp-cloud connector's; throws if unusable. */
-export function readBinding(key: Buffer, i: BoundInstance): { settings: WhatsappSettings; secrets: WhatsappSecrets } {
+export function readBinding(key: Buffer, i: InstanceBinding): { settings: WhatsappSettings; secrets: WhatsappSecrets } {
   const settings = WhatsappSettingsSchema.parse(JSON.parse(i.cloud_settings!));
   return { settings, secrets: WhatsappSecretsSchema.parse(JSON.parse(decrypt(key, i.cloud_secrets_enc!))) };
 }

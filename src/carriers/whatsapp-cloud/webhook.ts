@@ -1,10 +1,16 @@
 import { createHmac } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { CarrierManager } from '../manager.js';
 import { rawJsonBodies, refuse, sameText } from '../providers/webhooks.js';
 import { WhatsappConnector } from './connector.js';
 import { statusCode } from './mapping.js';
 import { instanceConnectorName } from './instances.js';
+
+/** What the webhooks use of the process's carriers: connectors by name, and where refusals go. */
+type WebhookCarriers = Pick<
+  CarrierManager,
+  'ready' | 'connector' | 'instanceByPhoneNumber' | 'instanceAccount' | 'refusals'
+>;
 
 /** X-Hub-Signature-256 of a body: "sha256=" + HMAC-SHA256(app secret, raw body) in hex. */
 export const hubSignature = (appSecret: string, body: string) =>
@@ -26,21 +32,21 @@ const schema = (summary: string) => ({
  * whatsapp-cloud connector, and one per chat-app instance bound to its own
  * number, each checked with its own verify token and app secret.
  */
-export function whatsappWebhookRoutes(app: FastifyInstance, ctx: AppContext): void {
-  webhookPair(app, ctx, '/carriers/whatsapp-cloud/:name/webhook', (name) => name, 'connector');
-  webhookPair(app, ctx, '/chatapp/instances/:name/webhook', instanceConnectorName, 'instance');
+export function whatsappWebhookRoutes(app: FastifyInstance, carriers: WebhookCarriers): void {
+  webhookPair(app, carriers, '/carriers/whatsapp-cloud/:name/webhook', (name) => name, 'connector');
+  webhookPair(app, carriers, '/chatapp/instances/:name/webhook', instanceConnectorName, 'instance');
 }
 
 function webhookPair(
   app: FastifyInstance,
-  ctx: AppContext,
+  carriers: WebhookCarriers,
   path: string,
   connectorName: (param: string) => string,
   what: string,
 ): void {
   const connectorNamed = async (param: string) => {
-    await ctx.carriers.manager.ready();
-    const c = ctx.carriers.manager.connector(connectorName(param));
+    await carriers.ready();
+    const c = carriers.connector(connectorName(param));
     return c instanceof WhatsappConnector ? c : null;
   };
 
@@ -51,7 +57,7 @@ function webhookPair(
       const c = await connectorNamed(request.params.name);
       if (!c)
         return refuse(
-          ctx,
+          carriers.refusals,
           request,
           connectorName(request.params.name),
           404,
@@ -64,7 +70,7 @@ function webhookPair(
         typeof q['hub.verify_token'] !== 'string' ||
         !sameText(q['hub.verify_token'], c.secrets.verify_token)
       ) {
-        return refuse(ctx, request, c.name, 403, 'provider_03', 'verification with a wrong verify token');
+        return refuse(carriers.refusals, request, c.name, 403, 'provider_03', 'verification with a wrong verify token');
       }
       return reply.type('text/plain').send(String(q['hub.challenge'] ?? ''));
     },
@@ -80,7 +86,7 @@ function webhookPair(
       const c = await connectorNamed(request.params.name);
       if (!c)
         return refuse(
-          ctx,
+          carriers.refusals,
           request,
           connectorName(request.params.name),
           404,
@@ -91,7 +97,7 @@ function webhookPair(
       const signature = request.headers['x-hub-signature-256'];
       if (typeof signature !== 'string' || !sameText(signature, hubSignature(c.secrets.app_secret, raw))) {
         return refuse(
-          ctx,
+          carriers.refusals,
           request,
           c.name,
           401,
@@ -103,9 +109,9 @@ function webhookPair(
       try {
         payload = JSON.parse(raw);
       } catch {
-        return refuse(ctx, request, c.name, 400, 'provider_04', 'signed webhook that is not JSON');
+        return refuse(carriers.refusals, request, c.name, 400, 'provider_04', 'signed webhook that is not JSON');
       }
-      await handlePayload(ctx, c, payload);
+      await handlePayload(carriers, c, payload);
       return reply.code(200).send({ received: true });
     });
   });
@@ -116,9 +122,9 @@ function webhookPair(
  * another number of the same Meta app (an app has one callback URL for all
  * its numbers), the bound instance of that number with the same app secret.
  */
-function ownerOf(ctx: AppContext, c: WhatsappConnector, phoneNumberId: unknown): WhatsappConnector | null {
+function ownerOf(carriers: WebhookCarriers, c: WhatsappConnector, phoneNumberId: unknown): WhatsappConnector | null {
   if (phoneNumberId === undefined || String(phoneNumberId) === c.settings.phone_number_id) return c;
-  const other = ctx.carriers.manager.instanceByPhoneNumber(String(phoneNumberId));
+  const other = carriers.instanceByPhoneNumber(String(phoneNumberId));
   return other && sameText(other.secrets.app_secret, c.secrets.app_secret) ? other : null;
 }
 
@@ -150,13 +156,13 @@ function incomingText(m: Incoming): string {
   return `[${String(m.type ?? 'unknown')}]${caption ? ` ${caption}` : ''}`;
 }
 
-async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: any): Promise<void> {
+async function handlePayload(carriers: WebhookCarriers, to: WhatsappConnector, payload: any): Promise<void> {
   const values = (Array.isArray(payload?.entry) ? payload.entry : [])
     .flatMap((e: any) => (Array.isArray(e?.changes) ? e.changes : []))
     .filter((ch: any) => ch?.field === 'messages')
     .map((ch: any) => ch.value ?? {});
   for (const value of values) {
-    const c = ownerOf(ctx, to, value.metadata?.phone_number_id);
+    const c = ownerOf(carriers, to, value.metadata?.phone_number_id);
     // Another phone number of the same app that nobody here sends from.
     if (!c) continue;
     // Meta batches a few per POST: more than 1000 in one is not the provider, and is cut.
@@ -180,7 +186,7 @@ async function handlePayload(ctx: AppContext, to: WhatsappConnector, payload: an
       if (!(await c.sink.firstSeen(c.name, m.id.slice(0, 200)))) continue;
       c.stats.replies++;
       const quoted = typeof m.context?.id === 'string' ? m.context.id.slice(0, 200) : undefined;
-      const instanceAccount = ctx.carriers.manager.instanceAccount(c.name);
+      const instanceAccount = carriers.instanceAccount(c.name);
       await c.sink.reply({
         carrier: c.name,
         source: m.from,

@@ -2,7 +2,6 @@
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../context.js';
 import type { OutboundMessage } from '../../carriers/driver.js';
-import { SimulatorDriver } from '../../carriers/simulator/driver.js';
 
 /** The part of the test harness these helpers use (kept structural so the build does not pull test code in). */
 interface Reply {
@@ -86,7 +85,7 @@ export const wrongCode = (code: string): string => (code[0] === '1' ? '2' : '1')
  * given and hands it to the simulator, or answers a transient failure when told.
  */
 export function recordCarrier(ctx: AppContext) {
-  const simulator = new SimulatorDriver(ctx, 1_000_000);
+  const simulator = ctx.carriers.manager.simulator.driver;
   const sent: OutboundMessage[] = [];
   let busy = false;
   ctx.carriers.use({
