@@ -5,6 +5,9 @@ import { safeAgent, send } from './http.js';
 import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './endpoint-store.js';
 import { redeliverEvent } from './events-store.js';
 import { defineMessages } from '../http/codes.js';
+export { findWebhook, rotateWebhookSecret, webhookSecret, type Webhook } from './endpoint-store.js';
+export { listEvents, type LoggedEvent } from './events-store.js';
+export { failingEndpoints, type FailingEndpoint } from './failing-store.js';
 
 defineMessages({
   no_such_event: 'No such event',

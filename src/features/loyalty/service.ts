@@ -18,7 +18,7 @@ import {
 } from './store.js';
 
 /** The panel's read view of the account's programs. */
-export { loyaltySummaries } from './store.js';
+export { listMembers, listPrograms, loyaltySummaries, type LoyaltyMember } from './store.js';
 
 defineMessages({
   loyalty_get_01: 'loyalty_programs',

@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
 import type { AppContext } from '../../context.js';
-import type { AuthenticatedAccount } from '../../accounts/store.js';
+import type { AuthenticatedAccount } from '../../accounts/index.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
@@ -9,6 +9,7 @@ import { channelNumbers } from '../../phone/accepted.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
 import { recordPayment } from './paid.js';
+export { findByRequestId, findByToken } from './store.js';
 
 defineMessages({
   payment_01: 'number is required',

@@ -8,8 +8,7 @@ import { bool, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { SendBody } from './schemas.js';
-import { sendSms } from './service.js';
-import { clickShortLink, shortLinkTarget } from './store.js';
+import { clickShortLink, sendSms, shortLinkTarget } from './service.js';
 
 defineMessages({ short_link_01: 'No such link' });
 

@@ -10,6 +10,7 @@ import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
+export { clickShortLink, shortLinkTarget } from './store.js';
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
 export interface SmsSendInput {

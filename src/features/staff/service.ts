@@ -7,7 +7,7 @@ import { disableStaffByNumber, findActiveClashes, insertStaff, isActiveStaff, ty
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 /** The panel's read view of the account's staff users. */
-export { staffSummaries } from './store.js';
+export { listStaff, staffSummaries, type StaffUser } from './store.js';
 
 defineMessages({
   tool_users_01: 'tool_users',

@@ -1,6 +1,6 @@
 import type { AppContext } from '../../context.js';
 import { shownEmail, subaccountEmailKey } from '../../accounts/subaccount-email.js';
-import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
+import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/index.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';

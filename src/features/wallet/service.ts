@@ -18,7 +18,7 @@ import {
 } from './store.js';
 
 /** The panel's read view of the account's programs. */
-export { walletSummaries } from './store.js';
+export { listMembers, listPrograms, walletSummaries, type WalletMember } from './store.js';
 
 defineMessages({
   wallets_get_01: 'wallets',
