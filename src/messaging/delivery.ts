@@ -1,5 +1,5 @@
 import { sql, type Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { AppContext, WithDb } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { recordEvents, type NewEvent } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
@@ -45,7 +45,10 @@ const validStatus = (code: number) => (Number.isInteger(code) && code >= 0 && co
  * changes nothing twice. The confirmation event is written in the same
  * transaction. Sandbox messages never get here (they never reach a carrier).
  */
-export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryReport[]): Promise<number> {
+export async function applyDeliveryReports(
+  ctx: Pick<AppContext, 'db' | 'worker'>,
+  reports: DeliveryReport[],
+): Promise<number> {
   if (reports.length === 0) return 0;
   let applied = 0;
   await ctx.db.kysely.transaction().execute(async (trx) => {
@@ -145,7 +148,7 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
  * account never sent that message to that number.
  */
 export async function recordReply(
-  ctx: AppContext,
+  ctx: WithDb,
   input: { accountId: number; number: string; text: string; at: number; messageId?: number },
 ): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
