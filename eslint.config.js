@@ -42,6 +42,28 @@ const webhookInternals = {
   message: 'Messaging and payments reach webhooks through webhooks/index.js only.',
 };
 
+// Stores hold a module's queries for its service: front ends call service.ts or index.ts. A separate rule from the
+// layers' no-restricted-imports, so that it adds to them instead of replacing them.
+const storeFiles = ['src/**/store.ts', 'src/**/*-store.ts'];
+const noStoresInFrontEnds = {
+  files: ['src/**/*.ts'],
+  ignores: tests,
+  rules: {
+    'import-x/no-restricted-paths': [
+      'error',
+      {
+        zones: [
+          {
+            target: ['src/panel/**/*.ts', 'src/**/routes.ts', 'src/cli/**/*.ts'],
+            from: storeFiles,
+            message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
+          },
+        ],
+      },
+    ],
+  },
+};
+
 /** One block per layer; a file gets the rules of the last block it matches, so each block repeats the leaves rule. */
 function layer(files, ...patterns) {
   return {
@@ -85,4 +107,5 @@ export default defineConfig(
   layer(carrierProtocols, features, storage),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
+  noStoresInFrontEnds,
 );

@@ -86,7 +86,7 @@ export async function closeBaseContext(ctx: BaseContext): Promise<void> {
   await ctx.db.close();
 }
 
-export async function closeContext(ctx: AppContext): Promise<void> {
+export async function closeContext(ctx: Pick<AppContext, 'db' | 'worker' | 'rateLimiter' | 'carriers'>): Promise<void> {
   await ctx.worker.stop();
   await ctx.carriers.close();
   await ctx.rateLimiter.close();

@@ -46,6 +46,11 @@ export interface AppContext extends BaseContext {
   paymentProvider: PaymentProvider;
 }
 
+/** The narrow shapes most functions take: give a function only the members of the context it reads. */
+export type WithDb = Pick<AppContext, 'db'>;
+export type WithConfig = Pick<AppContext, 'config'>;
+export type DbAndConfig = Pick<AppContext, 'config' | 'db'>;
+
 export const logRedactPaths = [
   'req.headers.apikey',
   'req.headers.token',

@@ -24,7 +24,7 @@ export const KEY_IN_URL = /[?&](apikey|token)=/i;
  * them now (src/auth/key-lookup.ts), so a rotated key or an archived account
  * stops working at once in every process.
  */
-export function authenticate(ctx: AppContext) {
+export function authenticate(ctx: Pick<AppContext, 'db' | 'secrets' | 'rateLimiter'>) {
   const accountForKey = keyLookup(ctx.db);
   return async function (request: FastifyRequest, reply: FastifyReply): Promise<void> {
     if (KEY_IN_URL.test(request.url)) {

@@ -8,7 +8,7 @@ import {
   rotateKey,
   unarchiveAccount,
   type Account,
-} from '../accounts/store.js';
+} from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';

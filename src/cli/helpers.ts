@@ -1,4 +1,4 @@
-import { findAccountByEmail, type Account } from '../accounts/store.js';
+import { findAccountByEmail, type Account } from '../accounts/index.js';
 import { subaccountEmailKey } from '../accounts/subaccount-email.js';
 import type { BaseContext } from '../context.js';
 import { CliError } from './run.js';

@@ -1,4 +1,4 @@
-import type { Account } from '../accounts/store.js';
+import type { Account } from '../accounts/index.js';
 import { MAX_CONFIRMATION } from '../features/optouts/service.js';
 import { isStorable } from '../text/storable.js';
 import { CliError } from './run.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { WithDb } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { defineMessages } from '../http/codes.js';
 import { release, reserve, saveResponse, RUNNING_LOCK_MS } from './store.js';
@@ -77,7 +77,7 @@ function requestHash(request: FastifyRequest): string {
  * first still runs waits for it, in whichever process it runs. Keys belong
  * to the account.
  */
-export function idempotencyHooks(api: FastifyInstance, ctx: AppContext): void {
+export function idempotencyHooks(api: FastifyInstance, ctx: WithDb): void {
   // Every API request passes these hooks, most without the header: that case answers at once, without a promise.
   api.addHook('preHandler', (request, reply, done) => {
     if (request.headers['idempotency-key'] === undefined || !applies(request)) return done();
@@ -91,7 +91,7 @@ export function idempotencyHooks(api: FastifyInstance, ctx: AppContext): void {
 }
 
 /** Reserves the key for this request, or answers with the kept response of the first one. */
-async function reserveOrReplay(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function reserveOrReplay(ctx: WithDb, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const header = request.headers['idempotency-key']!;
   const key = Array.isArray(header) ? header[0] : header;
   if (Array.isArray(header) || !KEY.test(key)) throw new ApiError(400, 'idempotency_key_invalid');
@@ -118,7 +118,7 @@ async function reserveOrReplay(ctx: AppContext, request: FastifyRequest, reply: 
 
 /** Keeps the response for repeats (or frees the key when the response is not one to keep). Never throws. */
 async function recordResponse(
-  ctx: AppContext,
+  ctx: WithDb,
   request: FastifyRequest,
   reply: FastifyReply,
   payload: unknown,

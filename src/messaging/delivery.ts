@@ -47,7 +47,10 @@ const validStatus = (code: number) => (Number.isInteger(code) && code >= 0 && co
  * changes nothing twice. The confirmation event is written in the same
  * transaction. Sandbox messages never get here (they never reach a carrier).
  */
-export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryReport[]): Promise<number> {
+export async function applyDeliveryReports(
+  ctx: Pick<AppContext, 'db' | 'worker' | 'metrics'>,
+  reports: DeliveryReport[],
+): Promise<number> {
   if (reports.length === 0) return 0;
   const updated = await ctx.db.kysely.transaction().execute(async (trx) => {
     const updated =
@@ -78,7 +81,7 @@ type Applied = {
   at: number;
 };
 
-function countReports(ctx: AppContext, updated: Applied[]): void {
+function countReports(ctx: Pick<AppContext, 'metrics'>, updated: Applied[]): void {
   if (updated.length === 0) return;
   const metrics = pipelineMetrics(ctx.metrics.registry);
   countMessages(

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SelectQueryBuilder, Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { AppContext, DbAndConfig, WithDb } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { affected } from '../db/engine.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
@@ -12,6 +12,9 @@ import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import type { Channel } from './types.js';
+
+/** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
+export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
 
 export const DISPATCH_JOB = 'messaging.dispatch';
 
@@ -44,7 +47,7 @@ export interface DispatchAttempt {
  * messages left are closed with status 8 (error) and refunded.
  */
 export async function dispatchCampaign(
-  ctx: AppContext,
+  ctx: DispatchContext,
   campaignId: number,
   attempt: DispatchAttempt = { attempt: 1, last: false },
   signal?: AbortSignal,
@@ -71,7 +74,6 @@ export async function dispatchCampaign(
     const closed = await ctx.db.kysely.transaction().execute((trx) =>
       closeUnsent(
         trx,
-        ctx,
         transient.map((o) => o.messageId),
         GAVE_UP_STATUS,
         `not dispatched: ${error}`.slice(0, 500),
@@ -115,7 +117,7 @@ export async function dispatchCampaign(
  * `signal` (the job's lease) stops it before the next batch.
  */
 export async function dispatchMessages(
-  ctx: AppContext,
+  ctx: DispatchContext,
   messageIds: number[],
   signal?: AbortSignal,
 ): Promise<DispatchOutcome[]> {
@@ -208,7 +210,7 @@ function activeSender<O>(accounts: SelectQueryBuilder<Database, 'accounts', O>) 
  * confirmation events. Returns the ids closed here.
  */
 async function closeSuspended(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'worker' | 'metrics'>,
   candidates: Array<{ id: number; account_id: number }>,
 ): Promise<Set<number>> {
   const accountIds = [...new Set(candidates.map((c) => c.account_id))];
@@ -222,7 +224,7 @@ async function closeSuspended(
   const now = Date.now();
   const closed = await ctx.db.kysely
     .transaction()
-    .execute((trx) => closeUnsent(trx, ctx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
+    .execute((trx) => closeUnsent(trx, ids, REFUSED_STATUS, SUSPENDED_ERROR, null, now));
   countMessages(pipelineMetrics(ctx.metrics.registry), closed, 'refused');
   ctx.worker.nudge(); // confirmation events to deliver
   return new Set(ids);
@@ -233,7 +235,11 @@ async function closeSuspended(
  * ones, a queue that waited) are never handed over either: closed with
  * status 10 and refunded, with their confirmation events.
  */
-async function closeOptedOut(ctx: AppContext, candidates: Array<{ id: number }>, held: Set<number>): Promise<number[]> {
+async function closeOptedOut(
+  ctx: Pick<AppContext, 'db' | 'worker'>,
+  candidates: Array<{ id: number }>,
+  held: Set<number>,
+): Promise<number[]> {
   const ids = await optedOutMessages(
     ctx.db.kysely,
     candidates.filter((c) => !held.has(c.id)).map((c) => c.id),
@@ -241,7 +247,7 @@ async function closeOptedOut(ctx: AppContext, candidates: Array<{ id: number }>,
   if (ids.length === 0) return ids;
   await ctx.db.kysely
     .transaction()
-    .execute((trx) => closeUnsent(trx, ctx, ids, OPTOUT_STATUS, OPTOUT_ERROR, null, Date.now()));
+    .execute((trx) => closeUnsent(trx, ids, OPTOUT_STATUS, OPTOUT_ERROR, null, Date.now()));
   ctx.worker.nudge(); // confirmation events to deliver
   return ids;
 }
@@ -249,7 +255,7 @@ async function closeOptedOut(ctx: AppContext, candidates: Array<{ id: number }>,
 /** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
 export const RECORD_RETRY_FOR_MS = 600_000;
 
-async function claim(ctx: AppContext, ids: number[], token: string) {
+async function claim(ctx: DbAndConfig, ids: number[], token: string) {
   const now = Date.now();
   const rows = await ctx.db.kysely
     .updateTable('messages')
@@ -280,7 +286,12 @@ async function claim(ctx: AppContext, ids: number[], token: string) {
 }
 
 /** Runs `work` while renewing the claim `token` holds on `ids` every third of JOB_LEASE_MS. */
-async function keepClaimed<T>(ctx: AppContext, ids: number[], token: string, work: () => Promise<T>): Promise<T> {
+async function keepClaimed<T>(
+  ctx: Pick<AppContext, 'config' | 'db' | 'log'>,
+  ids: number[],
+  token: string,
+  work: () => Promise<T>,
+): Promise<T> {
   const leaseMs = ctx.config.JOB_LEASE_MS;
   const timer = setInterval(
     () => {
@@ -328,7 +339,12 @@ async function handOff(driver: CarrierDriver, batch: Awaited<ReturnType<typeof c
 }
 
 /** Records the outcomes, retrying a failed write with backoff (the caller keeps the claims alive meanwhile). */
-async function recordDurably(ctx: AppContext, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
+async function recordDurably(
+  ctx: Pick<AppContext, 'db' | 'log'>,
+  carrier: string,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+): Promise<void> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
@@ -354,12 +370,7 @@ type Row = {
   extra_params: string | null;
 };
 
-async function recordOutcomes(
-  ctx: AppContext,
-  carrier: string,
-  batch: Row[],
-  outcomes: SubmitOutcome[],
-): Promise<void> {
+async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
     // The connector that took or refused each message (a router names it), else the driver.
@@ -407,7 +418,6 @@ async function recordOutcomes(
     for (const g of refused.values())
       await closeUnsent(
         trx,
-        ctx,
         g.ids,
         g.code,
         g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination',
@@ -437,7 +447,6 @@ async function recordOutcomes(
  */
 async function closeUnsent(
   trx: Transaction<Database>,
-  ctx: AppContext,
   ids: number[],
   code: number,
   error: string,

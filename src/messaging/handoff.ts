@@ -1,6 +1,5 @@
-import type { AppContext } from '../context.js';
 import { bringJobsForward, cancelJobs } from '../jobs/queue.js';
-import { DISPATCH_JOB, dispatchMessages, safetyNetKey } from './dispatch.js';
+import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchContext } from './dispatch.js';
 import type { DispatchOutcome, HandOff, SharedDispatch as Shared } from './ports.js';
 
 /** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
@@ -49,7 +48,7 @@ class RoundQueue<T extends { messageIds: number[] }> {
 export class InlineHandOff implements HandOff {
   private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[] }>;
 
-  constructor(private readonly ctx: AppContext) {
+  constructor(private readonly ctx: DispatchContext) {
     this.rounds = new RoundQueue(async (round) => {
       try {
         await this.handOver(round);
@@ -102,7 +101,7 @@ interface Waiting {
 export class SharedDispatch implements Shared {
   private readonly rounds = new RoundQueue<Waiting>((round) => this.round(round));
 
-  constructor(private readonly ctx: AppContext) {}
+  constructor(private readonly ctx: DispatchContext) {}
 
   /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
   dispatch(messageIds: number[]): Promise<DispatchOutcome[]> {

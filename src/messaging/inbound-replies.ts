@@ -1,4 +1,4 @@
-import type { AppContext } from '../context.js';
+import type { AppContext, DbAndConfig, WithDb } from '../context.js';
 import { recordReply } from './replies.js';
 
 /** A customer's message that came in through a connector: an SMPP deliver_sm, a provider's webhook. */
@@ -21,7 +21,7 @@ interface Match {
   messageId: number;
 }
 
-const latestTo = (ctx: AppContext, number: string) =>
+const latestTo = (ctx: WithDb, number: string) =>
   ctx.db.kysely
     .selectFrom('messages')
     .select(['id', 'account_id'])
@@ -34,7 +34,7 @@ const asMatch = (row: { id: number; account_id: number } | undefined): Match | u
   row ? { accountId: Number(row.account_id), messageId: Number(row.id) } : undefined;
 
 /** The message the provider says the customer answers, if this connector sent it to that number. */
-async function quotedMessage(ctx: AppContext, r: InboundReply): Promise<Match | undefined> {
+async function quotedMessage(ctx: WithDb, r: InboundReply): Promise<Match | undefined> {
   if (!r.quoted) return undefined;
   const row = await ctx.db.kysely
     .selectFrom('provider_message_ids as p')
@@ -48,13 +48,13 @@ async function quotedMessage(ctx: AppContext, r: InboundReply): Promise<Match | 
   return asMatch(row);
 }
 
-async function ownersLatest(ctx: AppContext, r: InboundReply): Promise<Match | undefined> {
+async function ownersLatest(ctx: WithDb, r: InboundReply): Promise<Match | undefined> {
   if (r.owners.length === 0) return undefined;
   return asMatch(await latestTo(ctx, r.source).where('account_id', 'in', r.owners).executeTakeFirst());
 }
 
 /** The latest message to that number through this connector, sent (or, not yet sent, created) within REPLY_MATCH_WINDOW_HOURS. */
-async function latestInWindow(ctx: AppContext, r: InboundReply): Promise<Match | undefined> {
+async function latestInWindow(ctx: DbAndConfig, r: InboundReply): Promise<Match | undefined> {
   const since = r.at - ctx.config.REPLY_MATCH_WINDOW_HOURS * 3_600_000;
   const row = await latestTo(ctx, r.source)
     .where('carrier', '=', r.carrier)
@@ -71,7 +71,7 @@ async function latestInWindow(ctx: AppContext, r: InboundReply): Promise<Match |
  * shared number or sender never hands one tenant's customer to another
  * tenant that happened to write to the same number later, elsewhere or long ago.
  */
-export async function matchReply(ctx: AppContext, r: InboundReply): Promise<Match | undefined> {
+export async function matchReply(ctx: DbAndConfig, r: InboundReply): Promise<Match | undefined> {
   return (await quotedMessage(ctx, r)) ?? (await ownersLatest(ctx, r)) ?? (await latestInWindow(ctx, r));
 }
 
@@ -80,7 +80,10 @@ export async function matchReply(ctx: AppContext, r: InboundReply): Promise<Matc
  * event, as with the simulator); one that answers nothing is kept in
  * unmatched_replies (`carriers replies --unmatched`), never given to an account.
  */
-export async function recordInboundReply(ctx: AppContext, r: InboundReply): Promise<'matched' | 'unmatched'> {
+export async function recordInboundReply(
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker'>,
+  r: InboundReply,
+): Promise<'matched' | 'unmatched'> {
   const match = await matchReply(ctx, r);
   if (match && (await recordReply(ctx, { ...match, number: r.source, text: r.text, at: r.at }))) {
     ctx.worker.nudge();

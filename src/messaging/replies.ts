@@ -1,6 +1,6 @@
 import type { Transaction } from 'kysely';
 import type { Config } from '../config.js';
-import type { AppContext } from '../context.js';
+import type { DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
@@ -30,7 +30,7 @@ type Original = {
  * message to that number.
  */
 export async function recordReply(
-  ctx: AppContext,
+  ctx: DbAndConfig,
   input: { accountId: number; number: string; text: string; at: number; messageId?: number },
 ): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { WithConfig, WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { ApiError } from '../http/errors.js';
 import { normaliseHttpUrl, redirectTarget } from '../http/redirect.js';
@@ -52,7 +52,7 @@ export type ReadConfirmationInput = { url: string; contact?: number };
 export const newReadTokens = (count: number): string[] => Array.from({ length: count }, () => randomToken(9));
 
 /** The link appended to a message: opening it records the read. */
-export const readLink = (ctx: AppContext, token: string): string => `${ctx.config.publicBaseUrl}/r/${token}`;
+export const readLink = (ctx: WithConfig, token: string): string => `${ctx.config.publicBaseUrl}/r/${token}`;
 
 /** Stores the tokens of sent messages, inside the transaction that created them. */
 export async function recordReadTrackings(
@@ -82,7 +82,7 @@ export async function recordReadTrackings(
 }
 
 /** GET /r/{token}: records the read (first and latest time, count) and redirects to the url. */
-export function readTrackingRoutes(app: FastifyInstance, ctx: AppContext): void {
+export function readTrackingRoutes(app: FastifyInstance, ctx: WithDb): void {
   app.get<{ Params: { token: string } }>(
     '/r/:token',
     {

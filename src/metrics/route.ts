@@ -12,7 +12,7 @@ function bearerMatches(header: string | undefined, token: string): boolean {
 }
 
 /** GET /metrics (Prometheus text), behind METRICS_TOKEN when it is set. */
-export function metricsRoute(app: FastifyInstance, ctx: AppContext): void {
+export function metricsRoute(app: FastifyInstance, ctx: Pick<AppContext, 'config' | 'metrics'>): void {
   app.get('/metrics', { schema: { hide: true } }, async (request, reply) => {
     if (
       ctx.config.METRICS_TOKEN !== undefined &&
@@ -30,7 +30,9 @@ export function metricsRoute(app: FastifyInstance, ctx: AppContext): void {
  * the metrics can stay on an internal address while the API port is public
  * (the API port then answers /metrics with 404).
  */
-export async function buildMetricsServer(ctx: AppContext): Promise<FastifyInstance> {
+export async function buildMetricsServer(
+  ctx: Pick<AppContext, 'config' | 'log' | 'metrics'>,
+): Promise<FastifyInstance> {
   const app = Fastify({
     loggerInstance: ctx.log as unknown as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AppContext } from '../context.js';
+import type { AppContext, WithDb } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { verifyPassword } from '../lib/passwords.js';
@@ -173,7 +173,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
  * without a live session is refused, so nobody without one makes the
  * server read a large body. `guard` decides the rest once the body is read.
  */
-async function earlyGuard(ctx: AppContext, request: FastifyRequest): Promise<void> {
+async function earlyGuard(ctx: WithDb, request: FastifyRequest): Promise<void> {
   const who = request.routeOptions.config.panel;
   if (who === undefined || who === 'public' || request.method === 'GET' || request.method === 'HEAD') return;
   const session = await loadSession(ctx.db.kysely, readCookies(request)[SESSION_COOKIE]);
@@ -188,7 +188,7 @@ async function earlyGuard(ctx: AppContext, request: FastifyRequest): Promise<voi
  * every state-changing request must come from this origin with the session's
  * CSRF token.
  */
-async function guard(ctx: AppContext, request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function guard(ctx: WithDb, request: FastifyRequest, reply: FastifyReply): Promise<void> {
   const who = request.routeOptions.config.panel;
   if (request.method !== 'GET' && request.method !== 'HEAD' && !sameOrigin(request))
     throw new ApiError(403, 'csrf_refused');

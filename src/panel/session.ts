@@ -3,7 +3,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Executor } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import { sha256Hex } from '../lib/secrets.js';
-import { panelAllowList, type Account } from '../accounts/store.js';
+import { panelAllowList, type Account } from '../accounts/index.js';
 import { allowListAdmits } from '../auth/allow-list.js';
 import { ApiError } from '../http/errors.js';
 import type { PrincipalKind } from './tables.js';

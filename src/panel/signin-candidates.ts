@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
-import { panelAllowList } from '../accounts/store.js';
+import { panelAllowList } from '../accounts/index.js';
 import { allowListAdmits } from '../auth/allow-list.js';
 import type { PrincipalKind } from './tables.js';
 

@@ -7,7 +7,7 @@ import { html, type Html } from './html.js';
 import { isWordKey, LANGS, translator, type Lang, type Translate, type WordKey } from './i18n.js';
 import { LANG_COOKIE, readCookies, type PanelSession } from './session.js';
 import type { PanelAssets } from './assets.js';
-import { totalBalance } from './operator-store.js';
+import { totalBalance } from '../accounts/index.js';
 import { noticeQuery, readNotice, type Notice } from './notice.js';
 
 declare module 'fastify' {

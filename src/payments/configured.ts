@@ -11,7 +11,9 @@ export async function configuredPaymentProvider(ctx: BaseContext): Promise<Payme
 }
 
 /** Puts the operator's provider in place of the simulator, if one is configured now (after settings changed). */
-export async function useConfiguredPaymentProvider(ctx: AppContext): Promise<void> {
+export async function useConfiguredPaymentProvider(
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'log' | 'paymentProvider'>,
+): Promise<void> {
   const stripe = await loadStripeSettings(ctx);
   if (stripe) ctx.paymentProvider = new StripeCheckoutProvider(stripe, ctx.db.kysely);
 }

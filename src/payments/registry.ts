@@ -2,11 +2,11 @@ import type { AppContext } from '../context.js';
 import type { PaymentProvider } from './provider.js';
 
 /** Puts a real provider in place of the simulator for this process. */
-export function usePaymentProvider(ctx: AppContext, provider: PaymentProvider): void {
+export function usePaymentProvider(ctx: Pick<AppContext, 'paymentProvider'>, provider: PaymentProvider): void {
   ctx.paymentProvider = provider;
 }
 
 /** The payment provider of this process (src/boot.ts builds it: the simulator unless one is configured). */
-export function paymentProvider(ctx: AppContext): PaymentProvider {
+export function paymentProvider(ctx: Pick<AppContext, 'paymentProvider'>): PaymentProvider {
   return ctx.paymentProvider;
 }

@@ -4,9 +4,7 @@ import { shownEmail } from '../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../cli/run.js';
 import { formatLocal } from '../lib/time.js';
 import type { BaseContext } from '../context.js';
-import { rotateWebhookSecret, webhookSecret } from './endpoint-store.js';
-import { listEvents } from './events-store.js';
-import { redeliver as redeliverChecked } from './service.js';
+import { listEvents, redeliver as redeliverChecked, rotateWebhookSecret, webhookSecret } from './service.js';
 import { ApiError } from '../http/errors.js';
 
 /** Validated inside the action, so that a bad value still prints one JSON object with --json. */

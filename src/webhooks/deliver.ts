@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { AppContext, WithConfig } from '../context.js';
 import { RetryLater } from '../jobs/worker.js';
 import { claimJobs } from '../jobs/queue.js';
 import { webhookSecret } from './endpoint-store.js';
@@ -29,8 +29,11 @@ const FRESH_MS = 1_000;
 
 type EventRow = Selectable<EventsTable>;
 
+/** What a delivery reads of the process (metrics only for the default WebhookMetrics). */
+export type DeliveryContext = Pick<AppContext, 'config' | 'db' | 'log' | 'metrics' | 'secrets' | 'worker'>;
+
 export interface Delivery {
-  ctx: AppContext;
+  ctx: DeliveryContext;
   slots: HostSlots;
   /** In-flight deliveries per top-level account (its sub-accounts count with it): WEBHOOK_ACCOUNT_CONCURRENCY. */
   accountSlots: HostSlots;
@@ -40,7 +43,10 @@ export interface Delivery {
 }
 
 /** The delivery state of a process: its slots, its writer, its metrics. */
-export function createDelivery(ctx: AppContext, metrics: WebhookMetrics | undefined = webhookMetrics(ctx)): Delivery {
+export function createDelivery(
+  ctx: DeliveryContext,
+  metrics: WebhookMetrics | undefined = webhookMetrics(ctx),
+): Delivery {
   return {
     ctx,
     slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY),
@@ -273,7 +279,7 @@ const headPasses = (a: HttpAnswer) => a.status !== null && a.status !== 404 && a
 
 /** HEAD, then the event by GET (query) or POST (form), signed. Success is HTTP 200. */
 async function attempt(
-  ctx: AppContext,
+  ctx: WithConfig,
   event: EventRow,
   to: { url: string; method: 'GET' | 'POST'; secret: string },
 ): Promise<AttemptOutcome> {

@@ -9,7 +9,7 @@ export interface WebhookMetrics {
 }
 
 /** Webhook delivery metrics on the process's registry; the pending count is read from the database at scrape time. */
-export function webhookMetrics(ctx: AppContext): WebhookMetrics {
+export function webhookMetrics(ctx: Pick<AppContext, 'db' | 'metrics'>): WebhookMetrics {
   const registers = [ctx.metrics.registry];
   const pending = new Gauge({
     name: 'mensajero_webhook_events_pending',

@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AppContext } from '../context.js';
+import type { DbAndConfig } from '../context.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { EventsTable } from './tables.js';
@@ -56,7 +56,7 @@ export class OutcomeWriter {
   private lastGroupAt = 0;
 
   constructor(
-    private readonly ctx: AppContext,
+    private readonly ctx: DbAndConfig,
     private readonly metrics?: WebhookMetrics,
   ) {}
 

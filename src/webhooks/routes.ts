@@ -7,9 +7,8 @@ import { webhookAddLimit } from '../http/rate-limit.js';
 import { DELIVER_JOB } from './record.js';
 import { createDelivery, deliverEvent } from './deliver.js';
 import type { Feature } from '../features/feature.js';
-import { findWebhook } from './endpoint-store.js';
 import { formatLocal } from '../lib/time.js';
-import { addWebhook, changeStatus, removeWebhook, urlIsWellFormed } from './service.js';
+import { addWebhook, changeStatus, findWebhook, removeWebhook, urlIsWellFormed } from './service.js';
 
 defineMessages({
   webhook_01: 'webhook_data',

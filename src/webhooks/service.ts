@@ -1,10 +1,13 @@
-import type { AppContext, BaseContext } from '../context.js';
+import type { BaseContext, DbAndConfig, WithConfig, WithDb } from '../context.js';
 import { badRequest } from '../http/errors.js';
 import { ForbiddenDestination, resolveDestination } from './addresses.js';
 import { safeAgent, send } from './http.js';
 import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './endpoint-store.js';
 import { redeliverEvent } from './events-store.js';
 import { defineMessages } from '../http/codes.js';
+export { findWebhook, rotateWebhookSecret, webhookSecret, type Webhook } from './endpoint-store.js';
+export { listEvents, type LoggedEvent } from './events-store.js';
+export { failingEndpoints, type FailingEndpoint } from './failing-store.js';
 
 defineMessages({
   no_such_event: 'No such event',
@@ -39,7 +42,7 @@ export function urlIsWellFormed(value: string): boolean {
  * within 5 s, redirects not followed, must get any answer but 404
  * (add_webhook_06 for 404, a timeout, an unknown host or a refused connection).
  */
-export async function checkRegistration(ctx: AppContext, url: string): Promise<void> {
+export async function checkRegistration(ctx: WithConfig, url: string): Promise<void> {
   const allowPrivate = ctx.config.WEBHOOK_ALLOW_PRIVATE;
   const { hostname } = new URL(url);
   try {
@@ -73,7 +76,7 @@ export async function checkRegistration(ctx: AppContext, url: string): Promise<v
  * never overwrites a newer setting: add_webhook_08. An account archived
  * meanwhile gets nothing saved: add_webhook_07.
  */
-export async function addWebhook(ctx: AppContext, accountId: number, url: string, status: 0 | 1): Promise<void> {
+export async function addWebhook(ctx: DbAndConfig, accountId: number, url: string, status: 0 | 1): Promise<void> {
   const before = await findWebhook(ctx.db.kysely, accountId);
   await checkRegistration(ctx, url);
   const outcome = await ctx.db.kysely
@@ -83,15 +86,12 @@ export async function addWebhook(ctx: AppContext, accountId: number, url: string
   if (outcome === 'changed_meanwhile') throw badRequest('add_webhook_08');
 }
 
-export async function changeStatus(ctx: AppContext, accountId: number, status: 0 | 1): Promise<void> {
+export async function changeStatus(ctx: WithDb, accountId: number, status: 0 | 1): Promise<void> {
   if (!(await setWebhookStatus(ctx.db.kysely, accountId, status))) throw badRequest('status_webhook_04');
 }
 
 /** Deleting also cancels the events still waiting for delivery, in the same transaction. */
-export async function removeWebhook(
-  ctx: AppContext,
-  accountId: number,
-): Promise<{ deleted: boolean; cancelled: number }> {
+export async function removeWebhook(ctx: WithDb, accountId: number): Promise<{ deleted: boolean; cancelled: number }> {
   return ctx.db.kysely.transaction().execute((trx) => deleteWebhook(trx, accountId));
 }
 

@@ -98,7 +98,11 @@ function recipientNumber(input: ChatappSendInput, rule: ChannelNumbers): string 
  * debit, the message row, its dispatch job and its read-tracking link commit
  * in one transaction.
  */
-export async function sendChatapp(ctx: AppContext, accountId: number, input: ChatappSendInput): Promise<ChatappSent> {
+export async function sendChatapp(
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker'>,
+  accountId: number,
+  input: ChatappSendInput,
+): Promise<ChatappSent> {
   const type: MessageType = input.type ?? 'text';
   const number = recipientNumber(input, channelNumbers(ctx.config, 'chatapp'));
   let message = input.message;

@@ -32,7 +32,7 @@ function answer(reply: FastifyReply, format: Format, status: number, fields: Leg
  * so a wrong code (401 otp_incorrect_code on /v2/otp) answers 400 here;
  * every other status is the one /v2/otp gives (429 keeps Retry-After).
  */
-function errorHandler(ctx: AppContext) {
+function errorHandler(ctx: Pick<AppContext, 'log'>) {
   return (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
     const format = formatOf(request);
     if (error instanceof OtpError) {

@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { AppContext } from '../../context.js';
+import type { AppContext, WithDb } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { OtpError } from '../otp/errors.js';
@@ -106,7 +106,7 @@ function sendParams(
 }
 
 /** number, credit and reference of the message that carried the code. */
-async function sent(ctx: AppContext, messageIds: number[] | undefined, fallbackNumber: string): Promise<LegacyAnswer> {
+async function sent(ctx: WithDb, messageIds: number[] | undefined, fallbackNumber: string): Promise<LegacyAnswer> {
   const row = messageIds?.length
     ? await ctx.db.kysely
         .selectFrom('messages')
@@ -123,7 +123,7 @@ async function sent(ctx: AppContext, messageIds: number[] | undefined, fallbackN
 
 /** start: a new code (a pending one is replaced, as with code_rotate), or with sandbox 1 only a sandbox record. */
 export async function start(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,
@@ -146,7 +146,7 @@ export async function start(
  * charged and the verification does not change.
  */
 async function sandboxStart(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'groupCommit'>,
   accountId: number,
   params: ReturnType<typeof sendParams>,
   path: string,
@@ -179,7 +179,7 @@ async function sandboxStart(
 
 /** check: verifies the code; success true only when it is right. */
 export async function check(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,
@@ -192,7 +192,7 @@ export async function check(
 
 /** resend: the pending code again (reset_code 0) or a new one (1), by the channel the flags choose. */
 export async function resend(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,
@@ -209,7 +209,7 @@ export async function resend(
 
 /** reset: reset_code 1 discards the code (as DELETE /v2/otp); 0 gives the pending code its attempts back. */
 export async function reset(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'db' | 'groupCommit'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,

@@ -4,8 +4,7 @@ import { jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
-import { enroll, redeem, requireLoyalty, sale } from './service.js';
-import { listMembers, listPrograms, type LoyaltyMember } from './store.js';
+import { enroll, listMembers, listPrograms, redeem, requireLoyalty, sale, type LoyaltyMember } from './service.js';
 
 const loyaltyKey = text('loyalty_02').pipe(z.string().trim().min(1, { error: 'loyalty_02' }));
 

@@ -1,4 +1,4 @@
-import type { AppContext, BaseContext } from '../../context.js';
+import type { BaseContext, WithDb } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
@@ -18,7 +18,7 @@ import {
 } from './store.js';
 
 /** The panel's read view of the account's programs. */
-export { loyaltySummaries } from './store.js';
+export { listMembers, listPrograms, loyaltySummaries, type LoyaltyMember } from './store.js';
 
 defineMessages({
   loyalty_get_01: 'loyalty_programs',
@@ -74,7 +74,7 @@ interface StaffAction {
 }
 
 export async function enroll(
-  ctx: AppContext,
+  ctx: WithDb,
   accountId: number,
   input: StaffAction & { customer_name: string; birthdate?: string },
 ): Promise<{ program: LoyaltyProgram; member: LoyaltyMember }> {
@@ -108,7 +108,7 @@ export async function enroll(
 
 /** Runs a staff action on an enrolled member in one transaction with its ledger row. */
 async function memberAction(
-  ctx: AppContext,
+  ctx: WithDb,
   accountId: number,
   input: StaffAction,
   change: (
@@ -138,7 +138,7 @@ async function memberAction(
 }
 
 /** One stamp; the stamp that reaches the program's count completes the card. */
-export function sale(ctx: AppContext, accountId: number, input: StaffAction) {
+export function sale(ctx: WithDb, accountId: number, input: StaffAction) {
   return memberAction(ctx, accountId, input, async (trx, program, member) => {
     const after = await addStamp(trx, member.id, program.stamps_required);
     // Only a completing stamp leaves the card at 0.
@@ -147,7 +147,7 @@ export function sale(ctx: AppContext, accountId: number, input: StaffAction) {
 }
 
 /** Redeems one earned reward (contact_current_redeem - 1); refused when none is available. */
-export function redeem(ctx: AppContext, accountId: number, input: StaffAction) {
+export function redeem(ctx: WithDb, accountId: number, input: StaffAction) {
   return memberAction(ctx, accountId, input, async (trx, _program, member) => {
     const after = await takeReward(trx, member.id);
     if (!after) throw badRequest('loyalty_12');

@@ -7,7 +7,7 @@ import { failureCounts } from './store.js';
  * process reports the shared count): a sudden rise is brute force or pumping.
  * Registered once per process.
  */
-export function otpMetrics(ctx: AppContext): void {
+export function otpMetrics(ctx: Pick<AppContext, 'db' | 'metrics'>): void {
   if (ctx.metrics.registry.getSingleMetric('mensajero_otp_verification_failures_total')) return;
   const failures = new Gauge({
     name: 'mensajero_otp_verification_failures_total',

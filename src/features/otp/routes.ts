@@ -61,7 +61,7 @@ const BODY_ERRORS = new Set(['invalid_json', 'unsupported_media_type', 'body_too
  * errors and unexpected ones (500 otp_internal). Authentication and the
  * common rate limit keep the common envelope (auth_05, auth_04, rate_01).
  */
-function otpErrorHandler(ctx: AppContext) {
+function otpErrorHandler(ctx: Pick<AppContext, 'log'>) {
   return (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
     const path = `${request.method} ${request.routeOptions.url}`;
     let answer: ApiError;

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext, DbAndConfig, WithConfig, WithDb } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
@@ -77,7 +77,11 @@ const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
 };
 
 /** POST /v2/otp: create, resend or restart, then send the code through the messaging pipeline. */
-export async function sendCode(ctx: AppContext, accountId: number, p: CreateParams): Promise<OtpReply> {
+export async function sendCode(
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch'>,
+  accountId: number,
+  p: CreateParams,
+): Promise<OtpReply> {
   const path = PATHS.send;
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
@@ -209,7 +213,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
 
 /** The answer of a send (real or sandbox): the pending state it leaves, with the attempts the code has. */
 export function sentAnswer(
-  ctx: AppContext,
+  ctx: WithConfig,
   decision: CreateDecision,
   attemptsBefore: number | null,
   expiresAt: number,
@@ -274,7 +278,7 @@ export function channelText(p: CreateParams, path: string): { company: string; t
  * /voice/send's and /chatapp/send's for voice and chatapp), before any
  * account's own narrower list.
  */
-export function checkNumber(ctx: AppContext, p: Pick<CreateParams, 'channel' | 'country_code' | 'phone_number'>): void {
+export function checkNumber(ctx: WithConfig, p: Pick<CreateParams, 'channel' | 'country_code' | 'phone_number'>): void {
   const rule = channelNumbers(ctx.config, p.channel);
   const refused = rule.refusal(p.country_code, p.phone_number);
   if (refused === 'country') {
@@ -300,7 +304,7 @@ export function checkNumber(ctx: AppContext, p: Pick<CreateParams, 'channel' | '
  * rotation cooldown starts. Before it, locked + code_rotate gives a new round
  * at once, as the spec's table says: the daily round cap bounds the guesses.
  */
-async function countLock(ctx: AppContext, trx: Executor, key: NumberKey, id: number, now: number): Promise<void> {
+async function countLock(ctx: WithConfig, trx: Executor, key: NumberKey, id: number, now: number): Promise<void> {
   const { rootAccountId } = await otpCaller(trx, key.accountId);
   const locks = await countDailyLock(trx, {
     rootAccountId,
@@ -316,7 +320,7 @@ async function countLock(ctx: AppContext, trx: Executor, key: NumberKey, id: num
  * OTP_LOCK_COOLDOWN_SECONDS, whatever the way (rotate, delete then create):
  * otherwise lock-and-rotate gives a guess every few seconds all day.
  */
-export function checkLockCooldown(ctx: AppContext, row: Verification, state: OtpState, now: number): void {
+export function checkLockCooldown(ctx: WithConfig, row: Verification, state: OtpState, now: number): void {
   if (row.locked_at === null) return;
   const wait = Math.ceil((row.locked_at + ctx.config.OTP_LOCK_COOLDOWN_SECONDS * 1000 - now) / 1000);
   if (wait <= 0) return;
@@ -408,7 +412,11 @@ async function restore(db: Executor, before: Verification): Promise<void> {
 }
 
 /** POST /v2/otp/verify. */
-export async function verifyCode(ctx: AppContext, key: NumberKey, typed: string): Promise<OtpReply> {
+export async function verifyCode(
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit'>,
+  key: NumberKey,
+  typed: string,
+): Promise<OtpReply> {
   const cooldown = ctx.config.OTP_RESEND_COOLDOWN_SECONDS;
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const now = Date.now();
@@ -460,7 +468,7 @@ const STATE_MESSAGES: Record<OtpState, string> = {
 };
 
 /** GET /v2/otp/status: reads only. */
-export async function readStatus(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+export async function readStatus(ctx: DbAndConfig, key: NumberKey): Promise<OtpReply> {
   const current = view(await findVerification(ctx.db.kysely, key), Date.now(), ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
   return {
     status: 200,
@@ -478,7 +486,7 @@ export async function readStatus(ctx: AppContext, key: NumberKey): Promise<OtpRe
 }
 
 /** DELETE /v2/otp: any state → none, nothing sent. */
-export async function deleteVerification(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+export async function deleteVerification(ctx: WithDb, key: NumberKey): Promise<OtpReply> {
   await resetToNone(ctx.db.kysely, key, Date.now());
   return {
     status: 200,
@@ -501,7 +509,10 @@ export async function deleteVerification(ctx: AppContext, key: NumberKey): Promi
  * number's rounds today (429 otp_daily_limit) and wait out a lock cooldown
  * like a rotation: resetting again and again never gives unlimited guesses.
  */
-export async function restoreAttempts(ctx: AppContext, key: NumberKey): Promise<OtpReply> {
+export async function restoreAttempts(
+  ctx: Pick<AppContext, 'config' | 'groupCommit'>,
+  key: NumberKey,
+): Promise<OtpReply> {
   const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
   for (let tries = 0; tries < MAX_TRIES; tries++) {
     const now = Date.now();

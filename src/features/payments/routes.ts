@@ -7,8 +7,7 @@ import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
 import type { Feature } from '../feature.js';
 import { notFoundPage, PAGE_HEADERS, paymentPage } from './page.js';
-import { completePayment, sendPaymentRequest } from './service.js';
-import { findByRequestId, findByToken } from './store.js';
+import { completePayment, findByRequestId, findByToken, sendPaymentRequest } from './service.js';
 import { stripeWebhookRoute } from '../../payments/stripe/route.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

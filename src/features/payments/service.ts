@@ -1,6 +1,6 @@
 import { v7 as uuidv7 } from 'uuid';
-import type { AppContext } from '../../context.js';
-import type { AuthenticatedAccount } from '../../accounts/store.js';
+import type { AppContext, WithConfig } from '../../context.js';
+import type { AuthenticatedAccount } from '../../accounts/index.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
@@ -9,6 +9,7 @@ import { channelNumbers } from '../../phone/accepted.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
 import { recordPayment } from './paid.js';
+export { findByRequestId, findByToken } from './store.js';
 
 defineMessages({
   payment_01: 'number is required',
@@ -42,10 +43,10 @@ export function amountToCents(amount: number): number | undefined {
   return Math.abs(cents - amount * 100) < 1e-6 ? cents : undefined;
 }
 
-export const coveredCountries = (ctx: AppContext): string[] =>
+export const coveredCountries = (ctx: WithConfig): string[] =>
   ctx.config.PAYMENT_COUNTRY_CODES.split(',').map((c) => c.trim());
 
-export const payLink = (ctx: AppContext, token: string): string => `${ctx.config.publicBaseUrl}/pay/${token}`;
+export const payLink = (ctx: WithConfig, token: string): string => `${ctx.config.publicBaseUrl}/pay/${token}`;
 
 export interface SendInput {
   number: string;
@@ -62,7 +63,11 @@ export interface SendInput {
  * through the messaging pipeline, charged like any SMS (sms_07 when the
  * balance does not cover it: then nothing is created).
  */
-export async function sendPaymentRequest(ctx: AppContext, account: AuthenticatedAccount, input: SendInput) {
+export async function sendPaymentRequest(
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'paymentProvider'>,
+  account: AuthenticatedAccount,
+  input: SendInput,
+) {
   const countryCode = input.countryCode.replace(/^\+/, '');
   if (!coveredCountries(ctx).includes(countryCode)) throw badRequest('payment_04');
   // The link goes by SMS: the SMS number rule (its countries, no premium or toll-free ranges).
@@ -140,7 +145,7 @@ export type CompletionResult =
  * parallel completions pay once: one answer is `paid`, the others `already_paid`.
  */
 export async function completePayment(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'worker' | 'paymentProvider'>,
   token: string,
   enteredAmount: number | undefined,
 ): Promise<CompletionResult> {

@@ -5,8 +5,7 @@ import { defineMessages } from '../../http/codes.js';
 import { flag, integer, integerForms, jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
-import { campaignDetails, localDay, reportJson } from './service.js';
-import { findCampaign } from './store.js';
+import { campaignDetails, findCampaign, localDay, reportJson } from './service.js';
 
 defineMessages({
   report_01: 'start_date is required, as a real date YYYY-MM-DD',

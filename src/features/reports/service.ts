@@ -9,6 +9,7 @@ import {
   type ReportQuery,
   type ReportSourceRow,
 } from './store.js';
+export { findCampaign } from './store.js';
 
 /** Message counts of a campaign per status (the panel charts them). */
 export { campaignStatusCounts };

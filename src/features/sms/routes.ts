@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../../context.js';
+import type { AppContext, WithDb } from '../../context.js';
 import { redirectTarget } from '../../http/redirect.js';
 import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
@@ -8,8 +8,7 @@ import { bool, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { SendBody } from './schemas.js';
-import { sendSms } from './service.js';
-import { clickShortLink, shortLinkTarget } from './store.js';
+import { clickShortLink, sendSms, shortLinkTarget } from './service.js';
 
 defineMessages({ short_link_01: 'No such link' });
 
@@ -26,7 +25,10 @@ const Reply = z.object({
   campaignId: z.number().optional(),
 });
 
-function routes(api: FastifyInstance, ctx: AppContext): void {
+function routes(
+  api: FastifyInstance,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff'>,
+): void {
   const handle = async (accountId: number, input: unknown, query: unknown) => {
     const body = parse(SendBody, input, 'sms_04');
     const show = body.showCampaignId ?? parse(ShowCampaignId, query ?? {}).showCampaignId ?? false;
@@ -64,7 +66,7 @@ function routes(api: FastifyInstance, ctx: AppContext): void {
 }
 
 /** GET /s/{code}: the short link of a shorten_url send; counts the click and redirects. */
-function publicRoutes(app: FastifyInstance, ctx: AppContext): void {
+function publicRoutes(app: FastifyInstance, ctx: WithDb): void {
   app.get<{ Params: { code: string } }>(
     '/s/:code',
     {

@@ -1,4 +1,4 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext, WithConfig, WithDb } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
@@ -10,6 +10,7 @@ import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
+export { clickShortLink, shortLinkTarget } from './store.js';
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
 export interface SmsSendInput {
@@ -37,7 +38,7 @@ export interface SmsSendResult {
 }
 
 /** Public address of a short link. */
-export const shortLinkUrl = (ctx: AppContext, code: string) => `${ctx.config.publicBaseUrl}/s/${code}`;
+export const shortLinkUrl = (ctx: WithConfig, code: string) => `${ctx.config.publicBaseUrl}/s/${code}`;
 
 /** Immediate sends of at most this many recipients are handed to the carrier by the request (inline); larger ones by the dispatch job lanes. */
 export const INLINE_MAX_RECIPIENTS = 10;
@@ -48,7 +49,11 @@ export const INLINE_MAX_RECIPIENTS = 10;
  * read-confirmation links), shared with concurrent sends (group commit).
  * Accepted whole or not at all.
  */
-export async function sendSms(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
+export async function sendSms(
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff'>,
+  accountId: number,
+  input: SmsSendInput,
+): Promise<SmsSendResult> {
   const now = Date.now();
   const numbers = channelNumbers(ctx.config, input.channel === 2 ? 'rcs' : 'sms');
   const recipients = parseRecipients(input.numbers, {
@@ -131,7 +136,7 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
  * The sender to use: a registered one, or null (the default sender) when the
  * name is not registered. RCS needs a sender (sms_37) linked for RCS (sms_38).
  */
-async function resolveSender(ctx: AppContext, accountId: number, input: SmsSendInput): Promise<string | null> {
+async function resolveSender(ctx: WithDb, accountId: number, input: SmsSendInput): Promise<string | null> {
   const name = input.sender?.trim();
   if (input.channel === 2) {
     if (!name) throw new ApiError(400, 'sms_37');

@@ -5,8 +5,7 @@ import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { Envelope, name, tenDigits } from './fields.js';
-import { addStaff, disableStaff } from './service.js';
-import { listStaff, type StaffUser } from './store.js';
+import { addStaff, disableStaff, listStaff, type StaffUser } from './service.js';
 
 const AddBody = z.object({
   type: text('toolusers_02').pipe(

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { AppContext, WithDb } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword, scryptKey } from '../../lib/passwords.js';
@@ -7,7 +7,7 @@ import { disableStaffByNumber, findActiveClashes, insertStaff, isActiveStaff, ty
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 /** The panel's read view of the account's staff users. */
-export { staffSummaries } from './store.js';
+export { listStaff, staffSummaries, type StaffUser } from './store.js';
 
 defineMessages({
   tool_users_01: 'tool_users',
@@ -39,7 +39,11 @@ export const nameKey = (name: string) => name.trim().toLowerCase();
  * scrypt with a salt derived from the server secret and the account, so
  * equal passwords of one account give equal fingerprints and nothing else does.
  */
-async function passwordFingerprint(ctx: AppContext, accountId: number, password: string): Promise<string> {
+async function passwordFingerprint(
+  ctx: Pick<AppContext, 'secrets'>,
+  accountId: number,
+  password: string,
+): Promise<string> {
   const salt = createHmac('sha256', ctx.secrets.staffPasswordFingerprint).update(`account:${accountId}`).digest();
   return (await scryptKey(password, salt)).toString('hex');
 }
@@ -55,7 +59,11 @@ function clashCode(
   return undefined;
 }
 
-export async function addStaff(ctx: AppContext, accountId: number, input: NewStaff): Promise<StaffUser> {
+export async function addStaff(
+  ctx: Pick<AppContext, 'db' | 'secrets'>,
+  accountId: number,
+  input: NewStaff,
+): Promise<StaffUser> {
   const db = ctx.db.kysely;
   // Number and name first: they need no hashing, which is slow on purpose.
   const cheap = { number: input.number, name_key: nameKey(input.employee_name), password_fingerprint: '' };
@@ -85,7 +93,7 @@ export async function addStaff(ctx: AppContext, accountId: number, input: NewSta
   }
 }
 
-export async function disableStaff(ctx: AppContext, accountId: number, number: string): Promise<void> {
+export async function disableStaff(ctx: WithDb, accountId: number, number: string): Promise<void> {
   if (!(await disableStaffByNumber(ctx.db.kysely, accountId, number))) throw badRequest('toolusers_10');
 }
 

@@ -1,6 +1,6 @@
-import type { AppContext } from '../../context.js';
+import type { AppContext, WithConfig, WithDb } from '../../context.js';
 import { shownEmail, subaccountEmailKey } from '../../accounts/subaccount-email.js';
-import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/store.js';
+import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/index.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -39,7 +39,7 @@ function requireManager(caller: AuthenticatedAccount): void {
 }
 
 /** The caller's active sub-account with that email (subaccount_08 when it is not theirs, subaccount_09 when archived). */
-async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, email: string): Promise<Account> {
+async function activeSubaccount(ctx: WithDb, caller: AuthenticatedAccount, email: string): Promise<Account> {
   requireManager(caller);
   const sub = await findSubaccount(ctx.db.kysely, caller.id, email);
   if (!sub) throw badRequest('subaccount_08');
@@ -53,7 +53,7 @@ async function activeSubaccount(ctx: AppContext, caller: AuthenticatedAccount, e
  * inserts, after locking the parent's row, so parallel requests cannot pass it.
  */
 export async function addSubaccount(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets'>,
   caller: AuthenticatedAccount,
   email: string,
   password: string,
@@ -83,7 +83,7 @@ export async function addSubaccount(
 }
 
 /** Active sub-accounts count against the cap (the account's own, else SUBACCOUNTS_PER_ACCOUNT); archived ones do not. */
-async function checkCap(db: Executor, ctx: AppContext, parentId: number): Promise<void> {
+async function checkCap(db: Executor, ctx: WithConfig, parentId: number): Promise<void> {
   const { max, active } = await subaccountUsage(db, parentId);
   if (active >= (max ?? ctx.config.SUBACCOUNTS_PER_ACCOUNT)) throw new ApiError(403, 'subaccount_14');
 }
@@ -94,7 +94,7 @@ async function checkCap(db: Executor, ctx: AppContext, parentId: number): Promis
  * at once) and its remaining balance goes back to the parent.
  */
 export async function archive(
-  ctx: AppContext,
+  ctx: WithDb,
   caller: AuthenticatedAccount,
   email: string,
 ): Promise<{ returnedUnits: number }> {
@@ -112,7 +112,7 @@ export async function archive(
 }
 
 export async function subaccountKey(
-  ctx: AppContext,
+  ctx: Pick<AppContext, 'db' | 'secrets'>,
   caller: AuthenticatedAccount,
   email: string,
 ): Promise<{ email: string; apikey: string }> {
@@ -131,7 +131,7 @@ export type TransferType = 1 | 2;
  * always updated first (see lockAccount).
  */
 export async function transfer(
-  ctx: AppContext,
+  ctx: WithDb,
   caller: AuthenticatedAccount,
   email: string,
   type: TransferType,

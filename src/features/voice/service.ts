@@ -100,7 +100,11 @@ function script(input: VoiceSendInput): string {
 }
 
 /** One call per number; validation, debit, messages and dispatch commit in one transaction. */
-export async function sendVoice(ctx: AppContext, accountId: number, input: VoiceSendInput): Promise<VoiceSent> {
+export async function sendVoice(
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker'>,
+  accountId: number,
+  input: VoiceSendInput,
+): Promise<VoiceSent> {
   const rule = channelNumbers(ctx.config, 'voice');
   const numbers = parseNumbers(input.numbers, rule);
   if (!rule.countryCodes.has(cleanCountryCode(input.country_code))) throw badRequest('sms_18');

@@ -6,8 +6,7 @@ import { formatLocal } from '../../lib/time.js';
 import type { Feature } from '../feature.js';
 import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { amountCents, fromCents, optionalAmountCents } from './money.js';
-import { ADD, enroll, move, requireWallet } from './service.js';
-import { listMembers, listPrograms, type WalletMember } from './store.js';
+import { ADD, enroll, listMembers, listPrograms, move, requireWallet, type WalletMember } from './service.js';
 
 const walletKey = text('wallet_02').pipe(z.string().trim().min(1, { error: 'wallet_02' }));
 const transactionType = integer('wallet_08').pipe(z.union([z.literal(0), z.literal(1)], { error: 'wallet_08' }));

@@ -1,4 +1,4 @@
-import type { AppContext, BaseContext } from '../../context.js';
+import type { BaseContext, WithDb } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
@@ -18,7 +18,7 @@ import {
 } from './store.js';
 
 /** The panel's read view of the account's programs. */
-export { walletSummaries } from './store.js';
+export { listMembers, listPrograms, walletSummaries, type WalletMember } from './store.js';
 
 defineMessages({
   wallets_get_01: 'wallets',
@@ -76,7 +76,7 @@ async function requireMember(db: Executor, program: WalletProgram, phone: string
 }
 
 export async function enroll(
-  ctx: AppContext,
+  ctx: WithDb,
   accountId: number,
   input: { wallet_key: string; phone: string; customer_name: string; usertool_id: number },
 ): Promise<WalletMember> {
@@ -121,7 +121,7 @@ export interface Movement {
  * Each change is one conditional UPDATE, so parallel redeems never take a
  * balance below zero. Returns the new balance in cents.
  */
-export async function move(ctx: AppContext, accountId: number, m: Movement): Promise<number> {
+export async function move(ctx: WithDb, accountId: number, m: Movement): Promise<number> {
   const program = await requireWallet(ctx.db.kysely, accountId, m.wallet_key);
   return ctx.db.kysely.transaction().execute(async (trx) => {
     if (m.staffUserId !== null) await requireActiveStaff(trx, accountId, m.staffUserId, 'wallet_07');

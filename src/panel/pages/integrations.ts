@@ -1,10 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { currentKey, rotateKey } from '../../accounts/store.js';
+import { currentKey, rotateKey } from '../../accounts/index.js';
 import { allowListAdmits, normaliseAllowList } from '../../auth/allow-list.js';
 import { panelAccount } from '../session.js';
-import { findWebhook, rotateWebhookSecret, webhookSecret } from '../../webhooks/endpoint-store.js';
-import { addWebhook, changeStatus, redeliver, removeWebhook, urlIsWellFormed } from '../../webhooks/service.js';
-import { listEvents } from '../../webhooks/events-store.js';
+import {
+  addWebhook,
+  changeStatus,
+  findWebhook,
+  listEvents,
+  redeliver,
+  removeWebhook,
+  rotateWebhookSecret,
+  urlIsWellFormed,
+  webhookSecret,
+} from '../../webhooks/service.js';
 import { webhookAddLimit } from '../../http/rate-limit.js';
 import { localDay } from '../../features/reports/service.js';
 import { recordEvents } from '../../webhooks/index.js';

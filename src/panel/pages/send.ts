@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { ApiError } from '../../http/errors.js';
 import { parse } from '../../http/validate.js';
 import { toCredits } from '../../accounts/credits.js';
-import { selectCaller } from '../../accounts/store.js';
+import { selectCaller } from '../../accounts/index.js';
 import { SendBody } from '../../features/sms/schemas.js';
 import { sendSms } from '../../features/sms/service.js';
 import { MAX_SMS_LENGTH, parseRecipients } from '../../features/sms/rules.js';

@@ -4,7 +4,7 @@ import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { toUnits } from '../../accounts/credits.js';
 import { addSubaccount, archive, subaccountKey, transfer } from '../../features/subaccounts/service.js';
 import { AddBody, EmailBody, ManageBody } from '../../features/subaccounts/schemas.js';
-import { selectCaller } from '../../accounts/store.js';
+import { selectCaller } from '../../accounts/index.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { html } from '../html.js';
 import { confirmPassword } from '../confirm.js';

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { AppContext } from '../../context.js';
+import type { AppContext, WithDb } from '../../context.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { sameDigest } from '../../lib/secrets.js';
@@ -66,7 +66,7 @@ function asEvent(raw: string): StripeEvent | undefined {
 type Outcome = 'applied' | 'duplicate' | 'ignored';
 
 async function note(
-  ctx: AppContext,
+  ctx: WithDb,
   outcome: Outcome,
   fields: { eventId?: string; type?: string; reason?: string; remote?: string },
 ): Promise<void> {

@@ -1,44 +1,5 @@
 import type { Executor } from '../db/engine.js';
 
-export interface AccountRow {
-  id: number;
-  email: string;
-  credits: number;
-  status: string;
-  parent_email: string | null;
-  created_at: number;
-}
-
-/** Accounts whose email contains `search` (all when empty), newest first. */
-export async function searchAccounts(db: Executor, search: string, limit = 100): Promise<AccountRow[]> {
-  let query = db
-    .selectFrom('accounts')
-    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
-    .select([
-      'accounts.id',
-      'accounts.email',
-      'accounts.credits',
-      'accounts.status',
-      'parent.email as parent_email',
-      'accounts.created_at',
-    ]);
-  if (search !== '') {
-    const escaped = search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
-    query = query.where('accounts.email', 'like', `%${escaped}%`);
-  }
-  const rows = await query.orderBy('accounts.id', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ ...r, id: Number(r.id), credits: Number(r.credits), created_at: Number(r.created_at) }));
-}
-
-export async function totalBalance(db: Executor): Promise<number> {
-  const row = await db
-    .selectFrom('accounts')
-    .select((eb) => eb.fn.sum<number>('credits').as('total'))
-    .where('status', '=', 'active')
-    .executeTakeFirst();
-  return Number(row?.total ?? 0);
-}
-
 export interface FailingEndpoint {
   email: string;
   url: string;
