@@ -157,13 +157,21 @@ export async function currentKey(db: Executor, encryptionKey: Buffer, accountId:
 }
 
 /**
+ * The low-balance flag after adding `units` (in the same SET): cleared when
+ * the new balance is strictly above the threshold, so the next crossing is
+ * reported again (src/webhooks/low-balance.ts); kept otherwise.
+ */
+export const rearmed = (units: number) =>
+  sql<number>`case when credits + ${units} > low_balance_units then 0 else low_balance_sent end`;
+
+/**
  * Adds (or, negative, withdraws) credit units. The update is conditional, so
  * a balance never goes below zero: returns false when it would.
  */
 export async function adjustCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
   const result = await db
     .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}` })
+    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
     .where('id', '=', accountId)
     .where(sql<boolean>`credits + ${units} >= 0`)
     .executeTakeFirst();

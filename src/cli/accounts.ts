@@ -18,6 +18,7 @@ import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
+import { recordLowBalance } from '../webhooks/index.js';
 import type { Channel } from '../messaging/types.js';
 
 export function settingsOf(a: Account) {
@@ -31,6 +32,7 @@ export function settingsOf(a: Account) {
     rate_limit_per_sec: a.rate_limit_per_sec,
     max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
+    low_balance: a.low_balance_units === null ? null : toCredits(Number(a.low_balance_units)),
   };
 }
 
@@ -88,6 +90,15 @@ async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): 
   return password;
 }
 
+/** --low-balance N (credits, at most 4 decimals) or off; a new threshold is armed: the next debit below it is reported. */
+function lowBalanceSetting(value: string): { low_balance_units: number | null; low_balance_sent: number } {
+  if (value === 'off' || value === 'none') return { low_balance_units: null, low_balance_sent: 0 };
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1_000_000_000 || toCredits(toUnits(n)) !== n)
+    throw new CliError('--low-balance is a number of credits above 0 with at most 4 decimals, or off');
+  return { low_balance_units: toUnits(n), low_balance_sent: 0 };
+}
+
 export function accountCommands(program: Command, run: CliRunner): void {
   const accounts = program.command('accounts').description('create and administer accounts');
 
@@ -133,8 +144,11 @@ export function accountCommands(program: Command, run: CliRunner): void {
         o,
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
-          if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add))))
-            throw new CliError('the balance cannot go below zero');
+          const units = toUnits(o.add);
+          await ctx.db.kysely.transaction().execute(async (trx) => {
+            if (!(await adjustCredits(trx, account.id, units))) throw new CliError('the balance cannot go below zero');
+            if (units < 0) await recordLowBalance(trx, account.id);
+          });
           const after = await requireAccount(ctx, o.email, o.parent);
           return { email: shownEmail(after.email), credits: toCredits(after.credits) };
         },
@@ -155,13 +169,24 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
     .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
     .option('--price-voice <n>', `credits per voice call (default ${DEFAULT_PRICES.voice})`, number)
+    .option('--low-balance <n>', 'credits below which the account gets one low_balance event per crossing, or off')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
         const changes: Partial<
-          Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>
+          Pick<
+            Account,
+            | 'webhook_method'
+            | 'allow_ips'
+            | 'panel_allow_ip'
+            | 'rate_limit_per_sec'
+            | 'max_subaccounts'
+            | 'low_balance_units'
+            | 'low_balance_sent'
+          >
         > = {};
+        if (o.lowBalance !== undefined) Object.assign(changes, lowBalanceSetting(o.lowBalance));
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');

@@ -21,6 +21,7 @@ import { loyalty } from './loyalty/routes.js';
 import { carriers } from '../carriers/feature.js';
 import { panel } from '../panel/feature.js';
 import { housekeeping } from '../jobs/housekeeping.js';
+import { alerts } from '../alerts/feature.js';
 
 /** Every feature, registered in this order. */
 export const features: Feature[] = [
@@ -46,4 +47,5 @@ export const features: Feature[] = [
   carriers,
   panel,
   housekeeping,
+  alerts,
 ];

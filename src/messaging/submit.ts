@@ -13,6 +13,7 @@ import { priceUnits } from './pricing.js';
 import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
+import { recordLowBalance } from '../webhooks/index.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
@@ -105,6 +106,7 @@ export async function submitMessages(
   const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
   const total = sandbox ? 0 : unit * req.recipients.length;
   if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
+  if (total > 0) await recordLowBalance(trx, req.accountId);
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
   const name = req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`;
