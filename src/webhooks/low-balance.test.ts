@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
+import {
+  describeEngines,
+  eventually,
+  startHarness,
+  type Harness,
+  type TestAccount,
+} from '../../test/helpers/harness.js';
 import { receiver, settle } from '../../test/helpers/webhook-delivery.js';
 import { runCommands } from '../../test/helpers/cli.js';
 import { accountCommands } from '../cli/accounts.js';

@@ -1,0 +1,103 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dropSchema, engines, eventually, testConfig } from '../../test/helpers/harness.js';
+import { runCommands } from '../../test/helpers/cli.js';
+import { operatorEndpoint, operatorSecret } from '../../test/helpers/alerts.js';
+import { startService, type RunningService } from '../cli/serve.js';
+import { carrierCommands } from '../carriers/cli.js';
+import { alertCommands } from './cli.js';
+import { closeEpisode, openEpisode } from './episodes.js';
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Two services (two evaluators, two connection pools) on one PostgreSQL database, as two processes of a deployment
+ * are. Not on SQLite: there a process waiting for the write lock blocks its whole thread, the other service's too.
+ */
+describe.runIf(engines.includes('postgres'))('operator alerts across processes [postgres]', () => {
+  const engine = 'postgres' as const;
+  const dir = mkdtempSync(join(tmpdir(), 'mensajero-alerts-'));
+  const pgSchema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  let a: RunningService;
+  let b: RunningService;
+  let op: Awaited<ReturnType<typeof operatorEndpoint>>;
+  beforeAll(async () => {
+    op = await operatorEndpoint();
+    const env = {
+      CARRIER_POLL_MS: '100',
+      ALERT_CHECK_MS: '50',
+      ALERT_CARRIER_DOWN_SECONDS: '1',
+      ALERT_QUEUE_DELAY_SECONDS: '1',
+      OPERATOR_WEBHOOK_URL: op.url,
+      OPERATOR_WEBHOOK_SECRET: operatorSecret(),
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '50',
+      WEBHOOK_DISABLE_AFTER_HOURS: '1',
+    };
+    const start = () =>
+      startService(testConfig(engine, dir, env), { pgSchema, log: pino({ level: 'silent' }), listen: false });
+    a = await start();
+    b = await start();
+  });
+  afterAll(async () => {
+    await a.stop();
+    await b.stop();
+    await op.stop();
+    if (pgSchema) await dropSchema(pgSchema);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const cli = (...args: string[]) => runCommands(a.ctx, [carrierCommands, alertCommands], [...args, '--json']);
+  const typesFor = (subject: string) =>
+    op
+      .alerts()
+      .filter((x) => x.alert.carrier === subject || x.alert.account === subject)
+      .map((x) => x.alert.type);
+  const episode = (subject: string) =>
+    cli('alerts', 'list').then((r) => r.episodes.filter((e: { subject: string }) => e.subject === subject));
+
+  it('two evaluators seeing the same connector down raise one carrier_down', async () => {
+    const name = 'race1';
+    const added = await cli(
+      ...['carriers', 'add', 'smpp', '--name', name, '--host', '127.0.0.1', '--port', '9'],
+      ...['--system-id', 'acme', '--password', 'secret1'],
+    );
+    expect(added.error).toBeUndefined();
+    await eventually(async () => typesFor(name).length > 0, 10_000);
+    await pause(1_000);
+    expect(typesFor(name)).toEqual(['carrier_down']);
+    expect((await cli('carriers', 'remove', '--name', name)).error).toBeUndefined();
+  });
+
+  it('parallel opens and closes of one episode from both processes: one opens it, one closes it, one alert each', async () => {
+    const body = { type: 'carrier_down' as const, carrier: 'race2', since: new Date().toISOString() };
+    const opens = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).ctx.db.kysely
+          .transaction()
+          .execute((trx) =>
+            openEpisode(trx, a.ctx.config, { type: 'carrier_down', subject: 'race2', since: Date.now(), body }),
+          ),
+      ),
+    );
+    expect(opens.filter(Boolean)).toHaveLength(1);
+    const up = { type: 'carrier_up' as const, carrier: 'race2', since: new Date().toISOString() };
+    const closes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        (i % 2 ? a : b).ctx.db.kysely
+          .transaction()
+          .execute((trx) => closeEpisode(trx, a.ctx.config, 'carrier_down', 'race2', up)),
+      ),
+    );
+    expect(closes.filter(Boolean)).toHaveLength(1);
+    await eventually(async () => typesFor('race2').length === 2, 10_000);
+    await pause(300);
+    // Each alert is its own delivery: they may arrive in either order (each carries its `since`).
+    expect(typesFor('race2').sort()).toEqual(['carrier_down', 'carrier_up']);
+    expect(await episode('race2')).toEqual([expect.objectContaining({ state: 'closed' })]);
+  });
+});
