@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { toCredits, toUnits } from '../accounts/credits.js';
+import { thresholdUnits, toCredits, toUnits } from '../accounts/credits.js';
 import {
   adjustCredits,
   archiveAccount,
@@ -92,11 +92,10 @@ async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): 
 
 /** --low-balance N (credits, at most 4 decimals) or off; a new threshold is armed: the next debit below it is reported. */
 function lowBalanceSetting(value: string): { low_balance_units: number | null; low_balance_sent: number } {
-  if (value === 'off' || value === 'none') return { low_balance_units: null, low_balance_sent: 0 };
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n) || n <= 0 || n > 1_000_000_000 || toCredits(toUnits(n)) !== n)
+  const units = value.trim() === '' ? undefined : thresholdUnits(value);
+  if (units === undefined)
     throw new CliError('--low-balance is a number of credits above 0 with at most 4 decimals, or off');
-  return { low_balance_units: toUnits(n), low_balance_sent: 0 };
+  return { low_balance_units: units, low_balance_sent: 0 };
 }
 
 export function accountCommands(program: Command, run: CliRunner): void {

@@ -23,6 +23,7 @@ const NOTICES = [
   'account_created',
   'credits_added',
   'account_archived',
+  'low_balance_saved',
 ] as const satisfies readonly WordKey[];
 export type NoticeKey = (typeof NOTICES)[number];
 
