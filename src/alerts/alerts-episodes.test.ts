@@ -13,7 +13,8 @@ describeEngines('operator alert episodes', (engine) => {
   let h: Harness;
   let op: Awaited<ReturnType<typeof operatorEndpoint>>;
   beforeAll(async () => {
-    op = await operatorEndpoint();
+    let failures = 2;
+    op = await operatorEndpoint((r) => (r.body.includes('"retry1"') && failures-- > 0 ? 503 : 200));
     h = await startHarness(engine, {
       env: {
         ALERT_CHECK_MS: '50',
@@ -118,5 +119,21 @@ describeEngines('operator alert episodes', (engine) => {
     } finally {
       await hook.stop();
     }
+  });
+
+  it('retries an alert the operator endpoint refused, with the same webhook-id, until a 2xx', async () => {
+    const body = { type: 'carrier_down' as const, carrier: 'retry1', since: new Date().toISOString() };
+    await h.ctx.db.kysely
+      .transaction()
+      .execute((trx) =>
+        openEpisode(trx, h.ctx.config, { type: 'carrier_down', subject: 'retry1', since: Date.now(), body }),
+      );
+    await eventually(async () => (await episode('retry1'))[0]?.deliveries[0]?.state === 'delivered', 10_000);
+    const tries = op.alerts().filter((x) => x.alert.carrier === 'retry1');
+    expect(tries).toHaveLength(3);
+    expect(new Set(tries.map((t) => t.headers['webhook-id'])).size).toBe(1);
+    expect((await episode('retry1'))[0].deliveries).toEqual([
+      { alert: 'carrier_down', channel: 'webhook', state: 'delivered', attempts: 3, last_error: null },
+    ]);
   });
 });

@@ -9,6 +9,8 @@ import { runCommands } from '../../test/helpers/cli.js';
 import { operatorEndpoint, operatorSecret } from '../../test/helpers/alerts.js';
 import { startService, type RunningService } from '../cli/serve.js';
 import { carrierCommands } from '../carriers/cli.js';
+import { insertAccount } from '../accounts/store.js';
+import { toUnits } from '../accounts/credits.js';
 import { alertCommands } from './cli.js';
 import { closeEpisode, openEpisode } from './episodes.js';
 
@@ -37,6 +39,7 @@ describe.runIf(engines.includes('postgres'))('operator alerts across processes [
       WEBHOOK_ALLOW_PRIVATE: 'true',
       WEBHOOK_RETRY_BASE_MS: '50',
       WEBHOOK_DISABLE_AFTER_HOURS: '1',
+      RATE_LIMIT_PER_SECOND: '10000',
     };
     const start = () =>
       startService(testConfig(engine, dir, env), { pgSchema, log: pino({ level: 'silent' }), listen: false });
@@ -99,5 +102,38 @@ describe.runIf(engines.includes('postgres'))('operator alerts across processes [
     // Each alert is its own delivery: they may arrive in either order (each carries its `since`).
     expect(typesFor('race2').sort()).toEqual(['carrier_down', 'carrier_up']);
     expect(await episode('race2')).toEqual([expect.objectContaining({ state: 'closed' })]);
+  });
+
+  it('100 parallel sends through both processes crossing a low-balance threshold produce one event', async () => {
+    const { account, apikey } = await insertAccount(a.ctx.db.kysely, a.ctx.secrets.keyEncryption, {
+      email: 'race@example.com',
+      passwordHash: 'scrypt$unused',
+      credits: toUnits(150),
+    });
+    await a.ctx.db.kysely
+      .updateTable('accounts')
+      .set({ low_balance_units: toUnits(100) })
+      .where('id', '=', account.id)
+      .execute();
+    const sends = await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        (i % 2 ? a : b).app
+          .inject({
+            method: 'POST',
+            url: '/sms/send',
+            headers: { apikey },
+            payload: { numbers: '5512345678', message: 'Hola' },
+          })
+          .then((r) => r.json().code),
+      ),
+    );
+    expect(sends.every((code) => code === 'sms_11')).toBe(true);
+    const events = await a.ctx.db.kysely
+      .selectFrom('events')
+      .select('payload')
+      .where('account_id', '=', account.id)
+      .where('type', '=', 'low_balance')
+      .execute();
+    expect(events.map((e) => JSON.parse(e.payload).credits)).toEqual(['99']);
   });
 });

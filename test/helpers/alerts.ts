@@ -2,13 +2,13 @@
 import { randomBytes } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { startHttpServer } from './http-server.js';
+import { startHttpServer, type SeenRequest } from './http-server.js';
 
 export const operatorSecret = () => `whsec_${randomBytes(32).toString('base64')}`;
 
-/** The operator's alert endpoint: records every POST, answers `status` (200 unless told). */
-export async function operatorEndpoint(status: () => number = () => 200) {
-  const server = await startHttpServer(() => ({ status: status(), body: 'ok', type: 'text/plain' }));
+/** The operator's alert endpoint: records every POST, answers `status` of it (200 unless told). */
+export async function operatorEndpoint(status: (r: SeenRequest) => number = () => 200) {
+  const server = await startHttpServer((r) => ({ status: status(r), body: 'ok', type: 'text/plain' }));
   const alerts = () => server.seen.map((r) => ({ ...r, alert: JSON.parse(r.body) as Record<string, string> }));
   return { ...server, url: `${server.url}/alerts`, alerts };
 }
