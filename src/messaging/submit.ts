@@ -105,8 +105,9 @@ export async function submitMessages(
   if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
   const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
   const total = sandbox ? 0 : unit * req.recipients.length;
-  if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
-  if (total > 0) await recordLowBalance(trx, req.accountId);
+  const debit = await debitCredits(trx, req.accountId, total);
+  if (!debit) throw new ApiError(400, 'sms_07');
+  if (debit.lowBalance) await recordLowBalance(trx, req.accountId);
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
   const name = req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`;
