@@ -5,6 +5,7 @@ import { operatorEndpoint, operatorSecret } from '../../test/helpers/alerts.js';
 import { receiver } from '../../test/helpers/webhook-delivery.js';
 import { enqueue } from '../jobs/queue.js';
 import { alertCommands } from './cli.js';
+import { carrierCommands } from '../carriers/cli.js';
 import { closeEpisode, openEpisode } from './episodes.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -42,6 +43,16 @@ describeEngines('operator alert episodes', (engine) => {
     cli('alerts', 'list').then((r) => r.episodes.filter((e: { subject: string }) => e.subject === subject));
 
   it('parallel opens and closes of one episode: one opens it, one closes it, one alert each', async () => {
+    // A connector that exists and never binds (ALERT_CARRIER_DOWN_SECONDS is a minute): only these calls open and close its episode.
+    const added = await runCommands(
+      h.ctx,
+      [carrierCommands],
+      [
+        ...['carriers', 'add', 'smpp', '--name', 'par1', '--host', '127.0.0.1', '--port', '9'],
+        ...['--system-id', 'acme', '--password', 'secret1', '--json'],
+      ],
+    );
+    expect(added.error).toBeUndefined();
     const body = { type: 'carrier_down' as const, carrier: 'par1', since: new Date().toISOString() };
     const opens = await Promise.all(
       Array.from({ length: 20 }, () =>

@@ -76,31 +76,30 @@ describe.runIf(engines.includes('postgres'))('operator alerts across processes [
     expect((await cli('carriers', 'remove', '--name', name)).error).toBeUndefined();
   });
 
-  it('parallel opens and closes of one episode from both processes: one opens it, one closes it, one alert each', async () => {
-    const body = { type: 'carrier_down' as const, carrier: 'race2', since: new Date().toISOString() };
+  it('parallel opens and closes of one episode from both processes: one opens it (one alert), one closes it', async () => {
+    // carrier_demoted: a type the evaluators leave alone, so only these calls open and close it.
+    const body = { type: 'carrier_demoted' as const, carrier: 'race2', since: new Date().toISOString() };
     const opens = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         (i % 2 ? a : b).ctx.db.kysely
           .transaction()
           .execute((trx) =>
-            openEpisode(trx, a.ctx.config, { type: 'carrier_down', subject: 'race2', since: Date.now(), body }),
+            openEpisode(trx, a.ctx.config, { type: 'carrier_demoted', subject: 'race2', since: Date.now(), body }),
           ),
       ),
     );
     expect(opens.filter(Boolean)).toHaveLength(1);
-    const up = { type: 'carrier_up' as const, carrier: 'race2', since: new Date().toISOString() };
     const closes = await Promise.all(
       Array.from({ length: 20 }, (_, i) =>
         (i % 2 ? a : b).ctx.db.kysely
           .transaction()
-          .execute((trx) => closeEpisode(trx, a.ctx.config, 'carrier_down', 'race2', up)),
+          .execute((trx) => closeEpisode(trx, a.ctx.config, 'carrier_demoted', 'race2')),
       ),
     );
     expect(closes.filter(Boolean)).toHaveLength(1);
-    await eventually(async () => typesFor('race2').length === 2, 10_000);
+    await eventually(async () => typesFor('race2').length > 0, 10_000);
     await pause(300);
-    // Each alert is its own delivery: they may arrive in either order (each carries its `since`).
-    expect(typesFor('race2').sort()).toEqual(['carrier_down', 'carrier_up']);
+    expect(typesFor('race2')).toEqual(['carrier_demoted']);
     expect(await episode('race2')).toEqual([expect.objectContaining({ state: 'closed' })]);
   });
 

@@ -10,7 +10,21 @@ export interface Check {
   now: number;
   checkedAt: number | null;
   startedAt: number;
+  /** The open episodes' keys (`type:subject`), read once per check: a healthy deployment's check writes nothing. */
+  open: Set<string>;
 }
+
+/** The keys of the episodes open now. */
+export async function openEpisodeKeys(db: Db): Promise<Set<string>> {
+  const rows = await db.kysely
+    .selectFrom('alert_episodes')
+    .select('open_key')
+    .where('open_key', 'is not', null)
+    .execute();
+  return new Set(rows.map((r) => r.open_key!));
+}
+
+const isOpen = (c: Check, type: string, subject: string) => c.open.has(`${type}:${subject}`);
 
 const watchKey = (carrier: string) => `carrier:${carrier}`;
 
@@ -48,11 +62,15 @@ export async function checkCarriers(c: Check): Promise<void> {
   const known = new Set<string>();
   for (const carrier of carriers) {
     known.add(watchKey(carrier.name));
-    if (carrier.enabled !== 1) await endCarrierWatch(c, carrier.name);
-    else if (bound.has(carrier.name)) await carrierBound(c, carrier.name);
-    else {
+    const tracked = watches.has(watchKey(carrier.name)) || isOpen(c, 'carrier_down', carrier.name);
+    if (carrier.enabled !== 1) {
+      if (tracked) await endCarrierWatch(c, carrier.name);
+    } else if (bound.has(carrier.name)) {
+      if (tracked) await carrierBound(c, carrier.name);
+    } else {
       const since = watches.get(watchKey(carrier.name)) ?? (await startWatch(c, carrier));
-      if (c.now - since >= c.config.ALERT_CARRIER_DOWN_SECONDS * 1000) await carrierDown(c, carrier.name, since);
+      const due = c.now - since >= c.config.ALERT_CARRIER_DOWN_SECONDS * 1000;
+      if (due && !isOpen(c, 'carrier_down', carrier.name)) await carrierDown(c, carrier.name, since);
     }
   }
   for (const key of watches.keys()) if (!known.has(key)) await endCarrierWatch(c, key.slice('carrier:'.length));
@@ -103,13 +121,10 @@ const deleteWatch = (trx: Executor, carrier: string) =>
 
 /** Open carrier_down episodes of connectors removed or disabled since they opened: ended without carrier_up. */
 async function closeRemovedCarriers(c: Check, enabled: Set<string>): Promise<void> {
-  const open = await c.db.kysely
-    .selectFrom('alert_episodes')
-    .select('subject')
-    .where('type', '=', 'carrier_down')
-    .where('open_key', 'is not', null)
-    .execute();
-  for (const { subject } of open) if (!enabled.has(subject)) await endCarrierWatch(c, subject);
+  for (const key of c.open) {
+    const subject = key.slice('carrier_down:'.length);
+    if (key.startsWith('carrier_down:') && !enabled.has(subject)) await endCarrierWatch(c, subject);
+  }
 }
 
 /**
@@ -128,6 +143,7 @@ export async function checkQueue(c: Check): Promise<void> {
     .executeTakeFirst();
   const since = oldest?.run_at === null || oldest?.run_at === undefined ? null : Number(oldest.run_at);
   const late = since !== null && c.now - since >= c.config.ALERT_QUEUE_DELAY_SECONDS * 1000;
+  if (late === isOpen(c, 'queue_delayed', '')) return;
   await db.transaction().execute((trx) =>
     late
       ? openEpisode(trx, c.config, {
@@ -142,6 +158,7 @@ export async function checkQueue(c: Check): Promise<void> {
 
 /** webhook_disabled episodes (opened when deliveries disable an endpoint) end quietly once the endpoint is enabled, replaced or deleted. */
 export async function checkDisabledWebhooks(c: Check): Promise<void> {
+  if (![...c.open].some((key) => key.startsWith('webhook_disabled:'))) return;
   const db = c.db.kysely;
   const open = await db
     .selectFrom('alert_episodes')

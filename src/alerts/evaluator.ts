@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { checkCarriers, checkDisabledWebhooks, checkQueue, type Check } from './conditions.js';
+import { checkCarriers, checkDisabledWebhooks, checkQueue, openEpisodeKeys, type Check } from './conditions.js';
 import { markChecked, releaseEvaluatorLease, takeEvaluatorLease } from './lease.js';
 
 /**
@@ -51,7 +51,14 @@ export class AlertEvaluator {
     const lease = await takeEvaluatorLease(db.kysely, this.holder, this.leaseMs);
     this.held = lease !== null;
     if (!lease) return;
-    const c: Check = { db, config, now: Date.now(), checkedAt: lease.checkedAt, startedAt: this.startedAt };
+    const c: Check = {
+      db,
+      config,
+      now: Date.now(),
+      checkedAt: lease.checkedAt,
+      startedAt: this.startedAt,
+      open: await openEpisodeKeys(db),
+    };
     await checkCarriers(c);
     await checkQueue(c);
     await checkDisabledWebhooks(c);
