@@ -105,6 +105,21 @@ const schema = z.object({
   REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),
   REJECTIONS_KEEP_DAYS: intFrom(30, 1),
   CARRIER_POLL_MS: intFrom(2000, 50),
+  // alerts
+  OPERATOR_WEBHOOK_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),
+  OPERATOR_WEBHOOK_SECRET: z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .regex(/^whsec_[A-Za-z0-9+/]{22,}={0,2}$/, { error: 'OPERATOR_WEBHOOK_SECRET: whsec_ and base64 of 16+ bytes' })
+      .optional(),
+  ),
+  SMTP_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^smtps?$/ }).optional()),
+  ALERT_EMAIL_TO: z.preprocess((v) => (v === '' ? undefined : v), z.string().max(1000).optional()),
+  ALERT_EMAIL_FROM: z.string().default('mensajero@localhost'),
+  ALERT_CARRIER_DOWN_SECONDS: intFrom(60, 1),
+  ALERT_QUEUE_DELAY_SECONDS: intFrom(120, 1),
+  ALERT_CHECK_MS: intFrom(5000, 20),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -123,6 +138,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     );
   if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT)
     throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
+  if (cfg.OPERATOR_WEBHOOK_URL && !cfg.OPERATOR_WEBHOOK_SECRET)
+    throw new Error(
+      'invalid configuration: OPERATOR_WEBHOOK_SECRET: required with OPERATOR_WEBHOOK_URL (alerts are signed)',
+    );
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   return { ...cfg, publicBaseUrl };
 }

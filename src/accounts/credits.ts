@@ -7,3 +7,15 @@ export const CREDIT_UNITS = 10_000;
 export const toUnits = (credits: number): number => Math.round(credits * CREDIT_UNITS);
 
 export const toCredits = (units: number): number => units / CREDIT_UNITS;
+
+/**
+ * A low-balance threshold as typed (credits): its units, null for none
+ * ('', off, none), undefined when it is not a positive amount of at most 4 decimals.
+ */
+export function thresholdUnits(text: string): number | null | undefined {
+  const value = text.trim();
+  if (value === '' || value === 'off' || value === 'none') return null;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0 || n > 1_000_000_000 || toCredits(toUnits(n)) !== n) return undefined;
+  return toUnits(n);
+}

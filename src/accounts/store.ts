@@ -157,29 +157,48 @@ export async function currentKey(db: Executor, encryptionKey: Buffer, accountId:
 }
 
 /**
+ * The low-balance flag after adding `units` (in the same SET): cleared when
+ * the new balance is strictly above the threshold, so the next crossing is
+ * reported again (src/webhooks/low-balance.ts); kept otherwise.
+ */
+export const rearmed = (units: number) =>
+  sql<number>`case when credits + ${units} > low_balance_units then 0 else low_balance_sent end`;
+
+/**
  * Adds (or, negative, withdraws) credit units. The update is conditional, so
  * a balance never goes below zero: returns false when it would.
  */
 export async function adjustCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
   const result = await db
     .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}` })
+    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
     .where('id', '=', accountId)
     .where(sql<boolean>`credits + ${units} >= 0`)
     .executeTakeFirst();
   return affected(result) === 1;
 }
 
-/** Debits `units` only when the balance covers them. The one way money leaves an account. */
-export async function debitCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
-  if (units === 0) return true;
-  const result = await db
+/** What a debit tells its caller: `lowBalance` when it left the balance below the account's threshold with that crossing not reported yet. */
+export interface Debit {
+  lowBalance: boolean;
+}
+
+/**
+ * Debits `units` only when the balance covers them (false otherwise). The one
+ * way money leaves an account. The same statement says whether a low-balance
+ * event is due (the caller then records it: webhooks' recordLowBalance), so a
+ * send costs no extra statement when none is.
+ */
+export async function debitCredits(db: Executor, accountId: number, units: number): Promise<Debit | false> {
+  if (units === 0) return { lowBalance: false };
+  const row = await db
     .updateTable('accounts')
     .set({ credits: sql`credits - ${units}` })
     .where('id', '=', accountId)
     .where('credits', '>=', units)
+    .returning(sql<number>`case when credits < low_balance_units and low_balance_sent = 0 then 1 else 0 end`.as('low'))
     .executeTakeFirst();
-  return affected(result) === 1;
+  return row ? { lowBalance: Number(row.low) === 1 } : false;
 }
 
 /**

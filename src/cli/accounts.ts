@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { toCredits, toUnits } from '../accounts/credits.js';
+import { thresholdUnits, toCredits, toUnits } from '../accounts/credits.js';
 import {
   adjustCredits,
   archiveAccount,
@@ -18,6 +18,7 @@ import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
+import { recordLowBalance } from '../webhooks/index.js';
 import type { Channel } from '../messaging/types.js';
 import { optoutSettings, setOptoutSettings } from '../features/optouts/service.js';
 import { OPTOUT_OPTIONS, optoutChanges } from './optout-options.js';
@@ -33,6 +34,7 @@ export function settingsOf(a: Account) {
     rate_limit_per_sec: a.rate_limit_per_sec,
     max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
+    low_balance: a.low_balance_units === null ? null : toCredits(Number(a.low_balance_units)),
   };
 }
 
@@ -90,6 +92,14 @@ async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): 
   return password;
 }
 
+/** --low-balance N (credits, at most 4 decimals) or off; a new threshold is armed: the next debit below it is reported. */
+function lowBalanceSetting(value: string): { low_balance_units: number | null; low_balance_sent: number } {
+  const units = value.trim() === '' ? undefined : thresholdUnits(value);
+  if (units === undefined)
+    throw new CliError('--low-balance is a number of credits above 0 with at most 4 decimals, or off');
+  return { low_balance_units: units, low_balance_sent: 0 };
+}
+
 export function accountCommands(program: Command, run: CliRunner): void {
   const accounts = program.command('accounts').description('create and administer accounts');
 
@@ -135,8 +145,11 @@ export function accountCommands(program: Command, run: CliRunner): void {
         o,
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
-          if (!(await adjustCredits(ctx.db.kysely, account.id, toUnits(o.add))))
-            throw new CliError('the balance cannot go below zero');
+          const units = toUnits(o.add);
+          await ctx.db.kysely.transaction().execute(async (trx) => {
+            if (!(await adjustCredits(trx, account.id, units))) throw new CliError('the balance cannot go below zero');
+            if (units < 0) await recordLowBalance(trx, account.id);
+          });
           const after = await requireAccount(ctx, o.email, o.parent);
           return { email: shownEmail(after.email), credits: toCredits(after.credits) };
         },
@@ -159,14 +172,25 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--price-voice <n>', `credits per voice call (default ${DEFAULT_PRICES.voice})`, number)
     .option(...OPTOUT_OPTIONS[0])
     .option(...OPTOUT_OPTIONS[1])
+    .option('--low-balance <n>', 'credits below which the account gets one low_balance event per crossing, or off')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
         const optout = optoutChanges(o, account);
         const changes: Partial<
-          Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>
+          Pick<
+            Account,
+            | 'webhook_method'
+            | 'allow_ips'
+            | 'panel_allow_ip'
+            | 'rate_limit_per_sec'
+            | 'max_subaccounts'
+            | 'low_balance_units'
+            | 'low_balance_sent'
+          >
         > = {};
+        if (o.lowBalance !== undefined) Object.assign(changes, lowBalanceSetting(o.lowBalance));
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');

@@ -24,6 +24,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
+  { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
 ];
 
 /** Registers the modules that define `name`, or every module when no module claims it (help, a typo). */

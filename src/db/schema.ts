@@ -14,6 +14,7 @@ import type { PanelTables } from '../panel/tables.js';
 import type { IdempotencyTables } from '../idempotency/tables.js';
 import type { AuthTables } from '../auth/tables.js';
 import type { OptoutTables } from '../features/optouts/tables.js';
+import type { AlertTables } from '../alerts/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -40,6 +41,10 @@ export interface AccountsTable {
   suspended: Generated<number>;
   /** 1: the IP allow-list applies to the panel too (the parent's setting covers its sub-accounts). */
   panel_allow_ip: Generated<number>;
+  /** Low-balance threshold in credit units; null: no low-balance event. */
+  low_balance_units: Generated<number | null>;
+  /** 1 once the event of the current crossing is recorded; 0 again when the balance rises above the threshold. */
+  low_balance_sent: Generated<number>;
 }
 
 export interface ApiKeysTable {
@@ -90,4 +95,5 @@ export interface Database
     PanelTables,
     IdempotencyTables,
     AuthTables,
-    OptoutTables {}
+    OptoutTables,
+    AlertTables {}

@@ -22,6 +22,7 @@ import { optouts } from './optouts/routes.js';
 import { carriers } from '../carriers/feature.js';
 import { panel } from '../panel/feature.js';
 import { housekeeping } from '../jobs/housekeeping.js';
+import { alerts } from '../alerts/feature.js';
 
 /** Every feature, registered in this order. */
 export const features: Feature[] = [
@@ -48,4 +49,5 @@ export const features: Feature[] = [
   carriers,
   panel,
   housekeeping,
+  alerts,
 ];

@@ -15,7 +15,7 @@ import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutAmong } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
-import { recordEvents } from '../webhooks/index.js';
+import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
@@ -119,7 +119,9 @@ export async function submitMessages(
           req.source === 'otp',
         );
   const total = sandbox ? 0 : unit * (req.recipients.length - blocked.size);
-  if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
+  const debit = await debitCredits(trx, req.accountId, total);
+  if (!debit) throw new ApiError(400, 'sms_07');
+  if (debit.lowBalance) await recordLowBalance(trx, req.accountId);
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
   const name = req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`;

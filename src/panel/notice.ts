@@ -25,6 +25,7 @@ const NOTICES = [
   'account_archived',
   'optouts_added',
   'optouts_removed',
+  'low_balance_saved',
 ] as const satisfies readonly WordKey[];
 export type NoticeKey = (typeof NOTICES)[number];
 

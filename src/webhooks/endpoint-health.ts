@@ -3,6 +3,8 @@ import type { Config } from '../config.js';
 import { affected, type Executor } from '../db/engine.js';
 import { formatLocal } from '../lib/time.js';
 import { timeOrderedId } from '../lib/ids.js';
+import { isoTime, openEpisode } from '../alerts/episodes.js';
+import { shownEmail } from '../accounts/subaccount-email.js';
 
 /** Back-off after the Nth timeout in a row: 30 s, doubling, at most 15 min. */
 const BACKOFF_BASE_MS = 30_000;
@@ -68,12 +70,13 @@ export async function recordEndpointHealth(
   }
   const disableAfterMs = config.WEBHOOK_DISABLE_AFTER_HOURS * 3600_000;
   if (row.status === 1 && row.failing_since !== null && now - Number(row.failing_since) >= disableAfterMs) {
-    await disableEndpoint(trx, accountId, r, Number(row.failing_since), now);
+    await disableEndpoint(trx, config, accountId, r, Number(row.failing_since), now);
   }
 }
 
 async function disableEndpoint(
   trx: Executor,
+  config: Config,
   accountId: number,
   r: AttemptResult,
   failingSince: number,
@@ -110,6 +113,32 @@ async function disableEndpoint(
       uid: `msg_${timeOrderedId()}`,
     })
     .execute();
+  await alertOperator(trx, config, accountId, r.url, failingSince, now);
+}
+
+/** The operator's webhook_disabled alert, in the transaction that disabled the endpoint (the URL without its query, which may carry a token). */
+async function alertOperator(
+  trx: Executor,
+  config: Config,
+  accountId: number,
+  url: string,
+  failingSince: number,
+  now: number,
+): Promise<void> {
+  const account = await trx.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
+  const shown = new URL(url);
+  await openEpisode(trx, config, {
+    type: 'webhook_disabled',
+    subject: String(accountId),
+    since: now,
+    body: {
+      type: 'webhook_disabled',
+      account: account ? shownEmail(account.email) : String(accountId),
+      url: `${shown.origin}${shown.pathname}`,
+      failing_since: isoTime(failingSince),
+      since: isoTime(now),
+    },
+  });
 }
 
 /** Clears the health of an endpoint the account enables or registers again. */

@@ -4,3 +4,4 @@
  * inside this folder.
  */
 export { recordEvents, type NewEvent } from './record.js';
+export { recordLowBalance } from './low-balance.js';

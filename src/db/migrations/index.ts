@@ -26,6 +26,7 @@ import * as m0029 from './0029_attempt_counters.js';
 import * as m0030 from './0030_counted_rejections.js';
 import * as m0031 from './0031_carrier_receipts.js';
 import * as m0032 from './0032_optouts.js';
+import * as m0033 from './0033_low_balance_and_alerts.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -56,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0030_counted_rejections': m0030,
   '0031_carrier_receipts': m0031,
   '0032_optouts': m0032,
+  '0033_low_balance_and_alerts': m0033,
 };

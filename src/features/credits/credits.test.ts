@@ -33,7 +33,7 @@ describeEngines('credits', (engine) => {
 
   it('represents fractional credits exactly', async () => {
     const a = await h.createAccount(1);
-    expect(await debitCredits(h.ctx.db.kysely, a.id, toUnits(0.3))).toBe(true);
+    expect(await debitCredits(h.ctx.db.kysely, a.id, toUnits(0.3))).toEqual({ lowBalance: false });
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(0.7);
   });
 

@@ -13,6 +13,7 @@ import {
   lockAccount,
   subaccountUsage,
 } from './store.js';
+import { recordLowBalance } from '../../webhooks/index.js';
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
 defineMessages({
@@ -144,6 +145,7 @@ export async function transfer(
       if (parentUnits === undefined) throw badRequest('subaccount_12');
       const subUnits = await addUnitsToSubaccount(trx, caller.id, sub.id, units);
       if (subUnits === undefined) throw badRequest('subaccount_09');
+      await recordLowBalance(trx, caller.id);
       return { parentUnits, subUnits };
     }
     const parentUnits = await addUnits(trx, caller.id, units);
@@ -153,6 +155,7 @@ export async function transfer(
       const now = await findSubaccount(trx, caller.id, email);
       throw badRequest(now?.status === 'active' ? 'subaccount_12' : 'subaccount_09');
     }
+    await recordLowBalance(trx, sub.id);
     return { parentUnits, subUnits };
   });
 }

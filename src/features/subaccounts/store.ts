@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/engine.js';
-import type { Account } from '../../accounts/store.js';
+import { rearmed, type Account } from '../../accounts/store.js';
 import { subaccountEmailKey } from '../../accounts/subaccount-email.js';
 
 /** The parent's sub-account with that email, archived or not; another account's is absent. */
@@ -57,7 +57,7 @@ export async function balanceOf(trx: Executor, accountId: number): Promise<numbe
 export async function addUnits(trx: Executor, accountId: number, units: number): Promise<number | undefined> {
   const row = await trx
     .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}` })
+    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
     .where('id', '=', accountId)
     .where(sql<boolean>`credits + ${units} >= 0`)
     .returning('credits')
@@ -74,7 +74,7 @@ export async function addUnitsToSubaccount(
 ): Promise<number | undefined> {
   const row = await trx
     .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}` })
+    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
     .where('id', '=', subId)
     .where('parent_id', '=', parentId)
     .where('status', '=', 'active')

@@ -7,6 +7,7 @@ import { createSession, endAllSessions, SESSION_COOKIE, setCookie } from '../ses
 import { csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../view.js';
 import type { WordKey } from '../i18n.js';
 import { disableTotp, startTotp, totpEnabled, useTotpCode } from '../totp.js';
+import { lowBalanceCard, registerLowBalance } from './low-balance.js';
 
 /** Password change for accounts and operators. */
 export function accountPage(scope: FastifyInstance, shared: Shared): Section {
@@ -19,7 +20,8 @@ export function accountPage(scope: FastifyInstance, shared: Shared): Section {
     async render(v, shown = {}) {
       const s = v.session!;
       const on = await totpEnabled(db, s.kind, s.account?.id ?? s.operator!.id);
-      return html`${totpSection(v, on, shown)}
+      const lowBalance = s.account ? await lowBalanceCard(shared, v, shown) : '';
+      return html`${lowBalance}${totpSection(v, on, shown)}
         <section class="card narrow" aria-labelledby="pw-title">
           <h2 id="pw-title">${v.t('change_password')}</h2>
           <form method="post" action="/panel/account/password">
@@ -81,6 +83,7 @@ export function accountPage(scope: FastifyInstance, shared: Shared): Section {
     setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
     return { done: 'password_changed' };
   });
+  registerLowBalance(scope, shared, section);
   registerAction(scope, shared, section, 'totp-start', async (request, v, body) => {
     const { principal, s } = await current(v);
     await confirmPassword(request, v, principal.password_hash, principal.email, body.password);

@@ -19,6 +19,8 @@ import { carrierStatus } from '../../carriers/status.js';
 // eslint-disable-next-line import-x/no-restricted-paths
 import { listPublicRoutes } from '../../carriers/store.js';
 import { failingEndpoints } from '../../webhooks/service.js';
+import { listEpisodes } from '../../alerts/index.js';
+import { ALERTS_SHOWN, alertsCard } from './operator-alerts.js';
 import {
   csrfField,
   field,
@@ -38,7 +40,7 @@ function creditsField(text: string, allowZero: boolean): number {
   return n;
 }
 
-/** The operator view: accounts (search, create, add credits, archive), the carriers (live state) and routes, the job queue, failing webhook endpoints. */
+/** The operator view: open and recent alerts, accounts (search, create, add credits, archive), the carriers (live state) and routes, the job queue, failing webhook endpoints. */
 export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const db = ctx.db.kysely;
@@ -50,15 +52,17 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
       const search = (v.query.q ?? '').trim().slice(0, 100);
       const now = Date.now();
       // Carriers and routes from the same functions as `mensajero carriers status` and `routes list`.
-      const [accounts, queue, failing, carriers, routes] = await Promise.all([
+      const [accounts, queue, failing, carriers, routes, episodes] = await Promise.all([
         searchAccounts(db, search),
         queueStats(ctx.db),
         failingEndpoints(db, now),
         carrierStatus(ctx),
         listPublicRoutes(db),
+        listEpisodes(db, ALERTS_SHOWN),
       ]);
       const waiting = queue.filter((q) => q.state === 'pending');
-      return html` <section class="card" aria-labelledby="acc-title">
+      return html`${alertsCard(v, episodes)}
+        <section class="card" aria-labelledby="acc-title">
           <h2 id="acc-title">${v.t('accounts')}</h2>
           <form method="get" action="/panel/operator" class="row" role="search">
             <label for="q">${v.t('search_email')}</label>
