@@ -5,8 +5,12 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, MAX_WORKERS } from './config.js';
 import { runCli } from './cli/run.js';
 import { registerCommands } from './cli/commands.js';
+import { packageVersion } from './lib/package.js';
 
-const program = new Command('mensajero').description('Mensajero messaging service').showHelpAfterError();
+const program = new Command('mensajero')
+  .description('Mensajero messaging service')
+  .version(packageVersion(), '-V, --version', 'print the version')
+  .showHelpAfterError();
 
 const workerCount = (value: string) => {
   const n = Number(value);

@@ -52,7 +52,7 @@ const COUNTERS = [
  * runs), disabled when the operator disabled it.
  */
 export async function carrierStatus(
-  ctx: BaseContext,
+  ctx: Pick<BaseContext, 'db'>,
 ): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
   const carriers = await listCarriers(ctx.db.kysely);
   const rows = await ctx.db.kysely
