@@ -43,7 +43,8 @@ program
     ),
   );
 
-await registerCommands(program, runCli, process.argv[2]);
+// The version needs no command module: loading them all would triple its time.
+if (!['-V', '--version'].includes(process.argv[2] ?? '')) await registerCommands(program, runCli, process.argv[2]);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
