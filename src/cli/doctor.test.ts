@@ -90,6 +90,10 @@ for (const engine of engines) {
       });
       expect(changed.stdout).not.toContain(other);
 
+      const malformed = await doctor({ ...env, MENSAJERO_SECRET: 'not-32-bytes-of-secret' });
+      expect(malformed.checks.secret).toMatchObject({ status: 'fail', detail: expect.stringContaining('64 hex') });
+      expect(malformed.stdout).not.toContain('not-32-bytes-of-secret');
+
       const stored = readFileSync(join(env.DATA_DIR, 'secret.key'), 'utf8').trim();
       expect((await doctor({ ...env, MENSAJERO_SECRET: stored })).checks.secret.status).toBe('ok');
 
@@ -114,12 +118,14 @@ for (const engine of engines) {
 
 describe('mensajero doctor: configuration', () => {
   it('names each refused variable and fails; the checks that need it say they did not run', async () => {
-    const cli = await cliEnv('sqlite', { PORT: 'eighty', RATE_LIMIT_STORE: 'memcached', TRUST_PROXY: 'true' });
+    const refused = { PORT: 'eighty', RATE_LIMIT_STORE: 'memcached', TRUST_PROXY: 'true', METRICS_TOKEN: 'short-tok' };
+    const cli = await cliEnv('sqlite', refused);
     try {
       const r = await doctor(cli.env);
       expect(r.code).toBe(1);
       expect(r.checks.configuration.status).toBe('fail');
-      for (const name of ['PORT', 'RATE_LIMIT_STORE', 'TRUST_PROXY'])
+      expect(r.stdout).not.toContain('short-tok');
+      for (const name of ['PORT', 'RATE_LIMIT_STORE', 'TRUST_PROXY', 'METRICS_TOKEN'])
         expect(r.checks.configuration.detail).toContain(`${name}:`);
       expect(r.checks.database).toMatchObject({ status: 'warn', detail: expect.stringContaining('not checked') });
     } finally {
