@@ -126,24 +126,43 @@ const schema = z.object({
 export type Config = z.infer<typeof schema> & { publicBaseUrl: string };
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Partial<Config> = {}): Config {
+  const read = readConfig(env, overrides);
+  if ('problems' in read)
+    throw new Error(`invalid configuration: ${read.problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
+  return read.config;
+}
+
+/** A variable the configuration refuses, and why (never its value). */
+export interface ConfigProblem {
+  variable: string;
+  message: string;
+}
+
+/** The configuration, or every variable it refuses by name (`mensajero doctor` lists them all). */
+export function readConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  overrides: Partial<Config> = {},
+): { config: Config } | { problems: ConfigProblem[] } {
   const parsed = schema.safeParse(env);
-  if (!parsed.success) {
-    const detail = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
-    throw new Error(`invalid configuration: ${detail}`);
-  }
+  if (!parsed.success)
+    return { problems: parsed.error.issues.map((i) => ({ variable: i.path.join('.'), message: i.message })) };
   const cfg = { ...parsed.data, ...overrides };
+  const problems: ConfigProblem[] = [];
   if (env.METRICS_HOST && cfg.METRICS_PORT === undefined)
-    throw new Error(
-      'invalid configuration: METRICS_HOST: set METRICS_PORT too (the metrics listener is off without it)',
-    );
+    problems.push({
+      variable: 'METRICS_HOST',
+      message: 'set METRICS_PORT too (the metrics listener is off without it)',
+    });
   if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT)
-    throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
+    problems.push({ variable: 'METRICS_PORT', message: 'must differ from PORT' });
   if (cfg.OPERATOR_WEBHOOK_URL && !cfg.OPERATOR_WEBHOOK_SECRET)
-    throw new Error(
-      'invalid configuration: OPERATOR_WEBHOOK_SECRET: required with OPERATOR_WEBHOOK_URL (alerts are signed)',
-    );
+    problems.push({
+      variable: 'OPERATOR_WEBHOOK_SECRET',
+      message: 'required with OPERATOR_WEBHOOK_URL (alerts are signed)',
+    });
+  if (problems.length > 0) return { problems };
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
-  return { ...cfg, publicBaseUrl };
+  return { config: { ...cfg, publicBaseUrl } };
 }
 
 /**

@@ -5,8 +5,12 @@ import { Command, InvalidArgumentError } from 'commander';
 import { loadConfig, MAX_WORKERS } from './config.js';
 import { runCli } from './cli/run.js';
 import { registerCommands } from './cli/commands.js';
+import { packageVersion } from './lib/package.js';
 
-const program = new Command('mensajero').description('Mensajero messaging service').showHelpAfterError();
+const program = new Command('mensajero')
+  .description('Mensajero messaging service')
+  .version(packageVersion(), '-V, --version', 'print the version')
+  .showHelpAfterError();
 
 const workerCount = (value: string) => {
   const n = Number(value);
@@ -39,7 +43,8 @@ program
     ),
   );
 
-await registerCommands(program, runCli, process.argv[2]);
+// The version needs no command module: loading them all would triple its time.
+if (!['-V', '--version'].includes(process.argv[2] ?? '')) await registerCommands(program, runCli, process.argv[2]);
 
 program.parseAsync(process.argv).catch((err) => {
   process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);

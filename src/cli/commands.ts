@@ -11,6 +11,7 @@ type Register = (program: Command, run: CliRunner) => void;
  */
 export const commandModules: Array<{ names: string[]; load: () => Promise<Register> }> = [
   { names: ['accounts'], load: async () => (await import('./accounts.js')).accountCommands },
+  { names: ['doctor'], load: async () => (await import('./doctor.js')).doctorCommand },
   { names: ['backup'], load: async () => (await import('./backup.js')).backupCommand },
   { names: ['senders', 'landlines'], load: async () => (await import('../features/sms/cli.js')).smsCommands },
   { names: ['chatapp-instances'], load: async () => (await import('../features/chatapp/cli.js')).chatappCli },

@@ -10,23 +10,13 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
-  // Kysely looks for its own tables in every schema unless told which one: name
-  // ours, or a database with several Mensajero schemas would confuse it.
-  const schema =
-    db.engine === 'postgres'
-      ? (await sql<{ s: string }>`select current_schema() as s`.execute(db.kysely)).rows[0].s
-      : undefined;
-  const migrator = new Migrator({
-    db: db.kysely,
-    provider: new StaticProvider(),
-    ...(schema ? { migrationTableSchema: schema } : {}),
-  });
+  const migrator = await migratorOf(db);
   let { error, results } = await migrator.migrateToLatest();
   // Kysely checks for its tables by listing the tables of every schema; another
   // schema dropped meanwhile (parallel tests, another deployment's teardown)
   // fails that listing. Nothing was applied then (PostgreSQL runs the
   // migrations in one transaction), so it is safe to look again.
-  for (let retry = 0; retry < 5 && error && otherSchemaVanished(error, schema); retry++) {
+  for (let retry = 0; retry < 5 && error && otherSchemaVanished(error, await currentSchema(db)); retry++) {
     ({ error, results } = await migrator.migrateToLatest());
   }
   if (error) {
@@ -34,6 +24,40 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
     throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
   }
   return (results ?? []).map((r) => r.migrationName);
+}
+
+/**
+ * What `migrate` would do, without doing it: the migrations this version has
+ * and the database has not run, and those the database ran that this version
+ * does not know (a newer version ran on it; this one refuses to start).
+ */
+export async function migrationStatus(db: Db): Promise<{ pending: string[]; unknown: string[] }> {
+  const known = await (await migratorOf(db)).getMigrations();
+  const pending = known.filter((m) => m.executedAt === undefined).map((m) => m.name);
+  const executed = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
+  const recorded = pending.length === known.length ? [] : await recordedMigrations(db);
+  return { pending, unknown: recorded.filter((name) => !executed.has(name) && !(name in migrations)) };
+}
+
+async function recordedMigrations(db: Db): Promise<string[]> {
+  const rows = await sql<{ name: string }>`select name from kysely_migration`.execute(db.kysely);
+  return rows.rows.map((r) => r.name);
+}
+
+async function migratorOf(db: Db): Promise<Migrator> {
+  // Kysely looks for its own tables in every schema unless told which one: name
+  // ours, or a database with several Mensajero schemas would confuse it.
+  const schema = await currentSchema(db);
+  return new Migrator({
+    db: db.kysely,
+    provider: new StaticProvider(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  });
+}
+
+async function currentSchema(db: Db): Promise<string | undefined> {
+  if (db.engine !== 'postgres') return undefined;
+  return (await sql<{ s: string }>`select current_schema() as s`.execute(db.kysely)).rows[0].s;
 }
 
 function otherSchemaVanished(error: unknown, ours: string | undefined): boolean {

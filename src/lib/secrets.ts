@@ -16,10 +16,9 @@ import { join } from 'node:path';
  * on one database must share it: set MENSAJERO_SECRET for them all.
  */
 export function loadServerSecret(envSecret: string | undefined, dataDir: string): Buffer {
-  if (envSecret) return parseSecret(envSecret);
-  const file = join(dataDir, 'secret.key');
-  const existing = readSecretFile(file);
+  const existing = readServerSecret(envSecret, dataDir);
   if (existing) return existing;
+  const file = secretFile(dataDir);
   // Processes starting together on a fresh data directory must agree on one
   // secret: each writes its candidate aside and links it into place, which
   // only the first can do; the others then read the winner's.
@@ -35,6 +34,14 @@ export function loadServerSecret(envSecret: string | undefined, dataDir: string)
   }
   return readSecretFile(file)!;
 }
+
+/** The server secret when there is one yet (MENSAJERO_SECRET, else DATA_DIR/secret.key); creates nothing. */
+export function readServerSecret(envSecret: string | undefined, dataDir: string): Buffer | undefined {
+  if (envSecret) return parseSecret(envSecret);
+  return readSecretFile(secretFile(dataDir));
+}
+
+export const secretFile = (dataDir: string): string => join(dataDir, 'secret.key');
 
 /**
  * Strict: exactly 64 hex characters, or the canonical base64 of 32 bytes (44

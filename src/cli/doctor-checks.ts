@@ -1,0 +1,211 @@
+import { readConfig, type Config } from '../config.js';
+import { openDatabase, type Db } from '../db/engine.js';
+import { migrationStatus } from '../db/migrate.js';
+import { apiKeyHash, openApiKey } from '../accounts/keys.js';
+import { readServerSecret, secretFile, Secrets } from '../lib/secrets.js';
+import { carrierStatus } from '../carriers/status.js';
+import { httpGet, localAddress, pingRedis, portIsFree } from './doctor-probes.js';
+
+export type CheckStatus = 'ok' | 'warn' | 'fail';
+
+export interface CheckResult {
+  name: string;
+  status: CheckStatus;
+  detail: string;
+}
+
+/** What the checks learn as they run, in table order: later checks use what earlier ones opened. */
+export interface DoctorState {
+  env: NodeJS.ProcessEnv;
+  config?: Config;
+  db?: Db;
+  /** The database has every migration this version has: its tables can be read. */
+  migrated?: boolean;
+}
+
+type Outcome = Omit<CheckResult, 'name'>;
+
+/** What a check needs from the checks before it; when that is missing it is reported as not checked. */
+type Needs = 'nothing' | 'config' | 'database' | 'schema';
+
+interface Check {
+  name: string;
+  needs: Needs;
+  /** Checks of something the configuration leaves off are left out. */
+  applies?: (config: Config) => boolean;
+  run(state: DoctorState): Promise<Outcome | CheckResult[]>;
+}
+
+const ok = (detail: string): Outcome => ({ status: 'ok', detail });
+const warn = (detail: string): Outcome => ({ status: 'warn', detail });
+const fail = (detail: string): Outcome => ({ status: 'fail', detail });
+
+async function configuration(state: DoctorState): Promise<Outcome> {
+  const read = readConfig(state.env);
+  if ('problems' in read) return fail(read.problems.map((p) => `${p.variable}: ${p.message}`).join('; '));
+  state.config = read.config;
+  return ok('every variable is valid');
+}
+
+async function database(state: DoctorState): Promise<Outcome> {
+  const url = state.config!.DATABASE_URL;
+  let db: Db | undefined;
+  let status;
+  try {
+    db = await openDatabase(url);
+    status = await migrationStatus(db);
+  } catch (err) {
+    await db?.close();
+    return fail(`${url} (the password is masked): ${(err as Error).message}`);
+  }
+  state.db = db;
+  const { pending, unknown } = status;
+  if (unknown.length > 0)
+    return fail(`${db.describe}: migrations this version does not know (a newer version ran): ${unknown.join(', ')}`);
+  state.migrated = pending.length === 0;
+  if (pending.length > 0)
+    return warn(
+      `${db.describe}: ${pending.length} pending (mensajero migrate, or serve at start): ${pending.join(', ')}`,
+    );
+  return ok(`${db.describe}: reachable and migrated`);
+}
+
+/**
+ * The secret is compared with the newest stored API key: each key is kept
+ * sealed with a key derived from the secret (to show it again) beside its
+ * SHA-256 (to find it). A key that does not open, or opens to a key of
+ * another hash, was sealed with another secret: the secret changed.
+ */
+async function secret(state: DoctorState): Promise<Outcome> {
+  const config = state.config!;
+  const source = config.MENSAJERO_SECRET ? 'MENSAJERO_SECRET' : secretFile(config.DATA_DIR);
+  let master: Buffer | undefined;
+  try {
+    master = readServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR);
+  } catch (err) {
+    return fail(`${source}: ${(err as Error).message}`);
+  }
+  const newest = state.migrated ? await newestStoredKey(state.db!) : undefined;
+  if (!master && newest) return fail(`no secret (${source} is missing) but the database holds keys sealed with one`);
+  if (!master) return warn(`none yet: the first command or serve creates ${source}; several processes share one`);
+  if (!state.migrated)
+    return warn(
+      `${source} is present; not compared with stored keys: the database is ${state.db ? 'not migrated' : 'unreachable'}`,
+    );
+  if (!newest) return ok(`${source} is present; no stored keys to compare with yet`);
+  return opensWith(master, newest)
+    ? ok(`${source} opens the stored API keys`)
+    : fail(`${source} does not open the stored API keys: the secret changed since they were issued`);
+}
+
+async function newestStoredKey(db: Db) {
+  return db.kysely.selectFrom('api_keys').select(['key_hash', 'key_enc']).orderBy('id', 'desc').executeTakeFirst();
+}
+
+function opensWith(master: Buffer, stored: { key_hash: string; key_enc: string }): boolean {
+  try {
+    return apiKeyHash(openApiKey(new Secrets(master).keyEncryption, stored.key_enc)) === stored.key_hash;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A port Mensajero listens on: free, or held by a running Mensajero that
+ * answers `identify`. One entry per listener (the SMPP server's is one more).
+ */
+interface Listener {
+  name: string;
+  port: (c: Config) => number | undefined;
+  host: (c: Config) => string;
+  /** Whether what answers at the base address is a Mensajero. */
+  identify: (base: string, c: Config) => Promise<boolean>;
+}
+
+const listeners: Listener[] = [
+  {
+    name: 'http port',
+    port: (c) => c.PORT,
+    host: (c) => c.HOST,
+    identify: async (base) => {
+      const r = await httpGet(`${base}/healthz`);
+      return r?.status === 200 && r.body.replace(/\s/g, '') === '{"status":"ok"}';
+    },
+  },
+  {
+    name: 'metrics port',
+    port: (c) => c.METRICS_PORT,
+    host: (c) => c.METRICS_HOST,
+    identify: async (base, c) => {
+      const auth: Record<string, string> = c.METRICS_TOKEN ? { authorization: `Bearer ${c.METRICS_TOKEN}` } : {};
+      const r = await httpGet(`${base}/metrics`, auth);
+      return r?.status === 200 && r.body.includes('mensajero_');
+    },
+  },
+];
+
+function listenerCheck(l: Listener): Check {
+  return {
+    name: l.name,
+    needs: 'config',
+    applies: (c) => l.port(c) !== undefined,
+    async run(state) {
+      const c = state.config!;
+      const [host, port] = [l.host(c), l.port(c)!];
+      if (port === 0) return ok('0: the system picks a free port at start');
+      if (await portIsFree(host, port)) return ok(`${host}:${port} is free`);
+      if (await l.identify(localAddress(host, port), c)) return ok(`${host}:${port} is held by a running Mensajero`);
+      return fail(`${host}:${port} is held by another program`);
+    },
+  };
+}
+
+async function carriers(state: DoctorState): Promise<Outcome | CheckResult[]> {
+  const rows = await carrierStatus({ db: state.db! });
+  if (rows.length === 0)
+    return state.config!.SIMULATORS
+      ? ok('none configured: the built-in simulators answer sends')
+      : warn('none configured and SIMULATORS is off: sends have nowhere to go');
+  return rows.map((c) => ({ name: `carrier ${c.name}`, ...carrierOutcome(c) }));
+}
+
+/** Down is only a problem while a process runs: with none, nothing is meant to hold a bind. */
+function carrierOutcome(c: Awaited<ReturnType<typeof carrierStatus>>[number]): Outcome {
+  const lastError = c.last_error ? `; last error: ${c.last_error}` : '';
+  if (c.state === 'disabled') return ok(`${c.type}: disabled by the operator`);
+  if (c.processes === 0) return ok(`${c.type}: no running Mensajero process reports it (serve binds it at start)`);
+  const detail = `${c.type}: ${c.state} in ${c.processes} running process(es)${lastError}`;
+  return c.state === 'bound' ? ok(detail) : warn(detail);
+}
+
+async function redis(state: DoctorState): Promise<Outcome> {
+  const c = state.config!;
+  try {
+    await pingRedis(c.REDIS_URL);
+  } catch (err) {
+    return fail(`${c.REDIS_URL} (the password is masked): ${(err as Error).message}`);
+  }
+  return ok(`${c.REDIS_URL} answers PING (RATE_LIMIT_STORE=redis)`);
+}
+
+/** The checks, in the order they run. */
+export const checks: Check[] = [
+  { name: 'configuration', needs: 'nothing', run: configuration },
+  { name: 'database', needs: 'config', run: database },
+  { name: 'secret', needs: 'config', run: secret },
+  ...listeners.map(listenerCheck),
+  { name: 'carriers', needs: 'schema', run: carriers },
+  { name: 'redis', needs: 'config', applies: (c) => c.RATE_LIMIT_STORE === 'redis', run: redis },
+];
+
+/** Why a check cannot run yet, or undefined when what it needs is there. */
+export function missing(needs: Needs, state: DoctorState): string | undefined {
+  if (needs === 'nothing') return undefined;
+  if (!state.config) return 'not checked: the configuration is invalid';
+  if (needs === 'config') return undefined;
+  if (!state.db) return 'not checked: the database is unreachable';
+  if (needs === 'schema' && !state.migrated) return 'not checked until the database is migrated';
+  return undefined;
+}
+
+export type { Check };
