@@ -7,6 +7,8 @@ import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
+import { costCache, type CostTable } from './costs.js';
+import { PrefixTable } from '../lib/prefix-table.js';
 import { SimulatorConnector } from './simulator/connector.js';
 import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
@@ -42,6 +44,9 @@ export class CarrierManager {
   >();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
+  /** Carrier costs by connector and prefix (costs.ts), reloaded with the routes when they changed. */
+  costs: CostTable = new PrefixTable<number>();
+  private readonly costCache = costCache();
   private loaded: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
@@ -148,6 +153,7 @@ export class CarrierManager {
       listBoundInstances(this.ctx.db.kysely),
     ]);
     this.rows = rows;
+    this.costs = await this.costCache.current(this.ctx.db.kysely);
     this.routes = routes.map((r) => ({
       channel: r.channel,
       prefix: r.prefix,

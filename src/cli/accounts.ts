@@ -17,7 +17,8 @@ import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
-import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
+import { accountPricing, DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
+import { formatMoney, parseMoney } from '../lib/money.js';
 import type { Channel } from '../messaging/types.js';
 
 export function settingsOf(a: Account) {
@@ -59,6 +60,14 @@ function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
     prices.push([channel, value]);
   }
   return prices;
+}
+
+/** --credit-value: money per credit (ten-thousandths), or null for `default` (CREDIT_VALUE, or the parent's). */
+function creditValueOption(value: string): number | null {
+  if (value === 'default') return null;
+  const amount = parseMoney(value);
+  if (amount === null) throw new CliError('--credit-value is an amount of money with at most 4 decimals, or default');
+  return amount;
 }
 
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
@@ -155,13 +164,23 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
     .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
     .option('--price-voice <n>', `credits per voice call (default ${DEFAULT_PRICES.voice})`, number)
+    .option('--credit-value <amount>', 'money per credit, up to 4 decimals, or default (CREDIT_VALUE)')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
         const account = await requireAccount(ctx, o.email, o.parent);
         const changes: Partial<
-          Pick<Account, 'webhook_method' | 'allow_ips' | 'panel_allow_ip' | 'rate_limit_per_sec' | 'max_subaccounts'>
+          Pick<
+            Account,
+            | 'webhook_method'
+            | 'allow_ips'
+            | 'panel_allow_ip'
+            | 'rate_limit_per_sec'
+            | 'max_subaccounts'
+            | 'credit_value'
+          >
         > = {};
+        if (o.creditValue !== undefined) changes.credit_value = creditValueOption(o.creditValue);
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -204,7 +223,14 @@ export function accountCommands(program: Command, run: CliRunner): void {
             await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
           for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
         });
-        return { ...settingsOf(await requireAccount(ctx, o.email, o.parent)), prices: await pricesOf(ctx, account.id) };
+        const updated = await requireAccount(ctx, o.email, o.parent);
+        return {
+          ...settingsOf(updated),
+          prices: await pricesOf(ctx, account.id),
+          credit_value: formatMoney(
+            (await accountPricing(ctx.db.kysely, account.id, 'sms')).creditValue ?? ctx.config.CREDIT_VALUE,
+          ),
+        };
       }),
     );
 

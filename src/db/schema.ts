@@ -39,6 +39,8 @@ export interface AccountsTable {
   suspended: Generated<number>;
   /** 1: the IP allow-list applies to the panel too (the parent's setting covers its sub-accounts). */
   panel_allow_ip: Generated<number>;
+  /** Money per credit in ten-thousandths of COST_CURRENCY; null: CREDIT_VALUE (migration 0060). */
+  credit_value?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -65,10 +67,17 @@ export interface JobsTable {
   created_at: number;
 }
 
+/** Bumped with every change of a list each process caches (`prices`, `costs`): see src/db/revisioned.ts. */
+export interface RateRevisionsTable {
+  name: 'prices' | 'costs';
+  revision: number;
+}
+
 export interface FoundationTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   jobs: JobsTable;
+  rate_revisions: RateRevisionsTable;
 }
 
 export interface Database

@@ -9,7 +9,8 @@ import { defineMessages } from '../http/codes.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
-import { priceUnits } from './pricing.js';
+import { pricesFor, type Priced } from './prices.js';
+import type { PriceLookup } from './ports.js';
 import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
@@ -64,6 +65,8 @@ const MESSAGE_COLUMNS = [
   'extra_params',
   'meta',
   'price_units',
+  'price_prefix',
+  'credit_value',
   'stage',
   'status',
   'dlr_code',
@@ -96,14 +99,24 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  */
 export async function submitMessages(
   trx: Transaction<Database>,
-  config: Config,
+  { config, prices }: { config: Config; prices: PriceLookup },
   req: SubmitRequest,
 ): Promise<SubmitResult> {
   const now = Date.now();
   const sandbox = req.sandbox === true;
   if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
-  const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
-  const total = sandbox ? 0 : unit * req.recipients.length;
+  const priced = await pricesFor(
+    trx,
+    prices,
+    req.accountId,
+    req.channel,
+    req.recipients.map((r) => r.number),
+  );
+  const price = (k: number): Priced =>
+    req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
+  const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
+  let total = 0;
+  if (!sandbox) for (let k = 0; k < req.recipients.length; k++) total += price(k).units;
   if (!(await debitCredits(trx, req.accountId, total))) throw new ApiError(400, 'sms_07');
 
   const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
@@ -122,7 +135,7 @@ export async function submitMessages(
   const campaign = inserted[0];
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
-  const rows = req.recipients.map((r) => ({
+  const rows = req.recipients.map((r, k) => ({
     account_id: req.accountId,
     campaign_id: campaign.id,
     reference: timeOrderedId(),
@@ -135,7 +148,9 @@ export async function submitMessages(
     sandbox: sandbox ? 1 : 0,
     extra_params: req.extraParams ?? null,
     meta,
-    price_units: sandbox ? 0 : unit,
+    price_units: sandbox ? 0 : price(k).units,
+    price_prefix: price(k).prefix,
+    credit_value: creditValue,
     stage: sandbox ? 2 : 0,
     status: sandbox ? ('sandbox' as const) : scheduledAt ? ('scheduled' as const) : ('queued' as const),
     dlr_code: null,

@@ -126,7 +126,7 @@ export async function sendChatapp(ctx: AppContext, accountId: number, input: Cha
     const instance = await findInstance(trx, accountId, input.instance_id);
     if (!instance) throw badRequest('whatsapp_02');
     if (instance.status !== 'active') throw badRequest('whatsapp_03');
-    const sent = await submitMessages(trx, ctx.config, {
+    const sent = await submitMessages(trx, ctx, {
       accountId,
       channel: 'chatapp',
       source: 'chatapp',

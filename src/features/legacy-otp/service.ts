@@ -158,7 +158,7 @@ async function sandboxStart(
   const number = params.country_code + params.phone_number;
   const result = await ctx.groupCommit.run(
     (trx) =>
-      submitMessages(trx, ctx.config, {
+      submitMessages(trx, ctx, {
         accountId,
         channel: params.channel,
         source: 'otp',

@@ -138,7 +138,7 @@ export async function sendCode(ctx: AppContext, accountId: number, p: CreatePara
       const startId =
         decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
-        const sent = await submitMessages(trx, ctx.config, {
+        const sent = await submitMessages(trx, ctx, {
           accountId,
           channel: p.channel,
           source: 'otp',

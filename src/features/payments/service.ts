@@ -88,7 +88,7 @@ export async function sendPaymentRequest(ctx: AppContext, account: Authenticated
     returnUrl: url,
   });
   const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
-    const result = await submitMessages(trx, ctx.config, {
+    const result = await submitMessages(trx, ctx, {
       accountId: account.id,
       channel: 'sms',
       source: 'payment',

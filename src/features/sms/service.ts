@@ -82,7 +82,7 @@ export async function sendSms(ctx: AppContext, accountId: number, input: SmsSend
   const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
   const result = await ctx.groupCommit.run(
     async (trx) => {
-      const r = await submitMessages(trx, ctx.config, {
+      const r = await submitMessages(trx, ctx, {
         accountId,
         channel: input.channel === 2 ? 'rcs' : 'sms',
         source: 'sms',

@@ -108,7 +108,7 @@ export async function sendVoice(ctx: AppContext, accountId: number, input: Voice
   const scheduledAt = parseSendDate(input.date);
   const sandbox = input.sandbox === 1;
   const result = await ctx.db.kysely.transaction().execute((trx) =>
-    submitMessages(trx, ctx.config, {
+    submitMessages(trx, ctx, {
       accountId,
       channel: 'voice',
       source: 'voice',
