@@ -54,11 +54,11 @@ export async function sumMargins(db: Executor, q: MarginQuery, key: MarginKey): 
     ])
     .where('messages.created_at', '>=', q.from)
     .where('messages.created_at', '<', q.to)
-    .where('messages.sandbox', '=', 0)
-    .groupBy(keyColumn as Expression<SqlBool>)
-    .orderBy('key');
+    .where('messages.sandbox', '=', 0);
+  if (key !== 'none') query = query.groupBy(keyColumn as Expression<SqlBool>).orderBy('key');
   if (q.accountIds) query = query.where('messages.account_id', 'in', q.accountIds);
-  const rows = await query.execute();
+  // Without a key one row always comes back, with no messages in it for an empty period.
+  const rows = (await query.execute()).filter((r) => Number(r.parts) > 0);
   return rows.map((r) => ({
     key: String(r.key),
     parts: Number(r.parts),
