@@ -32,6 +32,8 @@ const big = (v: unknown): bigint => BigInt(String(v ?? 0));
  * Revenue is what stayed charged: the price of each message not refunded,
  * times the credit value in force at its acceptance; cost is what its
  * connector's cost was when it took it (nothing for a message never handed over).
+ * The database sums prices per credit value; the products are bigint here,
+ * so no sum can overflow a 64-bit column.
  */
 export async function sumMargins(db: Executor, q: MarginQuery, key: MarginKey): Promise<MarginSums[]> {
   const keyColumn = {
@@ -44,27 +46,29 @@ export async function sumMargins(db: Executor, q: MarginQuery, key: MarginKey): 
     .selectFrom('messages')
     .select([
       keyColumn.as('key'),
+      'messages.credit_value',
       sql<number>`count(*)`.as('parts'),
       sql<number>`sum(case when messages.status = 'delivered' then 1 else 0 end)`.as('delivered'),
       sql<number>`sum(case when messages.status in ('undelivered', 'refused') then 1 else 0 end)`.as('failed'),
-      sql<string>`sum(case when messages.refunded = 0 then messages.price_units * coalesce(messages.credit_value, ${q.defaultCreditValue}) else 0 end)`.as(
-        'revenue',
-      ),
+      sql<string>`sum(case when messages.refunded = 0 then messages.price_units else 0 end)`.as('charged'),
       sql<string>`sum(coalesce(messages.cost, 0))`.as('cost'),
     ])
     .where('messages.created_at', '>=', q.from)
     .where('messages.created_at', '<', q.to)
-    .where('messages.sandbox', '=', 0);
-  if (key !== 'none') query = query.groupBy(keyColumn as Expression<SqlBool>).orderBy('key');
+    .where('messages.sandbox', '=', 0)
+    .groupBy('messages.credit_value');
+  if (key !== 'none') query = query.groupBy(keyColumn as Expression<SqlBool>);
   if (q.accountIds) query = query.where('messages.account_id', 'in', q.accountIds);
-  // Without a key one row always comes back, with no messages in it for an empty period.
-  const rows = (await query.execute()).filter((r) => Number(r.parts) > 0);
-  return rows.map((r) => ({
-    key: String(r.key),
-    parts: Number(r.parts),
-    delivered: Number(r.delivered ?? 0),
-    failed: Number(r.failed ?? 0),
-    revenue: big(r.revenue),
-    cost: big(r.cost),
-  }));
+  const byKey = new Map<string, MarginSums>();
+  for (const r of await query.execute()) {
+    const k = String(r.key);
+    const sums = byKey.get(k) ?? { key: k, parts: 0, delivered: 0, failed: 0, revenue: 0n, cost: 0n };
+    sums.parts += Number(r.parts);
+    sums.delivered += Number(r.delivered ?? 0);
+    sums.failed += Number(r.failed ?? 0);
+    sums.revenue += big(r.charged) * BigInt(r.credit_value ?? q.defaultCreditValue);
+    sums.cost += big(r.cost);
+    byKey.set(k, sums);
+  }
+  return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
 }
