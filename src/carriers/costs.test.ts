@@ -67,6 +67,18 @@ describeEngines('carrier costs recorded at hand-off', (engine) => {
     expect((await message(during)).cost).toBe(200);
   });
 
+  it('charges the cost per part: a text the connector splits in two costs twice', async () => {
+    const c = await carrier({}, ['--coding', 'ucs2'], { prefix: '5246' });
+    await setCost(c.name, '52', '0.0125');
+    await costsLoaded();
+    const a = await h.createAccount(10);
+    const [short] = await send(a.apikey, '4612345678');
+    const [long] = await send(a.apikey, '4612345679', { message: 'Promocion de temporada '.repeat(4) });
+    expect(await handedOver(short)).toMatchObject({ parts: 1, cost: 125 });
+    expect(await handedOver(long)).toMatchObject({ parts: 2, cost: 250 });
+    expect(c.smsc.submitted.filter((s) => s.destination === '524612345679')).toHaveLength(2);
+  });
+
   it('keeps the costs with `carriers costs`: exact decimals, validation, list and remove', async () => {
     const c = await carrier();
     expect(await cli('carriers', 'costs', 'set', '--name', c.name, '--prefix', '52', '--cost', '1.5')).toEqual({

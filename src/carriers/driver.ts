@@ -41,6 +41,8 @@ export type SubmitOutcome =
       /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
       /** That connector's cost for it when one is set (`carriers costs`): money per part, ten-thousandths. */
       cost?: HandOffCost;
+      /** The parts it went as (SMPP segments of a long or UCS-2 text); default 1. */
+      parts?: number;
     }
   | {
       ok: false;

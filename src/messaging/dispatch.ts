@@ -318,7 +318,7 @@ async function recordDurably(ctx: AppContext, carrier: string, batch: Row[], out
 }
 
 /** What the hand-off records on a message: the connector that took it and its cost then (margins, least-cost routes). */
-type HandedTo = { carrier: string; cost: number | null; cost_prefix: string | null };
+type HandedTo = { carrier: string; cost: number | null; cost_prefix: string | null; parts: number };
 
 type Row = {
   id: number;
@@ -342,13 +342,15 @@ async function recordOutcomes(
     for (let k = 0; k < batch.length; k++) {
       const o = outcomes[k];
       if (!o.ok) continue;
+      const parts = o.parts ?? 1;
       const handedTo = {
         carrier: o.carrier ?? carrier,
-        cost: o.cost?.amount ?? null,
+        cost: o.cost ? o.cost.amount * parts : null,
         cost_prefix: o.cost?.prefix ?? null,
+        parts,
       };
       if (!o.carrierId) {
-        const key = `${handedTo.carrier}|${handedTo.cost}|${handedTo.cost_prefix}`;
+        const key = `${handedTo.carrier}|${handedTo.cost}|${handedTo.cost_prefix}|${parts}`;
         if (!plain.has(key)) plain.set(key, { handedTo, ids: [] });
         plain.get(key)!.ids.push(batch[k].id);
       } else {

@@ -55,10 +55,12 @@ export interface MessagesTable {
   price_prefix?: string | null;
   /** Money per credit in ten-thousandths, in force when it was accepted (null: sandbox). */
   credit_value?: number | null;
-  /** What its carrier charges for it, in ten-thousandths of COST_CURRENCY, recorded at hand-off (null: no cost known). */
+  /** What its carrier charges for it (all its parts), in ten-thousandths of COST_CURRENCY, recorded at hand-off (null: no cost known). */
   cost?: number | null;
   /** The carrier cost prefix that priced `cost`. */
   cost_prefix?: string | null;
+  /** The parts the connector sent it as (`cost` is the cost per part × parts); null until handed over. */
+  parts?: number | null;
   /** 1 when its price went back to the account (closed without being sent). */
   refunded?: Generated<number>;
 }

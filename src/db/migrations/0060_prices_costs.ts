@@ -12,7 +12,7 @@ import { withId } from './helpers.js';
  *   so each process reloads its cached list only when it changed.
  * - accounts.credit_value: money per credit in ten-thousandths (null: CREDIT_VALUE).
  * - messages.price_prefix (null: a channel or default price), credit_value
- *   (in force at acceptance), cost and cost_prefix (recorded at hand-off),
+ *   (in force at acceptance), cost, cost_prefix and parts (recorded at hand-off),
  *   refunded (1 when its price went back to the account).
  */
 export async function up(db: Kysely<any>): Promise<void> {
@@ -46,6 +46,7 @@ export async function up(db: Kysely<any>): Promise<void> {
   await db.schema.alterTable('messages').addColumn('credit_value', 'bigint').execute();
   await db.schema.alterTable('messages').addColumn('cost', 'bigint').execute();
   await db.schema.alterTable('messages').addColumn('cost_prefix', 'varchar(16)').execute();
+  await db.schema.alterTable('messages').addColumn('parts', 'integer').execute();
   await db.schema
     .alterTable('messages')
     .addColumn('refunded', 'integer', (c) => c.notNull().defaultTo(0))
@@ -62,7 +63,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  for (const column of ['refunded', 'cost_prefix', 'cost', 'credit_value', 'price_prefix'])
+  for (const column of ['refunded', 'parts', 'cost_prefix', 'cost', 'credit_value', 'price_prefix'])
     await db.schema.alterTable('messages').dropColumn(column).execute();
   await db.schema.alterTable('accounts').dropColumn('credit_value').execute();
   await db.schema.dropTable('rate_revisions').execute();
