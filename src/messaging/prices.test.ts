@@ -99,6 +99,24 @@ describeEngines('prices by destination prefix', (engine) => {
     expect(await balance(a.apikey)).toBe(5);
   });
 
+  it('debits parallel sends at their destination prices without ever overdrawing the balance', async () => {
+    await ok('prices', 'set', '--channel', 'sms', '--prefix', '5247', '--credits', '0.7');
+    await ok('prices', 'set', '--channel', 'sms', '--prefix', '5248', '--credits', '1.3');
+    await afterPoll();
+    const a = await h.createAccount(10);
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, (_, k) =>
+        h.post('/sms/send', { numbers: k % 2 ? '4712345678' : '4812345678', message: 'Hola' }, a.apikey),
+      ),
+    );
+    const accepted = replies.filter((r) => r.body.code === 'sms_11');
+    expect(replies.every((r) => r.body.code === 'sms_11' || r.body.code === 'sms_07')).toBe(true);
+    const charged = accepted.reduce((sum, r) => sum + Math.round(r.body.credit * 10_000), 0);
+    expect(charged).toBeLessThanOrEqual(100_000);
+    expect(accepted.length).toBeLessThan(12);
+    expect(Math.round((await balance(a.apikey)) * 10_000)).toBe(100_000 - charged);
+  });
+
   it('never changes what an accepted message was charged when the price changes', async () => {
     await ok('prices', 'set', '--channel', 'sms', '--prefix', '5243', '--credits', '0.5');
     await afterPoll();
