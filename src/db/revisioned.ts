@@ -28,6 +28,7 @@ export class RevisionedCache<T> {
   private value: T | null = null;
   private revision = -1;
   private checkedAt = 0;
+  private checking: Promise<T> | null = null;
 
   constructor(
     private readonly name: ListName,
@@ -36,9 +37,14 @@ export class RevisionedCache<T> {
   ) {}
 
   /** The list, read through `db` (a caller's transaction on SQLite's single connection) when due. */
-  async current(db: Executor): Promise<T> {
+  current(db: Executor): Promise<T> {
     const now = Date.now();
-    if (this.value !== null && now - this.checkedAt < this.pollMs) return this.value;
+    if (this.value !== null && now - this.checkedAt < this.pollMs) return Promise.resolve(this.value);
+    // One check at a time: concurrent sends after a change wait for one reload, and an older load never overwrites a newer one.
+    return (this.checking ??= this.check(db, now).finally(() => (this.checking = null)));
+  }
+
+  private async check(db: Executor, now: number): Promise<T> {
     // The revision first: a change between the two reads is then loaded again at the next check, never missed.
     const revision = await readRevision(db, this.name);
     if (this.value === null || revision !== this.revision) {
