@@ -87,7 +87,7 @@ async function drain(url: string): Promise<Drain> {
     });
     for (let c = 0; c < CAMPAIGNS; c++) {
       await ctx.db.kysely.transaction().execute((trx) =>
-        submitMessages(trx, ctx.config, {
+        submitMessages(trx, ctx, {
           accountId: account.id,
           channel: 'sms',
           source: 'sms',

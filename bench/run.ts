@@ -14,6 +14,7 @@ import { benchSmpp } from './smpp.js';
 import { benchSecurity } from './security.js';
 import { benchStartup } from './startup.js';
 import { benchCluster } from './cluster.js';
+import { benchPrices } from './prices.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -33,6 +34,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['security', benchSecurity],
   ['startup', benchStartup],
   ['cluster', benchCluster],
+  ['prices', benchPrices],
 ];
 
 const only = process.env.BENCH?.split(',');

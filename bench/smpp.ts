@@ -188,7 +188,7 @@ async function receiptRate(
   }));
   // Scheduled a day ahead: the dispatcher leaves them alone, this bench submits them itself.
   const res = await ctx.db.kysely.transaction().execute((trx) =>
-    submitMessages(trx, ctx.config, {
+    submitMessages(trx, ctx, {
       accountId,
       channel: 'sms',
       source: 'sms',

@@ -172,7 +172,7 @@ export async function simulatorDrain(): Promise<string> {
   const campaigns = 100;
   for (let c = 0; c < campaigns; c++) {
     await ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, ctx.config, {
+      submitMessages(trx, ctx, {
         accountId: account.id,
         channel: 'sms',
         source: 'sms',

@@ -133,7 +133,7 @@ export async function benchWebhooks(): Promise<string> {
     const references: string[] = [];
     for (let i = 0; i < LATENCY_SENDS; i++) {
       const res = await ctx.db.kysely.transaction().execute((trx) =>
-        submitMessages(trx, ctx.config, {
+        submitMessages(trx, ctx, {
           accountId: svc.accountId,
           channel: 'sms',
           source: 'sms',

@@ -45,6 +45,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     { GroupCommit },
     { InlineHandOff, SharedDispatch },
     { configuredPaymentProvider },
+    { PriceBook },
   ] = await Promise.all([
     import('./jobs/worker.js'),
     import('./http/rate-limit.js'),
@@ -53,6 +54,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('./messaging/group-commit.js'),
     import('./messaging/handoff.js'),
     import('./payments/configured.js'),
+    import('./messaging/prices.js'),
   ]);
   const base = await createBaseContext(config, opts);
   const { db, log } = base;
@@ -75,6 +77,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     groupCommit: new GroupCommit(db),
     paymentProvider,
   } as AppContext;
+  ctx.prices = new PriceBook(config.CARRIER_POLL_MS);
   ctx.handOff = new InlineHandOff(ctx);
   ctx.sharedDispatch = new SharedDispatch(ctx);
   ctx.carriers = new CarrierRegistry(ctx);

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { parseAllowList } from './auth/allow-list.js';
+import { parseMoney } from './lib/money.js';
 
 /**
  * Environment → typed configuration, validated once at start.
@@ -120,6 +121,20 @@ const schema = z.object({
   ALERT_CARRIER_DOWN_SECONDS: intFrom(60, 1),
   ALERT_QUEUE_DELAY_SECONDS: intFrom(120, 1),
   ALERT_CHECK_MS: intFrom(5000, 20),
+  // prices, carrier costs, margins
+  COST_CURRENCY: z
+    .string()
+    .regex(/^[A-Z]{3}$/, { error: 'COST_CURRENCY: a three-letter ISO 4217 code, e.g. MXN' })
+    .default('MXN'),
+  CREDIT_VALUE: z
+    .string()
+    .default('1')
+    .transform((v, issue) => {
+      const value = parseMoney(v);
+      if (value === null)
+        issue.addIssue({ code: 'custom', message: 'CREDIT_VALUE: money per credit, up to 4 decimals' });
+      return value ?? 0;
+    }),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

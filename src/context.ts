@@ -6,7 +6,7 @@ import type { Secrets } from './lib/secrets.js';
 import type { SendRateLimiter } from './http/rate-limit.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { GroupCommit } from './messaging/group-commit.js';
-import type { CarrierDispatch, HandOff, SharedDispatch } from './messaging/ports.js';
+import type { CarrierDispatch, HandOff, PriceLookup, SharedDispatch } from './messaging/ports.js';
 import type { PaymentProvider } from './payments/provider.js';
 
 /**
@@ -42,6 +42,8 @@ export interface AppContext extends BaseContext {
   groupCommit: GroupCommit;
   handOff: HandOff;
   sharedDispatch: SharedDispatch;
+  /** The prefix prices, cached by this process (src/messaging/prices.ts). */
+  prices: PriceLookup;
   /** The simulator unless a real provider is configured (`mensajero payment-provider set-stripe`). */
   paymentProvider: PaymentProvider;
 }

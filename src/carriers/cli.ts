@@ -23,6 +23,7 @@ import type { SmppSettings } from './smpp/settings.js';
 import { carrierStatus } from './status.js';
 import { providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
 import { KINDS, kindOf, parseSettings, type KindType } from './kinds.js';
+import { costCommands } from './costs-cli.js';
 
 const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
 
@@ -314,5 +315,6 @@ export function carrierCommands(program: Command, run: CliRunner): void {
   const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
   connectorCommands(carriers, run);
   reportCommands(carriers, run);
+  costCommands(carriers, run);
   routeCommands(program, run);
 }

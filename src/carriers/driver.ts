@@ -1,5 +1,12 @@
 import type { Channel } from '../messaging/types.js';
 
+/** The carrier cost in force when a connector took a message: the cost prefix that matched and its amount. */
+export interface HandOffCost {
+  prefix: string;
+  /** Ten-thousandths of COST_CURRENCY per message part. */
+  amount: number;
+}
+
 /** A message as a carrier driver sees it. */
 export interface OutboundMessage {
   id: number;
@@ -32,6 +39,10 @@ export type SubmitOutcome =
       ok: true;
       carrierId?: string;
       /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
+      /** That connector's cost for it when one is set (`carriers costs`): money per part, ten-thousandths. */
+      cost?: HandOffCost;
+      /** The parts it went as (SMPP segments of a long or UCS-2 text); default 1. */
+      parts?: number;
     }
   | {
       ok: false;

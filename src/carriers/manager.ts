@@ -7,6 +7,8 @@ import type { CarrierSink, Connector, ConnectorDeps, Coordination } from './adap
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
 import type { RouteEntry } from './routing.js';
+import { costCache, type CostTable } from './costs.js';
+import { PrefixTable } from '../lib/prefix-table.js';
 import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
 import { providerIds, pruneReceipts, type CarrierIdBook } from './receipts.js';
 import { pruneThroughput } from './coordination-store.js';
@@ -55,6 +57,9 @@ export class CarrierManager {
   >();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
+  /** Carrier costs by connector and prefix (costs.ts), reloaded with the routes when they changed. */
+  costs: CostTable = new PrefixTable<number>();
+  private readonly costCache = costCache();
   private loaded: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
@@ -167,6 +172,7 @@ export class CarrierManager {
       listBoundInstances(this.services.db.kysely),
     ]);
     this.rows = rows;
+    this.costs = await this.costCache.current(this.services.db.kysely);
     this.routes = routes.map((r) => ({
       channel: r.channel,
       prefix: r.prefix,

@@ -1,4 +1,4 @@
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './driver.js';
+import type { CarrierDriver, HandOffCost, OutboundMessage, SubmitOutcome } from './driver.js';
 import type { CarrierManager } from './manager.js';
 import { pickRoute } from './routing.js';
 
@@ -21,6 +21,12 @@ export class RouterDriver implements CarrierDriver {
   readonly maxBatch = 1000;
 
   constructor(private readonly manager: CarrierManager) {}
+
+  /** The cost in force for this connector and number, as recorded with the hand-off (none when it has no cost for it). */
+  private costOf(name: string, number: string): { cost?: HandOffCost } {
+    const hit = this.manager.costs.match(name, number);
+    return hit ? { cost: { prefix: hit.prefix, amount: hit.value } } : {};
+  }
 
   async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
     await this.manager.ready();
@@ -77,7 +83,10 @@ export class RouterDriver implements CarrierDriver {
             const r = results[k];
             if (!r.ok && !r.permanent) {
               lastError[i] = r.error;
-            } else outcomes[i] = { ...r, carrier: name };
+            } else
+              outcomes[i] = r.ok
+                ? { ...r, carrier: name, ...this.costOf(name, batch[i].number) }
+                : { ...r, carrier: name };
           });
         }),
       );

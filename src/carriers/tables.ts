@@ -24,6 +24,14 @@ export interface CarrierRoutesTable {
   created_at: number;
 }
 
+/** Money per message part a connector charges for a destination prefix, in ten-thousandths of COST_CURRENCY. */
+export interface CarrierCostsTable {
+  id: Generated<number>;
+  carrier: string;
+  prefix: string;
+  cost: number;
+}
+
 /** Bind slot leases: at most `binds` rows per connector are held (unexpired) at any time, across processes. */
 export interface CarrierBindsTable {
   carrier: string;
@@ -117,6 +125,7 @@ export interface CarrierTables {
   provider_rejections: ProviderRejectionsTable;
   carriers: CarriersTable;
   carrier_routes: CarrierRoutesTable;
+  carrier_costs: CarrierCostsTable;
   carrier_binds: CarrierBindsTable;
   carrier_rate: CarrierRateTable;
   carrier_process_status: CarrierProcessStatusTable;

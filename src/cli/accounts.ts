@@ -17,7 +17,8 @@ import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './run.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
-import { DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
+import { accountPricing, DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
+import { formatMoney, parseMoney } from '../lib/money.js';
 import { recordLowBalance } from '../webhooks/index.js';
 import type { Channel } from '../messaging/types.js';
 import { optoutSettings, setOptoutSettings } from '../features/optouts/service.js';
@@ -63,6 +64,14 @@ function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
     prices.push([channel, value]);
   }
   return prices;
+}
+
+/** --credit-value: money per credit (ten-thousandths), or null for `default` (CREDIT_VALUE, or the parent's). */
+function creditValueOption(value: string): number | null {
+  if (value === 'default') return null;
+  const amount = parseMoney(value);
+  if (amount === null) throw new CliError('--credit-value is an amount of money with at most 4 decimals, or default');
+  return amount;
 }
 
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
@@ -173,6 +182,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...OPTOUT_OPTIONS[0])
     .option(...OPTOUT_OPTIONS[1])
     .option('--low-balance <n>', 'credits below which the account gets one low_balance event per crossing, or off')
+    .option('--credit-value <amount>', 'money per credit, up to 4 decimals, or default (CREDIT_VALUE)')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
@@ -188,9 +198,11 @@ export function accountCommands(program: Command, run: CliRunner): void {
             | 'max_subaccounts'
             | 'low_balance_units'
             | 'low_balance_sent'
+            | 'credit_value'
           >
         > = {};
         if (o.lowBalance !== undefined) Object.assign(changes, lowBalanceSetting(o.lowBalance));
+        if (o.creditValue !== undefined) changes.credit_value = creditValueOption(o.creditValue);
         if (o.webhookMethod !== undefined) {
           const m = String(o.webhookMethod).toUpperCase();
           if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
@@ -238,6 +250,9 @@ export function accountCommands(program: Command, run: CliRunner): void {
         return {
           ...settingsOf(await requireAccount(ctx, o.email, o.parent)),
           prices: await pricesOf(ctx, account.id),
+          credit_value: formatMoney(
+            (await accountPricing(ctx.db.kysely, account.id, 'sms')).creditValue ?? ctx.config.CREDIT_VALUE,
+          ),
           optouts: { exempt_otp: exemptOtp, confirmation },
         };
       }),

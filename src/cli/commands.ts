@@ -24,6 +24,8 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['wallets'], load: async () => (await import('../features/wallet/cli.js')).walletCommands },
   { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
+  { names: ['prices'], load: async () => (await import('../features/prices/cli.js')).priceCommands },
+  { names: ['reports'], load: async () => (await import('../features/margins/cli.js')).marginCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
 ];

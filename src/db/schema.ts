@@ -45,6 +45,8 @@ export interface AccountsTable {
   low_balance_units: Generated<number | null>;
   /** 1 once the event of the current crossing is recorded; 0 again when the balance rises above the threshold. */
   low_balance_sent: Generated<number>;
+  /** Money per credit in ten-thousandths of COST_CURRENCY; null: CREDIT_VALUE (migration 0034). */
+  credit_value?: number | null;
 }
 
 export interface ApiKeysTable {
@@ -71,10 +73,17 @@ export interface JobsTable {
   created_at: number;
 }
 
+/** Bumped with every change of a list each process caches (`prices`, `costs`): see src/db/revisioned.ts. */
+export interface RateRevisionsTable {
+  name: 'prices' | 'costs';
+  revision: number;
+}
+
 export interface FoundationTables {
   accounts: AccountsTable;
   api_keys: ApiKeysTable;
   jobs: JobsTable;
+  rate_revisions: RateRevisionsTable;
 }
 
 export interface Database

@@ -361,6 +361,9 @@ async function recordDurably(
   }
 }
 
+/** What the hand-off records on a message: the connector that took it and its cost then (margins, least-cost routes). */
+type HandedTo = { carrier: string; cost: number | null; cost_prefix: string | null; parts: number };
+
 type Row = {
   id: number;
   account_id: number;
@@ -373,17 +376,26 @@ type Row = {
 async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
-    // The connector that took or refused each message (a router names it), else the driver.
-    const plain = new Map<string, number[]>();
+    // The connector that took or refused each message (a router names it), else the driver, with its cost then.
+    const plain = new Map<string, { handedTo: HandedTo; ids: number[] }>();
     for (let k = 0; k < batch.length; k++) {
       const o = outcomes[k];
       if (!o.ok) continue;
-      const by = o.carrier ?? carrier;
-      if (!o.carrierId) plain.set(by, (plain.get(by) ?? []).concat(batch[k].id));
-      else {
+      const parts = o.parts ?? 1;
+      const handedTo = {
+        carrier: o.carrier ?? carrier,
+        cost: o.cost ? o.cost.amount * parts : null,
+        cost_prefix: o.cost?.prefix ?? null,
+        parts,
+      };
+      if (!o.carrierId) {
+        const key = `${handedTo.carrier}|${handedTo.cost}|${handedTo.cost_prefix}|${parts}`;
+        if (!plain.has(key)) plain.set(key, { handedTo, ids: [] });
+        plain.get(key)!.ids.push(batch[k].id);
+      } else {
         const sent = await trx
           .updateTable('messages')
-          .set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now })
+          .set({ stage: 1, status: 'sent', ...handedTo, carrier_id: o.carrierId, sent_at: now })
           .where('id', '=', batch[k].id)
           .where('stage', '=', 0)
           .execute();
@@ -391,16 +403,16 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
         if (affected(sent) === 0)
           await trx
             .updateTable('messages')
-            .set({ carrier: by, carrier_id: o.carrierId, sent_at: now })
+            .set({ ...handedTo, carrier_id: o.carrierId, sent_at: now })
             .where('id', '=', batch[k].id)
             .where('carrier_id', 'is', null)
             .execute();
       }
     }
-    for (const [by, ids] of plain)
+    for (const { handedTo, ids } of plain.values())
       await trx
         .updateTable('messages')
-        .set({ stage: 1, status: 'sent', carrier: by, sent_at: now })
+        .set({ stage: 1, status: 'sent', ...handedTo, sent_at: now })
         .where('id', 'in', ids)
         .where('stage', '=', 0)
         .execute();
@@ -463,6 +475,7 @@ async function closeUnsent(
       dlr_at: now,
       carrier,
       error,
+      refunded: 1,
     })
     .where('id', 'in', ids)
     .where('stage', '=', 0)

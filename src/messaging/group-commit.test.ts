@@ -29,7 +29,7 @@ describeEngines('group commit of sends', (engine) => {
     const poor = await h.createAccount(0);
     const group = new GroupCommit(h.ctx.db);
     const send = (accountId: number) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
-      submitMessages(trx, h.ctx.config, {
+      submitMessages(trx, h.ctx, {
         accountId,
         channel: 'sms',
         source: 'sms',

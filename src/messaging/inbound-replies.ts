@@ -81,7 +81,7 @@ export async function matchReply(ctx: DbAndConfig, r: InboundReply): Promise<Mat
  * unmatched_replies (`carriers replies --unmatched`), never given to an account.
  */
 export async function recordInboundReply(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
   r: InboundReply,
 ): Promise<'matched' | 'unmatched'> {
   const match = await matchReply(ctx, r);

@@ -81,7 +81,7 @@ describeEngines('pipeline metrics of messages closed unsent', (engine) => {
   const text = async () => (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
   const submitVoice = async (accountId: number, numbers: string[]) =>
     h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx.config, {
+      submitMessages(trx, h.ctx, {
         accountId,
         channel: 'voice',
         source: 'voice',

@@ -39,7 +39,7 @@ describeEngines('messaging pipeline', (engine) => {
     ...extra,
   });
   const submit = (req: SubmitRequest) =>
-    h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx.config, req));
+    h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, req));
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
   const message = (reference: string) =>
     h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
@@ -251,7 +251,7 @@ describeEngines('dispatch claims', (engine) => {
       number: `5255${String(10000000 + i)}`,
     }));
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx.config, {
+      submitMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',
@@ -282,7 +282,7 @@ describeEngines('dispatch claims', (engine) => {
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(10);
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx.config, {
+      submitMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',

@@ -1,5 +1,7 @@
 import type { CarrierDriver, Pacer, SubmitOutcome } from '../carriers/driver.js';
 import type { Channel } from './types.js';
+import type { Executor } from '../db/engine.js';
+import type { PrefixTable } from '../lib/prefix-table.js';
 
 /**
  * What the outbound pipeline needs from the services of the process, declared
@@ -40,4 +42,9 @@ export interface HandOff {
 export interface SharedDispatch {
   /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
   dispatch(messageIds: number[]): Promise<DispatchOutcome[]>;
+}
+
+/** Prefix prices as a send looks them up (prices.ts: the process's PriceBook). */
+export interface PriceLookup {
+  table(db: Executor): Promise<PrefixTable<number>>;
 }

@@ -5,7 +5,8 @@ import type { Channel } from './types.js';
 
 /**
  * Default price per message, in credits. An account can have its own
- * (account_prices; CLI `accounts set --price-<channel>`).
+ * (account_prices; CLI `accounts set --price-<channel>`), and prices by
+ * destination prefix come before or after it (prices.ts).
  */
 export const DEFAULT_PRICES: Record<Channel, number> = {
   sms: 1,
@@ -14,27 +15,56 @@ export const DEFAULT_PRICES: Record<Channel, number> = {
   voice: 2,
 };
 
-const pricesOf = compiledOnce((db, accountId: number, channel: Channel) =>
+const channelPricesOf = compiledOnce((db, accountId: number, channel: Channel) =>
   db
     .selectFrom('accounts')
-    .innerJoin('account_prices', (join) =>
-      join.on((eb) =>
-        eb.or([
-          eb('account_prices.account_id', '=', eb.ref('accounts.id')),
-          eb('account_prices.account_id', '=', eb.ref('accounts.parent_id')),
-        ]),
-      ),
+    .leftJoin('account_prices', (join) =>
+      join
+        .on((eb) =>
+          eb.or([
+            eb('account_prices.account_id', '=', eb.ref('accounts.id')),
+            eb('account_prices.account_id', '=', eb.ref('accounts.parent_id')),
+          ]),
+        )
+        .on('account_prices.channel', '=', channel),
     )
-    .select(['account_prices.account_id', 'account_prices.units'])
-    .where('accounts.id', '=', accountId)
-    .where('account_prices.channel', '=', channel),
+    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
+    .select([
+      'accounts.parent_id',
+      'account_prices.account_id',
+      'account_prices.units',
+      'accounts.credit_value',
+      'parent.credit_value as parent_credit_value',
+    ])
+    .where('accounts.id', '=', accountId),
 );
 
-/** The account's own price, else its parent's (a sub-account inherits), else the default. */
+export interface AccountPricing {
+  parentId: number | null;
+  /** The account's channel price, else its parent's, in credit units; null when neither set one. */
+  channelUnits: number | null;
+  /** Money per credit in ten-thousandths: the account's, else its parent's; null when neither set one (CREDIT_VALUE). */
+  creditValue: number | null;
+}
+
+/** What prices the account's messages on a channel besides the prefix lists: its parent and its channel price. */
+export async function accountPricing(db: Executor, accountId: number, channel: Channel): Promise<AccountPricing> {
+  const { rows } = await channelPricesOf(db, accountId, channel);
+  const own = rows.find((r) => r.account_id !== null && Number(r.account_id) === accountId);
+  const inherited = rows.find((r) => r.account_id !== null);
+  const parentId = rows[0]?.parent_id ?? null;
+  const units = (own ?? inherited)?.units;
+  const creditValue = rows[0]?.credit_value ?? rows[0]?.parent_credit_value ?? null;
+  return {
+    parentId: parentId === null ? null : Number(parentId),
+    channelUnits: units == null ? null : Number(units),
+    creditValue: creditValue === null ? null : Number(creditValue),
+  };
+}
+
+/** The account's own channel price, else its parent's (a sub-account inherits), else the default. */
 export async function priceUnits(db: Executor, accountId: number, channel: Channel): Promise<number> {
-  const { rows } = await pricesOf(db, accountId, channel);
-  const row = rows.find((r) => r.account_id === accountId) ?? rows[0];
-  return row ? row.units : toUnits(DEFAULT_PRICES[channel]);
+  return (await accountPricing(db, accountId, channel)).channelUnits ?? toUnits(DEFAULT_PRICES[channel]);
 }
 
 export async function setPrice(db: Executor, accountId: number, channel: Channel, units: number): Promise<void> {

@@ -1,6 +1,5 @@
 import type { Transaction } from 'kysely';
-import type { Config } from '../config.js';
-import type { DbAndConfig } from '../context.js';
+import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
@@ -30,7 +29,7 @@ type Original = {
  * message to that number.
  */
 export async function recordReply(
-  ctx: DbAndConfig,
+  ctx: Pick<AppContext, 'db' | 'config' | 'prices'>,
   input: { accountId: number; number: string; text: string; at: number; messageId?: number },
 ): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
@@ -83,7 +82,7 @@ export async function recordReply(
         },
       },
     ]);
-    await applyKeyword(trx, ctx.config, original, input.text, input.at);
+    await applyKeyword(trx, ctx, original, input.text, input.at);
     return original.reference;
   });
 }
@@ -95,7 +94,13 @@ export async function recordReply(
  * once, free of charge, on the channel and from the sender of the replied
  * message (not by voice: a call is not a confirmation).
  */
-async function applyKeyword(trx: Transaction<Database>, config: Config, original: Original, text: string, at: number) {
+async function applyKeyword(
+  trx: Transaction<Database>,
+  ctx: Pick<AppContext, 'config' | 'prices'>,
+  original: Original,
+  text: string,
+  at: number,
+) {
   const keyword = optoutKeyword(text);
   if (!keyword) return;
   const owner = await listOwner(trx, original.account_id);
@@ -109,7 +114,7 @@ async function applyKeyword(trx: Transaction<Database>, config: Config, original
   if (!confirmation || original.channel === 'voice') return;
   const chatapp = original.channel === 'chatapp';
   const meta = original.meta ? (JSON.parse(original.meta) as Record<string, unknown>) : {};
-  await submitMessages(trx, config, {
+  await submitMessages(trx, ctx, {
     accountId: original.account_id,
     channel: chatapp ? 'chatapp' : 'sms',
     source: chatapp ? 'chatapp' : 'sms',

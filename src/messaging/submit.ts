@@ -9,7 +9,8 @@ import { defineMessages } from '../http/codes.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
-import { priceUnits } from './pricing.js';
+import { pricesFor, type Priced } from './prices.js';
+import type { PriceLookup } from './ports.js';
 import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
@@ -67,6 +68,8 @@ const MESSAGE_COLUMNS = [
   'extra_params',
   'meta',
   'price_units',
+  'price_prefix',
+  'credit_value',
   'stage',
   'status',
   'dlr_code',
@@ -102,13 +105,22 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  */
 export async function submitMessages(
   trx: Transaction<Database>,
-  config: Config,
+  { config, prices }: { config: Config; prices: PriceLookup },
   req: SubmitRequest,
 ): Promise<SubmitResult> {
   const now = Date.now();
   const sandbox = req.sandbox === true;
   if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
-  const unit = req.priceUnits ?? (await priceUnits(trx, req.accountId, req.channel));
+  const priced = await pricesFor(
+    trx,
+    prices,
+    req.accountId,
+    req.channel,
+    req.recipients.map((r) => r.number),
+  );
+  const price = (k: number): Priced =>
+    req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
+  const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
   const blocked =
     sandbox || req.ignoreOptouts
       ? new Set<string>()
@@ -118,7 +130,9 @@ export async function submitMessages(
           req.recipients.map((r) => r.number),
           req.source === 'otp',
         );
-  const total = sandbox ? 0 : unit * (req.recipients.length - blocked.size);
+  let total = 0;
+  if (!sandbox)
+    for (let k = 0; k < req.recipients.length; k++) if (!blocked.has(req.recipients[k].number)) total += price(k).units;
   const debit = await debitCredits(trx, req.accountId, total);
   if (!debit) throw new ApiError(400, 'sms_07');
   if (debit.lowBalance) await recordLowBalance(trx, req.accountId);
@@ -139,8 +153,8 @@ export async function submitMessages(
   const campaign = inserted[0];
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
-  const rows = req.recipients.map((r) => ({
-    ...sendable(sandbox, scheduledAt, unit),
+  const rows = req.recipients.map((r, k) => ({
+    ...sendable(sandbox, scheduledAt, price(k).units),
     ...(blocked.has(r.number) ? optedOut(now) : {}),
     account_id: req.accountId,
     campaign_id: campaign.id,
@@ -154,6 +168,8 @@ export async function submitMessages(
     sandbox: sandbox ? 1 : 0,
     extra_params: req.extraParams ?? null,
     meta,
+    price_prefix: price(k).prefix,
+    credit_value: creditValue,
     carrier: null,
     carrier_id: null,
     scheduled_at: scheduledAt,

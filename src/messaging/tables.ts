@@ -51,6 +51,18 @@ export interface MessagesTable {
   claimed_until?: number | null;
   /** The claiming dispatcher's token: only it renews the claim (migration 0014_a). */
   claim_token?: string | null;
+  /** The prefix price that priced it; null for a channel or default price (migration 0034). */
+  price_prefix?: string | null;
+  /** Money per credit in ten-thousandths, in force when it was accepted (null: sandbox). */
+  credit_value?: number | null;
+  /** What its carrier charges for it (all its parts), in ten-thousandths of COST_CURRENCY, recorded at hand-off (null: no cost known). */
+  cost?: number | null;
+  /** The carrier cost prefix that priced `cost`. */
+  cost_prefix?: string | null;
+  /** The parts the connector sent it as (`cost` is the cost per part × parts); null until handed over. */
+  parts?: number | null;
+  /** 1 when its price went back to the account (closed without being sent). */
+  refunded?: Generated<number>;
 }
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'undelivered' | 'refused' | 'sandbox';
@@ -58,6 +70,15 @@ export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'und
 export interface AccountPricesTable {
   account_id: number;
   channel: Channel;
+  units: number;
+}
+
+/** Credits per message by channel and destination prefix; account_id 0: the deployment's list. */
+export interface PricesTable {
+  id: Generated<number>;
+  account_id: number;
+  channel: Channel;
+  prefix: string;
   units: number;
 }
 
@@ -99,5 +120,6 @@ export interface MessagingTables {
   campaigns: CampaignsTable;
   messages: MessagesTable;
   account_prices: AccountPricesTable;
+  prices: PricesTable;
   replies: RepliesTable;
 }

@@ -17,7 +17,7 @@ describeEngines('read-confirmation links', (engine) => {
     const [token] = newReadTokens(1);
     const link = readLink(h.ctx, token);
     const res = await h.ctx.db.kysely.transaction().execute(async (trx) => {
-      const r = await submitMessages(trx, h.ctx.config, {
+      const r = await submitMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'sms',
         source: 'sms',

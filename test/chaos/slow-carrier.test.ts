@@ -31,7 +31,7 @@ describeEngines('chaos: a carrier slower than the lease', (engine) => {
       number: `5255${String(10000000 + i)}`,
     }));
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx.config, {
+      submitMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',

@@ -66,7 +66,7 @@ export async function post(s: Service, url: string, body: unknown, apikey: strin
 /** Sends one SMS per number through the real pipeline; the simulator reports each status. */
 export async function sendSms(s: Service, accountId: number, numbers: string[], extraParams?: string) {
   const res = await s.ctx.db.kysely.transaction().execute((trx) =>
-    submitMessages(trx, s.ctx.config, {
+    submitMessages(trx, s.ctx, {
       accountId,
       channel: 'sms',
       source: 'sms',

@@ -34,7 +34,7 @@ describeEngines('dashboard and alert-rule metrics exposed by /metrics', (engine)
     expect(await finalMessage(reference)).toMatchObject({ status: 'delivered' });
     await eventually(async () => hook.deliveries().length > 0, 10_000);
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx.config, {
+      submitMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'sms',
         source: 'sms',

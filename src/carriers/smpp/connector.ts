@@ -193,7 +193,7 @@ export class SmppConnector implements Connector {
         return { outcome: { ok: false, permanent: false, error } };
       }
     }
-    return { outcome: { ok: true, carrierId: ids[0] }, ids: ids.filter((id) => id !== '') };
+    return { outcome: { ok: true, carrierId: ids[0], parts: segments.length }, ids: ids.filter((id) => id !== '') };
   }
 
   /** The bound transmitter with the most room in its window. */

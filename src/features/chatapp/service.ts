@@ -99,7 +99,7 @@ function recipientNumber(input: ChatappSendInput, rule: ChannelNumbers): string 
  * in one transaction.
  */
 export async function sendChatapp(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
   accountId: number,
   input: ChatappSendInput,
 ): Promise<ChatappSent> {
@@ -130,7 +130,7 @@ export async function sendChatapp(
     const instance = await findInstance(trx, accountId, input.instance_id);
     if (!instance) throw badRequest('whatsapp_02');
     if (instance.status !== 'active') throw badRequest('whatsapp_03');
-    const sent = await submitMessages(trx, ctx.config, {
+    const sent = await submitMessages(trx, ctx, {
       accountId,
       channel: 'chatapp',
       source: 'chatapp',

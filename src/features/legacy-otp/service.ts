@@ -123,7 +123,7 @@ async function sent(ctx: WithDb, messageIds: number[] | undefined, fallbackNumbe
 
 /** start: a new code (a pending one is replaced, as with code_rotate), or with sandbox 1 only a sandbox record. */
 export async function start(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch' | 'prices'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,
@@ -146,7 +146,7 @@ export async function start(
  * charged and the verification does not change.
  */
 async function sandboxStart(
-  ctx: Pick<AppContext, 'config' | 'groupCommit'>,
+  ctx: Pick<AppContext, 'config' | 'groupCommit' | 'prices'>,
   accountId: number,
   params: ReturnType<typeof sendParams>,
   path: string,
@@ -158,7 +158,7 @@ async function sandboxStart(
   const number = params.country_code + params.phone_number;
   const result = await ctx.groupCommit.run(
     (trx) =>
-      submitMessages(trx, ctx.config, {
+      submitMessages(trx, ctx, {
         accountId,
         channel: params.channel,
         source: 'otp',
@@ -192,7 +192,7 @@ export async function check(
 
 /** resend: the pending code again (reset_code 0) or a new one (1), by the channel the flags choose. */
 export async function resend(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch' | 'prices'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,

@@ -78,7 +78,7 @@ const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
 
 /** POST /v2/otp: create, resend or restart, then send the code through the messaging pipeline. */
 export async function sendCode(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch' | 'prices'>,
   accountId: number,
   p: CreateParams,
 ): Promise<OtpReply> {
@@ -137,7 +137,7 @@ export async function sendCode(
       const startId =
         decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
-        const sent = await submitMessages(trx, ctx.config, {
+        const sent = await submitMessages(trx, ctx, {
           accountId,
           channel: p.channel,
           source: 'otp',

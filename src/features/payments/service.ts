@@ -64,7 +64,7 @@ export interface SendInput {
  * balance does not cover it: then nothing is created).
  */
 export async function sendPaymentRequest(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'paymentProvider'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'paymentProvider' | 'prices'>,
   account: AuthenticatedAccount,
   input: SendInput,
 ) {
@@ -93,7 +93,7 @@ export async function sendPaymentRequest(
     returnUrl: url,
   });
   const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
-    const result = await submitMessages(trx, ctx.config, {
+    const result = await submitMessages(trx, ctx, {
       accountId: account.id,
       channel: 'sms',
       source: 'payment',

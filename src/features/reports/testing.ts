@@ -27,7 +27,7 @@ export function tools(get: () => Harness) {
     get()
       .ctx.db.kysely.transaction()
       .execute((trx) =>
-        submitMessages(trx, get().ctx.config, {
+        submitMessages(trx, get().ctx, {
           accountId,
           channel: 'sms',
           source: 'sms',

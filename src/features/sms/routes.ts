@@ -27,7 +27,7 @@ const Reply = z.object({
 
 function routes(
   api: FastifyInstance,
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
 ): void {
   const handle = async (accountId: number, input: unknown, query: unknown) => {
     const body = parse(SendBody, input, 'sms_04');

@@ -50,7 +50,7 @@ export const INLINE_MAX_RECIPIENTS = 10;
  * Accepted whole or not at all.
  */
 export async function sendSms(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
   accountId: number,
   input: SmsSendInput,
 ): Promise<SmsSendResult> {
@@ -87,7 +87,7 @@ export async function sendSms(
   const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
   const result = await ctx.groupCommit.run(
     async (trx) => {
-      const r = await submitMessages(trx, ctx.config, {
+      const r = await submitMessages(trx, ctx, {
         accountId,
         channel: input.channel === 2 ? 'rcs' : 'sms',
         source: 'sms',

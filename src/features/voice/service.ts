@@ -101,7 +101,7 @@ function script(input: VoiceSendInput): string {
 
 /** One call per number; validation, debit, messages and dispatch commit in one transaction. */
 export async function sendVoice(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker'>,
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
   accountId: number,
   input: VoiceSendInput,
 ): Promise<VoiceSent> {
@@ -112,7 +112,7 @@ export async function sendVoice(
   const scheduledAt = parseSendDate(input.date);
   const sandbox = input.sandbox === 1;
   const result = await ctx.db.kysely.transaction().execute((trx) =>
-    submitMessages(trx, ctx.config, {
+    submitMessages(trx, ctx, {
       accountId,
       channel: 'voice',
       source: 'voice',

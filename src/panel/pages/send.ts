@@ -9,7 +9,7 @@ import { MAX_SMS_LENGTH, parseRecipients } from '../../features/sms/rules.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { listOrFail } from '../../features/contacts/service.js';
 import { allLists } from '../../features/lists/service.js';
-import { priceUnits } from '../../messaging/pricing.js';
+import { pricesFor } from '../../messaging/prices.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { html } from '../html.js';
 import {
@@ -116,32 +116,33 @@ ${was('message')}</textarea>
     const changed = [...new Set([...message].filter((ch) => toGsm7(ch) !== ch))].map(
       (ch) => `${ch} → ${toGsm7(ch) || '∅'}`,
     );
-    let recipients = 0;
+    let numbers: string[] = [];
     let problem: string | null = null;
     try {
-      const numbers = field(body, 'list')
+      const typed = field(body, 'list')
         ? await listNumbers(v, field(body, 'list'))
         : typedNumbers(field(body, 'numbers'));
-      if (numbers !== '') {
+      if (typed !== '') {
         const rule = channelNumbers(ctx.config, 'sms');
-        recipients = parseRecipients(numbers, {
+        numbers = parseRecipients(typed, {
           findCountryCode: field(body, 'list') !== '',
           countryCode: '52',
           numbers: rule,
-        }).length;
+        }).map((r) => r.number);
       }
     } catch (err) {
       if (!(err instanceof ApiError)) throw err;
       problem = err.message;
     }
-    const unit = await priceUnits(db, accountOf(v).id, 'sms');
+    // Priced per recipient as the send will be: prefix prices make one number dearer than another.
+    const { prices } = await pricesFor(db, ctx.prices, accountOf(v).id, 'sms', numbers);
     return {
       length: gsm7Length(text),
       max: MAX_SMS_LENGTH,
       text,
       changed,
-      recipients,
-      cost: formatNumber(v, toCredits(unit * recipients)),
+      recipients: numbers.length,
+      cost: formatNumber(v, toCredits(prices.reduce((sum, p) => sum + p.units, 0))),
       problem,
     };
   });

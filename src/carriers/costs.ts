@@ -1,0 +1,54 @@
+import type { Executor } from '../db/engine.js';
+import { bumpRevision, RevisionedCache } from '../db/revisioned.js';
+import { PrefixTable } from '../lib/prefix-table.js';
+
+/**
+ * What each connector charges per message part by destination prefix, in
+ * ten-thousandths of COST_CURRENCY (`carriers costs set`). The router reads
+ * them from the manager's copy (reloaded with the routes when they changed)
+ * and names the cost in force with each message a connector takes.
+ */
+export interface CarrierCost {
+  carrier: string;
+  prefix: string;
+  cost: number;
+}
+
+/** The carrier costs by connector name: `match(carrier, number)`. */
+export type CostTable = PrefixTable<number>;
+
+async function loadCosts(db: Executor): Promise<CostTable> {
+  const table = new PrefixTable<number>();
+  for (const r of await db.selectFrom('carrier_costs').select(['carrier', 'prefix', 'cost']).execute())
+    table.set(r.carrier, r.prefix, Number(r.cost));
+  return table;
+}
+
+/** The process's copy of the costs: the revision is read at every call (once per carrier round), the rows only after a change. */
+export const costCache = () => new RevisionedCache('costs', 0, loadCosts);
+
+export async function setCarrierCost(db: Executor, c: CarrierCost): Promise<void> {
+  await db
+    .insertInto('carrier_costs')
+    .values(c)
+    .onConflict((oc) => oc.columns(['carrier', 'prefix']).doUpdateSet({ cost: c.cost }))
+    .execute();
+  await bumpRevision(db, 'costs');
+}
+
+export async function removeCarrierCost(db: Executor, carrier: string, prefix: string): Promise<boolean> {
+  const gone = await db
+    .deleteFrom('carrier_costs')
+    .where('carrier', '=', carrier)
+    .where('prefix', '=', prefix)
+    .executeTakeFirst();
+  if (Number(gone.numDeletedRows) === 0) return false;
+  await bumpRevision(db, 'costs');
+  return true;
+}
+
+export async function listCarrierCosts(db: Executor, carrier?: string): Promise<CarrierCost[]> {
+  let query = db.selectFrom('carrier_costs').select(['carrier', 'prefix', 'cost']).orderBy('carrier').orderBy('prefix');
+  if (carrier !== undefined) query = query.where('carrier', '=', carrier);
+  return (await query.execute()).map((r) => ({ carrier: r.carrier, prefix: r.prefix, cost: Number(r.cost) }));
+}

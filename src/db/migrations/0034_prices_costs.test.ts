@@ -1,0 +1,85 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { Migrator, type Kysely } from 'kysely';
+import { describeEngines, dropSchema } from '../../../test/helpers/harness.js';
+import { openDatabase, type Db } from '../engine.js';
+import { migrations } from './index.js';
+
+const MINE = '0034_prices_costs';
+/** The migration before this one, whatever its number after a merge. */
+const BEFORE = Object.keys(migrations).sort()[Object.keys(migrations).sort().indexOf(MINE) - 1];
+
+/** Messages refunded before the migration count as refunded after it (margins), and the migration goes back down. */
+describeEngines('migration 0034: prices, carrier costs and the charge of each message', (engine) => {
+  const schema = `m_${randomBytes(6).toString('hex')}`;
+  let db: Db;
+  let migrator: Migrator;
+  beforeAll(async () => {
+    db = await openDatabase(engine === 'postgres' ? process.env.TEST_DATABASE_URL! : 'sqlite:', { pgSchema: schema });
+    const migrationTableSchema = engine === 'postgres' ? schema : undefined;
+    migrator = new Migrator({
+      db: db.kysely,
+      provider: { getMigrations: async () => migrations },
+      migrationTableSchema,
+    });
+  });
+  afterAll(async () => {
+    await db.close();
+    if (engine === 'postgres') await dropSchema(schema);
+  });
+  const any = () => db.kysely as unknown as Kysely<any>;
+
+  it('marks the messages closed unsent as refunded, and goes down and up again', async () => {
+    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    const [{ id: accountId }] = await any()
+      .insertInto('accounts')
+      .values({ email: 'a@example.com', password_hash: 'x', created_at: 1 })
+      .returning('id')
+      .execute();
+    const [{ id: campaignId }] = await any()
+      .insertInto('campaigns')
+      .values({ account_id: accountId, name: 'c', channel: 'sms', source: 'sms', sandbox: 0, total: 3, created_at: 1 })
+      .returning('id')
+      .execute();
+    const message = (reference: string, status: string, sentAt: number | null) => ({
+      account_id: accountId,
+      campaign_id: campaignId,
+      reference,
+      channel: 'sms',
+      country_code: '52',
+      number: '525512345678',
+      text: 'Hola',
+      flash: 0,
+      sandbox: 0,
+      price_units: 10_000,
+      stage: 2,
+      status,
+      created_at: 1,
+      sent_at: sentAt,
+    });
+    await any()
+      .insertInto('messages')
+      .values([
+        message('refused', 'refused', null),
+        message('undelivered', 'undelivered', 5),
+        message('ok', 'delivered', 5),
+      ])
+      .execute();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    const rows = await db.kysely
+      .selectFrom('messages')
+      .select(['reference', 'refunded'])
+      .orderBy('reference')
+      .execute();
+    expect(rows.map((r) => [r.reference, Number(r.refunded)])).toEqual([
+      ['ok', 0],
+      ['refused', 1],
+      ['undelivered', 0],
+    ]);
+    expect(
+      (await db.kysely.selectFrom('rate_revisions').select('name').orderBy('name').execute()).map((r) => r.name),
+    ).toEqual(['costs', 'prices']);
+    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+  });
+});

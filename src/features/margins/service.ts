@@ -1,0 +1,138 @@
+import { shownEmail } from '../../accounts/subaccount-email.js';
+import type { BaseContext } from '../../context.js';
+import { formatCents } from '../../lib/money.js';
+import { parseLocal } from '../../lib/time.js';
+import { sumMargins, type MarginKey, type MarginQuery, type MarginSums } from './store.js';
+
+export type MarginBy = 'account' | 'carrier' | 'prefix' | 'day';
+
+/** Revenue is in 1e-8 of the currency (credit units × ten-thousandths per credit), cost in 1e-4. */
+const REVENUE_SCALE = 100_000_000n;
+const COST_TO_REVENUE = 10_000n;
+
+/** The longest period one report covers, in days. */
+export const MAX_DAYS = 366;
+
+export interface MarginRequest {
+  /** YYYY-MM-DD, Mexico City, both included. */
+  from: string;
+  to: string;
+  /** The account (and its sub-accounts); undefined: every account. */
+  accountIds?: number[];
+  by: MarginBy;
+}
+
+export class MarginError extends Error {}
+
+function nextDay(date: string): string {
+  const [y, m, d] = date.split('-').map(Number);
+  return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
+}
+
+function dayStart(date: string, option: string): number {
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(date) ? parseLocal(date) : null;
+  if (ms === null) throw new MarginError(`${option} is a date, YYYY-MM-DD`);
+  return ms;
+}
+
+/** The days from `from` to `to`, both included. */
+function daysOf(from: string, to: string): string[] {
+  const days: string[] = [];
+  for (let day = from; day <= to; day = nextDay(day)) days.push(day);
+  return days;
+}
+
+function shown(key: Record<string, string>, s: MarginSums) {
+  const revenue = s.revenue;
+  const cost = s.cost * COST_TO_REVENUE;
+  return {
+    ...key,
+    parts: s.parts,
+    delivered: s.delivered,
+    failed: s.failed,
+    revenue: formatCents(revenue, REVENUE_SCALE),
+    cost: formatCents(cost, REVENUE_SCALE),
+    margin: formatCents(revenue - cost, REVENUE_SCALE),
+  };
+}
+
+export type MarginRow = ReturnType<typeof shown>;
+
+function total(rows: MarginSums[]): MarginSums {
+  return rows.reduce(
+    (t, r) => ({
+      key: '',
+      parts: t.parts + r.parts,
+      delivered: t.delivered + r.delivered,
+      failed: t.failed + r.failed,
+      revenue: t.revenue + r.revenue,
+      cost: t.cost + r.cost,
+    }),
+    { key: '', parts: 0, delivered: 0, failed: 0, revenue: 0n, cost: 0n },
+  );
+}
+
+/**
+ * The margins of the messages accepted in a period, by account, carrier,
+ * price prefix or Mexico City day, with the totals of the period: each row
+ * rounds its own exact sums to cents, and the totals are the exact sums of
+ * every row rounded once (so they match the ledger to the cent).
+ */
+export async function marginReport(ctx: BaseContext, req: MarginRequest) {
+  const start = dayStart(req.from, '--from');
+  dayStart(req.to, '--to');
+  if (req.to < req.from) throw new MarginError('--to is not before --from');
+  const days = daysOf(req.from, req.to);
+  if (days.length > MAX_DAYS) throw new MarginError(`a report covers at most ${MAX_DAYS} days`);
+  const base: Omit<MarginQuery, 'from' | 'to'> = {
+    accountIds: req.accountIds,
+    defaultCreditValue: ctx.config.CREDIT_VALUE,
+  };
+  const end = parseLocal(nextDay(req.to))!;
+  let sums: MarginSums[];
+  if (req.by === 'day') {
+    sums = [];
+    for (const day of days) {
+      const [s] = await sumMargins(
+        ctx.db.kysely,
+        { ...base, from: parseLocal(day)!, to: parseLocal(nextDay(day))! },
+        'none',
+      );
+      if (s) sums.push({ ...s, key: day });
+    }
+  } else sums = await sumMargins(ctx.db.kysely, { ...base, from: start, to: end }, req.by as MarginKey);
+  const names =
+    req.by === 'account'
+      ? await emailsOf(
+          ctx,
+          sums.map((s) => Number(s.key)),
+        )
+      : null;
+  const rows = sums.map((s) => shown({ [req.by]: names ? (names.get(Number(s.key)) ?? s.key) : s.key }, s));
+  return { currency: ctx.config.COST_CURRENCY, rows, totals: shown({}, total(sums)) };
+}
+
+async function emailsOf(ctx: BaseContext, ids: number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await ctx.db.kysely.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute();
+  return new Map(rows.map((r) => [Number(r.id), shownEmail(r.email)]));
+}
+
+/** A text cell a spreadsheet would run as a formula gets a leading apostrophe; one with a separator is quoted. */
+function textCell(value: string): string {
+  const safe = /^\s*[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",;\t\n\r]/.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
+}
+
+/** The report's rows as CSV: a header row naming the JSON row fields in order, then one line per row. */
+export function marginCsv(by: MarginBy, rows: MarginRow[]): string {
+  const fields = [by, 'parts', 'delivered', 'failed', 'revenue', 'cost', 'margin'];
+  const lines = rows.map((r) =>
+    fields
+      .map((f) =>
+        f === by ? textCell(String((r as Record<string, unknown>)[f])) : String((r as Record<string, unknown>)[f]),
+      )
+      .join(','),
+  );
+  return [fields.join(','), ...lines].join('\n');
+}
