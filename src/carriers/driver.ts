@@ -32,6 +32,7 @@ export type SubmitOutcome =
       ok: true;
       carrierId?: string;
       /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
+      /** Why that connector (a routing driver's strategy, failover or probe). */ route?: string;
     }
   | {
       ok: false;
@@ -39,6 +40,7 @@ export type SubmitOutcome =
       error: string;
       /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number;
       carrier?: string | null;
+      route?: string;
     };
 
 /**

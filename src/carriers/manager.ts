@@ -6,12 +6,15 @@ import { randomToken } from '../lib/ids.js';
 import type { CarrierSink, Connector, ConnectorDeps } from './adapter.js';
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
-import type { RouteEntry } from './routing.js';
+import type { RouteEntry, Strategy } from './routing.js';
+import { CostTable } from './costs.js';
+import { evaluateQuality, pruneReceiptCounts, type QualityChange } from './quality.js';
+import type { CarrierHealth } from './strategies.js';
 import { SimulatorConnector } from './simulator/connector.js';
 import { applyWaitingReceipts, providerIds, pruneReceipts } from './receipts.js';
 import { pruneThroughput } from './smpp/throughput.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
-import { listCarriers, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
+import { listCarriers, listCosts, listRoutes, SIMULATOR, type CarrierRow } from './store.js';
 import { WhatsappConnector } from './whatsapp-cloud/connector.js';
 import {
   instanceConnectorName,
@@ -42,6 +45,17 @@ export class CarrierManager {
   >();
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
+  private costs = new CostTable();
+  /** Connectors demoted for their delivery rate (the database's state as of the last upkeep). */
+  demoted = new Set<string>();
+  /** Called for each quality change this process made (a metric). */
+  onQualityChange: ((change: QualityChange) => void) | null = null;
+  /** What the route strategies need to know of the connectors now. */
+  readonly health: CarrierHealth = {
+    up: (name) => this.connector(name)?.available === true,
+    demoted: (name) => this.demoted.has(name),
+    costFor: (name, number) => this.costs.costFor(name, number),
+  };
   private loaded: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
@@ -118,13 +132,27 @@ export class CarrierManager {
       const processes = await liveProcesses(this.ctx.db.kysely);
       await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
       await this.applyWaitingReceipts();
+      await this.evaluateQuality();
       if (this.ticks++ % 30 === 0) {
+        await pruneReceiptCounts(this.ctx.db.kysely, Date.now());
         await pruneThroughput(this.ctx.db);
         await pruneReceipts(this.ctx);
       }
     } catch (err) {
       if (!this.stopped)
         this.ctx.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
+    }
+  }
+
+  /** Demotions and recoveries by delivery rate (quality.ts): each change made here is logged and counted. */
+  private async evaluateQuality(): Promise<void> {
+    const { demoted, changes } = await evaluateQuality(this.ctx.db.kysely, Date.now());
+    this.demoted = demoted;
+    for (const c of changes) {
+      const line = { carrier: c.carrier, delivery_rate: c.rate, receipts: c.receipts, min_delivery_rate: c.threshold };
+      if (c.change === 'demoted') this.ctx.log.warn(line, 'carrier demoted: its delivery rate fell below its minimum');
+      else this.ctx.log.info(line, 'carrier recovered: its delivery rate is back at its minimum');
+      this.onQualityChange?.(c);
     }
   }
 
@@ -142,10 +170,11 @@ export class CarrierManager {
 
   private async refresh(): Promise<void> {
     if (this.stopped) return;
-    const [rows, routes, bound] = await Promise.all([
+    const [rows, routes, bound, costs] = await Promise.all([
       listCarriers(this.ctx.db.kysely),
       listRoutes(this.ctx.db.kysely),
       listBoundInstances(this.ctx.db.kysely),
+      listCosts(this.ctx.db.kysely),
     ]);
     this.rows = rows;
     this.routes = routes.map((r) => ({
@@ -153,7 +182,10 @@ export class CarrierManager {
       prefix: r.prefix,
       accountId: Number(r.account_id),
       carriers: JSON.parse(r.carriers) as string[],
+      strategy: r.strategy as Strategy,
+      weights: r.weights ? (JSON.parse(r.weights) as number[]) : null,
     }));
+    this.costs = new CostTable(costs);
     this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
     const wanted = new Map(rows.filter((r) => kindOf(r.type) && r.enabled === 1).map((r) => [r.name, r]));
     for (const [name, c] of this.connectors) if (wanted.get(name)?.version !== c.version) this.retire(name, c);

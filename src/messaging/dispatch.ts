@@ -339,17 +339,22 @@ async function recordOutcomes(
 ): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
-    // The connector that took or refused each message (a router names it), else the driver.
-    const plain = new Map<string, number[]>();
+    // The connector that took or refused each message (a router names it, and why), else the driver.
+    const plain = new Map<string, { by: string; reason: string | null; ids: number[] }>();
     for (let k = 0; k < batch.length; k++) {
       const o = outcomes[k];
       if (!o.ok) continue;
       const by = o.carrier ?? carrier;
-      if (!o.carrierId) plain.set(by, (plain.get(by) ?? []).concat(batch[k].id));
-      else {
+      const reason = o.route ?? null;
+      if (!o.carrierId) {
+        const key = `${by}\u0000${reason}`;
+        if (!plain.has(key)) plain.set(key, { by, reason, ids: [] });
+        plain.get(key)!.ids.push(batch[k].id);
+      } else {
+        const handedOver = { carrier: by, carrier_id: o.carrierId, sent_at: now, route_reason: reason };
         const sent = await trx
           .updateTable('messages')
-          .set({ stage: 1, status: 'sent', carrier: by, carrier_id: o.carrierId, sent_at: now })
+          .set({ stage: 1, status: 'sent', ...handedOver })
           .where('id', '=', batch[k].id)
           .where('stage', '=', 0)
           .execute();
@@ -357,16 +362,16 @@ async function recordOutcomes(
         if (affected(sent) === 0)
           await trx
             .updateTable('messages')
-            .set({ carrier: by, carrier_id: o.carrierId, sent_at: now })
+            .set(handedOver)
             .where('id', '=', batch[k].id)
             .where('carrier_id', 'is', null)
             .execute();
       }
     }
-    for (const [by, ids] of plain)
+    for (const { by, reason, ids } of plain.values())
       await trx
         .updateTable('messages')
-        .set({ stage: 1, status: 'sent', carrier: by, sent_at: now })
+        .set({ stage: 1, status: 'sent', carrier: by, sent_at: now, route_reason: reason })
         .where('id', 'in', ids)
         .where('stage', '=', 0)
         .execute();
