@@ -76,6 +76,14 @@ describe('route strategies', () => {
     expect(probes).toHaveLength(3);
     expect(probes.every((p) => p[0].reason === 'probe')).toBe(true);
     expect(plans.filter((p) => p[0].name === 'A').every((p) => p[1].name === 'B')).toBe(true);
+    expect(planner.plan(r, '523312345678', health([], ['A']))[0]).toEqual({
+      name: 'B',
+      reason: 'least-cost 0.0100',
+    });
+    expect(planner.plan(route('priority', ['A', 'B']), '523312345678', health([], ['A']))[0]).toEqual({
+      name: 'B',
+      reason: 'priority, skipping demoted A',
+    });
     // Every other carrier down or demoted: the demoted one takes everything, in strategy order.
     expect(names(r, '523312345678', health(['A'], ['B']))).toEqual(['B', 'A']);
     expect(names(r, '523312345678', health([], ['A', 'B']))).toEqual(['B', 'A']);

@@ -46,7 +46,7 @@ export class RoutePlanner {
       if (!health.up(d.name) || !this.probeTurn(d.name)) continue;
       return [{ name: d.name, reason: 'probe' }, ...rest, ...demoted.filter((x) => x !== d)];
     }
-    return [...rest, ...demoted];
+    return [...skipping(rest, ordered, demoted), ...demoted];
   }
 
   private order(route: RouteEntry, number: string, health: CarrierHealth): Candidate[] {
@@ -81,6 +81,14 @@ export class RoutePlanner {
     this.probes.set(name, n % PROBE_EVERY);
     return n % PROBE_EVERY === 0;
   }
+}
+
+/** The first healthy candidate says which demoted connectors it was chosen over. */
+function skipping(rest: Candidate[], ordered: Candidate[], demoted: Candidate[]): Candidate[] {
+  if (rest.length === 0) return rest;
+  const passed = demoted.filter((d) => ordered.indexOf(d) < ordered.indexOf(rest[0])).map((d) => d.name);
+  if (passed.length === 0) return rest;
+  return [{ ...rest[0], reason: `${rest[0].reason}, skipping demoted ${passed.join(', ')}` }, ...rest.slice(1)];
 }
 
 function leastCost(carriers: string[], number: string, health: CarrierHealth): Candidate[] {
