@@ -48,22 +48,22 @@ export async function evaluateQuality(
   const changes: QualityChange[] = [];
   for (const q of rows) {
     const start = Math.max(now - q.window_minutes * 60_000, q.changed_at ?? 0);
-    if (q.demoted_at !== null) {
-      const change = await maybeRecover(db, q, start, now);
-      if (change) changes.push(change);
-      else demoted.add(q.carrier);
-    } else if (q.min_delivery_rate !== null) {
-      const change = await maybeDemote(db, q, start, now);
-      if (change) {
-        changes.push(change);
-        demoted.add(q.carrier);
-      }
-    }
+    const outcome =
+      q.demoted_at !== null
+        ? await maybeRecover(db, q, start, now)
+        : q.min_delivery_rate !== null
+          ? await maybeDemote(db, q, start, now)
+          : { demoted: false };
+    if (outcome.change) changes.push(outcome.change);
+    if (outcome.demoted) demoted.add(q.carrier);
   }
   return { demoted, changes };
 }
 
-async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, now: number) {
+/** Whether the connector is demoted after this evaluation, and the change this call made, if any. */
+type Outcome = { demoted: boolean; change?: QualityChange };
+
+async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, now: number): Promise<Outcome> {
   const counts = await db
     .selectFrom('carrier_receipt_counts')
     .select((eb) => [eb.fn.sum<number>('delivered').as('delivered'), eb.fn.sum<number>('failed').as('failed')])
@@ -72,7 +72,7 @@ async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, n
     .executeTakeFirst();
   const [delivered, failed] = [Number(counts?.delivered ?? 0), Number(counts?.failed ?? 0)];
   const receipts = delivered + failed;
-  if (receipts < q.min_messages || delivered * RATE_SCALE >= q.min_delivery_rate! * receipts) return null;
+  if (receipts < q.min_messages || delivered * RATE_SCALE >= q.min_delivery_rate! * receipts) return { demoted: false };
   const rate = Math.round((delivered * RATE_SCALE) / receipts);
   const result = await db
     .updateTable('carrier_quality')
@@ -80,11 +80,12 @@ async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, n
     .where('carrier', '=', q.carrier)
     .where('demoted_at', 'is', null)
     .executeTakeFirst();
-  if (affected(result) === 0) return null;
-  return change(q, 'demoted', rate, receipts);
+  // Another process demoted it first: demoted all the same, its change to report.
+  if (affected(result) === 0) return { demoted: true };
+  return { demoted: true, change: change(q, 'demoted', rate, receipts) };
 }
 
-async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, now: number) {
+async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, now: number): Promise<Outcome> {
   let rate: number | null = null;
   let receipts = 0;
   if (q.min_delivery_rate !== null) {
@@ -101,7 +102,7 @@ async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, 
       .executeTakeFirst();
     receipts = Number(probes?.receipts ?? 0);
     const delivered = Number(probes?.delivered ?? 0);
-    if (receipts < q.min_messages || delivered * RATE_SCALE < q.min_delivery_rate * receipts) return null;
+    if (receipts < q.min_messages || delivered * RATE_SCALE < q.min_delivery_rate * receipts) return { demoted: true };
     rate = Math.round((delivered * RATE_SCALE) / receipts);
   }
   const result = await db
@@ -110,8 +111,9 @@ async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, 
     .where('carrier', '=', q.carrier)
     .where('demoted_at', '=', q.demoted_at)
     .executeTakeFirst();
-  if (affected(result) === 0) return null;
-  return change(q, 'recovered', rate, receipts);
+  // Another process brought it back first.
+  if (affected(result) === 0) return { demoted: false };
+  return { demoted: false, change: change(q, 'recovered', rate, receipts) };
 }
 
 function change(q: QualityRow, kind: QualityChange['change'], rate: number | null, receipts: number): QualityChange {
