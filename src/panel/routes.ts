@@ -38,6 +38,7 @@ import { overviewPage } from './pages/overview.js';
 import { integrationsPage } from './pages/integrations.js';
 import { accountPage } from './pages/account.js';
 import { operatorPage } from './pages/operator.js';
+import { carrierAnalyticsPage } from './pages/carrier-analytics.js';
 import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
 import { contactsPage } from './pages/contacts.js';
@@ -158,6 +159,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         programsPage,
         accountPage,
         operatorPage,
+        carrierAnalyticsPage,
         subaccountsPage,
       ];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));

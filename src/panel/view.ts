@@ -84,6 +84,7 @@ function nav(v: View): Html {
   const items: Array<[string, WordKey]> = s.operator
     ? [
         ['/panel/operator', 'operator'],
+        ['/panel/operator/carriers', 'carrier_analytics'],
         ['/panel/account', 'account'],
       ]
     : [
