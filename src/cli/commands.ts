@@ -23,6 +23,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['wallets'], load: async () => (await import('../features/wallet/cli.js')).walletCommands },
   { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
+  { names: ['messages'], load: async () => (await import('../features/trace/cli.js')).messageCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
 ];
 

@@ -9,7 +9,9 @@ import type { Kysely } from 'kysely';
  * - `carrier_quality`: a connector's delivery-rate threshold and whether
  *   (since when) it is demoted, shared by every process;
  * - `carrier_receipt_counts`: final receipts per connector per 10 seconds,
- *   so the sliding window is a sum of a few rows, never a scan of messages.
+ *   so the sliding window is a sum of a few rows, never a scan of messages;
+ * - indexes for carrier analytics (messages by carrier and hand-off time) and
+ *   the message trace (events by reference).
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await db.schema
@@ -45,9 +47,12 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addPrimaryKeyConstraint('carrier_receipt_counts_pkey', ['carrier', 'bucket'])
     .execute();
   await db.schema.createIndex('messages_carrier_sent').on('messages').columns(['carrier', 'sent_at']).execute();
+  // Message trace: a message's events by its reference, across accounts.
+  await db.schema.createIndex('events_reference').on('events').column('reference').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
+  await db.schema.dropIndex('events_reference').execute();
   await db.schema.dropIndex('messages_carrier_sent').execute();
   await db.schema.dropTable('carrier_receipt_counts').execute();
   await db.schema.dropTable('carrier_quality').execute();
