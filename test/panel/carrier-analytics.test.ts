@@ -3,7 +3,7 @@ import { describeEngines, eventually, startHarness, type Harness } from '../help
 import { createOperator, withPassword } from '../helpers/panel.js';
 import { panelPage, panelSignin } from '../helpers/panel-http.js';
 
-describeEngines('operator panel: carrier quality', (engine) => {
+describeEngines('operator panel: carrier quality and message trace', (engine) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(engine);
@@ -32,8 +32,23 @@ describeEngines('operator panel: carrier quality', (engine) => {
     expect(row).toContain('data-demoted="true"');
     expect(String(page.body)).toMatch(/<option value="24h"\s+selected/);
 
+    // The message trace page finds the same messages as `messages trace`.
+    const ref = sent.body.references[0].reference as string;
+    const traced = String((await panelPage(h, session!, `/panel/operator/trace?by=reference&value=${ref}`)).body);
+    const article = /<article data-reference="([^"]+)">([\s\S]*?)<\/article>/.exec(traced)!;
+    expect(article[1]).toBe(ref);
+    expect(article[2]).toContain('routed to simulator: priority');
+    const byNumber = String((await panelPage(h, session!, '/panel/operator/trace?by=number&value=525512345672')).body);
+    expect(byNumber.match(/<article /g)).toHaveLength(1);
+    const hostile = String(
+      (await panelPage(h, session!, `/panel/operator/trace?value=${encodeURIComponent('"><script>x</script>')}`)).body,
+    );
+    expect(hostile).not.toContain('<script>x');
+    expect(hostile).not.toContain('<article');
+
     const user = await withPassword(h, await h.createAccount(1), 'account pass 1');
     const signedIn = await panelSignin(h, user.email, user.password);
     expect((await panelPage(h, signedIn.session!, '/panel/operator/carriers')).status).toBe(403);
+    expect((await panelPage(h, signedIn.session!, `/panel/operator/trace?value=${ref}`)).status).toBe(403);
   });
 });
