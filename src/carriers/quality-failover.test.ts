@@ -33,6 +33,12 @@ describeEngines('quality-aware failover with real SMSCs', (engine) => {
     await setCost(flaky.name, '525571', 100);
     await setCost(steady.name, '525571', 150);
     await route('525571', [flaky.name, steady.name], 'least-cost');
+    const a = await h.createAccount(1000);
+
+    const first = await sendAll(a.apikey, numbers('525571', 10));
+    expect(byCarrier(first)).toEqual({ [flaky.name]: 10 });
+    await allFinal(first);
+    // The minimum set once its receipts are in: the demotion comes from them, not from how the sends were batched.
     const set = await cli(
       'carriers',
       'set',
@@ -50,13 +56,7 @@ describeEngines('quality-aware failover with real SMSCs', (engine) => {
       min_delivery_rate: 0.8,
       quality_window_minutes: 10,
       quality_min_messages: 5,
-      demoted: false,
     });
-    const a = await h.createAccount(1000);
-
-    const first = await sendAll(a.apikey, numbers('525571', 10));
-    expect(byCarrier(first)).toEqual({ [flaky.name]: 10 });
-    await allFinal(first);
     await eventually(async () => h.ctx.carriers.manager.demoted.has(flaky.name));
     const row = await h.ctx.db.kysely
       .selectFrom('carrier_quality')
@@ -119,6 +119,34 @@ describeEngines('quality-aware failover with real SMSCs', (engine) => {
     expect(f).toMatchObject({ submitted: 4, delivered: 4, failed: 0, pending: 0, delivery_rate: 1 });
     expect(f.receipt_p95_ms).toBeGreaterThanOrEqual(f.receipt_p50_ms);
     expect((await cli('carriers', 'stats', '--since', 'yesterday')).error).toMatch(/--since/);
+  });
+
+  it('counts a receipt once for its carrier, also when it came before the hand-off was recorded', async () => {
+    const early = await carrier({ receipt: () => ({ stat: 'UNDELIV', beforeResponse: true }) });
+    const normal = await carrier({ receipt: () => ({ stat: 'DELIVRD' }) });
+    await route('525573', [early.name], 'priority');
+    await route('525574', [normal.name], 'priority');
+    const a = await h.createAccount(100);
+    const sent = [
+      ...(await sendAll(a.apikey, numbers('525573', 3))),
+      ...(await sendAll(a.apikey, numbers('525574', 2))),
+    ];
+    await allFinal(sent);
+    const counts = await h.ctx.db.kysely
+      .selectFrom('carrier_receipt_counts')
+      .select((eb) => [
+        'carrier',
+        eb.fn.sum<number>('delivered').as('delivered'),
+        eb.fn.sum<number>('failed').as('failed'),
+      ])
+      .where('carrier', 'in', [early.name, normal.name])
+      .groupBy('carrier')
+      .orderBy('carrier')
+      .execute();
+    expect(counts.map((c) => [c.carrier, Number(c.delivered), Number(c.failed)])).toEqual([
+      [early.name, 0, 3],
+      [normal.name, 2, 0],
+    ]);
   });
 
   it('one demotion however many processes evaluate at once; removing the threshold brings it back', async () => {

@@ -10,6 +10,7 @@ import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
+import { countReceipts } from './receipt-counts.js';
 import type { Channel } from './types.js';
 
 export const DISPATCH_JOB = 'messaging.dispatch';
@@ -358,14 +359,23 @@ async function recordOutcomes(
           .where('id', '=', batch[k].id)
           .where('stage', '=', 0)
           .execute();
-        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still recorded on it.
-        if (affected(sent) === 0)
-          await trx
+        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still
+        // recorded on it, and the receipt, applied before the message had a carrier, counts for this one now.
+        if (affected(sent) === 0) {
+          const early = await trx
             .updateTable('messages')
             .set(handedOver)
             .where('id', '=', batch[k].id)
             .where('carrier_id', 'is', null)
+            .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
             .execute();
+          await countReceipts(
+            trx,
+            early.flatMap((e) =>
+              e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }],
+            ),
+          );
+        }
       }
     }
     for (const { by, reason, ids } of plain.values())
