@@ -88,3 +88,33 @@ async function latencyAt(db: Executor, carrier: string, since: number, n: number
     .executeTakeFirst();
   return row ? Math.max(0, Number(row.ms)) : null;
 }
+
+/** Final receipts per connector per slot of `stepMs` since `since` (the panel's chart), oldest slot first. */
+export async function receiptTimeline(db: Executor, since: number, stepMs: number, now = Date.now()) {
+  const first = Math.floor(since / stepMs);
+  const slots = Array.from({ length: Math.floor(now / stepMs) - first + 1 }, (_, i) => (first + i) * stepMs);
+  const slot = sql<number>`dlr_at / ${sql.lit(stepMs)}`;
+  const rows = await db
+    .selectFrom('messages')
+    .select((eb) => [
+      'carrier',
+      slot.as('slot'),
+      eb.fn.sum<number>(sql`case when status = 'delivered' then 1 else 0 end`).as('delivered'),
+      eb.fn.sum<number>(sql`case when status = 'undelivered' then 1 else 0 end`).as('failed'),
+    ])
+    .where('carrier', 'is not', null)
+    .where('sent_at', '>=', since)
+    .where('status', 'in', ['delivered', 'undelivered'])
+    .groupBy(['carrier', slot])
+    .execute();
+  const series = new Map<string, { delivered: number[]; failed: number[] }>();
+  for (const r of rows) {
+    const index = Math.floor(Number(r.slot)) - first;
+    if (index < 0 || index >= slots.length) continue;
+    let s = series.get(r.carrier!);
+    if (!s) series.set(r.carrier!, (s = { delivered: slots.map(() => 0), failed: slots.map(() => 0) }));
+    s.delivered[index] += Number(r.delivered);
+    s.failed[index] += Number(r.failed);
+  }
+  return { slots, series };
+}

@@ -31,6 +31,17 @@ describeEngines('operator panel: carrier quality and message trace', (engine) =>
     expect(cells.slice(1, 5)).toEqual(['2', '2', '0', '100.0 %']);
     expect(row).toContain('data-demoted="true"');
     expect(String(page.body)).toMatch(/<option value="24h"\s+selected/);
+    // The chart's data: final receipts per carrier per hour, as many as the table counts.
+    const chart = JSON.parse(
+      /data-chart="([^"]+)"/
+        .exec(String(page.body))![1]
+        .replace(/&quot;/g, '"')
+        .replace(/&#39;/g, "'")
+        .replace(/&amp;/g, '&'),
+    );
+    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+    expect([sum(chart.series['simulator:delivered']), sum(chart.series['simulator:failed'])]).toEqual([2, 0]);
+    expect(chart.days.length).toBe(chart.series['simulator:delivered'].length);
 
     // The message trace page finds the same messages as `messages trace`.
     const ref = sent.body.references[0].reference as string;

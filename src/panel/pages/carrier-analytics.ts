@@ -1,10 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { carrierFigures, parseSince } from '../../carriers/analytics.js';
+import { carrierFigures, parseSince, receiptTimeline } from '../../carriers/analytics.js';
+import { formatLocal } from '../../lib/time.js';
 import { listPublicRoutes } from '../../carriers/store.js';
 import { html } from '../html.js';
 import { formatNumber, type Section, type Shared } from '../view.js';
+import { statusChart } from './overview.js';
 
 const PERIODS = ['1h', '6h', '24h', '7d'] as const;
+/** The chart's slot per period: 12 to 24 bars, 7 for a week. */
+const STEP_MS: Record<(typeof PERIODS)[number], number> = {
+  '1h': 300_000,
+  '6h': 1_800_000,
+  '24h': 3_600_000,
+  '7d': 86_400_000,
+};
 
 /** Per-carrier figures for the operator: the same as `mensajero carriers stats`, with each route's strategy. */
 export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): Section {
@@ -13,12 +22,24 @@ export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): S
     path: '/panel/operator/carriers',
     title: 'carrier_analytics',
     who: 'operator',
+    charts: true,
     async render(v) {
       const since = PERIODS.find((p) => p === v.query.since) ?? '1h';
-      const [figures, routes] = await Promise.all([
-        carrierFigures(db, Date.now() - parseSince(since)!),
+      const from = Date.now() - parseSince(since)!;
+      const [figures, routes, timeline] = await Promise.all([
+        carrierFigures(db, from),
         listPublicRoutes(db),
+        receiptTimeline(db, from, STEP_MS[since]),
       ]);
+      const series: Record<string, number[]> = {};
+      const labels: Record<string, string> = {};
+      for (const [name, s] of timeline.series) {
+        series[`${name}:delivered`] = s.delivered;
+        series[`${name}:failed`] = s.failed;
+        labels[`${name}:delivered`] = `${name} ${v.t('delivered')}`;
+        labels[`${name}:failed`] = `${name} ${v.t('failed')}`;
+      }
+      const slotLabel = (ms: number) => formatLocal(ms).slice(since === '7d' ? 0 : 11, since === '7d' ? 10 : 16);
       const ms = (n: number | null) => (n === null ? '—' : `${formatNumber(v, n)} ms`);
       return html`<section class="card" aria-labelledby="analytics-title">
         <h2 id="analytics-title">${v.t('carrier_analytics')}</h2>
@@ -59,6 +80,11 @@ export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): S
           </table>
         </div>
         <p class="help">${v.t('analytics_help')}</p>
+        ${
+          timeline.series.size > 0
+            ? statusChart(v, 'analytics-title', timeline.slots.map(slotLabel), series, labels)
+            : ''
+        }
         <h3>${v.t('routes')}</h3>
         <ul data-testid="route-strategies">
           ${routes.map(
