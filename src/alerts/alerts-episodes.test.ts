@@ -97,6 +97,39 @@ describeEngines('operator alert episodes', (engine) => {
     expect(op.alerts().filter((x) => x.alert.type === 'queue_delayed')).toHaveLength(1);
   });
 
+  it('carrier_demoted once while route quality keeps a connector demoted, ended quietly when it recovers', async () => {
+    const added = await runCommands(
+      h.ctx,
+      [carrierCommands],
+      [
+        ...['carriers', 'add', 'smpp', '--name', 'dem1', '--host', '127.0.0.1', '--port', '9'],
+        ...['--system-id', 'acme', '--password', 'secret1', '--json'],
+      ],
+    );
+    expect(added.error).toBeUndefined();
+    const demotedAt = Date.now() - 1_000;
+    // What src/carriers/quality.ts writes when the delivery rate falls below the connector's minimum.
+    await h.ctx.db.kysely
+      .insertInto('carrier_quality')
+      .values({ carrier: 'dem1', min_delivery_rate: 8000, demoted_at: demotedAt, changed_at: demotedAt })
+      .execute();
+    await eventually(async () => typesFor('dem1').length > 0, 10_000);
+    await pause(300);
+    expect(
+      op
+        .alerts()
+        .filter((x) => x.alert.carrier === 'dem1')
+        .map((x) => x.alert),
+    ).toEqual([{ type: 'carrier_demoted', carrier: 'dem1', since: new Date(demotedAt).toISOString() }]);
+    await h.ctx.db.kysely
+      .updateTable('carrier_quality')
+      .set({ demoted_at: null, changed_at: Date.now() })
+      .where('carrier', '=', 'dem1')
+      .execute();
+    await eventually(async () => (await episode('dem1'))[0]?.state === 'closed');
+    expect(typesFor('dem1')).toEqual(['carrier_demoted']);
+  });
+
   it('webhook_disabled when deliveries disable a customer endpoint (its query left out), ended when re-enabled', async () => {
     const hook = await receiver((r) => (r.method === 'GET' ? 200 : 500));
     try {

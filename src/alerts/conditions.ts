@@ -173,3 +173,32 @@ export async function checkDisabledWebhooks(c: Check): Promise<void> {
     if (e.status !== 0 || e.disabled_at === null)
       await db.transaction().execute((trx) => closeEpisode(trx, c.config, 'webhook_disabled', e.subject));
 }
+
+/**
+ * carrier_demoted: a connector the route quality rule demoted (carrier_quality.demoted_at,
+ * src/carriers/quality.ts) opens one episode, `since` its demotion. It ends quietly when the
+ * connector recovers or is disabled; there is no "promoted" alert (the contract names none).
+ */
+export async function checkDemoted(c: Check): Promise<void> {
+  const db = c.db.kysely;
+  const rows = await db
+    .selectFrom('carriers')
+    .leftJoin('carrier_quality', 'carrier_quality.carrier', 'carriers.name')
+    .select(['carriers.name', 'carriers.enabled', 'carrier_quality.demoted_at'])
+    .execute();
+  for (const r of rows) {
+    const demoted = r.enabled === 1 && r.demoted_at !== null && r.demoted_at !== undefined;
+    if (demoted === isOpen(c, 'carrier_demoted', r.name)) continue;
+    const since = Number(r.demoted_at);
+    await db.transaction().execute((trx) =>
+      demoted
+        ? openEpisode(trx, c.config, {
+            type: 'carrier_demoted',
+            subject: r.name,
+            since,
+            body: { type: 'carrier_demoted', carrier: r.name, since: isoTime(since) },
+          })
+        : closeEpisode(trx, c.config, 'carrier_demoted', r.name),
+    );
+  }
+}

@@ -1,5 +1,12 @@
 import type { AppContext } from '../context.js';
-import { checkCarriers, checkDisabledWebhooks, checkQueue, openEpisodeKeys, type Check } from './conditions.js';
+import {
+  checkCarriers,
+  checkDemoted,
+  checkDisabledWebhooks,
+  checkQueue,
+  openEpisodeKeys,
+  type Check,
+} from './conditions.js';
 import { markChecked, releaseEvaluatorLease, takeEvaluatorLease } from './lease.js';
 
 /**
@@ -60,6 +67,7 @@ export class AlertEvaluator {
       open: await openEpisodeKeys(db),
     };
     await checkCarriers(c);
+    await checkDemoted(c);
     await checkQueue(c);
     await checkDisabledWebhooks(c);
     await markChecked(db.kysely, this.holder, c.now);

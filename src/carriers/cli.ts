@@ -2,20 +2,16 @@ import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/run.js';
-import { requireAccount } from '../cli/helpers.js';
 import { encrypt } from '../lib/secrets.js';
 import {
   deleteCarrier,
-  deleteRoute,
   findCarrier,
   insertCarrier,
   listCarriers,
-  listPublicRoutes,
   listRejections,
   listRoutes,
   listUnmatchedReplies,
   publicCarrier,
-  replaceRoute,
   setCarrierEnabled,
   updateCarrierSettings,
 } from './store.js';
@@ -25,7 +21,9 @@ import { providerOptions, providerSettings, sealProviderSecrets } from './provid
 import { KINDS, kindOf, parseSettings, type KindType } from './kinds.js';
 import { costCommands } from './costs-cli.js';
 
-const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
+import { routeCommands } from './route-commands.js';
+import { qualityOptions, qualityRequest, statsCommand } from './quality-commands.js';
+import { deleteQuality, qualityOf, setQuality } from './quality-settings.js';
 
 const int = (v: string) => {
   if (!/^-?\d+$/.test(v)) throw new CliError(`not an integer: ${v}`);
@@ -141,10 +139,6 @@ async function requireCarrier(ctx: BaseContext, name: string) {
   return row;
 }
 
-async function accountIdOf(ctx: BaseContext, email: string | undefined): Promise<number> {
-  return email === undefined ? 0 : (await requireAccount(ctx, email)).id;
-}
-
 const limitOf = (n: number) => Math.max(1, Math.min(n, 10_000));
 
 async function addCarrier(ctx: BaseContext, type: string, o: Record<string, any>) {
@@ -162,12 +156,24 @@ async function addCarrier(ctx: BaseContext, type: string, o: Record<string, any>
 
 async function setCarrier(ctx: BaseContext, o: Record<string, any>) {
   const row = await requireCarrier(ctx, o.name);
-  if (!kindOf(row.type)) throw new CliError(`${o.name} has no settings to change`);
-  const options = KIND_OPTIONS[row.type as KindType];
-  const settings = options.settings(o, JSON.parse(row.settings));
-  await updateCarrierSettings(ctx.db.kysely, row.id, settings, options.sealedSecret(ctx, o, false));
-  return publicCarrier(await requireCarrier(ctx, o.name));
+  const quality = qualityRequest(o);
+  const onlyQuality = Object.keys(quality).length > 0 && !hasConnectorOptions(o);
+  if (!onlyQuality) {
+    if (!kindOf(row.type)) throw new CliError(`${o.name} has no settings to change`);
+    const options = KIND_OPTIONS[row.type as KindType];
+    const settings = options.settings(o, JSON.parse(row.settings));
+    await updateCarrierSettings(ctx.db.kysely, row.id, settings, options.sealedSecret(ctx, o, false));
+  }
+  await setQuality(ctx.db.kysely, o.name, quality);
+  return { ...publicCarrier(await requireCarrier(ctx, o.name)), ...(await qualityOf(ctx.db.kysely, o.name)) };
 }
+
+/** Options other than the name, --json and the quality ones: they change the connector (and rebind it). */
+const hasConnectorOptions = (o: Record<string, unknown>) =>
+  Object.entries(o).some(
+    ([k, v]) =>
+      v !== undefined && !['name', 'json', 'minDeliveryRate', 'qualityWindowMinutes', 'qualityMinMessages'].includes(k),
+  );
 
 async function removeCarrier(ctx: BaseContext, name: string) {
   const row = await requireCarrier(ctx, name);
@@ -175,23 +181,8 @@ async function removeCarrier(ctx: BaseContext, name: string) {
   if (using.length > 0)
     throw new CliError(`${name} is in ${using.length} route(s): remove or change them first (routes list)`);
   await deleteCarrier(ctx.db.kysely, row.id);
+  await deleteQuality(ctx.db.kysely, name);
   return publicCarrier(row);
-}
-
-async function addRoute(ctx: BaseContext, o: Record<string, any>) {
-  if (!CHANNELS.includes(o.channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
-  if (!/^\d{0,15}$/.test(o.prefix))
-    throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
-  const names = String(o.carriers)
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (names.length === 0) throw new CliError('--carriers names at least one connector');
-  if (new Set(names).size !== names.length) throw new CliError('--carriers names a connector twice');
-  for (const n of names) await requireCarrier(ctx, n);
-  const accountId = await accountIdOf(ctx, o.account);
-  await replaceRoute(ctx.db.kysely, { channel: o.channel, prefix: o.prefix, accountId, carriers: names });
-  return { channel: o.channel, prefix: o.prefix, carriers: names, account: o.account ?? null };
 }
 
 const statusLine = (c: Awaited<ReturnType<typeof carrierStatus>>[number]) =>
@@ -231,7 +222,7 @@ function connectorCommands(carriers: Command, run: CliRunner): void {
     .requiredOption('--name <name>');
   providerOptions(smppOptions(add)).action((type: string, o) => run(o, (ctx) => addCarrier(ctx, type, o)));
   const set = carriers.command('set').requiredOption('--name <name>');
-  providerOptions(smppOptions(set)).action((o) => run(o, (ctx) => setCarrier(ctx, o)));
+  qualityOptions(providerOptions(smppOptions(set))).action((o) => run(o, (ctx) => setCarrier(ctx, o)));
   carriers
     .command('list')
     .option('--json', 'print one JSON object')
@@ -283,38 +274,11 @@ function reportCommands(carriers: Command, run: CliRunner): void {
     .action((o) => run(o, (ctx) => unmatchedReplies(ctx, o.limit)));
 }
 
-function routeCommands(program: Command, run: CliRunner): void {
-  const routes = program.command('routes').description('which connectors carry which traffic');
-  routes
-    .command('add')
-    .requiredOption('--channel <channel>', CHANNELS.join('|'))
-    .requiredOption('--prefix <digits>', 'destination prefix with country code; "" for every number')
-    .requiredOption('--carriers <names>', 'comma-separated connectors, in failover order')
-    .option('--account <email>', 'only this account’s traffic')
-    .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => addRoute(ctx, o)));
-  routes
-    .command('list')
-    .option('--json', 'print one JSON object')
-    .action((o) => run(o, async (ctx) => ({ routes: await listPublicRoutes(ctx.db.kysely) })));
-  routes
-    .command('remove')
-    .requiredOption('--channel <channel>')
-    .requiredOption('--prefix <digits>')
-    .option('--account <email>')
-    .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => {
-        const accountId = await accountIdOf(ctx, o.account);
-        return { removed: await deleteRoute(ctx.db.kysely, { channel: o.channel, prefix: o.prefix, accountId }) };
-      }),
-    );
-}
-
 export function carrierCommands(program: Command, run: CliRunner): void {
   const carriers = program.command('carriers').description('carrier connectors (SMPP) and their state');
   connectorCommands(carriers, run);
   reportCommands(carriers, run);
   costCommands(carriers, run);
+  statsCommand(carriers, run);
   routeCommands(program, run);
 }

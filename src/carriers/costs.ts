@@ -14,14 +14,30 @@ export interface CarrierCost {
   cost: number;
 }
 
-/** The carrier costs by connector name: `match(carrier, number)`. */
-export type CostTable = PrefixTable<number>;
+/** Costs are integers in ten-thousandths of COST_CURRENCY: 100 is 0.0100. */
+export const COST_SCALE = 10_000;
+
+/** A cost as the CLI and the message's routing reason show it: 4 decimals. */
+export function formatCost(tenThousandths: number): string {
+  const whole = Math.floor(tenThousandths / COST_SCALE);
+  return `${whole}.${String(tenThousandths % COST_SCALE).padStart(4, '0')}`;
+}
+
+/** The carrier costs by connector name: `match(carrier, number)` with its prefix, or just `costFor`. */
+export class CostTable extends PrefixTable<number> {
+  constructor(rows: Iterable<{ carrier: string; prefix: string; cost: number | string }> = []) {
+    super();
+    for (const r of rows) this.set(r.carrier, r.prefix, Number(r.cost));
+  }
+
+  /** The cost of one part to `number` through `carrier` (longest cost prefix), or null when it has none for it. */
+  costFor(carrier: string, number: string): number | null {
+    return this.match(carrier, number)?.value ?? null;
+  }
+}
 
 async function loadCosts(db: Executor): Promise<CostTable> {
-  const table = new PrefixTable<number>();
-  for (const r of await db.selectFrom('carrier_costs').select(['carrier', 'prefix', 'cost']).execute())
-    table.set(r.carrier, r.prefix, Number(r.cost));
-  return table;
+  return new CostTable(await db.selectFrom('carrier_costs').select(['carrier', 'prefix', 'cost']).execute());
 }
 
 /** The process's copy of the costs: the revision is read at every call (once per carrier round), the rows only after a change. */

@@ -43,6 +43,8 @@ export type SubmitOutcome =
       cost?: HandOffCost;
       /** The parts it went as (SMPP segments of a long or UCS-2 text); default 1. */
       parts?: number;
+      /** Why that connector (a routing driver's strategy, failover or probe). */
+      route?: string;
     }
   | {
       ok: false;
@@ -50,6 +52,7 @@ export type SubmitOutcome =
       error: string;
       /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number;
       carrier?: string | null;
+      route?: string;
     };
 
 /**

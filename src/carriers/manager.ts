@@ -6,9 +6,10 @@ import { randomToken } from '../lib/ids.js';
 import type { CarrierSink, Connector, ConnectorDeps, Coordination } from './adapter.js';
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
-import type { RouteEntry } from './routing.js';
-import { costCache, type CostTable } from './costs.js';
-import { PrefixTable } from '../lib/prefix-table.js';
+import type { RouteEntry, Strategy } from './routing.js';
+import { costCache, CostTable } from './costs.js';
+import { evaluateQuality, pruneReceiptCounts, type QualityChange } from './quality.js';
+import type { CarrierHealth } from './strategies.js';
 import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
 import { providerIds, pruneReceipts, type CarrierIdBook } from './receipts.js';
 import { pruneThroughput } from './coordination-store.js';
@@ -58,8 +59,18 @@ export class CarrierManager {
   private rows: CarrierRow[] = [];
   routes: RouteEntry[] = [];
   /** Carrier costs by connector and prefix (costs.ts), reloaded with the routes when they changed. */
-  costs: CostTable = new PrefixTable<number>();
+  costs = new CostTable();
   private readonly costCache = costCache();
+  /** Connectors demoted for their delivery rate (the database's state as of the last upkeep). */
+  demoted = new Set<string>();
+  /** Called for each quality change this process made (a metric). */
+  onQualityChange: ((change: QualityChange) => void) | null = null;
+  /** What the route strategies need to know of the connectors now. */
+  readonly health: CarrierHealth = {
+    up: (name) => this.connector(name)?.available === true,
+    demoted: (name) => this.demoted.has(name),
+    costFor: (name, number) => this.costs.costFor(name, number),
+  };
   private loaded: Promise<void> | null = null;
   private timer: NodeJS.Timeout | null = null;
   private ticking: Promise<void> | null = null;
@@ -142,13 +153,28 @@ export class CarrierManager {
       const processes = await liveProcesses(this.services.db.kysely);
       await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
       await this.applyWaitingReceipts();
+      await this.evaluateQuality();
       if (this.ticks++ % 30 === 0) {
+        await pruneReceiptCounts(this.services.db.kysely, Date.now());
         await pruneThroughput(this.services.db);
         await pruneReceipts(this.services.db);
       }
     } catch (err) {
       if (!this.stopped)
         this.services.log.warn({ err: (err as Error).message }, 'carrier upkeep failed; retrying at the next tick');
+    }
+  }
+
+  /** Demotions and recoveries by delivery rate (quality.ts): each change made here is logged and counted. */
+  private async evaluateQuality(): Promise<void> {
+    const { demoted, changes } = await evaluateQuality(this.services.db.kysely, Date.now());
+    this.demoted = demoted;
+    for (const c of changes) {
+      const line = { carrier: c.carrier, delivery_rate: c.rate, receipts: c.receipts, min_delivery_rate: c.threshold };
+      if (c.change === 'demoted')
+        this.services.log.warn(line, 'carrier demoted: its delivery rate fell below its minimum');
+      else this.services.log.info(line, 'carrier recovered: its delivery rate is back at its minimum');
+      this.onQualityChange?.(c);
     }
   }
 
@@ -178,6 +204,8 @@ export class CarrierManager {
       prefix: r.prefix,
       accountId: Number(r.account_id),
       carriers: JSON.parse(r.carriers) as string[],
+      strategy: r.strategy as Strategy,
+      weights: r.weights ? (JSON.parse(r.weights) as number[]) : null,
     }));
     this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
     const wanted = new Map(rows.filter((r) => kindOf(r.type) && r.enabled === 1).map((r) => [r.name, r]));

@@ -1,4 +1,4 @@
-import { Gauge } from 'prom-client';
+import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CarrierManager } from './manager.js';
 
@@ -34,13 +34,28 @@ export function carrierMetrics(metrics: Metrics, manager: CarrierManager): void 
     labelNames: ['carrier', 'kind'],
     registers,
   });
+  const demoted = new Gauge({
+    name: 'mensajero_carrier_demoted',
+    help: 'Connector demoted for its delivery rate (1) or not (0): the state shared by every process',
+    labelNames: ['carrier'],
+    registers,
+  });
+  const qualityChanges = new Counter({
+    name: 'mensajero_carrier_quality_changes_total',
+    help: 'Demotions and recoveries by delivery rate this process decided, per connector',
+    labelNames: ['carrier', 'change'],
+    registers,
+  });
+  manager.onQualityChange = (c) => qualityChanges.inc({ carrier: c.carrier, change: c.change });
   metrics.beforeScrape.push(async () => {
     state.reset();
+    demoted.reset();
     for (const c of manager.snapshot()) {
       state.set({ carrier: c.name, state: c.state }, 1);
       binds.set({ carrier: c.name }, c.stats.binds);
       window.set({ carrier: c.name }, c.stats.window_in_use);
       for (const k of COUNTERS) counters.set({ carrier: c.name, kind: k }, c.stats[k]);
+      demoted.set({ carrier: c.name }, manager.demoted.has(c.name) ? 1 : 0);
     }
   });
 }

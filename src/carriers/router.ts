@@ -1,6 +1,7 @@
 import type { CarrierDriver, HandOffCost, OutboundMessage, SubmitOutcome } from './driver.js';
 import type { CarrierManager } from './manager.js';
-import { pickRoute } from './routing.js';
+import { matchRoute } from './routing.js';
+import { RoutePlanner, type Candidate } from './strategies.js';
 
 /** Delivery status for a destination no route covers: 12, country not contracted (refunded). */
 export const NO_ROUTE_STATUS = 12;
@@ -8,8 +9,10 @@ export const NO_ROUTE_STATUS = 12;
 /**
  * The driver in front of every channel: each message goes to the first
  * connector of its route (channel + longest destination prefix, an account's
- * own routes first) that is up in this process; a connector that is down or
- * refuses transiently hands the message to the next one (failover). When
+ * own routes first) in the order of the route's strategy (strategies.ts)
+ * that is up in this process; a connector that is down or refuses
+ * transiently hands the message to the next one (failover). Each outcome
+ * says why its connector was chosen (`route`). When
  * every connector of the route failed, the message goes back to the
  * dispatcher as a transient failure, to be retried. Pacing is each
  * connector's own (throughput cap, window), so the router itself has none.
@@ -20,6 +23,8 @@ export class RouterDriver implements CarrierDriver {
   readonly messagesPerSecond = 1_000_000_000;
   readonly maxBatch = 1000;
 
+  private readonly planner = new RoutePlanner();
+
   constructor(private readonly manager: CarrierManager) {}
 
   /** The cost in force for this connector and number, as recorded with the hand-off (none when it has no cost for it). */
@@ -28,16 +33,23 @@ export class RouterDriver implements CarrierDriver {
     return hit ? { cost: { prefix: hit.prefix, amount: hit.value } } : {};
   }
 
+  private candidates(m: OutboundMessage): Candidate[] | null {
+    // A chat-app instance bound to its own Cloud API number wins over the routes (no failover: it is that number or none).
+    const instance = this.manager.instanceFor(m);
+    if (instance) return [{ name: instance, reason: 'instance' }];
+    const route = matchRoute(this.manager.routes, m.channel, m.number, m.accountId);
+    return route && this.planner.plan(route, m.number, this.manager.health);
+  }
+
   async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
     await this.manager.ready();
     const outcomes: SubmitOutcome[] = new Array(batch.length);
     const lastError: string[] = new Array(batch.length).fill('');
-    let pending: Array<{ index: number; candidates: string[] }> = [];
+    const reasons: string[] = new Array(batch.length).fill('');
+    let pending: Array<{ index: number; candidates: Candidate[]; first?: string }> = [];
     batch.forEach((m, index) => {
-      // A chat-app instance bound to its own Cloud API number wins over the routes (no failover: it is that number or none).
-      const instance = this.manager.instanceFor(m);
-      const candidates = instance ? [instance] : pickRoute(this.manager.routes, m.channel, m.number, m.accountId);
-      if (candidates) pending.push({ index, candidates: [...candidates] });
+      const candidates = this.candidates(m);
+      if (candidates) pending.push({ index, candidates });
       else
         outcomes[index] = {
           ok: false,
@@ -51,8 +63,8 @@ export class RouterDriver implements CarrierDriver {
       const groups = new Map<string, number[]>();
       const next: typeof pending = [];
       for (const p of pending) {
-        const name = p.candidates.shift();
-        if (name === undefined) {
+        const candidate = p.candidates.shift();
+        if (candidate === undefined) {
           outcomes[p.index] = {
             ok: false,
             permanent: false,
@@ -60,6 +72,9 @@ export class RouterDriver implements CarrierDriver {
           };
           continue;
         }
+        const name = candidate.name;
+        p.first ??= name;
+        reasons[p.index] = p.first === name ? candidate.reason : `failover from ${p.first}`;
         const connector = this.manager.connector(name);
         if (!connector?.available) {
           lastError[p.index] = `${name} is down`;
@@ -85,8 +100,8 @@ export class RouterDriver implements CarrierDriver {
               lastError[i] = r.error;
             } else
               outcomes[i] = r.ok
-                ? { ...r, carrier: name, ...this.costOf(name, batch[i].number) }
-                : { ...r, carrier: name };
+                ? { ...r, carrier: name, route: reasons[i], ...this.costOf(name, batch[i].number) }
+                : { ...r, carrier: name, route: reasons[i] };
           });
         }),
       );

@@ -21,6 +21,8 @@ export type BoundInstance = Selectable<Database['chatapp_instances']>;
 /** Every bound instance, for the carrier manager. */
 export const listBoundInstances = (db: Executor): Promise<BoundInstance[]> =>
   db.selectFrom('chatapp_instances').selectAll().where('cloud_settings', 'is not', null).orderBy('id').execute();
+export const listCosts = (db: Executor) =>
+  db.selectFrom('carrier_costs').select(['carrier', 'prefix', 'cost']).execute();
 
 export const listRoutes = (db: Executor) =>
   db.selectFrom('carrier_routes').selectAll().orderBy('channel').orderBy('prefix').orderBy('account_id').execute();
@@ -35,20 +37,29 @@ export function publicCarrier(row: CarrierRow): Record<string, unknown> {
   };
 }
 
-export function publicRoute(
-  row: RouteRow,
-  accountEmail: string | null,
-): { channel: string; prefix: string; carriers: string[]; account: string | null } {
+export interface PublicRoute {
+  channel: string;
+  prefix: string;
+  carriers: string[];
+  account: string | null;
+  strategy: string;
+  /** Only for `weighted`. */
+  weights?: number[];
+}
+
+export function publicRoute(row: RouteRow, accountEmail: string | null): PublicRoute {
   return {
     channel: row.channel,
     prefix: row.prefix,
     carriers: JSON.parse(row.carriers) as string[],
     account: accountEmail,
+    strategy: row.strategy,
+    ...(row.weights ? { weights: JSON.parse(row.weights) as number[] } : {}),
   };
 }
 
 /** Every route as `routes list` shows it, with the account a route is limited to by its plain email. */
-export async function listPublicRoutes(db: Executor): Promise<Array<ReturnType<typeof publicRoute>>> {
+export async function listPublicRoutes(db: Executor): Promise<PublicRoute[]> {
   const rows = await listRoutes(db);
   const ids = [...new Set(rows.map((r) => r.account_id).filter((id) => id !== 0))];
   const emails = new Map(
@@ -112,9 +123,19 @@ export interface RouteKey {
   accountId: number;
 }
 
-/** One route per channel, prefix and account: adding it again replaces its connectors. */
-export async function replaceRoute(db: Kysely<Database>, r: RouteKey & { carriers: string[] }): Promise<void> {
-  const row = { channel: r.channel, prefix: r.prefix, account_id: r.accountId, carriers: JSON.stringify(r.carriers) };
+/** One route per channel, prefix and account: adding it again replaces its connectors and strategy. */
+export async function replaceRoute(
+  db: Kysely<Database>,
+  r: RouteKey & { carriers: string[]; strategy?: string; weights?: number[] | null },
+): Promise<void> {
+  const row = {
+    channel: r.channel,
+    prefix: r.prefix,
+    account_id: r.accountId,
+    carriers: JSON.stringify(r.carriers),
+    strategy: r.strategy ?? 'priority',
+    weights: r.weights ? JSON.stringify(r.weights) : null,
+  };
   await db.transaction().execute(async (trx) => {
     await deleteRoute(trx, r);
     await trx

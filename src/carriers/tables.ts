@@ -21,6 +21,10 @@ export interface CarrierRoutesTable {
   prefix: string;
   account_id: number;
   carriers: string;
+  /** priority (ordered failover), least-cost or weighted (src/carriers/strategies.ts). */
+  strategy: Generated<string>;
+  /** JSON array of integers, one per carrier, for `weighted`; null otherwise. */
+  weights: string | null;
   created_at: number;
 }
 
@@ -30,6 +34,30 @@ export interface CarrierCostsTable {
   carrier: string;
   prefix: string;
   cost: number;
+}
+
+/**
+ * A connector's quality settings and state, shared by every process. Rates are
+ * in ten-thousandths (8000 = 0.8). `demoted_at` is set while the connector is
+ * demoted (what an operator alert reads); `changed_at` is its last change.
+ */
+export interface CarrierQualityTable {
+  carrier: string;
+  min_delivery_rate: number | null;
+  window_minutes: Generated<number>;
+  min_messages: Generated<number>;
+  demoted_at: number | null;
+  changed_at: number | null;
+  /** The rate of the last evaluation that had enough receipts. */
+  delivery_rate: number | null;
+}
+
+/** Final receipts per connector per 10-second bucket (the quality window's source). */
+export interface CarrierReceiptCountsTable {
+  carrier: string;
+  bucket: number;
+  delivered: Generated<number>;
+  failed: Generated<number>;
 }
 
 /** Bind slot leases: at most `binds` rows per connector are held (unexpired) at any time, across processes. */
@@ -126,6 +154,8 @@ export interface CarrierTables {
   carriers: CarriersTable;
   carrier_routes: CarrierRoutesTable;
   carrier_costs: CarrierCostsTable;
+  carrier_quality: CarrierQualityTable;
+  carrier_receipt_counts: CarrierReceiptCountsTable;
   carrier_binds: CarrierBindsTable;
   carrier_rate: CarrierRateTable;
   carrier_process_status: CarrierProcessStatusTable;

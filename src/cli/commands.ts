@@ -26,6 +26,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
   { names: ['prices'], load: async () => (await import('../features/prices/cli.js')).priceCommands },
   { names: ['reports'], load: async () => (await import('../features/margins/cli.js')).marginCommands },
+  { names: ['messages'], load: async () => (await import('../features/trace/cli.js')).messageCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
 ];

@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import { recordEvents, type NewEvent } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { countMessages, observeReceipt, pipelineMetrics } from './metrics.js';
+import { countReceipts } from './receipt-counts.js';
 import type { Channel } from './types.js';
 
 export interface DeliveryReport {
@@ -59,6 +60,7 @@ export async function applyDeliveryReports(
       trx,
       updated.map((m) => confirmationPayload(m, m.code, m.at)),
     );
+    await countReceipts(trx, updated);
     return updated;
   });
   const applied = updated.length;

@@ -11,6 +11,7 @@ import { confirmationPayload } from './delivery.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
+import { countReceipts } from './receipt-counts.js';
 import type { Channel } from './types.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
@@ -362,7 +363,13 @@ async function recordDurably(
 }
 
 /** What the hand-off records on a message: the connector that took it and its cost then (margins, least-cost routes). */
-type HandedTo = { carrier: string; cost: number | null; cost_prefix: string | null; parts: number };
+type HandedTo = {
+  carrier: string;
+  cost: number | null;
+  cost_prefix: string | null;
+  parts: number;
+  route_reason: string | null;
+};
 
 type Row = {
   id: number;
@@ -376,7 +383,7 @@ type Row = {
 async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
-    // The connector that took or refused each message (a router names it), else the driver, with its cost then.
+    // The connector that took or refused each message (a router names it, and why), else the driver, with its cost then.
     const plain = new Map<string, { handedTo: HandedTo; ids: number[] }>();
     for (let k = 0; k < batch.length; k++) {
       const o = outcomes[k];
@@ -387,9 +394,10 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
         cost: o.cost ? o.cost.amount * parts : null,
         cost_prefix: o.cost?.prefix ?? null,
         parts,
+        route_reason: o.route ?? null,
       };
       if (!o.carrierId) {
-        const key = `${handedTo.carrier}|${handedTo.cost}|${handedTo.cost_prefix}|${parts}`;
+        const key = `${handedTo.carrier}\u0000${handedTo.cost}\u0000${handedTo.cost_prefix}\u0000${parts}\u0000${handedTo.route_reason}`;
         if (!plain.has(key)) plain.set(key, { handedTo, ids: [] });
         plain.get(key)!.ids.push(batch[k].id);
       } else {
@@ -399,14 +407,23 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
           .where('id', '=', batch[k].id)
           .where('stage', '=', 0)
           .execute();
-        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still recorded on it.
-        if (affected(sent) === 0)
-          await trx
+        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still
+        // recorded on it, and the receipt, applied before the message had a carrier, counts for this one now.
+        if (affected(sent) === 0) {
+          const early = await trx
             .updateTable('messages')
             .set({ ...handedTo, carrier_id: o.carrierId, sent_at: now })
             .where('id', '=', batch[k].id)
             .where('carrier_id', 'is', null)
+            .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
             .execute();
+          await countReceipts(
+            trx,
+            early.flatMap((e) =>
+              e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }],
+            ),
+          );
+        }
       }
     }
     for (const { handedTo, ids } of plain.values())

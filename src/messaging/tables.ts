@@ -42,6 +42,8 @@ export interface MessagesTable {
   dlr_code: number | null;
   carrier: string | null;
   carrier_id: string | null;
+  /** Why its carrier took it: the route's strategy ("least-cost 0.0100", "weighted"), "failover from X" or "probe". */
+  route_reason?: string | null;
   error: string | null;
   scheduled_at: number | null;
   created_at: number;

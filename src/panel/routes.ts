@@ -38,6 +38,8 @@ import { overviewPage } from './pages/overview.js';
 import { integrationsPage } from './pages/integrations.js';
 import { accountPage } from './pages/account.js';
 import { operatorPage } from './pages/operator.js';
+import { carrierAnalyticsPage } from './pages/carrier-analytics.js';
+import { messageTracePage } from './pages/message-trace.js';
 import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
 import { contactsPage } from './pages/contacts.js';
@@ -160,6 +162,8 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         programsPage,
         accountPage,
         operatorPage,
+        carrierAnalyticsPage,
+        messageTracePage,
         subaccountsPage,
       ];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));

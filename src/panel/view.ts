@@ -84,6 +84,8 @@ function nav(v: View): Html {
   const items: Array<[string, WordKey]> = s.operator
     ? [
         ['/panel/operator', 'operator'],
+        ['/panel/operator/carriers', 'carrier_analytics'],
+        ['/panel/operator/trace', 'message_trace'],
         ['/panel/account', 'account'],
       ]
     : [

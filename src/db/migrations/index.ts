@@ -28,6 +28,7 @@ import * as m0031 from './0031_carrier_receipts.js';
 import * as m0032 from './0032_optouts.js';
 import * as m0033 from './0033_low_balance_and_alerts.js';
 import * as m0034 from './0034_prices_costs.js';
+import * as m0035 from './0035_route_strategies.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -60,4 +61,5 @@ export const migrations: Record<string, Migration> = {
   '0032_optouts': m0032,
   '0033_low_balance_and_alerts': m0033,
   '0034_prices_costs': m0034,
+  '0035_route_strategies': m0035,
 };

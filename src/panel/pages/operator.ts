@@ -15,9 +15,7 @@ import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
 import { carrierStatus } from '../../carriers/status.js';
-// src/carriers/ has no public surface for its routes yet; this page reads them through the carriers' store.
-// eslint-disable-next-line import-x/no-restricted-paths
-import { listPublicRoutes } from '../../carriers/store.js';
+import { listPublicRoutes } from '../../carriers/index.js';
 import { failingEndpoints } from '../../webhooks/service.js';
 import { listEpisodes } from '../../alerts/index.js';
 import { ALERTS_SHOWN, alertsCard } from './operator-alerts.js';

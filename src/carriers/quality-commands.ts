@@ -1,0 +1,59 @@
+import type { Command } from 'commander';
+import { CliError, type CliRunner } from '../cli/run.js';
+import { carrierFigures, parseSince, type CarrierFigures } from './analytics.js';
+import { RATE_SCALE } from './quality.js';
+import type { QualityChangeRequest } from './quality-settings.js';
+
+/** The quality options of `carriers set`. */
+export function qualityOptions(cmd: Command): Command {
+  return cmd
+    .option('--min-delivery-rate <rate>', 'demote below this delivery rate (0 to 1; "off" never demotes)')
+    .option('--quality-window-minutes <n>', 'sliding window of final receipts (default 10)')
+    .option('--quality-min-messages <n>', 'final receipts in the window needed to judge (default 50)');
+}
+
+function wholeNumber(value: string, option: string, max: number): number {
+  if (!/^\d{1,7}$/.test(value) || Number(value) < 1 || Number(value) > max)
+    throw new CliError(`${option} is a whole number from 1 to ${max}`);
+  return Number(value);
+}
+
+/** The quality options given, checked: the rate in ten-thousandths. */
+export function qualityRequest(o: Record<string, string | undefined>): QualityChangeRequest {
+  const request: QualityChangeRequest = {};
+  const rate = o.minDeliveryRate;
+  if (rate !== undefined) {
+    if (rate === 'off') request.minDeliveryRate = null;
+    else if (!/^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(rate))
+      throw new CliError('--min-delivery-rate is a decimal from 0 to 1 (up to 4 decimals) or off');
+    else request.minDeliveryRate = Math.round(Number(rate) * RATE_SCALE);
+  }
+  if (o.qualityWindowMinutes !== undefined)
+    request.windowMinutes = wholeNumber(o.qualityWindowMinutes, '--quality-window-minutes', 1440);
+  if (o.qualityMinMessages !== undefined)
+    request.minMessages = wholeNumber(o.qualityMinMessages, '--quality-min-messages', 1_000_000);
+  return request;
+}
+
+const line = (c: CarrierFigures) =>
+  `${c.name}${c.demoted ? ' (demoted)' : ''}: submitted ${c.submitted}  delivered ${c.delivered}  failed ${c.failed}  pending ${c.pending}  rate ${c.delivery_rate ?? '-'}  p50 ${c.receipt_p50_ms ?? '-'} ms  p95 ${c.receipt_p95_ms ?? '-'} ms`;
+
+/** `carriers stats [--since 1h]`: per connector figures over the messages handed over since then. */
+export function statsCommand(carriers: Command, run: CliRunner): void {
+  carriers
+    .command('stats')
+    .description('per connector: handed over, delivered, failed, delivery rate, time to final receipt')
+    .option('--since <age>', 'messages handed over in the last 30m, 1h, 7d… (default 1h)', '1h')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => {
+          const age = parseSince(o.since);
+          if (age === null) throw new CliError('--since is a number and m, h or d (30m, 1h, 7d)');
+          return { carriers: await carrierFigures(ctx.db.kysely, Date.now() - age) };
+        },
+        (r) => r.carriers.map(line).join('\n'),
+      ),
+    );
+}

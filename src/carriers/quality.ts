@@ -1,0 +1,140 @@
+import { sql, type Kysely } from 'kysely';
+import type { Database } from '../db/schema.js';
+import type { Executor } from '../db/engine.js';
+import { affected } from '../db/engine.js';
+
+/** Rates are stored in ten-thousandths (8000 = 0.8). */
+export const RATE_SCALE = 10_000;
+
+/** A change of a connector's quality state, made by this process (a log line, a metric; what alerts read is the row). */
+export interface QualityChange {
+  carrier: string;
+  change: 'demoted' | 'recovered';
+  /** delivered ÷ (delivered + failed) that decided it; null when the threshold was removed. */
+  rate: number | null;
+  receipts: number;
+  threshold: number | null;
+}
+
+type QualityRow = {
+  carrier: string;
+  min_delivery_rate: number | null;
+  window_minutes: number;
+  min_messages: number;
+  demoted_at: number | null;
+  changed_at: number | null;
+};
+
+/**
+ * Evaluates every connector with a threshold, from figures the database
+ * already keeps (no scan of messages for a healthy connector):
+ * - a healthy one, from its receipt counts (carrier_receipt_counts, one row
+ *   per 10 seconds) since the later of the window's start and its last
+ *   change: demoted when at least `min_messages` receipts give a rate below
+ *   the threshold;
+ * - a demoted one, from the final receipts of the messages handed to it since
+ *   the demotion (its probes, within the window): it recovers when at least
+ *   `min_messages` of them give a rate at or above the threshold.
+ * Each transition is one conditional UPDATE, so with several processes
+ * evaluating at once exactly one reports it. Returns the connectors demoted
+ * now and the changes this call made.
+ */
+export async function evaluateQuality(
+  db: Kysely<Database>,
+  now: number,
+): Promise<{ demoted: Set<string>; changes: QualityChange[] }> {
+  const rows = (await db.selectFrom('carrier_quality').selectAll().execute()) as QualityRow[];
+  const demoted = new Set<string>();
+  const changes: QualityChange[] = [];
+  for (const q of rows) {
+    const start = Math.max(now - q.window_minutes * 60_000, q.changed_at ?? 0);
+    const outcome =
+      q.demoted_at !== null
+        ? await maybeRecover(db, q, start, now)
+        : q.min_delivery_rate !== null
+          ? await maybeDemote(db, q, start, now)
+          : { demoted: false };
+    if (outcome.change) changes.push(outcome.change);
+    if (outcome.demoted) demoted.add(q.carrier);
+  }
+  return { demoted, changes };
+}
+
+/** Whether the connector is demoted after this evaluation, and the change this call made, if any. */
+type Outcome = { demoted: boolean; change?: QualityChange };
+
+async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, now: number): Promise<Outcome> {
+  const counts = await db
+    .selectFrom('carrier_receipt_counts')
+    .select((eb) => [eb.fn.sum<number>('delivered').as('delivered'), eb.fn.sum<number>('failed').as('failed')])
+    .where('carrier', '=', q.carrier)
+    .where('bucket', '>=', start)
+    .executeTakeFirst();
+  const [delivered, failed] = [Number(counts?.delivered ?? 0), Number(counts?.failed ?? 0)];
+  const receipts = delivered + failed;
+  if (receipts < q.min_messages || delivered * RATE_SCALE >= q.min_delivery_rate! * receipts) return { demoted: false };
+  const rate = Math.round((delivered * RATE_SCALE) / receipts);
+  const result = await db
+    .updateTable('carrier_quality')
+    .set({ demoted_at: now, changed_at: now, delivery_rate: rate })
+    .where('carrier', '=', q.carrier)
+    .where('demoted_at', 'is', null)
+    .executeTakeFirst();
+  // Another process demoted it first: demoted all the same, its change to report.
+  if (affected(result) === 0) return { demoted: true };
+  return { demoted: true, change: change(q, 'demoted', rate, receipts) };
+}
+
+async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, now: number): Promise<Outcome> {
+  let rate: number | null = null;
+  let receipts = 0;
+  if (q.min_delivery_rate !== null) {
+    const probes = await db
+      .selectFrom('messages')
+      .select((eb) => [
+        eb.fn.countAll<number>().as('receipts'),
+        eb.fn.sum<number>(sql`case when dlr_code = 0 then 1 else 0 end`).as('delivered'),
+      ])
+      .where('carrier', '=', q.carrier)
+      .where('sent_at', '>=', start)
+      .where('stage', '=', 2)
+      .where('dlr_code', 'is not', null)
+      .executeTakeFirst();
+    receipts = Number(probes?.receipts ?? 0);
+    const delivered = Number(probes?.delivered ?? 0);
+    if (receipts < q.min_messages || delivered * RATE_SCALE < q.min_delivery_rate * receipts) return { demoted: true };
+    rate = Math.round((delivered * RATE_SCALE) / receipts);
+  }
+  const result = await db
+    .updateTable('carrier_quality')
+    .set({ demoted_at: null, changed_at: now, delivery_rate: rate })
+    .where('carrier', '=', q.carrier)
+    .where('demoted_at', '=', q.demoted_at)
+    .executeTakeFirst();
+  // Another process brought it back first.
+  if (affected(result) === 0) return { demoted: false };
+  return { demoted: false, change: change(q, 'recovered', rate, receipts) };
+}
+
+function change(q: QualityRow, kind: QualityChange['change'], rate: number | null, receipts: number): QualityChange {
+  const threshold = q.min_delivery_rate === null ? null : q.min_delivery_rate / RATE_SCALE;
+  return { carrier: q.carrier, change: kind, rate: rate === null ? null : rate / RATE_SCALE, receipts, threshold };
+}
+
+/** The connectors demoted now, since when (what an operator alert reads: `carrier_demoted`). */
+export const listDemoted = (db: Executor) =>
+  db
+    .selectFrom('carrier_quality')
+    .select(['carrier', 'demoted_at', 'delivery_rate'])
+    .where('demoted_at', 'is not', null)
+    .execute();
+
+/** Receipt counts older than this are pruned (longer than the longest window). */
+export const RECEIPT_COUNTS_KEEP_MS = 2 * 86_400_000;
+
+export async function pruneReceiptCounts(db: Executor, now: number): Promise<void> {
+  await db
+    .deleteFrom('carrier_receipt_counts')
+    .where('bucket', '<', now - RECEIPT_COUNTS_KEEP_MS)
+    .execute();
+}

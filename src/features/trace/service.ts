@@ -1,0 +1,157 @@
+import type { Executor } from '../../db/engine.js';
+import { toCredits } from '../../accounts/credits.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
+import { CostTable, formatCost } from '../../carriers/costs.js';
+import { normaliseId } from '../../carriers/smpp/receipts.js';
+import { listCosts } from '../../carriers/store.js';
+import { formatLocal } from '../../lib/time.js';
+
+/** At most this many messages per trace (newest first). */
+export const TRACE_LIMIT = 50;
+
+export type TraceQuery =
+  { reference: string } | { number: string; from: number | null; to: number | null } | { carrierId: string };
+
+const local = (ms: number | null) => (ms === null ? null : formatLocal(ms));
+
+/** The ids of the messages a query names, across every account, newest first. */
+async function messageIds(db: Executor, q: TraceQuery): Promise<number[]> {
+  if ('reference' in q) {
+    const rows = await db.selectFrom('messages').select('id').where('reference', '=', q.reference).execute();
+    return rows.map((r) => r.id);
+  }
+  if ('number' in q) {
+    const rows = await db
+      .selectFrom('messages')
+      .select('id')
+      .where('number', '=', q.number)
+      .$if(q.from !== null, (s) => s.where('created_at', '>=', q.from!))
+      .$if(q.to !== null, (s) => s.where('created_at', '<', q.to!))
+      .orderBy('id', 'desc')
+      .limit(TRACE_LIMIT)
+      .execute();
+    return rows.map((r) => r.id);
+  }
+  const id = normaliseId(q.carrierId);
+  const [smpp, provider, direct] = await Promise.all([
+    db.selectFrom('smpp_ids').select('message_id').where('carrier_id', '=', id).limit(TRACE_LIMIT).execute(),
+    db
+      .selectFrom('provider_message_ids')
+      .select('message_id')
+      .where('carrier_id', '=', q.carrierId)
+      .limit(TRACE_LIMIT)
+      .execute(),
+    db
+      .selectFrom('messages')
+      .select('id as message_id')
+      .where('carrier_id', '=', q.carrierId)
+      .limit(TRACE_LIMIT)
+      .execute(),
+  ]);
+  return [...new Set([...smpp, ...provider, ...direct].map((r) => Number(r.message_id)))].sort((a, b) => b - a);
+}
+
+/**
+ * A message's whole history for support, from what the database keeps:
+ * accepted (account, source, campaign), charged, routed (carrier, why, its
+ * cost now for the number), handed over (carrier id), the final receipt, the
+ * webhook events with every delivery attempt, and the refund of a message
+ * closed without being sent.
+ */
+export async function traceMessages(db: Executor, q: TraceQuery) {
+  const ids = (await messageIds(db, q)).slice(0, TRACE_LIMIT);
+  if (ids.length === 0) return { messages: [] };
+  const [rows, costs] = await Promise.all([
+    db
+      .selectFrom('messages')
+      .innerJoin('accounts', 'accounts.id', 'messages.account_id')
+      .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
+      .selectAll('messages')
+      .select(['accounts.email', 'campaigns.name as campaign', 'campaigns.source'])
+      .where('messages.id', 'in', ids)
+      .orderBy('messages.id', 'desc')
+      .execute(),
+    listCosts(db),
+  ]);
+  const table = new CostTable(costs);
+  const events = await db
+    .selectFrom('events')
+    .selectAll()
+    .where(
+      'reference',
+      'in',
+      rows.map((r) => r.reference),
+    )
+    .orderBy('id')
+    .execute();
+  const attempts = events.length
+    ? await db
+        .selectFrom('event_attempts')
+        .selectAll()
+        .where(
+          'event_id',
+          'in',
+          events.map((e) => e.id),
+        )
+        .orderBy('id')
+        .execute()
+    : [];
+  return {
+    messages: rows.map((m) => {
+      const cost = m.carrier ? table.costFor(m.carrier, m.number) : null;
+      const refunded = m.stage === 2 && m.sent_at === null && m.price_units > 0;
+      return {
+        reference: m.reference,
+        account: shownEmail(m.email),
+        channel: m.channel,
+        number: m.number,
+        status: m.status,
+        status_code: m.dlr_code,
+        accepted: {
+          at: local(m.created_at),
+          source: m.source,
+          campaign: m.campaign,
+          scheduled_at: local(m.scheduled_at),
+        },
+        charged: { credits: toCredits(m.price_units), sandbox: m.sandbox === 1 },
+        routed: m.carrier
+          ? {
+              carrier: m.carrier,
+              reason: m.route_reason ?? null,
+              // What the hand-off recorded (all its parts), and the connector's cost for this number today.
+              cost: m.cost === null || m.cost === undefined ? null : formatCost(Number(m.cost)),
+              cost_prefix: m.cost_prefix ?? null,
+              parts: m.parts ?? null,
+              cost_now: cost === null ? null : formatCost(cost),
+            }
+          : null,
+        handed_over: m.sent_at === null ? null : { at: local(m.sent_at), carrier_id: m.carrier_id },
+        receipt:
+          m.dlr_at === null
+            ? null
+            : {
+                status_code: m.dlr_code,
+                at: local(m.dlr_at),
+                after_ms: m.sent_at === null ? null : m.dlr_at - m.sent_at,
+              },
+        error: m.error,
+        webhooks: events
+          .filter((e) => e.reference === m.reference)
+          .map((e) => ({
+            type: e.type,
+            state: e.state,
+            created_at: local(e.created_at),
+            attempts: attempts
+              .filter((a) => a.event_id === e.id)
+              .map((a) => ({
+                at: local(a.attempted_at),
+                http_status: a.http_status,
+                duration_ms: a.duration_ms,
+                error: a.error,
+              })),
+          })),
+        refund: refunded ? { credits: toCredits(m.price_units), at: local(m.dlr_at) } : null,
+      };
+    }),
+  };
+}
