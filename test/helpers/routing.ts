@@ -7,9 +7,13 @@ export function routingTools(get: () => Harness) {
   const tools = smppTools(get);
   const { cli } = tools;
 
-  /** A connector's cost for a prefix, as the carrier costs table holds it (ten-thousandths). */
-  const setCost = (carrier: string, prefix: string, cost: number) =>
-    get().ctx.db.kysely.insertInto('carrier_costs').values({ carrier, prefix, cost }).execute();
+  /** A connector's cost for a prefix in ten-thousandths, set as an operator does; waits until this process uses it. */
+  async function setCost(carrier: string, prefix: string, cost: number) {
+    const amount = (cost / 10_000).toFixed(4);
+    const set = await cli('carriers', 'costs', 'set', '--name', carrier, '--prefix', prefix, '--cost', amount);
+    expect(set.error).toBeUndefined();
+    await eventually(async () => get().ctx.carriers.manager.health.costFor(carrier, prefix) === cost);
+  }
 
   /** A route with a strategy; waits until this process routes by it. */
   async function route(prefix: string, carriers: string[], strategy: string, extra: string[] = []) {
