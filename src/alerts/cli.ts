@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { listEpisodes, RECENT_DAYS } from './store.js';
 
 /** `mensajero alerts list`: open episodes and those of the last days, with their deliveries. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { existsSync, readFileSync } from 'node:fs';
 import type { BaseContext } from '../context.js';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { encrypt } from '../lib/secrets.js';
 import {
   deleteCarrier,

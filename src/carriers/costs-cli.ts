@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { formatMoney, parseMoney } from '../lib/money.js';
 import { listCarrierCosts, removeCarrierCost, setCarrierCost, type CarrierCost } from './costs.js';
 import { findCarrier } from './store.js';

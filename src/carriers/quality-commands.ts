@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { carrierFigures, parseSince, type CarrierFigures } from './analytics.js';
 import { RATE_SCALE } from './quality.js';
 import type { QualityChangeRequest } from './quality-settings.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { BaseContext } from '../context.js';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { requireAccount } from '../cli/helpers.js';
 import { CostTable, formatCost } from './costs.js';
 import { listDemoted } from './quality.js';

@@ -15,7 +15,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { isAccountEmail } from '../text/email.js';
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
-import { CliError, type CliRunner } from './run.js';
+import { CliError, type CliRunner } from './runner.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { accountPricing, DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import { formatMoney, parseMoney } from '../lib/money.js';

@@ -2,7 +2,7 @@ import { existsSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Command } from 'commander';
-import { CliError, type CliRunner } from './run.js';
+import { CliError, type CliRunner } from './runner.js';
 
 /**
  * Copies the SQLite database at `source` to `target` with SQLite's online

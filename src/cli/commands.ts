@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { CliRunner } from './run.js';
+import type { CliRunner } from './runner.js';
 
 type Register = (program: Command, run: CliRunner) => void;
 

@@ -1,7 +1,7 @@
 import { findAccountByEmail, type Account } from '../accounts/index.js';
 import { subaccountEmailKey } from '../accounts/subaccount-email.js';
 import type { BaseContext } from '../context.js';
-import { CliError } from './run.js';
+import { CliError } from './runner.js';
 
 /** The --parent option of every command that names an account by --email. */
 export const PARENT_OPTION = [

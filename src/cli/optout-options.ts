@@ -1,7 +1,7 @@
 import type { Account } from '../accounts/index.js';
 import { MAX_CONFIRMATION } from '../features/optouts/service.js';
 import { isStorable } from '../text/storable.js';
-import { CliError } from './run.js';
+import { CliError } from './runner.js';
 
 /** The opt-out options of `accounts set`. */
 export const OPTOUT_OPTIONS = [

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { isAccountEmail } from '../text/email.js';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { isUniqueViolation } from '../db/engine.js';
 import { hashPassword } from '../lib/passwords.js';
 

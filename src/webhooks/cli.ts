@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { PARENT_OPTION, requireAccount } from '../cli/helpers.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
-import { CliError, type CliRunner } from '../cli/run.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 import { formatLocal } from '../lib/time.js';
 import type { BaseContext } from '../context.js';
 import { listEvents, redeliver as redeliverChecked, rotateWebhookSecret, webhookSecret } from './service.js';

@@ -7,7 +7,7 @@ import pg from 'pg';
 import { Command } from 'commander';
 import type { EngineName } from './harness.js';
 import type { AppContext } from '../../src/context.js';
-import type { CliRunner } from '../../src/cli/run.js';
+import type { CliRunner } from '../../src/cli/runner.js';
 
 export const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
 

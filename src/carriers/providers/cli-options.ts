@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
 import type { BaseContext } from '../../context.js';
-import { CliError } from '../../cli/run.js';
+import { CliError } from '../../cli/runner.js';
 import { encrypt } from '../../lib/secrets.js';
 import { KINDS, type KindType } from '../kinds.js';
 

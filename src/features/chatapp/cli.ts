@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
 import { bindingFromOptions, cloudOptions, publicInstance, saveBinding, wantsBinding } from './cloud-cli.js';
 import { createInstance, findInstance, listInstances, setInstanceStatus } from './store.js';
 

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
-import { CliError } from '../../cli/run.js';
+import { CliError } from '../../cli/runner.js';
 import { providerSettings, sealProviderSecrets } from '../../carriers/providers/cli-options.js';
 import { instanceWebhookPath } from '../../carriers/whatsapp-cloud/instances.js';
 import type { ChatappInstance } from './store.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { PARENT_OPTION, programName, requireActiveAccount } from '../../cli/helpers.js';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
 import { createLoyalty, DEFAULT_STAMPS, MAX_STAMPS } from './service.js';
 
 function stampCount(raw: string): number {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { marginCsv, marginReport, MarginError, type MarginBy } from './service.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Command } from 'commander';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
-import type { CliRunner } from '../../cli/run.js';
+import type { CliRunner } from '../../cli/runner.js';
 import { otpCommands } from './cli.js';
 import { freshPhone, otpClient, recordCarrier } from './testing.js';
 

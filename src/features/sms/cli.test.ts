@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { accountCommands } from '../../cli/accounts.js';
-import { CliError } from '../../cli/run.js';
+import { CliError } from '../../cli/runner.js';
 import { parseLandlineFile, smsCommands } from './cli.js';
 import { runCommands } from '../../../test/helpers/cli.js';
 

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
 import { importLandlines, upsertSender, type LandlineRow } from './store.js';
 
 /** An alphanumeric sender id: 1 to 11 letters, digits or spaces, at least one letter. */

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
 import { parseLocal } from '../../lib/time.js';
 import { traceMessages, type TraceQuery } from './service.js';
 

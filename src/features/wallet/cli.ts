@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { PARENT_OPTION, programName, requireActiveAccount } from '../../cli/helpers.js';
-import type { CliRunner } from '../../cli/run.js';
+import type { CliRunner } from '../../cli/runner.js';
 import { createWallet } from './service.js';
 
 export function walletCommands(program: Command, run: CliRunner): void {

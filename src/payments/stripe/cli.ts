@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { readFileSync } from 'node:fs';
-import { CliError, type CliRunner } from '../../cli/run.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
 import { loadStripeSettings, removeStripeSettings, saveStripeSettings, STRIPE_API_BASE } from './settings.js';
 
 /**
