@@ -2,14 +2,15 @@
 // included), except that every batch is first POSTed to CHAOS_CARRIER_URL, a
 // recording carrier in the test process that counts each hand-off outside the
 // process a test kills. Plain JavaScript: `mensajero serve` loads it as is.
-import { SimulatorDriver } from '../../dist/src/carriers/simulator/driver.js';
-
+// It reuses the process's built-in simulator, whose reports go through the
+// process's carrier sink (a durable job), so nothing here touches the database.
 export default function chaosCarrier(ctx) {
   const url = process.env.CHAOS_CARRIER_URL;
-  const driver = new SimulatorDriver(ctx, Number(process.env.CHAOS_CARRIER_MPS ?? 20000));
-  const simulate = driver.submit.bind(driver);
-  return Object.assign(driver, {
+  const simulator = ctx.carriers.manager.simulator.driver;
+  return {
     name: 'chaos',
+    channels: simulator.channels,
+    messagesPerSecond: Number(process.env.CHAOS_CARRIER_MPS ?? 20000),
     maxBatch: Number(process.env.CHAOS_CARRIER_BATCH ?? 50),
     async submit(batch) {
       const res = await fetch(url, {
@@ -18,7 +19,7 @@ export default function chaosCarrier(ctx) {
         body: JSON.stringify({ pid: process.pid, ids: batch.map((m) => m.id) }),
       });
       if (!res.ok) throw new Error(`carrier answered ${res.status}`);
-      return simulate(batch);
+      return simulator.submit(batch);
     },
-  });
+  };
 }
