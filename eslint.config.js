@@ -28,12 +28,17 @@ const webhookInternals = {
   message: 'Messaging and payments reach webhooks through webhooks/index.js only.',
 };
 
+const smppServer = {
+  regex: '(^|/)smpp-server/',
+  message: 'The SMPP server is a front end, like routes.ts: only src/cli/serve.ts starts it.',
+};
+
 /** One block per layer; a file gets the rules of the last block it matches, so each block repeats the leaves rule. */
 function layer(files, ...patterns) {
   return {
     files,
     ignores: [...wiring, ...tests],
-    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, ...patterns] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, smppServer, ...patterns] }] },
   };
 }
 
@@ -70,4 +75,10 @@ export default defineConfig(
   layer(['src/carriers/**/*.ts'], features),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
+  // The SMPP server's own files, and the one that starts it, may import it.
+  {
+    files: ['src/smpp-server/**/*.ts', 'src/cli/serve.ts'],
+    ignores: [...wiring, ...tests],
+    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands] }] },
+  },
 );

@@ -14,6 +14,11 @@ export const MAX_WORKERS = 64;
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
+const optionalPort = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.coerce.number().int().min(0).max(65535).optional(),
+);
+
 const schema = z.object({
   PORT: intFrom(3000, 0),
   HOST: z.string().default('0.0.0.0'),
@@ -105,6 +110,13 @@ const schema = z.object({
   REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),
   REJECTIONS_KEEP_DAYS: intFrom(30, 1),
   CARRIER_POLL_MS: intFrom(2000, 50),
+  // smpp server (customers bind to the service)
+  SMPP_SERVER_PORT: optionalPort,
+  SMPP_SERVER_HOST: z.string().default('0.0.0.0'),
+  SMPP_SERVER_TLS_PORT: optionalPort,
+  SMPP_SERVER_TLS_CERT: z.string().optional(),
+  SMPP_SERVER_TLS_KEY: z.string().optional(),
+  SMPP_SERVER_DELIVERY_TTL_HOURS: intFrom(72, 1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -123,6 +135,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
     );
   if (cfg.METRICS_PORT !== undefined && cfg.METRICS_PORT !== 0 && cfg.METRICS_PORT === cfg.PORT)
     throw new Error('invalid configuration: METRICS_PORT: must differ from PORT');
+  if (cfg.SMPP_SERVER_TLS_PORT !== undefined && !(cfg.SMPP_SERVER_TLS_CERT && cfg.SMPP_SERVER_TLS_KEY))
+    throw new Error(
+      'invalid configuration: SMPP_SERVER_TLS_PORT: set SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY too',
+    );
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');
   return { ...cfg, publicBaseUrl };
 }

@@ -23,6 +23,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['wallets'], load: async () => (await import('../features/wallet/cli.js')).walletCommands },
   { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
+  { names: ['smpp-users'], load: async () => (await import('../features/smpp-users/cli.js')).smppUserCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
 ];
 

@@ -13,6 +13,7 @@ import type { CarrierTables } from '../carriers/tables.js';
 import type { PanelTables } from '../panel/tables.js';
 import type { IdempotencyTables } from '../idempotency/tables.js';
 import type { AuthTables } from '../auth/tables.js';
+import type { SmppServerTables } from '../features/smpp-users/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -88,4 +89,5 @@ export interface Database
     CarrierTables,
     PanelTables,
     IdempotencyTables,
-    AuthTables {}
+    AuthTables,
+    SmppServerTables {}

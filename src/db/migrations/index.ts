@@ -25,6 +25,7 @@ import * as m0028 from './0028_otp_locks_per_day.js';
 import * as m0029 from './0029_attempt_counters.js';
 import * as m0030 from './0030_counted_rejections.js';
 import * as m0031 from './0031_carrier_receipts.js';
+import * as m0040 from './0040_smpp_server.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -54,4 +55,5 @@ export const migrations: Record<string, Migration> = {
   '0029_attempt_counters': m0029,
   '0030_counted_rejections': m0030,
   '0031_carrier_receipts': m0031,
+  '0040_smpp_server': m0040,
 };

@@ -1,0 +1,42 @@
+import { Counter, Gauge, type Registry } from 'prom-client';
+
+/** The SMPP server's figures in /metrics, per SMPP user where it has one. */
+export class SmppServerMetrics {
+  readonly binds: Counter<'system_id' | 'status'>;
+  readonly submits: Counter<'system_id' | 'status'>;
+  readonly malformed: Counter;
+  readonly inactive: Counter;
+  readonly bound: Gauge<'system_id' | 'bind'>;
+
+  constructor(registry: Registry) {
+    const registers = [registry];
+    this.binds = new Counter({
+      name: 'mensajero_smpp_server_binds_total',
+      help: 'Bind requests of customers by system id and command_status (0 bound)',
+      labelNames: ['system_id', 'status'],
+      registers,
+    });
+    this.submits = new Counter({
+      name: 'mensajero_smpp_server_submits_total',
+      help: 'submit_sm answered by system id and command_status (0 accepted, 88 throttled)',
+      labelNames: ['system_id', 'status'],
+      registers,
+    });
+    this.malformed = new Counter({
+      name: 'mensajero_smpp_server_malformed_total',
+      help: 'Sessions closed for a malformed or oversized PDU',
+      registers,
+    });
+    this.inactive = new Counter({
+      name: 'mensajero_smpp_server_inactive_total',
+      help: 'Sessions unbound after the inactivity timeout',
+      registers,
+    });
+    this.bound = new Gauge({
+      name: 'mensajero_smpp_server_bound',
+      help: 'Binds open in this process by system id and bind type',
+      labelNames: ['system_id', 'bind'],
+      registers,
+    });
+  }
+}
