@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { recordEvents, type NewEvent } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
+import { queueReceipts, queueReply } from './customer-smpp.js';
 
 export interface DeliveryReport {
   messageId: number;
@@ -56,6 +57,8 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
       trx,
       updated.map((m) => confirmationPayload(m, m.code, m.at)),
     );
+    // Customers bound over SMPP hear of it as a deliver_sm, kept with the event it tells of.
+    await queueReceipts(trx, updated);
   });
   // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
   if (applied > 0) ctx.worker.nudge();
@@ -63,6 +66,8 @@ export async function applyDeliveryReports(ctx: AppContext, reports: DeliveryRep
 }
 
 type Applied = {
+  id: number;
+  meta: string | null;
   account_id: number;
   reference: string;
   number: string;
@@ -94,7 +99,7 @@ async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryRepo
         sent_at = COALESCE(m.sent_at, r.at)
       FROM unnest(${batch.map((r) => r.messageId)}::bigint[], ${batch.map((r) => validStatus(r.code))}::int[], ${batch.map((r) => r.at)}::bigint[]) AS r(id, code, at)
       WHERE m.id = r.id AND m.stage < 2 AND m.sandbox = 0
-      RETURNING m.account_id, m.reference, m.number, m.extra_params, r.code, r.at`.execute(trx);
+      RETURNING m.id, m.meta, m.account_id, m.reference, m.number, m.extra_params, r.code, r.at`.execute(trx);
     updated.push(...rows);
   }
   return updated;
@@ -130,7 +135,7 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
         )
         .where('stage', '<', 2)
         .where('sandbox', '=', 0)
-        .returning(['account_id', 'reference', 'number', 'extra_params'])
+        .returning(['id', 'meta', 'account_id', 'reference', 'number', 'extra_params'])
         .execute();
       for (const m of rows) updated.push({ ...m, code, at });
     }
@@ -151,7 +156,7 @@ export async function recordReply(
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const original = await trx
       .selectFrom('messages')
-      .select(['id', 'reference', 'number', 'text', 'sent_at', 'created_at'])
+      .select(['id', 'reference', 'number', 'text', 'sender', 'sent_at', 'created_at'])
       .where('account_id', '=', input.accountId)
       .where('number', '=', input.number)
       .where('sandbox', '=', 0)
@@ -186,6 +191,12 @@ export async function recordReply(
         },
       },
     ]);
+    await queueReply(trx, {
+      accountId: input.accountId,
+      number: original.number,
+      sender: original.sender,
+      text: input.text,
+    });
     return original.reference;
   });
 }

@@ -8,6 +8,7 @@ import { activeAccount } from '../features/smpp-users/bind.js';
 import { releaseBind, renewBind } from '../features/smpp-users/store.js';
 import { randomToken } from '../lib/ids.js';
 import { SmppServerMetrics } from './metrics.js';
+import { DeliveryPump } from './deliveries.js';
 import { CustomerSession, type SessionHost, type SessionOptions } from './session.js';
 
 export interface SmppServerOptions extends Partial<SessionOptions> {
@@ -15,6 +16,8 @@ export interface SmppServerOptions extends Partial<SessionOptions> {
   maxConnectionsPerAddress?: number;
   /** How often binds are renewed and checked (kicked, removed, account archived). */
   renewMs?: number;
+  /** How often waiting receipts and replies are looked for. */
+  deliverMs?: number;
 }
 
 const DEFAULTS = {
@@ -23,6 +26,7 @@ const DEFAULTS = {
   maxInFlight: 200,
   maxConnectionsPerAddress: 32,
   renewMs: 1000,
+  deliverMs: 250,
 };
 
 /** IPv4 addresses in dotted form (an IPv4-mapped IPv6 address is shown as its IPv4 one). */
@@ -49,6 +53,8 @@ export class SmppServer implements SessionHost {
   private readonly perAddress = new Map<string, number>();
   private readonly settings: typeof DEFAULTS;
   private timer: NodeJS.Timeout | null = null;
+  private deliverTimer: NodeJS.Timeout | null = null;
+  readonly pump: DeliveryPump;
   private renewing: Promise<void> | null = null;
   private readonly releasing = new Set<Promise<void>>();
 
@@ -59,6 +65,14 @@ export class SmppServer implements SessionHost {
     this.settings = { ...DEFAULTS, ...options };
     this.options = this.settings;
     this.metrics = new SmppServerMetrics(ctx.metrics.registry);
+    this.pump = new DeliveryPump({
+      db: ctx.db,
+      log: ctx.log,
+      holder: this.holder,
+      ttlHours: ctx.config.SMPP_SERVER_DELIVERY_TTL_HOURS,
+      metrics: this.metrics,
+      receivers: () => [...this.sessions].filter((s) => s.room > 0),
+    });
   }
 
   /** Listens on the configured ports; resolves with the bound ones (port 0: the system picks). */
@@ -76,6 +90,11 @@ export class SmppServer implements SessionHost {
     }
     this.timer = setInterval(() => void this.renew(), this.settings.renewMs);
     this.timer.unref();
+    this.deliverTimer = setInterval(
+      () => void this.pump.tick().catch((err) => this.ctx.log.warn({ err }, 'SMPP delivery round failed')),
+      this.settings.deliverMs,
+    );
+    this.deliverTimer.unref();
     return ports;
   }
 
@@ -144,10 +163,12 @@ export class SmppServer implements SessionHost {
 
   async close(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
+    if (this.deliverTimer) clearInterval(this.deliverTimer);
     // A server's close waits for its connections: they are unbound first.
     const stopped = Promise.all(this.servers.map((s) => new Promise((r) => s.close(r))));
     await Promise.all([...this.sessions].map((s) => s.unbind()));
     await this.renewing;
+    await this.pump.tick().catch(() => undefined);
     for (const session of [...this.sessions]) {
       session.socket.destroy();
       this.ended(session);

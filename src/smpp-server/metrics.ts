@@ -7,6 +7,8 @@ export class SmppServerMetrics {
   readonly malformed: Counter;
   readonly inactive: Counter;
   readonly bound: Gauge<'system_id' | 'bind'>;
+  readonly delivered: Counter<'system_id' | 'kind'>;
+  readonly dropped: Counter<'kind'>;
 
   constructor(registry: Registry) {
     const registers = [registry];
@@ -36,6 +38,18 @@ export class SmppServerMetrics {
       name: 'mensajero_smpp_server_bound',
       help: 'Binds open in this process by system id and bind type',
       labelNames: ['system_id', 'bind'],
+      registers,
+    });
+    this.delivered = new Counter({
+      name: 'mensajero_smpp_server_delivered_total',
+      help: 'Receipts and replies a customer acknowledged (deliver_sm_resp 0), by system id and kind',
+      labelNames: ['system_id', 'kind'],
+      registers,
+    });
+    this.dropped = new Counter({
+      name: 'mensajero_smpp_server_dropped_total',
+      help: 'Receipts and replies dropped after SMPP_SERVER_DELIVERY_TTL_HOURS without a receiver bind taking them',
+      labelNames: ['kind'],
       registers,
     });
   }

@@ -58,8 +58,28 @@ export class CustomerSession {
     this.timer = setInterval(() => this.watchSilence(), tick);
   }
 
-  get mode(): BindMode | null {
-    return this.bound?.mode ?? null;
+  /** deliver_sm sent and not yet answered. */
+  private outstanding = 0;
+
+  /** Room in the user's window for more deliver_sm (0 when not a receiver). */
+  get room(): number {
+    if (this.closed || !this.bound || this.bound.mode === 'transmitter') return 0;
+    return Math.max(0, this.bound.user.window_size - this.outstanding);
+  }
+
+  /** Sends one deliver_sm; resolves with the customer's command_status, or null (no answer in time, session closed). */
+  async deliver(fields: Record<string, unknown>, timeoutMs: number): Promise<number | null> {
+    this.outstanding++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+      const resp = await Promise.race([this.request('deliver_sm', fields), timeout]);
+      if (resp?.command_status === 0) this.counts.delivered++;
+      return resp ? resp.command_status : null;
+    } finally {
+      clearTimeout(timer);
+      this.outstanding--;
+    }
   }
 
   /** Sends a request and resolves with its response (or null when the session closes first). */

@@ -5,7 +5,7 @@ import { reserveParts } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { Status, type Pdu } from './pdus.js';
 import { refusalStatus } from './refusals.js';
-import { smppTime } from './times.js';
+import { smppTime } from '../lib/smpp-time.js';
 
 export type SubmitAnswer = { status: number; messageId?: string };
 

@@ -50,9 +50,12 @@ export async function bindClient(
   systemId: string,
   password: string,
   mode: 'transceiver' | 'transmitter' | 'receiver' = 'transceiver',
+  /** Runs before the bind (listeners for what the server sends right after it). */
+  before?: (session: SmppSession) => void,
 ): Promise<{ session: SmppSession; status: number }> {
   const session = await connectClient(port);
   session.on('error', () => undefined);
+  before?.(session);
   const resp = await ask(session, `bind_${mode}`, { system_id: systemId, password });
   return { session, status: resp.command_status };
 }
