@@ -54,11 +54,37 @@ export class PduReader {
     const raw = this.buffered.subarray(0, length);
     this.buffered = this.buffered.subarray(length);
     try {
-      return new smpp.PDU(raw as unknown as string);
+      return wellFormed(raw) ? new smpp.PDU(raw as unknown as string) : 'malformed';
     } catch {
       return 'malformed';
     }
   }
+}
+
+interface ParamType {
+  read(buffer: Buffer, offset: number): { length: number };
+  size(value: unknown): number;
+}
+
+/**
+ * Whether a PDU's body reads whole, as the codec reads it: every C string
+ * ends within the PDU, every length-prefixed field and TLV fits in it, and
+ * nothing is left over. The codec itself would read past the end silently.
+ */
+function wellFormed(raw: Buffer): boolean {
+  const definition = smpp.commandsById[raw.readUInt32BE(4)] as { command: string } | undefined;
+  if (!definition) return true;
+  const params = (smpp.commands[definition.command].params ?? {}) as Record<string, { type: ParamType }>;
+  let offset = 16;
+  for (const key of Object.keys(params)) {
+    if (offset >= raw.length) break;
+    const type = params[key].type;
+    if (type === smpp.types.buffer && offset + 1 + raw[offset] > raw.length) return false;
+    offset += type.size(type.read(raw, offset));
+  }
+  if (offset > raw.length) return false;
+  while (offset + 4 <= raw.length) offset += 4 + raw.readUInt16BE(offset + 2);
+  return offset === raw.length;
 }
 
 /** A new PDU to send (deliver_sm, enquire_link, unbind); the session numbers it. */

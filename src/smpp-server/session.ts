@@ -4,6 +4,7 @@ import { checkBind } from '../features/smpp-users/bind.js';
 import { releaseBind, type SmppUserRow } from '../features/smpp-users/store.js';
 import { newPdu, PduReader, Status, type Pdu } from './pdus.js';
 import { submit } from './submit.js';
+import { cancelSm, querySm } from './queries.js';
 import type { SmppServerMetrics } from './metrics.js';
 
 export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
@@ -164,6 +165,17 @@ export class CustomerSession {
         return this.close();
       case 'submit_sm':
         return this.submit(pdu);
+      case 'query_sm':
+      case 'cancel_sm':
+        if (!this.bound || this.bound.mode === 'receiver')
+          return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
+        return this.write(
+          await (pdu.command === 'query_sm' ? querySm : cancelSm)(
+            this.host.ctx,
+            Number(this.bound.user.account_id),
+            pdu,
+          ),
+        );
       case 'unknown':
         return this.write(pdu.response());
       default:

@@ -55,6 +55,8 @@ export async function bindClient(
 ): Promise<{ session: SmppSession; status: number }> {
   const session = await connectClient(port);
   session.on('error', () => undefined);
+  // A live customer answers the server's enquire_link (the package does not by itself).
+  session.on('enquire_link', (pdu: Pdu) => session.send(pdu.response()));
   before?.(session);
   const resp = await ask(session, `bind_${mode}`, { system_id: systemId, password });
   return { session, status: resp.command_status };
