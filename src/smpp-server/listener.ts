@@ -64,7 +64,7 @@ export class SmppServer implements SessionHost {
   ) {
     this.settings = { ...DEFAULTS, ...options };
     this.options = this.settings;
-    this.metrics = new SmppServerMetrics(ctx.metrics.registry);
+    this.metrics = new SmppServerMetrics(ctx.metrics.registry, ctx.db, ctx.metrics.beforeScrape);
     this.pump = new DeliveryPump({
       db: ctx.db,
       log: ctx.log,

@@ -1,4 +1,5 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { Db } from '../db/engine.js';
 
 /** The SMPP server's figures in /metrics, per SMPP user where it has one. */
 export class SmppServerMetrics {
@@ -10,8 +11,23 @@ export class SmppServerMetrics {
   readonly delivered: Counter<'system_id' | 'kind'>;
   readonly dropped: Counter<'kind'>;
 
-  constructor(registry: Registry) {
+  constructor(registry: Registry, db: Db, beforeScrape: Array<() => Promise<void>>) {
     const registers = [registry];
+    const waiting = new Gauge({
+      name: 'mensajero_smpp_server_waiting',
+      help: 'Receipts and replies waiting for a receiver bind (the whole deployment)',
+      labelNames: ['kind'],
+      registers,
+    });
+    beforeScrape.push(async () => {
+      const rows = await db.kysely
+        .selectFrom('smpp_deliveries')
+        .select((eb) => ['kind', eb.fn.countAll<number>().as('n')])
+        .groupBy('kind')
+        .execute();
+      waiting.reset();
+      for (const kind of ['receipt', 'reply']) waiting.set({ kind }, Number(rows.find((r) => r.kind === kind)?.n ?? 0));
+    });
     this.binds = new Counter({
       name: 'mensajero_smpp_server_binds_total',
       help: 'Bind requests of customers by system id and command_status (0 bound)',

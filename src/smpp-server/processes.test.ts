@@ -4,6 +4,7 @@ import { cliEnv, runMensajeroJson, startServe, type CliEnv } from '../../test/he
 import { ask, bindClient, closed } from '../../test/helpers/smpp-server.js';
 import { gsmSeptets } from '../carriers/smpp/encoding.js';
 import type { Pdu } from '../carriers/smpp/pdu.js';
+import { openDatabase } from '../db/engine.js';
 
 type Serving = Awaited<ReturnType<typeof startServe>>;
 
@@ -106,5 +107,61 @@ describeEngines('SMPP server: two processes, one deployment', (engine) => {
     expect([...new Set(got.map((p) => p.receipted_message_id))].sort()).toEqual([...ids].sort());
     const kicked = runMensajeroJson(['smpp-users', 'kick', '--system-id', 'resel'], env.env);
     expect(kicked.json).toEqual({ closed: 2 });
+  }, 120_000);
+
+  it('shares throughput across processes: no 100 ms-slotted second holds more than N parts', async () => {
+    const [a, b] = await Promise.all([start(), start()]);
+    runMensajeroJson(
+      [
+        'smpp-users',
+        'add',
+        '--email',
+        'reseller@example.com',
+        '--system-id',
+        'fast',
+        '--password',
+        '-',
+        '--throughput',
+        '5',
+      ],
+      env.env,
+      'fast0001\n',
+    );
+    const sessions = await Promise.all([a, b].map((s) => bindClient(smppPort(s), 'fast', 'fast0001', 'transmitter')));
+    const answers = await Promise.all(
+      sessions.flatMap(({ session }) =>
+        Array.from({ length: 10 }, () =>
+          ask(session, 'submit_sm', {
+            destination_addr: '525512345678',
+            dest_addr_ton: 1,
+            short_message: Buffer.from(gsmSeptets('burst')),
+          }),
+        ),
+      ),
+    );
+    const accepted = answers.filter((p) => p.command_status === 0).length;
+    expect(accepted).toBeGreaterThanOrEqual(5);
+    expect(answers.filter((p) => p.command_status === 0x58).length).toBeGreaterThan(0);
+    const db = await openDatabase(env.env.DATABASE_URL);
+    try {
+      const slots = await db.kysely
+        .selectFrom('carrier_rate')
+        .select(['second', 'used'])
+        .where(
+          'carrier',
+          '=',
+          `smpp-user:${(await db.kysely.selectFrom('smpp_users').select('id').where('system_id', '=', 'fast').executeTakeFirstOrThrow()).id}`,
+        )
+        .execute();
+      expect(slots.reduce((n, s) => n + Number(s.used), 0)).toBe(accepted);
+      for (const s of slots) {
+        const window = slots.filter(
+          (o) => Number(o.second) > Number(s.second) - 10 && Number(o.second) <= Number(s.second),
+        );
+        expect(window.reduce((n, o) => n + Number(o.used), 0)).toBeLessThanOrEqual(5);
+      }
+    } finally {
+      await db.close();
+    }
   }, 120_000);
 });
