@@ -32,10 +32,21 @@ export function receiptState(code: number): { stat: string; state: number } {
 /** Receipt text as ASCII: a character outside it shows as `?`. */
 const ascii = (text: string) => [...text].map((ch) => (ch.charCodeAt(0) < 0x80 ? ch : '?')).join('');
 
+/**
+ * The address a receipt or reply goes to: the message's sender, else the
+ * source_addr its SMPP customer wrote, else `0` (gateways refuse an empty one).
+ */
+export function customerAddress(sender: string | null, meta: string | null): string {
+  if (sender) return sender;
+  const source = meta?.includes('"smpp"') ? (JSON.parse(meta) as { smpp?: { source?: string } }).smpp?.source : '';
+  return source || '0';
+}
+
 export interface ReceiptSource {
   reference: string;
   number: string;
   sender: string | null;
+  meta: string | null;
   text: string;
   created_at: number;
 }
@@ -47,7 +58,7 @@ export function receiptPdu(m: ReceiptSource, code: number, at: number): QueuedDe
     `done date:${receiptDate(at)} stat:${stat} err:${String(code).padStart(3, '0')} text:${ascii([...m.text].slice(0, 20).join(''))}`;
   return {
     source_addr: m.number,
-    destination_addr: m.sender ?? '',
+    destination_addr: customerAddress(m.sender, m.meta),
     esm_class: 0x04,
     data_coding: 0,
     text,
@@ -95,7 +106,7 @@ export async function queueReceipts(
   if (wanted.length === 0) return;
   const rows = await trx
     .selectFrom('messages')
-    .select(['id', 'reference', 'number', 'sender', 'text', 'created_at'])
+    .select(['id', 'reference', 'number', 'sender', 'meta', 'text', 'created_at'])
     .where(
       'id',
       'in',
@@ -118,7 +129,7 @@ export async function queueReceipts(
 /** A reply to one of the account's messages, for its receiver binds, when the account has SMPP users. */
 export async function queueReply(
   trx: Transaction<Database>,
-  reply: { accountId: number; number: string; sender: string | null; text: string },
+  reply: { accountId: number; number: string; sender: string | null; meta: string | null; text: string },
 ): Promise<void> {
   const user = await trx
     .selectFrom('smpp_users')
@@ -134,7 +145,7 @@ export async function queueReply(
       kind: 'reply',
       pdu: {
         source_addr: reply.number,
-        destination_addr: reply.sender ?? '',
+        destination_addr: customerAddress(reply.sender, reply.meta),
         esm_class: 0,
         data_coding: gsm ? 0 : 8,
         text: reply.text,

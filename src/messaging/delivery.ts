@@ -156,7 +156,7 @@ export async function recordReply(
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const original = await trx
       .selectFrom('messages')
-      .select(['id', 'reference', 'number', 'text', 'sender', 'sent_at', 'created_at'])
+      .select(['id', 'reference', 'number', 'text', 'sender', 'meta', 'sent_at', 'created_at'])
       .where('account_id', '=', input.accountId)
       .where('number', '=', input.number)
       .where('sandbox', '=', 0)
@@ -195,6 +195,7 @@ export async function recordReply(
       accountId: input.accountId,
       number: original.number,
       sender: original.sender,
+      meta: original.meta,
       text: input.text,
     });
     return original.reference;

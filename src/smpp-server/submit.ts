@@ -74,6 +74,7 @@ export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Prom
       meta: {
         smpp: {
           system_id: user.system_id,
+          source: String(pdu.source_addr ?? '').slice(0, 21),
           ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
           ...(concat ? { concat } : {}),
           ...(validUntil !== null ? { valid_until: validUntil } : {}),
