@@ -58,12 +58,24 @@ export interface PumpHost {
  */
 export class DeliveryPump {
   private running: Promise<void> | null = null;
+  private again = false;
   private lastPrune = 0;
 
   constructor(private readonly host: PumpHost) {}
 
+  /** One round now, or one more right after the running one (an answered deliver_sm frees room at once). */
   tick(): Promise<void> {
-    this.running ??= this.round().finally(() => (this.running = null));
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.round().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        void this.tick().catch((err) => this.host.log.warn({ err }, 'SMPP delivery round failed'));
+      }
+    });
     return this.running;
   }
 
@@ -140,6 +152,7 @@ export class DeliveryPump {
           .execute();
         this.host.metrics.delivered.inc({ system_id: session.bound!.user.system_id, kind: row.kind });
       } else await this.retry(row, Date.now());
+      if (status === 0) void this.tick().catch(() => undefined);
     } catch (err) {
       this.host.log.warn({ err }, 'SMPP delivery bookkeeping failed: the claim expires and it is sent again');
     }
