@@ -69,13 +69,19 @@ const noStoresInFrontEnds = {
     ],
   },
 };
+const smppServer = {
+  regex: '(^|/)smpp-server/',
+  message: 'The SMPP server is a front end, like routes.ts: only src/cli/serve.ts starts it.',
+};
 
 /** One block per layer; a file gets the rules of the last block it matches, so each block repeats the leaves rule. */
 function layer(files, ...patterns) {
   return {
     files,
     ignores: [...wiring, ...tests],
-    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl, ...patterns] }] },
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl, smppServer, ...patterns] }],
+    },
   };
 }
 
@@ -113,5 +119,11 @@ export default defineConfig(
   layer(carrierProtocols, features, storage),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
+  // The SMPP server's own files, and the one that starts it, may import it.
+  {
+    files: ['src/smpp-server/**/*.ts', 'src/cli/serve.ts'],
+    ignores: [...wiring, ...tests],
+    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl] }] },
+  },
   noStoresInFrontEnds,
 );

@@ -11,6 +11,7 @@ import { benchSms } from './sms.js';
 import { benchDrainPostgres } from './drain-pg.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchSmpp } from './smpp.js';
+import { benchSmppServer } from './smpp-server.js';
 import { benchSecurity } from './security.js';
 import { benchStartup } from './startup.js';
 import { benchCluster } from './cluster.js';
@@ -31,6 +32,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['contacts', benchContacts],
   ['webhooks', benchWebhooks],
   ['smpp', benchSmpp],
+  ['smpp-server', benchSmppServer],
   ['security', benchSecurity],
   ['startup', benchStartup],
   ['cluster', benchCluster],

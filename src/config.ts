@@ -15,6 +15,11 @@ export const MAX_WORKERS = 64;
 
 const intFrom = (def: number, min = 0) => z.coerce.number().int().min(min).default(def);
 
+const optionalPort = z.preprocess(
+  (v) => (v === '' ? undefined : v),
+  z.coerce.number().int().min(0).max(65535).optional(),
+);
+
 const schema = z.object({
   PORT: intFrom(3000, 0),
   HOST: z.string().default('0.0.0.0'),
@@ -135,6 +140,13 @@ const schema = z.object({
         issue.addIssue({ code: 'custom', message: 'CREDIT_VALUE: money per credit, up to 4 decimals' });
       return value ?? 0;
     }),
+  // smpp server (customers bind to the service)
+  SMPP_SERVER_PORT: optionalPort,
+  SMPP_SERVER_HOST: z.string().default('0.0.0.0'),
+  SMPP_SERVER_TLS_PORT: optionalPort,
+  SMPP_SERVER_TLS_CERT: z.string().optional(),
+  SMPP_SERVER_TLS_KEY: z.string().optional(),
+  SMPP_SERVER_DELIVERY_TTL_HOURS: intFrom(72, 1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 
@@ -174,6 +186,11 @@ export function readConfig(
     problems.push({
       variable: 'OPERATOR_WEBHOOK_SECRET',
       message: 'required with OPERATOR_WEBHOOK_URL (alerts are signed)',
+    });
+  if (cfg.SMPP_SERVER_TLS_PORT !== undefined && !(cfg.SMPP_SERVER_TLS_CERT && cfg.SMPP_SERVER_TLS_KEY))
+    problems.push({
+      variable: 'SMPP_SERVER_TLS_PORT',
+      message: 'set SMPP_SERVER_TLS_CERT and SMPP_SERVER_TLS_KEY too',
     });
   if (problems.length > 0) return { problems };
   const publicBaseUrl = (cfg.PUBLIC_BASE_URL ?? `http://localhost:${cfg.PORT}`).replace(/\/+$/, '');

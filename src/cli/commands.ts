@@ -27,6 +27,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['prices'], load: async () => (await import('../features/prices/cli.js')).priceCommands },
   { names: ['reports'], load: async () => (await import('../features/margins/cli.js')).marginCommands },
   { names: ['messages'], load: async () => (await import('../features/trace/cli.js')).messageCommands },
+  { names: ['smpp-users'], load: async () => (await import('../features/smpp-users/cli.js')).smppUserCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
 ];

@@ -7,12 +7,15 @@ import { features } from '../features/index.js';
 import { buildServer, type BuildOptions } from '../server.js';
 import { buildMetricsServer } from '../metrics/route.js';
 import { simulatorWarnings } from '../carriers/simulator-warnings.js';
+import type { SmppServer, SmppServerOptions } from '../smpp-server/listener.js';
 
 export interface RunningService {
   ctx: AppContext;
   app: FastifyInstance;
   /** The /metrics listener when METRICS_PORT is set. */
   metricsApp?: FastifyInstance;
+  /** The SMPP listener when SMPP_SERVER_PORT or SMPP_SERVER_TLS_PORT is set, with its bound ports. */
+  smpp?: { server: SmppServer; port?: number; tlsPort?: number };
   /** Graceful stop: no new requests, no new jobs, in-flight work finished, database closed. */
   stop(): Promise<void>;
 }
@@ -25,7 +28,7 @@ export function registerJobs(ctx: AppContext): void {
 /** The service of `mensajero serve`: HTTP API, workers and simulators in one process. */
 export async function startService(
   config: Config,
-  opts: ContextOptions & BuildOptions & { listen?: boolean; worker?: boolean } = {},
+  opts: ContextOptions & BuildOptions & { listen?: boolean; worker?: boolean; smpp?: SmppServerOptions } = {},
 ): Promise<RunningService> {
   const ctx = await createContext(config, opts);
   registerJobs(ctx);
@@ -45,15 +48,39 @@ export async function startService(
     await closeContext(ctx);
     throw err;
   }
+  let smpp: RunningService['smpp'];
+  try {
+    smpp = await startSmppServer(ctx, opts.smpp);
+  } catch (err) {
+    await app.close();
+    await metricsApp?.close();
+    await closeContext(ctx);
+    throw err;
+  }
   if (opts.worker !== false) ctx.worker.start();
   let stopping: Promise<void> | null = null;
   const stop = () =>
     (stopping ??= (async () => {
+      await smpp?.server.close();
       await app.close();
       await metricsApp?.close();
       await closeContext(ctx);
     })());
-  return { ctx, app, metricsApp, stop };
+  return { ctx, app, metricsApp, smpp, stop };
+}
+
+/** The SMPP listener of this process, when configured (its module is loaded only then). */
+async function startSmppServer(ctx: AppContext, options?: SmppServerOptions): Promise<RunningService['smpp']> {
+  const { SMPP_SERVER_PORT, SMPP_SERVER_TLS_PORT } = ctx.config;
+  if (SMPP_SERVER_PORT === undefined && SMPP_SERVER_TLS_PORT === undefined) return undefined;
+  const { SmppServer } = await import('../smpp-server/listener.js');
+  const server = new SmppServer(ctx, options);
+  try {
+    return { server, ...(await server.listen()) };
+  } catch (err) {
+    await server.close();
+    throw err;
+  }
 }
 
 /** The port a listening server is bound to. */
@@ -79,6 +106,8 @@ export async function serve(config: Config, workers = 1): Promise<void> {
     {
       port: boundPort(service.app),
       ...(metricsPort !== undefined ? { metrics_port: metricsPort } : {}),
+      ...(service.smpp?.port !== undefined ? { smpp_port: service.smpp.port } : {}),
+      ...(service.smpp?.tlsPort !== undefined ? { smpp_tls_port: service.smpp.tlsPort } : {}),
       database: service.ctx.db.describe,
     },
     'mensajero is serving',

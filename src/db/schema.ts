@@ -15,6 +15,7 @@ import type { IdempotencyTables } from '../idempotency/tables.js';
 import type { AuthTables } from '../auth/tables.js';
 import type { OptoutTables } from '../features/optouts/tables.js';
 import type { AlertTables } from '../alerts/tables.js';
+import type { SmppServerTables } from '../features/smpp-users/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -105,4 +106,5 @@ export interface Database
     IdempotencyTables,
     AuthTables,
     OptoutTables,
-    AlertTables {}
+    AlertTables,
+    SmppServerTables {}

@@ -6,6 +6,7 @@ import { formatCompact } from '../lib/time.js';
 import { countMessages, observeReceipt, pipelineMetrics } from './metrics.js';
 import { countReceipts } from './receipt-counts.js';
 import type { Channel } from './types.js';
+import { queueReceipts } from './customer-smpp.js';
 
 export interface DeliveryReport {
   messageId: number;
@@ -61,6 +62,8 @@ export async function applyDeliveryReports(
       updated.map((m) => confirmationPayload(m, m.code, m.at)),
     );
     await countReceipts(trx, updated);
+    // Customers bound over SMPP hear of it as a deliver_sm, kept with the event it tells of.
+    await queueReceipts(trx, updated);
     return updated;
   });
   const applied = updated.length;
@@ -71,6 +74,8 @@ export async function applyDeliveryReports(
 }
 
 type Applied = {
+  id: number;
+  meta: string | null;
   account_id: number;
   reference: string;
   number: string;
@@ -122,7 +127,7 @@ async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryRepo
         sent_at = COALESCE(m.sent_at, r.at)
       FROM unnest(${batch.map((r) => r.messageId)}::bigint[], ${batch.map((r) => validStatus(r.code))}::int[], ${batch.map((r) => r.at)}::bigint[]) AS r(id, code, at)
       WHERE m.id = r.id AND m.stage < 2 AND m.sandbox = 0
-      RETURNING m.account_id, m.reference, m.number, m.extra_params, m.channel, m.carrier, m.sent_at, r.code, r.at`.execute(
+      RETURNING m.id, m.meta, m.account_id, m.reference, m.number, m.extra_params, m.channel, m.carrier, m.sent_at, r.code, r.at`.execute(
       trx,
     );
     updated.push(...rows);
@@ -160,7 +165,7 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
         )
         .where('stage', '<', 2)
         .where('sandbox', '=', 0)
-        .returning(['account_id', 'reference', 'number', 'extra_params', 'channel', 'carrier', 'sent_at'])
+        .returning(['id', 'meta', 'account_id', 'reference', 'number', 'extra_params', 'channel', 'carrier', 'sent_at'])
         .execute();
       for (const m of rows) updated.push({ ...m, code, at });
     }

@@ -6,6 +6,7 @@ import { affected } from '../db/engine.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
+import { queueReceipts } from './customer-smpp.js';
 import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
@@ -496,8 +497,12 @@ async function closeUnsent(
     })
     .where('id', 'in', ids)
     .where('stage', '=', 0)
-    .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params', 'channel'])
+    .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params', 'channel', 'meta'])
     .execute();
+  await queueReceipts(
+    trx,
+    updated.map((r) => ({ ...r, code, at: now })),
+  );
   const refunds = new Map<number, number>();
   for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
   for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);

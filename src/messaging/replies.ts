@@ -5,6 +5,7 @@ import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { addOptouts, listOwner, optoutKeyword, optoutSettings, removeOptouts } from './optouts.js';
 import { submitMessages } from './submit.js';
+import { queueReply } from './customer-smpp.js';
 
 type Original = {
   id: number;
@@ -82,6 +83,14 @@ export async function recordReply(
         },
       },
     ]);
+    // Customers bound over SMPP also get the reply as a deliver_sm, kept with its event.
+    await queueReply(trx, {
+      accountId: input.accountId,
+      number: original.number,
+      sender: original.sender,
+      meta: original.meta,
+      text: input.text,
+    });
     await applyKeyword(trx, ctx, original, input.text, input.at);
     return original.reference;
   });

@@ -49,6 +49,8 @@ export interface HarnessOptions extends BuildOptions {
   worker?: boolean;
   /** Listen on a random port (for tests that need real HTTP). */
   listen?: boolean;
+  /** Options of the SMPP listener (started when the env sets SMPP_SERVER_PORT). */
+  smpp?: import('../../src/smpp-server/listener.js').SmppServerOptions;
 }
 
 /** The configuration of a test service: its database in `dir` (SQLite) or TEST_DATABASE_URL, fast polling, silent logs. */
@@ -84,6 +86,7 @@ export async function startHarness(engine: EngineName, opts: HarnessOptions = {}
     listen: opts.listen ?? false,
     worker: opts.worker ?? true,
     extraApiRoutes: opts.extraApiRoutes,
+    smpp: opts.smpp,
   });
   if (opts.listen) {
     const address = service.app.server.address();

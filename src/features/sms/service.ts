@@ -5,10 +5,13 @@ import { randomToken } from '../../lib/ids.js';
 import { submitMessages } from '../../messaging/submit.js';
 import { DISPATCH_JOB } from '../../messaging/dispatch.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
-import type { Recipient } from '../../messaging/types.js';
+import type { Recipient, SubmitRequest, SubmitResult } from '../../messaging/types.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
+import { priceUnits } from '../../messaging/pricing.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
 
@@ -82,25 +85,22 @@ export async function sendSms(
   const perRecipient: Recipient[] = tokens
     ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) }))
     : recipients;
-  const sandbox = input.sandbox === 1;
-  // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
-  const inline = ctx.worker.running && !sandbox && !scheduledAt && recipients.length <= INLINE_MAX_RECIPIENTS;
-  const result = await ctx.groupCommit.run(
-    async (trx) => {
-      const r = await submitMessages(trx, ctx, {
-        accountId,
-        channel: input.channel === 2 ? 'rcs' : 'sms',
-        source: 'sms',
-        recipients: perRecipient,
-        text: composed.text,
-        campaignName: input.name ?? null,
-        sender,
-        flash: input.flash === 1,
-        sandbox,
-        scheduledAt,
-        extraParams,
-        inlineDispatch: inline,
-      });
+  const result = await commitSend(
+    ctx,
+    {
+      accountId,
+      channel: input.channel === 2 ? 'rcs' : 'sms',
+      source: 'sms',
+      recipients: perRecipient,
+      text: composed.text,
+      campaignName: input.name ?? null,
+      sender,
+      flash: input.flash === 1,
+      sandbox: input.sandbox === 1,
+      scheduledAt,
+      extraParams,
+    },
+    async (trx, r) => {
       if (shortCode && composed.shortenedUrl)
         await insertShortLink(trx, {
           code: shortCode,
@@ -116,13 +116,8 @@ export async function sendSms(
           tokens.map((token, i) => ({ token, messageId: r.messageIds[i] })),
         );
       }
-      return r;
     },
-    accountId,
-    recipients.length,
   );
-  if (inline) ctx.handOff.add(result.campaignId, result.messageIds);
-  else if (!sandbox && !scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
   return {
     code: landline ? 'sms_19' : 'sms_11',
     total_messages: result.references.length,
@@ -133,10 +128,43 @@ export async function sendSms(
 }
 
 /**
+ * The one transaction of a send (submitMessages and what the caller writes
+ * with it), shared with concurrent sends through the group commit, then the
+ * hand-off: small immediate sends are handed to the carrier by this process
+ * when it runs a worker, the rest by the dispatch job lanes.
+ */
+async function commitSend(
+  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
+  req: Omit<SubmitRequest, 'inlineDispatch'>,
+  alsoWrite?: (trx: Transaction<Database>, r: SubmitResult) => Promise<void>,
+): Promise<SubmitResult> {
+  const sandbox = req.sandbox === true;
+  const count = req.recipients.length;
+  // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
+  const inline = ctx.worker.running && !sandbox && !req.scheduledAt && count <= INLINE_MAX_RECIPIENTS;
+  const result = await ctx.groupCommit.run(
+    async (trx) => {
+      const r = await submitMessages(trx, ctx, { ...req, inlineDispatch: inline });
+      await alsoWrite?.(trx, r);
+      return r;
+    },
+    req.accountId,
+    count,
+  );
+  if (inline) ctx.handOff.add(result.campaignId, result.messageIds);
+  else if (!sandbox && !req.scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
+  return result;
+}
+
+/**
  * The sender to use: a registered one, or null (the default sender) when the
  * name is not registered. RCS needs a sender (sms_37) linked for RCS (sms_38).
  */
-async function resolveSender(ctx: WithDb, accountId: number, input: SmsSendInput): Promise<string | null> {
+async function resolveSender(
+  ctx: WithDb,
+  accountId: number,
+  input: Pick<SmsSendInput, 'sender' | 'channel'>,
+): Promise<string | null> {
   const name = input.sender?.trim();
   if (input.channel === 2) {
     if (!name) throw new ApiError(400, 'sms_37');
@@ -146,4 +174,60 @@ async function resolveSender(ctx: WithDb, accountId: number, input: SmsSendInput
   }
   if (!name || name.length > 11) return null;
   return (await findSender(ctx.db.kysely, accountId, name))?.name ?? null;
+}
+
+/** One SMS exactly as a customer's SMPP client submitted it (the SMPP server's submit_sm). */
+export interface VerbatimSmsInput {
+  /** Digits as written in destination_addr. */
+  destination: string;
+  /** Read with its country code (TON 1, or 12 digits and more); otherwise 10 Mexican digits. */
+  international: boolean;
+  /** Used when it is one of the account's registered senders. */
+  sender: string;
+  /** Decoded short_message: kept and reported as sent (no GSM-7 replacement). */
+  text: string;
+  /** SMS parts the text occupies: credits are parts × the price of one part. */
+  parts: number;
+  flash: boolean;
+  /** Epoch ms; null or past: now. */
+  scheduledAt: number | null;
+  meta: Record<string, unknown> | null;
+}
+
+/**
+ * The SMPP form of a send: the same number rules, sender, prices, credits,
+ * routes, group commit and hand-off as /sms/send, for one recipient whose
+ * text is taken as it came. Throws the same ApiError codes.
+ */
+export async function sendVerbatimSms(
+  ctx: AppContext,
+  accountId: number,
+  input: VerbatimSmsInput,
+): Promise<{ reference: string; messageId: number; credit: number }> {
+  const [recipient] = parseRecipients(input.destination, {
+    findCountryCode: input.international,
+    countryCode: '52',
+    numbers: channelNumbers(ctx.config, 'sms'),
+  });
+  if (input.text === '') throw new ApiError(400, 'sms_01');
+  const sender = await resolveSender(ctx, accountId, { sender: input.sender, channel: 1 });
+  const unit = input.parts > 1 ? await priceUnits(ctx.db.kysely, accountId, 'sms') : undefined;
+  const now = Date.now();
+  const result = await commitSend(ctx, {
+    accountId,
+    channel: 'sms',
+    source: 'sms',
+    recipients: [recipient],
+    text: input.text,
+    sender,
+    flash: input.flash,
+    scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
+    meta: input.meta,
+    ...(unit !== undefined ? { priceUnits: unit * input.parts } : {}),
+  });
+  return {
+    reference: result.references[0].reference,
+    messageId: result.messageIds[0],
+    credit: toCredits(result.creditUnits),
+  };
 }

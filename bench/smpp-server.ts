@@ -1,0 +1,176 @@
+import type { AddressInfo } from 'node:net';
+import { fmt, startBenchService } from './lib.js';
+import { smpp, type Pdu, type SmppSession } from '../src/carriers/smpp/pdu.js';
+import { gsmSeptets } from '../src/carriers/smpp/encoding.js';
+import { addSmppUser } from '../src/features/smpp-users/service.js';
+
+const ROUNDS = 3;
+const COUNTS: Record<string, number> = { bare: 10_000, w1: 1_000, w10: 5_000, w100: 10_000 };
+const RECEIPTS = 2_000;
+const BODY = Buffer.from(gsmSeptets('Benchmark message from a customer gateway'));
+
+function connect(port: number): Promise<SmppSession> {
+  return new Promise((resolve) => {
+    const s = smpp.connect({ host: '127.0.0.1', port });
+    s.on('connect', () => resolve(s));
+    s.on('enquire_link', (pdu: Pdu) => s.send(pdu.response()));
+  });
+}
+
+function bind(session: SmppSession, mode: string, systemId: string, password: string): Promise<number> {
+  return new Promise((r) =>
+    session[`bind_${mode}`]({ system_id: systemId, password }, (p: Pdu) => r(p.command_status)),
+  );
+}
+
+/** submit_sm accepted per second from one bind with `window` unanswered at most. */
+function submitLoop(session: SmppSession, count: number, window: number): Promise<{ rate: number; refused: number }> {
+  return new Promise((resolve) => {
+    let sent = 0;
+    let done = 0;
+    let refused = 0;
+    const t0 = performance.now();
+    const next = () => {
+      while (sent < count && sent - done < window) {
+        sent++;
+        session.submit_sm({ destination_addr: '525512345678', dest_addr_ton: 1, short_message: BODY }, (resp: Pdu) => {
+          done++;
+          if (resp.command_status !== 0) refused++;
+          if (done === count) resolve({ rate: (count * 1000) / (performance.now() - t0), refused });
+          else next();
+        });
+      }
+    };
+    next();
+  });
+}
+
+/** A bare `smpp` package server answering every submit_sm from memory: the ceiling of the codec and the socket. */
+async function bareServer(): Promise<{ port: number; close(): void }> {
+  let id = 0;
+  const server = smpp.createServer({}, (session: SmppSession) => {
+    session.on('bind_transceiver', (pdu: Pdu) => session.send(pdu.response()));
+    session.on('submit_sm', (pdu: Pdu) => session.send(pdu.response({ message_id: String(++id) })));
+    session.on('error', () => undefined);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { port: (server.address() as AddressInfo).port, close: () => server.close() };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * The SMPP server: submit_sm accepted per second from one bind at windows 1,
+ * 10 and 100 (each stored, charged and handed to the simulator carrier),
+ * next to a bare `smpp` server answering from memory, interleaved rounds
+ * (median); then receipts delivered per second to one bound receiver.
+ */
+export async function benchSmppServer(): Promise<string> {
+  const svc = await startBenchService({ SMPP_SERVER_PORT: '0', SMPP_SERVER_HOST: '127.0.0.1' });
+  const ctx = svc.service.ctx;
+  const bare = await bareServer();
+  try {
+    const port = svc.service.smpp!.port!;
+    const account = { id: svc.accountId, email: 'bench@example.com' };
+    await addSmppUser(ctx.db, account, {
+      systemId: 'bench',
+      password: 'bench01',
+      throughput: 0,
+      window: 100,
+      maxBinds: 8,
+    });
+    const ours = await connect(port);
+    if ((await bind(ours, 'transceiver', 'bench', 'bench01')) !== 0) throw new Error('bind refused');
+    const bareSession = await connect(bare.port);
+    await bind(bareSession, 'transceiver', 'x', 'x');
+    const rates: Record<string, number[]> = { bare: [], w1: [], w10: [], w100: [] };
+    let accepted = 0;
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = ['bare', 'w1', 'w10', 'w100'];
+      for (const name of [...order.slice(round % 4), ...order.slice(0, round % 4)]) {
+        const window = name === 'bare' ? 100 : Number(name.slice(1));
+        const r = await submitLoop(name === 'bare' ? bareSession : ours, COUNTS[name], window);
+        if (r.refused > 0) throw new Error(`${name}: ${r.refused} submit_sm refused`);
+        if (name !== 'bare') accepted += COUNTS[name];
+        rates[name].push(r.rate);
+      }
+    }
+    const stored = await ctx.db.kysely
+      .selectFrom('messages')
+      .select((eb) => [eb.fn.countAll<number>().as('n'), eb.fn.sum<number>('price_units').as('units')])
+      .where('account_id', '=', svc.accountId)
+      .executeTakeFirstOrThrow();
+    if (Number(stored.n) !== accepted) throw new Error(`${accepted} accepted, ${stored.n} stored`);
+    process.stderr.write('bench: smpp-server receipts…\n');
+    // The transceiver used for the sends is a receiver too: it takes its share of the receipts.
+    const receipts = await receiptRate(svc.accountId, ctx, port, ours);
+    const row = (name: string, label: string) =>
+      `| ${label} | ${fmt(median(rates[name]))} | ${fmt(median(rates[name]) / median(rates.bare), 2)} |`;
+    return [
+      '## SMPP server (customers bind to the service)',
+      '',
+      `One bind of the \`smpp\` package as the customer, median of ${ROUNDS} interleaved rounds; every accepted`,
+      `submit_sm is stored, charged and handed to the simulator (${fmt(accepted)} messages, ${fmt(Number(stored.units))} credit units).`,
+      '',
+      '| sender | submit_sm/s | vs bare server |',
+      '|---|---|---|',
+      row('bare', 'bare `smpp` server answering from memory (window 100)'),
+      row('w1', 'Mensajero, window 1'),
+      row('w10', 'Mensajero, window 10'),
+      row('w100', 'Mensajero, window 100'),
+      '',
+      `Receipts delivered to the customer's two binds (window 100 each): ${fmt(receipts)} deliver_sm/s (${fmt(RECEIPTS)} waiting rows, each deleted on its deliver_sm_resp).`,
+      '',
+    ].join('\n');
+  } finally {
+    bare.close();
+    await svc.close();
+  }
+}
+
+async function receiptRate(
+  accountId: number,
+  ctx: import('../src/context.js').AppContext,
+  port: number,
+  transceiver: SmppSession,
+): Promise<number> {
+  const now = Date.now();
+  const pdu = JSON.stringify({
+    source_addr: '525512345678',
+    destination_addr: 'BENCH',
+    esm_class: 4,
+    data_coding: 0,
+    text: 'id:x sub:001 dlvrd:001 submit date:2601010000 done date:2601010000 stat:DELIVRD err:000 text:x',
+    receipted_message_id: 'x',
+    message_state: 2,
+  });
+  for (let i = 0; i < RECEIPTS; i += 500)
+    await ctx.db.kysely
+      .insertInto('smpp_deliveries')
+      .values(
+        Array.from({ length: Math.min(500, RECEIPTS - i) }, () => ({
+          account_id: accountId,
+          kind: 'receipt' as const,
+          pdu,
+          created_at: now,
+          next_at: now,
+          attempts: 0,
+          claimed_by: null,
+          claimed_until: null,
+        })),
+      )
+      .execute();
+  const rx = await connect(port);
+  let got = 0;
+  const t0 = performance.now();
+  const done = new Promise<void>((resolve) => {
+    for (const s of [rx, transceiver])
+      s.on('deliver_sm', (p: Pdu) => {
+        s.send(p.response());
+        if (++got === RECEIPTS) resolve();
+      });
+  });
+  await bind(rx, 'receiver', 'bench', 'bench01');
+  await done;
+  return (RECEIPTS * 1000) / (performance.now() - t0);
+}

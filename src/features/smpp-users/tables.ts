@@ -1,0 +1,61 @@
+import type { Generated } from 'kysely';
+
+/** A customer's SMPP login: the account it sends for and the limits of its binds. */
+export interface SmppUsersTable {
+  id: Generated<number>;
+  account_id: number;
+  system_id: string;
+  /** scrypt hash (src/lib/passwords.ts); the password itself is never stored. */
+  password_hash: string;
+  /** Binds open at once across every process. */
+  max_binds: number;
+  /** Message parts per second across every process (0: no cap). */
+  throughput: number;
+  /** deliver_sm left unanswered per bind. */
+  window_size: number;
+  /** JSON array of CIDRs, or null: the account's own allow-list applies. */
+  allow_ips: string | null;
+  created_at: number;
+  updated_at: number;
+}
+
+/**
+ * An open bind: slot 0..max_binds-1 of its user, held by one process while it
+ * renews `expires_at`. A bind whose row is gone (kick, remove) or expired
+ * (its process died) is closed or free.
+ */
+export interface SmppBindsTable {
+  smpp_user_id: number;
+  slot: number;
+  holder: string;
+  account_id: number;
+  mode: 'transmitter' | 'receiver' | 'transceiver';
+  address: string;
+  since: number;
+  expires_at: number;
+  submitted: number;
+  delivered: number;
+}
+
+/**
+ * A receipt or reply waiting for a receiver bind of its account: the
+ * deliver_sm to send (JSON), kept until a deliver_sm_resp 0 deletes it.
+ */
+export interface SmppDeliveriesTable {
+  id: Generated<number>;
+  account_id: number;
+  kind: 'receipt' | 'reply';
+  pdu: string;
+  created_at: number;
+  next_at: number;
+  attempts: number;
+  /** The process sending it now, until `claimed_until`. */
+  claimed_by: string | null;
+  claimed_until: number | null;
+}
+
+export interface SmppServerTables {
+  smpp_users: SmppUsersTable;
+  smpp_binds: SmppBindsTable;
+  smpp_deliveries: SmppDeliveriesTable;
+}

@@ -1,0 +1,44 @@
+import { sql } from 'kysely';
+import type { Db } from '../../db/engine.js';
+
+/** Slots of the sliding second: a part counts in the slot of its acceptance. */
+const SLOT_MS = 100;
+/** A one-second window touches at most 11 slots of 100 ms: counting them all keeps every window within the cap. */
+const SLOTS = 11;
+
+/**
+ * Reserves `parts` of an SMPP user's throughput (parts per second, shared
+ * by every process), or returns false. The counters are rows of
+ * carrier_rate keyed `smpp-user:<id>`; the user's row is locked first
+ * (an UPDATE), so two processes never both take the last of the budget.
+ * The cap bursts: all N parts may come at once, then none until the
+ * window slides past them.
+ */
+export async function reserveParts(db: Db, userId: number, cap: number, parts: number, now = Date.now()) {
+  if (cap <= 0) return true;
+  if (parts > cap) return false;
+  const key = `smpp-user:${userId}`;
+  const slot = Math.floor(now / SLOT_MS);
+  return db.kysely.transaction().execute(async (trx) => {
+    await trx
+      .updateTable('smpp_users')
+      .set({ throughput: sql`throughput` })
+      .where('id', '=', userId)
+      .execute();
+    const row = await trx
+      .selectFrom('carrier_rate')
+      .select((eb) => eb.fn.coalesce(eb.fn.sum<number>('used'), sql<number>`0`).as('used'))
+      .where('carrier', '=', key)
+      .where('second', '>', slot - SLOTS)
+      .executeTakeFirst();
+    if (Number(row?.used ?? 0) + parts > cap) return false;
+    await trx
+      .insertInto('carrier_rate')
+      .values({ carrier: key, second: slot, used: parts })
+      .onConflict((oc) =>
+        oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', parts) })),
+      )
+      .execute();
+    return true;
+  });
+}

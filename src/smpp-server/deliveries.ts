@@ -1,0 +1,185 @@
+import type { Selectable } from 'kysely';
+import type { Db } from '../db/engine.js';
+import type { Logger } from 'pino';
+import { gsmSeptets } from '../carriers/smpp/encoding.js';
+import type { QueuedDeliverSm } from '../messaging/customer-smpp.js';
+import type { SmppDeliveriesTable } from '../features/smpp-users/tables.js';
+import type { CustomerSession } from './session.js';
+import type { SmppServerMetrics } from './metrics.js';
+
+type Row = Selectable<SmppDeliveriesTable>;
+
+/** A claimed deliver_sm is this process's for this long; a killed process's claims are taken over after it. */
+export const CLAIM_MS = 15_000;
+/** A deliver_sm unanswered this long counts as failed (retried). */
+export const RESPONSE_TIMEOUT_MS = 10_000;
+const MAX_BACKOFF_MS = 5 * 60_000;
+const PRUNE_EVERY_MS = 60_000;
+
+/** Retry after 1 s, 2 s, 4 s… up to 5 minutes. */
+const backoff = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1));
+
+export function encodeDeliverSm(q: QueuedDeliverSm): Record<string, unknown> {
+  const body =
+    q.data_coding === 8
+      ? Buffer.from(q.text, 'utf16le').swap16()
+      : q.esm_class === 0x04
+        ? Buffer.from(q.text, 'latin1')
+        : Buffer.from(gsmSeptets(q.text));
+  return {
+    source_addr_ton: 1,
+    source_addr_npi: 1,
+    source_addr: q.source_addr,
+    dest_addr_ton: /^\d+$/.test(q.destination_addr) ? 1 : 5,
+    destination_addr: q.destination_addr,
+    esm_class: q.esm_class,
+    data_coding: q.data_coding,
+    ...(body.length <= 254 ? { short_message: body } : { short_message: Buffer.alloc(0), message_payload: body }),
+    ...(q.receipted_message_id !== undefined ? { receipted_message_id: q.receipted_message_id } : {}),
+    ...(q.message_state !== undefined ? { message_state: q.message_state } : {}),
+  };
+}
+
+export interface PumpHost {
+  db: Db;
+  log: Logger;
+  holder: string;
+  ttlHours: number;
+  metrics: SmppServerMetrics;
+  receivers(): CustomerSession[];
+}
+
+/**
+ * Sends waiting receipts and replies to this process's receiver binds:
+ * per account, as many as the binds' windows have room for, claimed in the
+ * database (so two processes never send the same one at once), round robin
+ * over the binds. A row is deleted only on deliver_sm_resp 0; otherwise it
+ * waits with a back-off, and after SMPP_SERVER_DELIVERY_TTL_HOURS it is dropped.
+ */
+export class DeliveryPump {
+  private running: Promise<void> | null = null;
+  private again = false;
+  private lastPrune = 0;
+
+  constructor(private readonly host: PumpHost) {}
+
+  /** One round now, or one more right after the running one (an answered deliver_sm frees room at once). */
+  tick(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
+    }
+    this.running = this.round().finally(() => {
+      this.running = null;
+      if (this.again) {
+        this.again = false;
+        void this.tick().catch((err) => this.host.log.warn({ err }, 'SMPP delivery round failed'));
+      }
+    });
+    return this.running;
+  }
+
+  private async round(): Promise<void> {
+    const now = Date.now();
+    if (now - this.lastPrune >= PRUNE_EVERY_MS) {
+      this.lastPrune = now;
+      await this.prune(now);
+    }
+    const byAccount = new Map<number, CustomerSession[]>();
+    for (const s of this.host.receivers()) {
+      const id = Number(s.bound!.user.account_id);
+      byAccount.set(id, [...(byAccount.get(id) ?? []), s]);
+    }
+    for (const [accountId, sessions] of byAccount) await this.pump(accountId, sessions, now);
+  }
+
+  private async pump(accountId: number, sessions: CustomerSession[], now: number): Promise<void> {
+    const room = sessions.reduce((n, s) => n + s.room, 0);
+    if (room <= 0) return;
+    const rows = await this.claim(accountId, room, now);
+    let next = 0;
+    for (const row of rows) {
+      let session: CustomerSession | undefined;
+      for (let k = 0; k < sessions.length && !session; k++) {
+        const candidate = sessions[(next + k) % sessions.length];
+        if (candidate.room > 0) session = candidate;
+        next = (next + k + 1) % sessions.length;
+      }
+      if (!session) {
+        await this.retry(row, now);
+        continue;
+      }
+      void this.send(session, row);
+    }
+  }
+
+  private async claim(accountId: number, limit: number, now: number): Promise<Row[]> {
+    const { kysely } = this.host.db;
+    const free = (eb: any) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
+    const due = await kysely
+      .selectFrom('smpp_deliveries')
+      .select('id')
+      .where('account_id', '=', accountId)
+      .where('next_at', '<=', now)
+      .where(free)
+      .orderBy('id')
+      .limit(limit)
+      .execute();
+    if (due.length === 0) return [];
+    const claimed = await kysely
+      .updateTable('smpp_deliveries')
+      .set((eb) => ({ claimed_by: this.host.holder, claimed_until: now + CLAIM_MS, attempts: eb('attempts', '+', 1) }))
+      .where(
+        'id',
+        'in',
+        due.map((r) => r.id),
+      )
+      .where(free)
+      .returningAll()
+      .execute();
+    return claimed.sort((a, b) => Number(a.id) - Number(b.id));
+  }
+
+  private async send(session: CustomerSession, row: Row): Promise<void> {
+    const queued = JSON.parse(row.pdu) as QueuedDeliverSm;
+    const status = await session.deliver(encodeDeliverSm(queued), RESPONSE_TIMEOUT_MS);
+    try {
+      if (status === 0) {
+        await this.host.db.kysely
+          .deleteFrom('smpp_deliveries')
+          .where('id', '=', row.id)
+          .where('claimed_by', '=', this.host.holder)
+          .execute();
+        this.host.metrics.delivered.inc({ system_id: session.bound!.user.system_id, kind: row.kind });
+      } else await this.retry(row, Date.now());
+      if (status === 0) void this.tick().catch(() => undefined);
+    } catch (err) {
+      this.host.log.warn({ err }, 'SMPP delivery bookkeeping failed: the claim expires and it is sent again');
+    }
+  }
+
+  private async retry(row: Row, now: number): Promise<void> {
+    await this.host.db.kysely
+      .updateTable('smpp_deliveries')
+      .set({ claimed_by: null, claimed_until: null, next_at: now + backoff(Number(row.attempts)) })
+      .where('id', '=', row.id)
+      .where('claimed_by', '=', this.host.holder)
+      .execute();
+  }
+
+  /** Rows older than the TTL are dropped, counted and logged. */
+  async prune(now = Date.now()): Promise<number> {
+    const rows = await this.host.db.kysely
+      .deleteFrom('smpp_deliveries')
+      .where('created_at', '<', now - this.host.ttlHours * 3_600_000)
+      .returning(['kind', 'account_id'])
+      .execute();
+    for (const r of rows) this.host.metrics.dropped.inc({ kind: r.kind });
+    if (rows.length > 0)
+      this.host.log.warn(
+        { dropped: rows.length, ttl_hours: this.host.ttlHours },
+        'SMPP receipts and replies dropped: no receiver bind took them within SMPP_SERVER_DELIVERY_TTL_HOURS',
+      );
+    return rows.length;
+  }
+}

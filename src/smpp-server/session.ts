@@ -1,0 +1,240 @@
+import type { Socket } from 'node:net';
+import type { AppContext } from '../context.js';
+import { checkBind } from '../features/smpp-users/bind.js';
+import { releaseBind, type SmppUserRow } from '../features/smpp-users/store.js';
+import { newPdu, PduReader, Status, type Pdu } from './pdus.js';
+import { submit } from './submit.js';
+import { cancelSm, querySm } from './queries.js';
+import type { SmppServerMetrics } from './metrics.js';
+
+export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
+
+export interface SessionOptions {
+  /** Idle this long, the server asks with enquire_link. */
+  enquireLinkMs: number;
+  /** Silent this long (no PDU at all), the session is unbound and closed. */
+  inactivityMs: number;
+  /** Requests of one session handled at once; over it, the socket is not read (back-pressure). */
+  maxInFlight: number;
+}
+
+export interface SessionHost {
+  ctx: AppContext;
+  holder: string;
+  options: SessionOptions;
+  metrics: SmppServerMetrics;
+  /** The session ended (closed socket). */
+  ended(session: CustomerSession): void;
+}
+
+const BIND_MODES: Record<string, BindMode> = {
+  bind_transmitter: 'transmitter',
+  bind_receiver: 'receiver',
+  bind_transceiver: 'transceiver',
+};
+
+/** One customer connection: framing, bind state, the PDUs it sends and the ones the server sends it. */
+export class CustomerSession {
+  bound: { user: SmppUserRow; slot: number; mode: BindMode } | null = null;
+  /** Counted since the last renewal of the bind row. */
+  counts = { submitted: 0, delivered: 0 };
+  private readonly reader = new PduReader();
+  private readonly waiting = new Map<number, (pdu: Pdu) => void>();
+  private sequence = 0;
+  private inFlight = 0;
+  private binding = false;
+  private closed = false;
+  private lastHeard = Date.now();
+  private timer: NodeJS.Timeout;
+
+  constructor(
+    readonly socket: Socket,
+    readonly address: string,
+    private readonly host: SessionHost,
+  ) {
+    socket.on('data', (chunk: Buffer) => this.received(chunk));
+    socket.on('error', () => this.close());
+    socket.on('close', () => this.ended());
+    const tick = Math.max(50, Math.min(host.options.enquireLinkMs, host.options.inactivityMs) / 2);
+    this.timer = setInterval(() => this.watchSilence(), tick);
+  }
+
+  /** deliver_sm sent and not yet answered. */
+  private outstanding = 0;
+
+  /** Room in the user's window for more deliver_sm (0 when not a receiver). */
+  get room(): number {
+    if (this.closed || !this.bound || this.bound.mode === 'transmitter') return 0;
+    return Math.max(0, this.bound.user.window_size - this.outstanding);
+  }
+
+  /** Sends one deliver_sm; resolves with the customer's command_status, or null (no answer in time, session closed). */
+  async deliver(fields: Record<string, unknown>, timeoutMs: number): Promise<number | null> {
+    this.outstanding++;
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
+      const resp = await Promise.race([this.request('deliver_sm', fields), timeout]);
+      if (resp?.command_status === 0) this.counts.delivered++;
+      return resp ? resp.command_status : null;
+    } finally {
+      clearTimeout(timer);
+      this.outstanding--;
+    }
+  }
+
+  /** Sends a request and resolves with its response (or null when the session closes first). */
+  request(command: string, options: Record<string, unknown> = {}): Promise<Pdu | null> {
+    if (this.closed) return Promise.resolve(null);
+    this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
+    const pdu = newPdu(command, { ...options, sequence_number: this.sequence });
+    return new Promise((resolve) => {
+      this.waiting.set(pdu.sequence_number, resolve);
+      this.write(pdu);
+    });
+  }
+
+  /** Unbind politely, then close whatever the answer. */
+  async unbind(): Promise<void> {
+    if (this.closed) return;
+    const timeout = new Promise<null>((r) => setTimeout(() => r(null), 1000).unref());
+    await Promise.race([this.request('unbind'), timeout]);
+    this.close();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 2000).unref();
+  }
+
+  private write(pdu: Pdu): void {
+    if (!this.closed && this.socket.writable) this.socket.write(pdu.toBuffer());
+  }
+
+  private received(chunk: Buffer): void {
+    this.lastHeard = Date.now();
+    this.reader.push(chunk);
+    this.drain();
+  }
+
+  private drain(): void {
+    while (!this.closed && this.inFlight < this.host.options.maxInFlight) {
+      const pdu = this.reader.next();
+      if (pdu === null) break;
+      if (pdu === 'malformed') {
+        this.host.metrics.malformed.inc();
+        this.socket.destroy();
+        this.closed = true;
+        return;
+      }
+      this.dispatch(pdu);
+    }
+    if (this.inFlight >= this.host.options.maxInFlight) this.socket.pause();
+    else this.socket.resume();
+  }
+
+  private dispatch(pdu: Pdu): void {
+    if (pdu.isResponse()) {
+      const resolve = this.waiting.get(pdu.sequence_number);
+      this.waiting.delete(pdu.sequence_number);
+      resolve?.(pdu);
+      return;
+    }
+    this.inFlight++;
+    this.handle(pdu)
+      .catch((err) => {
+        this.host.ctx.log.error({ err, command: pdu.command }, 'SMPP request failed');
+        this.write(pdu.response({ command_status: Status.SYSERR }));
+      })
+      .finally(() => {
+        this.inFlight--;
+        this.drain();
+      });
+  }
+
+  private async handle(pdu: Pdu): Promise<void> {
+    const mode = BIND_MODES[pdu.command];
+    if (mode) return this.bind(pdu, mode);
+    switch (pdu.command) {
+      case 'enquire_link':
+        return this.write(pdu.response());
+      case 'unbind':
+        this.write(pdu.response());
+        return this.close();
+      case 'submit_sm':
+        return this.submit(pdu);
+      case 'query_sm':
+      case 'cancel_sm':
+        if (!this.bound || this.bound.mode === 'receiver')
+          return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
+        return this.write(
+          await (pdu.command === 'query_sm' ? querySm : cancelSm)(
+            this.host.ctx,
+            Number(this.bound.user.account_id),
+            pdu,
+          ),
+        );
+      case 'unknown':
+        return this.write(pdu.response());
+      default:
+        return this.write(pdu.response({ command_status: Status.INVCMDID }));
+    }
+  }
+
+  private async bind(pdu: Pdu, mode: BindMode): Promise<void> {
+    const command = `${pdu.command}_resp`;
+    if (this.bound || this.binding) return this.write(pdu.response({ command_status: Status.ALYBND }));
+    this.binding = true;
+    try {
+      const outcome = await checkBind(this.host.ctx.db, {
+        systemId: String(pdu.system_id ?? ''),
+        password: String(pdu.password ?? ''),
+        address: this.address,
+        mode,
+        holder: this.host.holder,
+      });
+      this.host.metrics.binds.inc({
+        system_id: String(pdu.system_id ?? '').slice(0, 16),
+        status: String(outcome.status),
+      });
+      if (!('user' in outcome))
+        return this.write(newPdu(command, { sequence_number: pdu.sequence_number, command_status: outcome.status }));
+      if (this.closed) return releaseBind(this.host.ctx.db.kysely, this.host.holder, outcome.user.id, outcome.slot);
+      this.bound = { user: outcome.user, slot: outcome.slot, mode };
+      this.write(pdu.response({ system_id: 'Mensajero' }));
+    } finally {
+      this.binding = false;
+    }
+  }
+
+  private async submit(pdu: Pdu): Promise<void> {
+    if (!this.bound || this.bound.mode === 'receiver')
+      return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
+    const answer = await submit(this.host.ctx, this.bound.user, pdu);
+    this.host.metrics.submits.inc({ system_id: this.bound.user.system_id, status: String(answer.status) });
+    if (answer.status === Status.OK) this.counts.submitted++;
+    this.write(
+      answer.status === Status.OK
+        ? pdu.response({ message_id: answer.messageId })
+        : pdu.response({ command_status: answer.status }),
+    );
+  }
+
+  private watchSilence(): void {
+    const idle = Date.now() - this.lastHeard;
+    if (idle >= this.host.options.inactivityMs) {
+      this.host.metrics.inactive.inc();
+      void this.unbind();
+    } else if (idle >= this.host.options.enquireLinkMs && this.bound) void this.request('enquire_link');
+  }
+
+  private ended(): void {
+    this.closed = true;
+    clearInterval(this.timer);
+    for (const resolve of this.waiting.values()) resolve(null as unknown as Pdu);
+    this.waiting.clear();
+    this.host.ended(this);
+  }
+}

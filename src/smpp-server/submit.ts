@@ -1,0 +1,93 @@
+import type { AppContext } from '../context.js';
+import { decodeMessage, type Concatenation } from '../carriers/smpp/encoding.js';
+import { sendVerbatimSms } from '../features/sms/service.js';
+import { reserveParts } from '../features/smpp-users/throughput.js';
+import type { SmppUserRow } from '../features/smpp-users/store.js';
+import { Status, type Pdu } from './pdus.js';
+import { refusalStatus } from './refusals.js';
+import { smppTime } from '../lib/smpp-time.js';
+
+export type SubmitAnswer = { status: number; messageId?: string };
+
+/** Units per part of a concatenated message: GSM septets, Latin-1 octets, UCS-2 units. */
+const ROOM = { single: { gsm: 160, latin1: 140, ucs2: 70 }, part: { gsm: 153, latin1: 134, ucs2: 67 } };
+
+function alphabet(dataCoding: number): 'gsm' | 'latin1' | 'ucs2' {
+  if (dataCoding === 0x03) return 'latin1';
+  if (dataCoding === 0x08 || dataCoding === 0x18 || (dataCoding & 0xfc) === 0x18) return 'ucs2';
+  return 'gsm';
+}
+
+/** Parts a submit_sm's text takes on the air: one per submit_sm that fits one SMS, more for a long message_payload. */
+export function partsOf(text: string, dataCoding: number, concat: Concatenation | null): number {
+  if (concat) return 1;
+  const a = alphabet(dataCoding);
+  const length = a === 'ucs2' ? text.length : [...text].length;
+  return length <= ROOM.single[a] ? 1 : Math.ceil(length / ROOM.part[a]);
+}
+
+/** Flash: data_coding of message class 0 (0x10 GSM, 0x14 8-bit, 0x18 UCS-2; 0xF0 in the 1111 group). */
+const isFlash = (dc: number) => ((dc & 0xc0) === 0 && (dc & 0x13) === 0x10) || (dc & 0xf3) === 0xf0;
+
+/** A concatenation reference from SAR TLVs, when the UDH had none. */
+function sarOf(pdu: Pdu): Concatenation | null {
+  const total = Number(pdu.sar_total_segments ?? 0);
+  if (pdu.sar_msg_ref_num === undefined || total < 2) return null;
+  return { reference: Number(pdu.sar_msg_ref_num), total, sequence: Number(pdu.sar_segment_seqnum ?? 0) };
+}
+
+/**
+ * One submit_sm through the SMS feature's send path: decoded text, parts,
+ * throughput (parts per second of the user, shared by every process),
+ * destination, sender, schedule; refusals by the one table of refusals.ts.
+ */
+export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Promise<SubmitAnswer> {
+  const dataCoding = Number(pdu.data_coding ?? 0);
+  const esmClass = Number(pdu.esm_class ?? 0);
+  const body: Buffer =
+    Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
+      ? pdu.short_message
+      : Buffer.isBuffer(pdu.message_payload)
+        ? pdu.message_payload
+        : Buffer.alloc(0);
+  const decoded = decodeMessage(body, dataCoding, esmClass);
+  const concat = decoded.concat ?? sarOf(pdu);
+  const now = Date.now();
+  const scheduledAt = smppTime(pdu.schedule_delivery_time, now);
+  if (scheduledAt === 'invalid') return { status: Status.INVSCHED };
+  const validUntil = smppTime(pdu.validity_period, now);
+  if (validUntil === 'invalid' || (validUntil !== null && validUntil <= Math.max(now, scheduledAt ?? 0)))
+    return { status: Status.INVEXPIRY };
+  const parts = partsOf(decoded.text, dataCoding, concat);
+  if (!(await reserveParts(ctx.db, user.id, user.throughput, parts))) return { status: Status.THROTTLED };
+  const destination = String(pdu.destination_addr ?? '').trim();
+  const receipt = Number(pdu.registered_delivery ?? 0) & 0x03;
+  try {
+    const sent = await sendVerbatimSms(ctx, Number(user.account_id), {
+      destination,
+      international: Number(pdu.dest_addr_ton ?? 0) === 1 || destination.replace(/\D/g, '').length >= 12,
+      sender: String(pdu.source_addr ?? ''),
+      text: decoded.text,
+      parts,
+      flash: isFlash(dataCoding),
+      scheduledAt,
+      meta: {
+        smpp: {
+          system_id: user.system_id,
+          source: String(pdu.source_addr ?? '').slice(0, 21),
+          ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
+          ...(concat ? { concat } : {}),
+          ...(validUntil !== null ? { valid_until: validUntil } : {}),
+        },
+      },
+    });
+    return { status: Status.OK, messageId: sent.reference };
+  } catch (err) {
+    const status = refusalStatus(err);
+    if (status === undefined) {
+      ctx.log.error({ err, system_id: user.system_id }, 'SMPP submit_sm failed');
+      return { status: Status.SYSERR };
+    }
+    return { status };
+  }
+}
