@@ -1,3 +1,34 @@
+import { Readable } from 'node:stream';
+import type { FastifyReply } from 'fastify';
+
+/**
+ * Sends a CSV download streamed page by page: `page(after)` returns the rows
+ * with an id above `after` in id order (a few thousand at a time), so an
+ * export of any size holds one page in memory. A BOM first, so spreadsheets
+ * read UTF-8; every cell through csvCell.
+ */
+export function sendCsv<R extends { id: number | string }>(
+  reply: FastifyReply,
+  filename: string,
+  header: readonly string[],
+  page: (after: number) => Promise<R[]>,
+  cells: (row: R) => string[],
+): FastifyReply {
+  async function* lines(): AsyncGenerator<string> {
+    yield '\ufeff' + header.join(',') + '\r\n';
+    for (let after = 0; ;) {
+      const rows = await page(after);
+      if (rows.length === 0) return;
+      yield rows.map((r) => cells(r).map(csvCell).join(',')).join('\r\n') + '\r\n';
+      after = Number(rows[rows.length - 1].id);
+    }
+  }
+  return reply
+    .type('text/csv; charset=utf-8')
+    .header('content-disposition', `attachment; filename="${filename}"`)
+    .send(Readable.from(lines()));
+}
+
 /**
  * A cell of the panel's CSV exports (campaign reports, contact lists).
  * A value a spreadsheet would run as a formula — its first character other

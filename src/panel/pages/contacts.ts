@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { ApiError } from '../../http/errors.js';
@@ -14,7 +14,7 @@ import {
   type ImportRowError,
 } from '../../features/contacts/service.js';
 import { html } from '../html.js';
-import { csvCell } from '../csv.js';
+import { sendCsv } from '../csv.js';
 import {
   accountOf,
   csrfField,
@@ -219,36 +219,25 @@ export function contactsPage(scope: FastifyInstance, shared: Shared): Section {
   scope.get('/contacts/export', { schema: { hide: true }, config: { panel: 'account' } }, async (request, reply) => {
     const v = makeView(ctx, shared.assets(), request);
     const list = await listOrFail(db, accountOf(v).id, String((request.query as { list?: string }).list ?? ''));
-    async function* csv(): AsyncGenerator<string> {
-      yield '\ufeff' + EXPORT_COLUMNS.join(',') + '\r\n';
-      let after = 0;
-      for (;;) {
-        const rows = await db
-          .selectFrom('contacts')
-          .select(['id', ...EXPORT_COLUMNS])
-          .where('list_id', '=', list.id)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(2000)
-          .execute();
-        if (rows.length === 0) return;
-        // The number as /contacts/add takes it (without its country code), so an export imports back as it was.
-        const cells = (r: (typeof rows)[number]) =>
-          EXPORT_COLUMNS.map((c) =>
-            c === 'number'
-              ? r.number.slice(r.country_code.length)
-              : r[c] === null || r[c] === undefined
-                ? ''
-                : String(r[c]),
-          );
-        yield rows.map((r) => cells(r).map(csvCell).join(',')).join('\r\n') + '\r\n';
-        after = Number(rows[rows.length - 1].id);
-      }
-    }
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', `attachment; filename="contacts-${list.list_key}.csv"`)
-      .send(Readable.from(csv()));
+    const page = (after: number) =>
+      db
+        .selectFrom('contacts')
+        .select(['id', ...EXPORT_COLUMNS])
+        .where('list_id', '=', list.id)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(2000)
+        .execute();
+    // The number as /contacts/add takes it (without its country code), so an export imports back as it was.
+    return sendCsv(reply, `contacts-${list.list_key}.csv`, EXPORT_COLUMNS, page, (r) =>
+      EXPORT_COLUMNS.map((c) =>
+        c === 'number'
+          ? r.number.slice(r.country_code.length)
+          : r[c] === null || r[c] === undefined
+            ? ''
+            : String(r[c]),
+      ),
+    );
   });
 
   return section;

@@ -1,4 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
+import { PassThrough } from 'node:stream';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { parse } from '../../http/validate.js';
@@ -15,7 +15,7 @@ import {
 } from '../../features/optouts/service.js';
 import { listOwner } from '../../messaging/optouts.js';
 import { html } from '../html.js';
-import { csvCell } from '../csv.js';
+import { sendCsv } from '../csv.js';
 import {
   accountOf,
   csrfField,
@@ -129,28 +129,21 @@ export function optoutsPage(scope: FastifyInstance, shared: Shared): Section {
 
   scope.get('/optouts/export', { schema: { hide: true }, config: { panel: 'account' } }, async (request, reply) => {
     const owner = await listOwner(db, accountOf(makeView(shared.ctx, shared.assets(), request)).id);
-    async function* csv(): AsyncGenerator<string> {
-      yield '\ufeffnumber,source,created_at\r\n';
-      for (let after = 0; ;) {
-        const rows = await db
-          .selectFrom('optouts')
-          .select(['id', 'number', 'source', 'created_at'])
-          .where('account_id', '=', owner)
-          .where('id', '>', after)
-          .orderBy('id')
-          .limit(2000)
-          .execute();
-        if (rows.length === 0) return;
-        // The number with its + (as text: csvCell's apostrophe), so the file imports back whatever its country.
-        const cells = (r: (typeof rows)[number]) => [`+${r.number}`, r.source, formatLocal(Number(r.created_at))];
-        yield rows.map((r) => cells(r).map(csvCell).join(',')).join('\r\n') + '\r\n';
-        after = Number(rows[rows.length - 1].id);
-      }
-    }
-    return reply
-      .type('text/csv; charset=utf-8')
-      .header('content-disposition', 'attachment; filename="optouts.csv"')
-      .send(Readable.from(csv()));
+    const page = (after: number) =>
+      db
+        .selectFrom('optouts')
+        .select(['id', 'number', 'source', 'created_at'])
+        .where('account_id', '=', owner)
+        .where('id', '>', after)
+        .orderBy('id')
+        .limit(2000)
+        .execute();
+    // The number with its + (as text: csvCell's apostrophe), so the file imports back whatever its country.
+    return sendCsv(reply, 'optouts.csv', ['number', 'source', 'created_at'], page, (r) => [
+      `+${r.number}`,
+      r.source,
+      formatLocal(Number(r.created_at)),
+    ]);
   });
 
   return section;
