@@ -4,7 +4,7 @@ import { parseMoney } from './lib/money.js';
 
 /**
  * Environment → typed configuration, validated once at start.
- * Every variable is documented in the README's configuration table.
+ * Every variable is a row of docs/operators/configuration.md (test/docs/operator-reference.test.ts holds it).
  */
 const bool = z
   .enum(['true', 'false', '1', '0', 'yes', 'no', ''])

@@ -119,7 +119,7 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get('/openapi.json', { schema: { hide: true } }, async () => openapiDocument(app, ctx));
 
-  // Operations endpoints, not part of the API document (README, Configuration).
+  // Operations endpoints, not part of the API document (docs/operators/configuration.md).
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
   app.get('/readyz', { schema: { hide: true } }, async (_req, reply) => {
     try {

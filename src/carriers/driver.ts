@@ -32,7 +32,7 @@ export interface OutboundMessage {
  * dropped (an SMPP submit_sm without its submit_sm_resp) is reported as
  * transient (`{ ok: false, permanent: false }`): it is handed over again on
  * the next attempt. That is the one duplicate a driver can cause, the same
- * "in flight" window as a crash (README, "Hand-off to carriers").
+ * "in flight" window as a crash (docs/contributors/architecture.md, "Hand-off to carriers").
  */
 export type SubmitOutcome =
   | {

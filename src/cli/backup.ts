@@ -43,7 +43,7 @@ export function backupCommand(program: Command, run: CliRunner): void {
   program
     .command('backup')
     .description(
-      'copy the SQLite database to a new file while the service runs (PostgreSQL: use pg_dump, see the README)',
+      'copy the SQLite database to a new file while the service runs (PostgreSQL: use pg_dump, see docs/operators/backups.md)',
     )
     .requiredOption('--to <file>', 'the new file to write')
     .option('--json', 'print one JSON object')
@@ -53,7 +53,9 @@ export function backupCommand(program: Command, run: CliRunner): void {
         async (ctx) => {
           const url = ctx.config.DATABASE_URL;
           if (ctx.db.engine !== 'sqlite')
-            throw new CliError('backup copies SQLite databases; for PostgreSQL use pg_dump (README, "Backups")');
+            throw new CliError(
+              'backup copies SQLite databases; for PostgreSQL use pg_dump (docs/operators/backups.md)',
+            );
           const source = url.slice('sqlite:'.length);
           if (source === '' || source === ':memory:')
             throw new CliError('an in-memory database has nothing to back up');

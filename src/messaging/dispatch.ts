@@ -115,7 +115,7 @@ export async function dispatchCampaign(
  * recorded) when its dispatcher died; only those are handed over again, once
  * the claim expires. A carrier without idempotency cannot tell us whether it
  * took them, so this window (at most one batch per dispatcher at the crash
- * instant) cannot be closed on our side: see the README.
+ * instant) cannot be closed on our side: see docs/contributors/architecture.md.
  * `signal` (the job's lease) stops it before the next batch.
  */
 export async function dispatchMessages(

@@ -14,7 +14,7 @@ export function retryDelayMs(retry: number, baseMs: number, random: () => number
   return Math.round(baseMs * factor * (0.8 + random() * 0.4));
 }
 
-/** The whole schedule without jitter, in ms from the first attempt (README, tests). */
+/** The whole schedule without jitter, in ms from the first attempt (docs/api/webhooks.md, tests). */
 export function scheduleWithoutJitter(baseMs: number): number[] {
   let at = 0;
   return Array.from({ length: MAX_RETRIES }, (_, i) => (at += retryDelayMs(i + 1, baseMs, () => 0.5)));

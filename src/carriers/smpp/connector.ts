@@ -169,7 +169,7 @@ export class SmppConnector implements Connector {
           resp = await link.submit(fields);
         } catch (err) {
           this.error((err as Error).message);
-          // Not taken, or taken with its response lost (err.maybeSent): either way the dispatcher sends it again (see README, duplicates).
+          // Not taken, or taken with its response lost (err.maybeSent): either way the dispatcher sends it again (docs/contributors/architecture.md, duplicates).
           return { outcome: { ok: false, permanent: false, error: `${this.name}: ${(err as Error).message}` } };
         }
         const kind = classifyStatus(resp.command_status);

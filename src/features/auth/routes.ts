@@ -29,7 +29,7 @@ const Reply = z.object({
 const Failure = z.object(Envelope);
 
 /**
- * POST /auth, the legacy token login (README, Compatibility): an API key
+ * POST /auth, the legacy token login (docs/api/compatibility.md): an API key
  * in, a signed token out. The route is public (the key is in the body);
  * the token then authenticates in the deprecated `token` header.
  */

@@ -16,7 +16,7 @@ export interface CampaignQuery {
  * The account's campaigns newest first (the (account_id, created_at) index),
  * with two flags from their messages: one still scheduled, one not yet
  * handed to a carrier (stage 0). Codes sent by /v2/otp are campaigns too,
- * one per code; they are left out (see README, Campaign listing).
+ * one per code; they are left out (see docs/api/campaigns.md).
  */
 export function campaignPage(db: Executor, q: CampaignQuery) {
   return db

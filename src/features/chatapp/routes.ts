@@ -54,7 +54,7 @@ export const chatapp: Feature = {
         response,
       },
     };
-    // One definition, two paths: /whatsapp/send is the path every existing integration calls (see README, Compatibility).
+    // One definition, two paths: /whatsapp/send is the path every existing integration calls (see docs/api/compatibility.md).
     for (const path of SEND_PATHS) {
       api.post(path, post, handler);
       api.get(path, get, handler);

@@ -4,7 +4,7 @@ import { OtpError } from '../otp/errors.js';
 import { TEMPLATES, type Template } from '../voice/scripts.js';
 
 /**
- * Parameters of the previous OTP API (README, Compatibility). Only what is
+ * Parameters of the previous OTP API (docs/api/compatibility.md). Only what is
  * particular to it is checked here: the channel flags, the voice script
  * letter, company's 40 characters, reset_code and sandbox. Everything else
  * is handed to /v2/otp's own parameters (src/features/otp/params.ts) under

@@ -86,7 +86,7 @@ describeEngines('contact lists', (engine) => {
 
     it('never answers 500 to hostile text in names and queries', async () => {
       const g = await h.createAccount();
-      // NUL is refused with the field's code (README, "Text hygiene"), the same on both engines.
+      // NUL is refused with the field's code (docs/api/common.md, "Text hygiene"), the same on both engines.
       expect((await addList({ agenda_name: 'Lista\u0000 nula' }, g.apikey)).body).toMatchObject({
         status: 400,
         code: 'agenda_02',

@@ -101,7 +101,7 @@ export async function findLists(db: Kysely<Database>, accountId: number, query: 
   const totalPages = Math.ceil(total / limit);
   const hasMore = page < totalPages;
   return {
-    // id is the list_key: integrations pass result[].id straight to list_key (README, Compatibility).
+    // id is the list_key: integrations pass result[].id straight to list_key (docs/api/compatibility.md).
     result: rows.map((r) => ({ id: r.list_key, name: r.name, list_key: r.list_key })),
     total_count: total,
     page,

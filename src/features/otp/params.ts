@@ -49,7 +49,7 @@ export const NumberQuery = z.object(Number_);
 
 export const CreateBody = z.object({
   ...Number_,
-  // 'whatsapp' is the chat-app channel's name in integrations written before the rename (README, Compatibility).
+  // 'whatsapp' is the chat-app channel's name in integrations written before the rename (docs/api/compatibility.md).
   channel: optional(
     z.preprocess(
       (v) => (v === 'whatsapp' ? 'chatapp' : v),
@@ -70,7 +70,7 @@ export const CreateBody = z.object({
   ).default(6),
   code_rotate: optional(bool(INVALID)).default(false),
   code_show: flag(INVALID),
-  // Not in the spec's table: the official assistant-tool server sends it (README, Compatibility).
+  // Not in the spec's table: the official assistant-tool server sends it (docs/api/compatibility.md).
   sandbox: optional(bool(INVALID))
     .default(false)
     .describe('true, 1, "1" or "true": validate and answer as a real send would, but send, charge and store nothing'),

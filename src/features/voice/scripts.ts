@@ -8,7 +8,7 @@ export const TEMPLATES = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k']
 export type Template = (typeof TEMPLATES)[number];
 
 interface Script {
-  /** What the template is for (README, OpenAPI). */
+  /** What the template is for (docs/api, OpenAPI). */
   purpose: string;
   body: string;
   /** The sentence that introduces the code, when one is given. */

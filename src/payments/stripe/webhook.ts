@@ -84,7 +84,7 @@ async function note(
     .execute();
 }
 
-/** Session events: what each does to the payment request (README, "Payments through Stripe Checkout"). */
+/** Session events: what each does to the payment request (docs/operators/payments-stripe.md). */
 const PAID = new Set(['checkout.session.completed', 'checkout.session.async_payment_succeeded']);
 const CLOSED: Record<string, string> = {
   'checkout.session.expired': 'expired',
