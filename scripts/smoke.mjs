@@ -1,13 +1,16 @@
 // The quick start as a user runs it, on whatever `node` is first on PATH: start the built service on a fresh
-// SQLite file, create an account, send one SMS, and wait for its delivery report. CI runs it on the oldest
-// supported Node.js line (the full suite runs on the newest). It fails (exit code 1) unless the report says delivered.
+// SQLite file, create an account, send one SMS, wait for its delivery report, open the panel. CI runs it on the
+// oldest supported Node.js line (the full suite runs on the newest). It fails (exit code 1) unless the report says
+// delivered. The steps are those of the README's five-minute tour (scripts/quick-start.json; a test holds the two
+// together).
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const main = join(import.meta.dirname, '..', 'dist', 'src', 'main.js');
+const tour = JSON.parse(readFileSync(join(import.meta.dirname, 'quick-start.json'), 'utf8'));
 const dataDir = mkdtempSync(join(tmpdir(), 'mensajero-smoke-'));
 const env = { ...process.env, DATABASE_URL: `sqlite:${join(dataDir, 'smoke.db')}`, LOG_LEVEL: 'warn' };
 
@@ -21,8 +24,8 @@ function freePort() {
   });
 }
 
-function cli(...args) {
-  return JSON.parse(execFileSync(process.execPath, [main, ...args, '--json'], { env, encoding: 'utf8' }));
+function cli(args, input) {
+  return JSON.parse(execFileSync(process.execPath, [main, ...args, '--json'], { env, encoding: 'utf8', input }));
 }
 
 async function waitFor(what, probe, timeoutMs = 30_000) {
@@ -51,32 +54,22 @@ const server = spawn(process.execPath, [main, 'serve'], {
   stdio: 'inherit',
 });
 try {
-  const { apikey } = cli(
-    'accounts',
-    'create',
-    '--email',
-    'smoke@example.com',
-    '--password',
-    'Smoke-test-1',
-    '--credits',
-    '10',
-  );
+  const { apikey } = cli(tour.account, `${tour.password}\n`);
   await waitFor('the service to answer', async () => (await fetch(`${base}/healthz`)).ok);
-  const sent = await post(base, '/sms/send', apikey, {
-    numbers: '5512345678',
-    message: 'smoke test',
-    country_code: '52',
-  });
+  const sent = await post(base, tour.send.path, apikey, tour.send.body);
   const reference = sent.references?.[0]?.reference;
   if (!sent.success || !reference) throw new Error(`smoke: send refused: ${JSON.stringify(sent)}`);
   // Reports take Mexico City dates: a day either side of today's UTC date covers every time zone.
   const day = (offset) => new Date(Date.now() + offset * 86_400_000).toISOString().slice(0, 10);
   const row = await waitFor('the delivery report', async () => {
-    const answer = await post(base, '/reports/generate', apikey, { start_date: day(-1), end_date: day(1) });
+    const [from, to] = tour.report.days;
+    const answer = await post(base, tour.report.path, apikey, { start_date: day(from), end_date: day(to) });
     const found = answer.report?.find((r) => r.reference === reference);
     return found?.status === 'delivered' ? found : undefined;
   });
-  console.log(`smoke: Node ${process.version}: sent ${reference}, report ${row.status}`);
+  const panel = await fetch(`${base}${tour.panel}`);
+  if (!panel.ok) throw new Error(`smoke: the panel answered ${panel.status}`);
+  console.log(`smoke: Node ${process.version}: sent ${reference}, report ${row.status}, panel ${panel.status}`);
 } finally {
   server.kill('SIGTERM');
   await new Promise((resolve) => server.once('exit', resolve));
