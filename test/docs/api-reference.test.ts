@@ -1,7 +1,7 @@
 // `npm run docs:api`: the field-by-field API reference as one static page, generated from the OpenAPI document the
 // service serves (not written by hand). Needs the build (`npm test` builds first).
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -43,5 +43,15 @@ describe('scripts/build-api-docs.mjs', () => {
     expect(page).toContain('<title>Mensajero API reference</title>');
     // Redoc's script is inlined: no <script src> to a CDN.
     expect(page).not.toMatch(/<script[^>]+src=["']https?:/);
+  });
+
+  it('leaves no endpoint without a page: every path of the document is in docs/api or docs/operators', () => {
+    // Placeholders are compared without their names: /pay/{token}/complete is written /pay/{id}/complete.
+    const bare = (text: string) => text.replace(/\{[^}\n]*\}/g, '{}');
+    const pages = ['docs/api', 'docs/operators'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir)).map((name) => bare(readFileSync(join(ROOT, dir, name), 'utf8'))),
+    );
+    const undocumented = Object.keys(doc.paths).filter((path) => !pages.some((page) => page.includes(bare(path))));
+    expect(undocumented).toEqual([]);
   });
 });
