@@ -38,22 +38,31 @@ function documentedNames(markdown: string): Set<string> {
   return new Set(rows.flatMap((row) => [...row.split(' | ')[0]!.matchAll(/`([A-Z][A-Z0-9_]+)`/g)].map((m) => m[1]!)));
 }
 
+interface RegisteredCommand {
+  path: string;
+  takesArguments: boolean;
+  options: string[];
+}
+
 /** Every command of a commander program by its path (`accounts create`, `carriers costs set`…; leaves only). */
-function commandPaths(program: Command, prefix: string[] = []): Array<{ path: string; takesArguments: boolean }> {
+function commandPaths(program: Command, prefix: string[] = []): RegisteredCommand[] {
   return program.commands.flatMap((c) => {
     const path = [...prefix, c.name()];
     if (c.commands.length > 0) return commandPaths(c, path);
-    return [{ path: path.join(' '), takesArguments: c.registeredArguments.length > 0 }];
+    const options = c.options.flatMap((o) => (o.long ? [o.long] : []));
+    return [{ path: path.join(' '), takesArguments: c.registeredArguments.length > 0, options }];
   });
 }
 
 /** The registered commands: every command module, as `--help` loads them, and those main.ts defines itself. */
-async function registeredCommands(): Promise<Array<{ path: string; takesArguments: boolean }>> {
+async function registeredCommands(): Promise<RegisteredCommand[]> {
   const program = new Command();
   await registerCommands(program, (async () => undefined) as CliRunner, undefined);
+  // main.ts's own commands (serve, migrate): their options are in its source, next to them.
   const own = [...read('src/main.ts').matchAll(/\.command\('([a-z-]+)'\)/g)].map((m) => ({
     path: m[1]!,
     takesArguments: false,
+    options: [],
   }));
   return [...own, ...commandPaths(program)];
 }
@@ -107,7 +116,7 @@ describe('docs/operators/cli.md', () => {
     const paths = registered.map((c) => c.path);
     expect(paths).toEqual(expect.arrayContaining(['serve', 'migrate', 'accounts create', 'carriers costs set']));
     // A command that takes an argument (`carriers add <kind>`) is listed once per value: `carriers add smpp`.
-    const listed = (c: { path: string; takesArguments: boolean }) =>
+    const listed = (c: RegisteredCommand) =>
       documented.has(c.path) || (c.takesArguments && [...documented].some((d) => d.startsWith(`${c.path} `)));
     const missing = paths.filter((path) => !listed(registered.find((c) => c.path === path)!));
     expect(missing, 'commands the CLI registers but docs/operators/cli.md does not list').toEqual([]);
@@ -118,5 +127,15 @@ describe('docs/operators/cli.md', () => {
     const known = (path: string) =>
       registered.some((c) => c.path === path || (c.takesArguments && path.startsWith(`${c.path} `)));
     expect([...documented].filter((path) => !known(path))).toEqual([]);
+  });
+
+  it('documents every option of every command (in the list, or on the page it links to)', async () => {
+    const pages = ['docs/operators', 'docs/api'].flatMap((dir) =>
+      readdirSync(join(ROOT, dir)).map((name) => read(join(dir, name))),
+    );
+    const undocumented = (await registeredCommands()).flatMap((c) =>
+      c.options.filter((o) => !pages.some((page) => page.includes(o))).map((o) => `${c.path} ${o}`),
+    );
+    expect(undocumented).toEqual([]);
   });
 });
