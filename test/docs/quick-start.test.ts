@@ -89,3 +89,13 @@ describe("the README's five-minute tour runs the smoke run's steps", () => {
     expect(section(readme, 'Five-minute tour')).toContain(`<http://localhost:3000${tour.panel}>`);
   });
 });
+
+describe("the README's Node.js lines", () => {
+  it('are the ones CI runs and package.json accepts', () => {
+    const node = section(readme, 'Node.js').replace(/\s+/g, ' ');
+    const oldest = /^NODE_OLDEST="([\d.]+)"$/m.exec(read('.ci/run'))![1]!;
+    expect(node).toContain(`Node ${read('.nvmrc').trim()} (\`.nvmrc\`)`);
+    expect(node).toContain(`on Node ${oldest}`);
+    expect(node).toContain(`(\`engines\` \`${JSON.parse(read('package.json')).engines.node}\``);
+  });
+});
