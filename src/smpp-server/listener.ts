@@ -6,6 +6,7 @@ import ipaddr from 'ipaddr.js';
 import type { AppContext } from '../context.js';
 import { activeAccount } from '../features/smpp-users/bind.js';
 import { releaseBind, renewBind } from '../features/smpp-users/store.js';
+import { pruneThroughputSlots } from '../features/smpp-users/throughput.js';
 import { randomToken } from '../lib/ids.js';
 import { SmppServerMetrics } from './metrics.js';
 import { DeliveryPump } from './deliveries.js';
@@ -18,6 +19,8 @@ export interface SmppServerOptions extends Partial<SessionOptions> {
   renewMs?: number;
   /** How often waiting receipts and replies are looked for. */
   deliverMs?: number;
+  /** Every this many renewals, the throughput counters older than their sliding second are deleted. */
+  pruneEvery?: number;
 }
 
 const DEFAULTS = {
@@ -27,6 +30,7 @@ const DEFAULTS = {
   maxConnectionsPerAddress: 32,
   renewMs: 1000,
   deliverMs: 250,
+  pruneEvery: 30,
 };
 
 /** IPv4 addresses in dotted form (an IPv4-mapped IPv6 address is shown as its IPv4 one). */
@@ -56,6 +60,7 @@ export class SmppServer implements SessionHost {
   private deliverTimer: NodeJS.Timeout | null = null;
   readonly pump: DeliveryPump;
   private renewing: Promise<void> | null = null;
+  private renewals = 0;
   private readonly releasing = new Set<Promise<void>>();
 
   constructor(
@@ -138,6 +143,8 @@ export class SmppServer implements SessionHost {
 
   private async renewOnce(): Promise<void> {
     const db = this.ctx.db;
+    if (this.renewals++ % this.settings.pruneEvery === 0)
+      await pruneThroughputSlots(db.kysely).catch((err) => this.ctx.log.warn({ err }, 'SMPP throughput prune failed'));
     const active = new Map<number, boolean>();
     this.metrics.bound.reset();
     for (const session of [...this.sessions]) {

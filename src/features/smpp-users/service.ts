@@ -2,6 +2,7 @@ import type { Db, Executor } from '../../db/engine.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
+import { forgetThroughput } from './throughput.js';
 import { DEFAULTS, SmppUserProblem, type SmppUserSettings } from './schemas.js';
 import {
   deleteSmppUser,
@@ -96,10 +97,13 @@ export async function setOwnSmppPassword(db: Db, accountId: number, systemId: st
   return true;
 }
 
-/** Removes the user; its open binds (in any process) close at their holder's next renewal. */
+/** Removes the user and its throughput counters; its open binds (in any process) close at their holder's next renewal. */
 export async function removeSmppUser(db: Db, systemId: string): Promise<boolean> {
   const user = await requireUser(db.kysely, systemId);
-  return db.kysely.transaction().execute((trx) => deleteSmppUser(trx, user.id));
+  return db.kysely.transaction().execute(async (trx) => {
+    await forgetThroughput(trx, user.id);
+    return deleteSmppUser(trx, user.id);
+  });
 }
 
 export async function smppUserSettings(db: Db, accountId?: number): Promise<SmppUserSettings[]> {
