@@ -20,12 +20,14 @@ import type { EventState } from '../../webhooks/tables.js';
 import { formatCompact, formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
 import { confirmPassword } from '../confirm.js';
+import { ownSmppUsers } from '../../features/smpp-users/service.js';
+import { registerSmppPassword, smppUsersCard } from './integrations-smpp.js';
 import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../view.js';
 
 const STATES: EventState[] = ['pending', 'delivered', 'failed', 'not_delivered', 'cancelled'];
 const TYPES = ['confirmation', 'response'] as const;
 
-/** Everything the spec says is done "in the panel": API key, allow-list, webhook, signing secret, delivery log. */
+/** Everything the spec says is done "in the panel": API key, allow-list, webhook, signing secret, delivery log; and SMPP users. */
 export function integrationsPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const db = ctx.db.kysely;
@@ -37,9 +39,10 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
       const account = accountOf(v);
       const state = STATES.find((s) => s === v.query.state);
       const type = TYPES.find((s) => s === v.query.type);
-      const [hook, events] = await Promise.all([
+      const [hook, events, smppUsers] = await Promise.all([
         findWebhook(db, account.id),
         listEvents(db, account.id, { failedOnly: false, limit: 50, state, type }),
+        ownSmppUsers(ctx.db, account.id),
       ]);
       const allow = account.allow_ips ? (JSON.parse(account.allow_ips) as string[]) : [];
       return html` <section class="card" aria-labelledby="key-title">
@@ -155,6 +158,8 @@ ${allow.join('\n')}</textarea>
             ${csrfField(v)}<button type="submit" class="danger">${v.t('rotate_secret')}</button>
           </form>
         </section>
+
+        ${smppUsersCard(v, smppUsers)}
 
         <section class="card" aria-labelledby="log-title" id="log">
           <h2 id="log-title">${v.t('delivery_log')}</h2>
@@ -293,6 +298,8 @@ ${allow.join('\n')}</textarea>
     await rotateWebhookSecret(db, ctx.secrets.webhookEncryption, accountOf(v).id);
     return { done: 'secret_rotated' };
   });
+
+  registerSmppPassword(scope, shared, section);
 
   registerAction(scope, shared, section, 'test-event', async (_request, v) => sendTestEvent(shared, v));
 
