@@ -146,7 +146,13 @@ export class SmppServer implements SessionHost {
     if (this.renewals++ % this.settings.pruneEvery === 0)
       await pruneThroughputSlots(db.kysely).catch((err) => this.ctx.log.warn({ err }, 'SMPP throughput prune failed'));
     const active = new Map<number, boolean>();
-    this.metrics.bound.reset();
+    // Counted first and set at once after the round: a scrape during the round still sees every bind.
+    const open = new Map<string, { labels: { system_id: string; bind: string }; n: number }>();
+    const count = (bound: NonNullable<CustomerSession['bound']>) => {
+      const key = `${bound.user.system_id} ${bound.mode}`;
+      const entry = open.get(key) ?? { labels: { system_id: bound.user.system_id, bind: bound.mode }, n: 0 };
+      open.set(key, { ...entry, n: entry.n + 1 });
+    };
     for (const session of [...this.sessions]) {
       const bound = session.bound;
       if (!bound) continue;
@@ -161,11 +167,14 @@ export class SmppServer implements SessionHost {
           void session.unbind();
           continue;
         }
-        this.metrics.bound.inc({ system_id: bound.user.system_id, bind: bound.mode });
+        count(bound);
       } catch (err) {
+        count(bound);
         this.ctx.log.warn({ err }, 'SMPP bind renewal failed: retried at the next tick');
       }
     }
+    this.metrics.bound.reset();
+    for (const { labels, n } of open.values()) this.metrics.bound.set(labels, n);
   }
 
   async close(): Promise<void> {
