@@ -3,7 +3,6 @@ export const smppWordsEs = {
   smpp_users: 'Usuarios SMPP',
   smpp_users_help:
     'Tu plataforma (Kannel, Jasmin u otra) se conecta por SMPP 3.4 con estos usuarios; el operador los crea y fija sus límites.',
-  smpp_users_none: 'Esta cuenta no tiene usuarios SMPP: el operador los crea.',
   smpp_system_id: 'System ID',
   smpp_max_binds: 'Conexiones máximas',
   smpp_throughput: 'Partes por segundo',
@@ -39,7 +38,6 @@ export const smppWordsEn: { [K in keyof typeof smppWordsEs]: string } = {
   smpp_users: 'SMPP users',
   smpp_users_help:
     'Your platform (Kannel, Jasmin or another) binds over SMPP 3.4 with these users; the operator creates them and sets their limits.',
-  smpp_users_none: 'This account has no SMPP users: the operator creates them.',
   smpp_system_id: 'System ID',
   smpp_max_binds: 'Max binds',
   smpp_throughput: 'Parts per second',

@@ -19,35 +19,33 @@ type ShownUser = SmppUserSettings & { binds: number };
 /**
  * The account's own SMPP users (a sub-account sees only its own): their
  * limits, how many binds each has open across the deployment, and a form to
- * set a new password. The settings themselves are the operator's.
+ * set a new password. The settings themselves are the operator's. An account
+ * without SMPP users (most of them) sees no SMPP card at all.
  */
 export function smppUsersCard(v: View, users: ShownUser[]) {
+  if (users.length === 0) return html``;
   return html`<section class="card" aria-labelledby="smpp-title" id="smpp">
     <h2 id="smpp-title">${v.t('smpp_users')}</h2>
     <p class="help">${v.t('smpp_users_help')}</p>
-    ${
-      users.length === 0
-        ? html`<p>${v.t('smpp_users_none')}</p>`
-        : html`<div class="scroll">
-              <table class="stack" data-testid="smpp-users">
-                <thead>
-                  <tr>
-                    <th scope="col">${v.t('smpp_system_id')}</th>
-                    <th scope="col">${v.t('smpp_max_binds')}</th>
-                    <th scope="col">${v.t('smpp_throughput')}</th>
-                    <th scope="col">${v.t('smpp_window')}</th>
-                    <th scope="col">${v.t('smpp_allow_list')}</th>
-                    <th scope="col">${v.t('smpp_live_binds')}</th>
-                    <th scope="col">${v.t('smpp_new_password')}</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${users.map((u, i) => userRow(v, u, i))}
-                </tbody>
-              </table>
-            </div>
-            <p id="smpp-password-help" class="help">${v.t('smpp_password_help')}</p>`
-    }
+    <div class="scroll">
+      <table class="stack" data-testid="smpp-users">
+        <thead>
+          <tr>
+            <th scope="col">${v.t('smpp_system_id')}</th>
+            <th scope="col">${v.t('smpp_max_binds')}</th>
+            <th scope="col">${v.t('smpp_throughput')}</th>
+            <th scope="col">${v.t('smpp_window')}</th>
+            <th scope="col">${v.t('smpp_allow_list')}</th>
+            <th scope="col">${v.t('smpp_live_binds')}</th>
+            <th scope="col">${v.t('smpp_new_password')}</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${users.map((u, i) => userRow(v, u, i))}
+        </tbody>
+      </table>
+    </div>
+    <p id="smpp-password-help" class="help">${v.t('smpp_password_help')}</p>
   </section>`;
 }
 
