@@ -15,14 +15,14 @@ import {
 } from '../../webhooks/service.js';
 import { webhookAddLimit } from '../../http/rate-limit.js';
 import { localDay } from '../../features/reports/service.js';
-import { recordEvents } from '../../webhooks/index.js';
 import type { EventState } from '../../webhooks/tables.js';
-import { formatCompact, formatLocal } from '../../lib/time.js';
+import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
 import { confirmPassword } from '../confirm.js';
 import { ownSmppUsers } from '../../features/smpp-users/service.js';
 import { registerSmppPassword, smppUsersCard } from './integrations-smpp.js';
-import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../view.js';
+import { sendTestEvent } from './integrations-test-event.js';
+import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared } from '../view.js';
 
 const STATES: EventState[] = ['pending', 'delivered', 'failed', 'not_delivered', 'cancelled'];
 const TYPES = ['confirmation', 'response'] as const;
@@ -336,37 +336,4 @@ ${allow.join('\n')}</textarea>
   });
 
   return section;
-}
-
-/**
- * A `confirmation` event with a reference starting `test-` and
- * extra_params {"test":true}, recorded and delivered like any other (same
- * signature, retries and log), so the receiver is tested end to end.
- */
-async function sendTestEvent(shared: Shared, v: View) {
-  const { ctx } = shared;
-  const account = accountOf(v);
-  const hook = await findWebhook(ctx.db.kysely, account.id);
-  if (!hook || hook.status !== 1) throw refuse(400, 'test_event_needs_webhook');
-  const now = Date.now();
-  const reference = `test-${now.toString(36)}`;
-  await ctx.db.kysely.transaction().execute((trx) =>
-    recordEvents(trx, [
-      {
-        accountId: account.id,
-        type: 'confirmation',
-        reference,
-        payload: {
-          type: 'confirmation',
-          reference,
-          status: '0',
-          number: '520000000000',
-          date: formatCompact(now),
-          extra_params: '{"test":true}',
-        },
-      },
-    ]),
-  );
-  ctx.worker.nudge();
-  return { done: 'test_event_sent' as const };
 }
