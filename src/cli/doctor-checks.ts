@@ -5,6 +5,7 @@ import { apiKeyHash, openApiKey } from '../accounts/keys.js';
 import { readServerSecret, secretFile, Secrets } from '../lib/secrets.js';
 import { carrierStatus } from '../carriers/status.js';
 import { httpGet, localAddress, pingRedis, portIsFree } from './doctor-probes.js';
+import { checkCertificate, smppAnswers } from './doctor-smpp.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -120,7 +121,12 @@ interface Listener {
   host: (c: Config) => string;
   /** Whether what answers at the base address is a Mensajero. */
   identify: (base: string, c: Config) => Promise<boolean>;
+  /** How it is named when it answers (default: a running Mensajero). */
+  holder?: string;
 }
+
+/** The address a local client reaches a listener bound to `host` on, without the scheme and port. */
+const reachableHost = (base: string) => new URL(base).hostname.replace(/^\[|\]$/g, '');
 
 const listeners: Listener[] = [
   {
@@ -142,6 +148,20 @@ const listeners: Listener[] = [
       return r?.status === 200 && r.body.includes('mensajero_');
     },
   },
+  {
+    name: 'smpp port',
+    port: (c) => c.SMPP_SERVER_PORT,
+    host: (c) => c.SMPP_SERVER_HOST,
+    identify: (base) => smppAnswers(reachableHost(base), Number(new URL(base).port), false),
+    holder: 'an SMPP listener that answers enquire_link (a running Mensajero)',
+  },
+  {
+    name: 'smpp tls port',
+    port: (c) => c.SMPP_SERVER_TLS_PORT,
+    host: (c) => c.SMPP_SERVER_HOST,
+    identify: (base) => smppAnswers(reachableHost(base), Number(new URL(base).port), true),
+    holder: 'an SMPP listener that answers enquire_link over TLS (a running Mensajero)',
+  },
 ];
 
 function listenerCheck(l: Listener): Check {
@@ -154,7 +174,8 @@ function listenerCheck(l: Listener): Check {
       const [host, port] = [l.host(c), l.port(c)!];
       if (port === 0) return ok('0: the system picks a free port at start');
       if (await portIsFree(host, port)) return ok(`${host}:${port} is free`);
-      if (await l.identify(localAddress(host, port), c)) return ok(`${host}:${port} is held by a running Mensajero`);
+      if (await l.identify(localAddress(host, port), c))
+        return ok(`${host}:${port} is held by ${l.holder ?? 'a running Mensajero'}`);
       return fail(`${host}:${port} is held by another program`);
     },
   };
@@ -194,6 +215,12 @@ export const checks: Check[] = [
   { name: 'database', needs: 'config', run: database },
   { name: 'secret', needs: 'config', run: secret },
   ...listeners.map(listenerCheck),
+  {
+    name: 'smpp tls certificate',
+    needs: 'config',
+    applies: (c) => c.SMPP_SERVER_TLS_PORT !== undefined,
+    run: async ({ config }) => checkCertificate(config!.SMPP_SERVER_TLS_CERT!, config!.SMPP_SERVER_TLS_KEY!),
+  },
   { name: 'carriers', needs: 'schema', run: carriers },
   { name: 'redis', needs: 'config', applies: (c) => c.RATE_LIMIT_STORE === 'redis', run: redis },
 ];

@@ -11,7 +11,9 @@ import { redactor, TimedOut, withTimeout } from './doctor-probes.js';
 export function doctorCommand(program: Command): void {
   program
     .command('doctor')
-    .description('check the configuration, database, secret, ports, carriers and Redis; exit code 1 when one fails')
+    .description(
+      'check the configuration, database, secret, ports, the SMPP listener, carriers and Redis; exit code 1 when one fails',
+    )
     .option('--json', 'print one JSON object')
     .action(async (o: { json?: boolean }) => {
       const { results, timedOut } = await diagnose(process.env);

@@ -26,6 +26,8 @@ const NOTICES = [
   'optouts_added',
   'optouts_removed',
   'low_balance_saved',
+  'smpp_password_set',
+  'smpp_bind_closed',
 ] as const satisfies readonly WordKey[];
 export type NoticeKey = (typeof NOTICES)[number];
 

@@ -6,6 +6,7 @@ import ipaddr from 'ipaddr.js';
 import type { AppContext } from '../context.js';
 import { activeAccount } from '../features/smpp-users/bind.js';
 import { releaseBind, renewBind } from '../features/smpp-users/store.js';
+import { pruneThroughputSlots } from '../features/smpp-users/throughput.js';
 import { randomToken } from '../lib/ids.js';
 import { SmppServerMetrics } from './metrics.js';
 import { DeliveryPump } from './deliveries.js';
@@ -18,6 +19,8 @@ export interface SmppServerOptions extends Partial<SessionOptions> {
   renewMs?: number;
   /** How often waiting receipts and replies are looked for. */
   deliverMs?: number;
+  /** Every this many renewals, the throughput counters older than their sliding second are deleted. */
+  pruneEvery?: number;
 }
 
 const DEFAULTS = {
@@ -27,6 +30,7 @@ const DEFAULTS = {
   maxConnectionsPerAddress: 32,
   renewMs: 1000,
   deliverMs: 250,
+  pruneEvery: 30,
 };
 
 /** IPv4 addresses in dotted form (an IPv4-mapped IPv6 address is shown as its IPv4 one). */
@@ -56,6 +60,7 @@ export class SmppServer implements SessionHost {
   private deliverTimer: NodeJS.Timeout | null = null;
   readonly pump: DeliveryPump;
   private renewing: Promise<void> | null = null;
+  private renewals = 0;
   private readonly releasing = new Set<Promise<void>>();
 
   constructor(
@@ -138,8 +143,16 @@ export class SmppServer implements SessionHost {
 
   private async renewOnce(): Promise<void> {
     const db = this.ctx.db;
+    if (this.renewals++ % this.settings.pruneEvery === 0)
+      await pruneThroughputSlots(db.kysely).catch((err) => this.ctx.log.warn({ err }, 'SMPP throughput prune failed'));
     const active = new Map<number, boolean>();
-    this.metrics.bound.reset();
+    // Counted first and set at once after the round: a scrape during the round still sees every bind.
+    const open = new Map<string, { labels: { system_id: string; bind: string }; n: number }>();
+    const count = (bound: NonNullable<CustomerSession['bound']>) => {
+      const key = `${bound.user.system_id} ${bound.mode}`;
+      const entry = open.get(key) ?? { labels: { system_id: bound.user.system_id, bind: bound.mode }, n: 0 };
+      open.set(key, { ...entry, n: entry.n + 1 });
+    };
     for (const session of [...this.sessions]) {
       const bound = session.bound;
       if (!bound) continue;
@@ -154,11 +167,14 @@ export class SmppServer implements SessionHost {
           void session.unbind();
           continue;
         }
-        this.metrics.bound.inc({ system_id: bound.user.system_id, bind: bound.mode });
+        count(bound);
       } catch (err) {
+        count(bound);
         this.ctx.log.warn({ err }, 'SMPP bind renewal failed: retried at the next tick');
       }
     }
+    this.metrics.bound.reset();
+    for (const { labels, n } of open.values()) this.metrics.bound.set(labels, n);
   }
 
   async close(): Promise<void> {

@@ -68,5 +68,7 @@ export class SmppServerMetrics {
       labelNames: ['kind'],
       registers,
     });
+    // At 0 from the start: a drop is then an increase a dashboard or an alert sees, not a series appearing.
+    for (const kind of ['receipt', 'reply']) this.dropped.inc({ kind }, 0);
   }
 }

@@ -12,11 +12,7 @@ import {
   RULES_FILE,
 } from '../helpers/ops.js';
 
-/**
- * What the dashboard must show: a panel whose title matches, querying that
- * metric. The SMPP server's binds join as one row when that server exists:
- * [/SMPP server binds/i, 'mensajero_smpp_server_binds'].
- */
+/** What the dashboard must show: a panel whose title matches, querying that metric. */
 const PANELS: Array<[RegExp, string]> = [
   [/messages by channel and status/i, 'mensajero_messages_total'],
   [/delivery rate per carrier/i, 'mensajero_carrier_receipts_total'],
@@ -27,6 +23,14 @@ const PANELS: Array<[RegExp, string]> = [
   [/webhook delivery attempts/i, 'mensajero_webhook_attempts_total'],
   [/http latency/i, 'mensajero_http_request_duration_seconds_bucket'],
   [/http error/i, 'mensajero_http_requests_total'],
+  [/SMPP server binds open/i, 'mensajero_smpp_server_bound'],
+  [/SMPP server bind requests/i, 'mensajero_smpp_server_binds_total'],
+  [/SMPP server submits/i, 'mensajero_smpp_server_submits_total'],
+  [/SMPP server receipts and replies waiting/i, 'mensajero_smpp_server_waiting'],
+  [/SMPP server receipts and replies delivered/i, 'mensajero_smpp_server_delivered_total'],
+  [/SMPP server receipts and replies delivered and dropped/i, 'mensajero_smpp_server_dropped_total'],
+  [/SMPP server sessions closed/i, 'mensajero_smpp_server_malformed_total'],
+  [/SMPP server sessions closed/i, 'mensajero_smpp_server_inactive_total'],
 ];
 
 /** The areas the alert rules must cover: at least one alert whose expression names a metric of the area. */
@@ -34,6 +38,7 @@ const RULE_AREAS: Array<[string, RegExp]> = [
   ['carriers', /^mensajero_carrier_/],
   ['the job queue', /^mensajero_job_queue_/],
   ['webhook delivery', /^mensajero_webhook_/],
+  ['the SMPP server', /^mensajero_smpp_server_/],
 ];
 
 const DATASOURCE = '${DS_PROMETHEUS}';

@@ -4,24 +4,50 @@ import { describeEngines, eventually, startHarness, type Harness } from '../help
 import { dashboardMetrics, exposedSeries, loadDashboard, ruleMetrics, unexposed } from '../helpers/ops.js';
 import { SMPP_ENV, smppTools } from '../helpers/smpp-suite.js';
 import { receiver } from '../helpers/webhook-delivery.js';
+import { ask, bindClient, smppCustomer } from '../helpers/smpp-server.js';
+import { gsmSeptets } from '../../src/carriers/smpp/encoding.js';
+import type { SmppSession } from '../../src/carriers/smpp/pdu.js';
 
 /**
  * Every metric the dashboard and the alert rules name has series in /metrics
  * once a service has seen a little traffic: a send through an SMPP carrier
- * that answers with a receipt, its confirmation delivered to a webhook, and a
- * scheduled send waiting in the job queue.
+ * that answers with a receipt, its confirmation delivered to a webhook, a
+ * scheduled send waiting in the job queue, and a customer bound to the SMPP
+ * server that submits and takes its receipt.
  */
 describeEngines('dashboard and alert-rule metrics exposed by /metrics', (engine) => {
   let h: Harness;
   let exposed: Set<string>;
   const hooks: Array<Awaited<ReturnType<typeof receiver>>> = [];
+  const customers: SmppSession[] = [];
   beforeAll(async () => {
-    h = await startHarness(engine, { env: SMPP_ENV });
+    h = await startHarness(engine, {
+      env: { ...SMPP_ENV, SMPP_SERVER_PORT: '0', SMPP_SERVER_HOST: '127.0.0.1' },
+      smpp: { renewMs: 100, deliverMs: 50 },
+    });
   });
   afterAll(async () => {
     for (const hook of hooks) await hook.stop();
+    for (const session of customers) session.close();
     await h.close();
   });
+
+  /** A customer bound to the SMPP server submits one message asking for its receipt, and acknowledges what it gets. */
+  async function smppCustomerTraffic() {
+    const c = await smppCustomer(h, 100);
+    const { session, status } = await bindClient(h.smpp!.port!, c.systemId, c.password, 'transceiver', (s) =>
+      s.on('deliver_sm', (pdu) => s.send(pdu.response())),
+    );
+    customers.push(session);
+    expect(status).toBe(0);
+    const sent = await ask(session, 'submit_sm', {
+      destination_addr: '525520000003',
+      dest_addr_ton: 1,
+      registered_delivery: 1,
+      short_message: Buffer.from(gsmSeptets('Por SMPP')),
+    });
+    expect(sent.command_status).toBe(0);
+  }
   const { carrier, send, finalMessage } = smppTools(() => h);
 
   it('produces traffic: a delivered SMS through a carrier, its webhook, a scheduled send', async () => {
@@ -43,13 +69,16 @@ describeEngines('dashboard and alert-rule metrics exposed by /metrics', (engine)
         scheduledAt: Date.now() + 3_600_000,
       }),
     );
+    await smppCustomerTraffic();
     // The delivery's outcome is recorded (and counted) just after the receiver answered.
     exposed = await eventually(async () => {
       const scrape = await h.app.inject({ method: 'GET', url: '/metrics' });
       expect(scrape.statusCode).toBe(200);
-      return scrape.body.includes('mensajero_webhook_attempts_total{result="delivered"}') && exposedSeries(scrape.body);
-    });
+      const seen = ['mensajero_webhook_attempts_total{result="delivered"}', 'mensajero_smpp_server_delivered_total{'];
+      return seen.every((series) => scrape.body.includes(series)) && exposedSeries(scrape.body);
+    }, 15_000);
     expect(exposed).toContain('mensajero_carrier_receipt_latency_seconds_bucket');
+    expect(exposed).toContain('mensajero_smpp_server_bound');
   });
 
   it('exposes every metric a dashboard query or variable names', () => {

@@ -2,9 +2,11 @@ import type { Db, Executor } from '../../db/engine.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
+import { forgetThroughput } from './throughput.js';
 import { DEFAULTS, SmppUserProblem, type SmppUserSettings } from './schemas.js';
 import {
   deleteSmppUser,
+  dropBind,
   dropBinds,
   findSmppUser,
   insertSmppUser,
@@ -96,14 +98,23 @@ export async function setOwnSmppPassword(db: Db, accountId: number, systemId: st
   return true;
 }
 
-/** Removes the user; its open binds (in any process) close at their holder's next renewal. */
+/** Removes the user and its throughput counters; its open binds (in any process) close at their holder's next renewal. */
 export async function removeSmppUser(db: Db, systemId: string): Promise<boolean> {
   const user = await requireUser(db.kysely, systemId);
-  return db.kysely.transaction().execute((trx) => deleteSmppUser(trx, user.id));
+  return db.kysely.transaction().execute(async (trx) => {
+    await forgetThroughput(trx, user.id);
+    return deleteSmppUser(trx, user.id);
+  });
 }
 
 export async function smppUserSettings(db: Db, accountId?: number): Promise<SmppUserSettings[]> {
   return (await listSmppUsers(db.kysely, accountId)).map((row) => settingsOf(row, row.email));
+}
+
+/** An account's own SMPP users with how many binds each has open now (the panel's Integrations page). */
+export async function ownSmppUsers(db: Db, accountId: number): Promise<Array<SmppUserSettings & { binds: number }>> {
+  const [users, binds] = await Promise.all([smppUserSettings(db, accountId), liveBinds(db.kysely, { accountId })]);
+  return users.map((u) => ({ ...u, binds: binds.filter((b) => b.system_id === u.system_id).length }));
 }
 
 export interface BindView {
@@ -117,18 +128,45 @@ export interface BindView {
 
 /** Live binds across every process (each renews its own every second). */
 export async function bindViews(db: Db, systemId?: string, accountId?: number): Promise<BindView[]> {
+  return (await bindRows(db, systemId, accountId)).map(({ system_id, bind, address, since, submitted, delivered }) => ({
+    system_id,
+    bind,
+    address,
+    since,
+    submitted,
+    delivered,
+  }));
+}
+
+/** A live bind as the operator view shows it: whose it is, which process holds it, and what names it for closing. */
+export interface BindRow extends BindView {
+  email: string;
+  process: string;
+  slot: number;
+  since_ms: number;
+}
+
+export async function bindRows(db: Db, systemId?: string, accountId?: number): Promise<BindRow[]> {
   const user = systemId === undefined ? undefined : await requireUser(db.kysely, systemId);
-  const rows = await liveBinds(db.kysely, user?.id);
-  return rows
-    .filter((r) => accountId === undefined || Number(r.account_id) === accountId)
-    .map((r) => ({
-      system_id: r.system_id,
-      bind: r.mode,
-      address: r.address,
-      since: formatLocal(Number(r.since)),
-      submitted: Number(r.submitted),
-      delivered: Number(r.delivered),
-    }));
+  const rows = await liveBinds(db.kysely, { userId: user?.id, accountId });
+  return rows.map((r) => ({
+    system_id: r.system_id,
+    email: r.email,
+    bind: r.mode,
+    address: r.address,
+    process: r.holder,
+    slot: Number(r.slot),
+    since: formatLocal(Number(r.since)),
+    since_ms: Number(r.since),
+    submitted: Number(r.submitted),
+    delivered: Number(r.delivered),
+  }));
+}
+
+/** Closes one bind, whichever process holds it (at its next renewal, within a second); false when it is gone already. */
+export async function closeBind(db: Db, systemId: string, slot: number, sinceMs: number): Promise<boolean> {
+  const user = await findSmppUser(db.kysely, systemId);
+  return user ? dropBind(db.kysely, user.id, slot, sinceMs) : false;
 }
 
 /** Closes every bind of the user, whichever process holds it; returns how many were open. */

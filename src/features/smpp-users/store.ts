@@ -46,16 +46,34 @@ export async function deleteSmppUser(db: Executor, id: number): Promise<boolean>
   return Number(r.numDeletedRows) > 0;
 }
 
-/** Live binds, with their user's system id; of one user when given. */
-export async function liveBinds(db: Executor, userId?: number, now = Date.now()) {
+/** Live binds, with their user's system id and account's email; of one user, or of one account, when given. */
+export async function liveBinds(db: Executor, filter: { userId?: number; accountId?: number } = {}, now = Date.now()) {
   let q = db
     .selectFrom('smpp_binds')
     .innerJoin('smpp_users', 'smpp_users.id', 'smpp_binds.smpp_user_id')
+    .innerJoin('accounts', 'accounts.id', 'smpp_binds.account_id')
     .selectAll('smpp_binds')
-    .select('smpp_users.system_id')
+    .select(['smpp_users.system_id', 'accounts.email'])
     .where('smpp_binds.expires_at', '>=', now);
-  if (userId !== undefined) q = q.where('smpp_binds.smpp_user_id', '=', userId);
+  if (filter.userId !== undefined) q = q.where('smpp_binds.smpp_user_id', '=', filter.userId);
+  if (filter.accountId !== undefined) q = q.where('smpp_binds.account_id', '=', filter.accountId);
   return q.orderBy('smpp_users.system_id').orderBy('smpp_binds.slot').execute();
+}
+
+/**
+ * Deletes one bind, named by its user, slot and start (a slot taken again
+ * since is another bind); its holder closes it at its next renewal.
+ * Returns whether it was live.
+ */
+export async function dropBind(db: Executor, userId: number, slot: number, since: number, now = Date.now()) {
+  const rows = await db
+    .deleteFrom('smpp_binds')
+    .where('smpp_user_id', '=', userId)
+    .where('slot', '=', slot)
+    .where('since', '=', since)
+    .returning('expires_at')
+    .execute();
+  return rows.some((r) => Number(r.expires_at) >= now);
 }
 
 /** Deletes the user's binds; their holders close them at their next renewal. Returns how many were live. */

@@ -1,10 +1,14 @@
 import { sql } from 'kysely';
-import type { Db } from '../../db/engine.js';
+import type { Db, Executor } from '../../db/engine.js';
 
 /** Slots of the sliding second: a part counts in the slot of its acceptance. */
 const SLOT_MS = 100;
 /** A one-second window touches at most 11 slots of 100 ms: counting them all keeps every window within the cap. */
 const SLOTS = 11;
+
+/** The carrier_rate rows of one SMPP user's throughput. */
+const KEY_PREFIX = 'smpp-user:';
+export const throughputKey = (userId: number) => `${KEY_PREFIX}${userId}`;
 
 /**
  * Reserves `parts` of an SMPP user's throughput (parts per second, shared
@@ -17,7 +21,7 @@ const SLOTS = 11;
 export async function reserveParts(db: Db, userId: number, cap: number, parts: number, now = Date.now()) {
   if (cap <= 0) return true;
   if (parts > cap) return false;
-  const key = `smpp-user:${userId}`;
+  const key = throughputKey(userId);
   const slot = Math.floor(now / SLOT_MS);
   return db.kysely.transaction().execute(async (trx) => {
     await trx
@@ -41,4 +45,23 @@ export async function reserveParts(db: Db, userId: number, cap: number, parts: n
       .execute();
     return true;
   });
+}
+
+/** Forgets a removed user's counters (a later user never inherits them, and nothing is left behind). */
+export async function forgetThroughput(db: Executor, userId: number): Promise<void> {
+  await db.deleteFrom('carrier_rate').where('carrier', '=', throughputKey(userId)).execute();
+}
+
+/**
+ * Forgets every user's slots older than the sliding second: they count for
+ * nothing any more. (The carriers' prune reads `second` as seconds and so
+ * never reaches these 100 ms slots.) Returns how many rows went.
+ */
+export async function pruneThroughputSlots(db: Executor, now = Date.now()): Promise<number> {
+  const r = await db
+    .deleteFrom('carrier_rate')
+    .where('carrier', 'like', `${KEY_PREFIX}%`)
+    .where('second', '<=', Math.floor(now / SLOT_MS) - SLOTS)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

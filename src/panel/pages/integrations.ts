@@ -15,17 +15,19 @@ import {
 } from '../../webhooks/service.js';
 import { webhookAddLimit } from '../../http/rate-limit.js';
 import { localDay } from '../../features/reports/service.js';
-import { recordEvents } from '../../webhooks/index.js';
 import type { EventState } from '../../webhooks/tables.js';
-import { formatCompact, formatLocal } from '../../lib/time.js';
+import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
 import { confirmPassword } from '../confirm.js';
-import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../view.js';
+import { ownSmppUsers } from '../../features/smpp-users/service.js';
+import { registerSmppPassword, smppUsersCard } from './integrations-smpp.js';
+import { sendTestEvent } from './integrations-test-event.js';
+import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared } from '../view.js';
 
 const STATES: EventState[] = ['pending', 'delivered', 'failed', 'not_delivered', 'cancelled'];
 const TYPES = ['confirmation', 'response'] as const;
 
-/** Everything the spec says is done "in the panel": API key, allow-list, webhook, signing secret, delivery log. */
+/** Everything the spec says is done "in the panel": API key, allow-list, webhook, signing secret, delivery log; and SMPP users. */
 export function integrationsPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const db = ctx.db.kysely;
@@ -37,9 +39,10 @@ export function integrationsPage(scope: FastifyInstance, shared: Shared): Sectio
       const account = accountOf(v);
       const state = STATES.find((s) => s === v.query.state);
       const type = TYPES.find((s) => s === v.query.type);
-      const [hook, events] = await Promise.all([
+      const [hook, events, smppUsers] = await Promise.all([
         findWebhook(db, account.id),
         listEvents(db, account.id, { failedOnly: false, limit: 50, state, type }),
+        ownSmppUsers(ctx.db, account.id),
       ]);
       const allow = account.allow_ips ? (JSON.parse(account.allow_ips) as string[]) : [];
       return html` <section class="card" aria-labelledby="key-title">
@@ -155,6 +158,8 @@ ${allow.join('\n')}</textarea>
             ${csrfField(v)}<button type="submit" class="danger">${v.t('rotate_secret')}</button>
           </form>
         </section>
+
+        ${smppUsersCard(v, smppUsers)}
 
         <section class="card" aria-labelledby="log-title" id="log">
           <h2 id="log-title">${v.t('delivery_log')}</h2>
@@ -294,6 +299,8 @@ ${allow.join('\n')}</textarea>
     return { done: 'secret_rotated' };
   });
 
+  registerSmppPassword(scope, shared, section);
+
   registerAction(scope, shared, section, 'test-event', async (_request, v) => sendTestEvent(shared, v));
 
   registerAction(scope, shared, section, 'redeliver', async (_request, v, body) => {
@@ -329,37 +336,4 @@ ${allow.join('\n')}</textarea>
   });
 
   return section;
-}
-
-/**
- * A `confirmation` event with a reference starting `test-` and
- * extra_params {"test":true}, recorded and delivered like any other (same
- * signature, retries and log), so the receiver is tested end to end.
- */
-async function sendTestEvent(shared: Shared, v: View) {
-  const { ctx } = shared;
-  const account = accountOf(v);
-  const hook = await findWebhook(ctx.db.kysely, account.id);
-  if (!hook || hook.status !== 1) throw refuse(400, 'test_event_needs_webhook');
-  const now = Date.now();
-  const reference = `test-${now.toString(36)}`;
-  await ctx.db.kysely.transaction().execute((trx) =>
-    recordEvents(trx, [
-      {
-        accountId: account.id,
-        type: 'confirmation',
-        reference,
-        payload: {
-          type: 'confirmation',
-          reference,
-          status: '0',
-          number: '520000000000',
-          date: formatCompact(now),
-          extra_params: '{"test":true}',
-        },
-      },
-    ]),
-  );
-  ctx.worker.nudge();
-  return { done: 'test_event_sent' as const };
 }

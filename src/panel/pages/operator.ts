@@ -19,6 +19,8 @@ import { listPublicRoutes } from '../../carriers/index.js';
 import { failingEndpoints } from '../../webhooks/service.js';
 import { listEpisodes } from '../../alerts/index.js';
 import { ALERTS_SHOWN, alertsCard } from './operator-alerts.js';
+import { bindRows } from '../../features/smpp-users/service.js';
+import { registerCloseBind, smppBindsCard } from './operator-smpp.js';
 import {
   csrfField,
   field,
@@ -38,7 +40,7 @@ function creditsField(text: string, allowZero: boolean): number {
   return n;
 }
 
-/** The operator view: open and recent alerts, accounts (search, create, add credits, archive), the carriers (live state) and routes, the job queue, failing webhook endpoints. */
+/** The operator view: open and recent alerts, accounts (search, create, add credits, archive), the carriers (live state) and routes, customers' SMPP binds, the job queue, failing webhook endpoints. */
 export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const db = ctx.db.kysely;
@@ -50,13 +52,14 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
       const search = (v.query.q ?? '').trim().slice(0, 100);
       const now = Date.now();
       // Carriers and routes from the same functions as `mensajero carriers status` and `routes list`.
-      const [accounts, queue, failing, carriers, routes, episodes] = await Promise.all([
+      const [accounts, queue, failing, carriers, routes, episodes, binds] = await Promise.all([
         searchAccounts(db, search),
         queueStats(ctx.db),
         failingEndpoints(db, now),
         carrierStatus(ctx),
         listPublicRoutes(db),
         listEpisodes(db, ALERTS_SHOWN),
+        bindRows(ctx.db),
       ]);
       const waiting = queue.filter((q) => q.state === 'pending');
       return html`${alertsCard(v, episodes)}
@@ -193,6 +196,8 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
           <p class="help">${v.t('routes_help')}</p>
         </section>
 
+        ${smppBindsCard(v, binds)}
+
         <section class="card" aria-labelledby="queue-title">
           <h2 id="queue-title">${v.t('queue')}</h2>
           ${
@@ -294,6 +299,8 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     await db.transaction().execute((trx) => archiveAccount(trx, account.id));
     return { done: 'account_archived' };
   });
+
+  registerCloseBind(scope, shared, section);
 
   return section;
 }
