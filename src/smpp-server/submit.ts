@@ -71,13 +71,13 @@ export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Prom
       parts,
       flash: isFlash(dataCoding),
       scheduledAt,
+      validUntil,
       meta: {
         smpp: {
           system_id: user.system_id,
           source: String(pdu.source_addr ?? '').slice(0, 21),
           ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
           ...(concat ? { concat } : {}),
-          ...(validUntil !== null ? { valid_until: validUntil } : {}),
         },
       },
     });

@@ -191,6 +191,8 @@ export interface VerbatimSmsInput {
   flash: boolean;
   /** Epoch ms; null or past: now. */
   scheduledAt: number | null;
+  /** Epoch ms: not handed over by then, the message closes as expired (null: no end). */
+  validUntil: number | null;
   meta: Record<string, unknown> | null;
 }
 
@@ -222,6 +224,7 @@ export async function sendVerbatimSms(
     sender,
     flash: input.flash,
     scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
+    validUntil: input.validUntil,
     meta: input.meta,
     ...(unit !== undefined ? { priceUnits: unit * input.parts } : {}),
   });
