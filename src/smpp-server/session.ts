@@ -4,6 +4,7 @@ import { checkBind } from '../features/smpp-users/bind.js';
 import { releaseBind, type SmppUserRow } from '../features/smpp-users/store.js';
 import { newPdu, PduReader, Status, type Pdu } from './pdus.js';
 import { submit } from './submit.js';
+import { submitMulti, type MultiAnswer } from './submit-multi.js';
 import { cancelSm, querySm } from './queries.js';
 import type { SmppServerMetrics } from './metrics.js';
 
@@ -164,6 +165,7 @@ export class CustomerSession {
         this.write(pdu.response());
         return this.close();
       case 'submit_sm':
+      case 'submit_multi':
         return this.submit(pdu);
       case 'query_sm':
       case 'cancel_sm':
@@ -209,16 +211,21 @@ export class CustomerSession {
     }
   }
 
+  /** submit_sm or submit_multi: the answer, counted per user and status. */
   private async submit(pdu: Pdu): Promise<void> {
     if (!this.bound || this.bound.mode === 'receiver')
       return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
-    const answer = await submit(this.host.ctx, this.bound.user, pdu);
-    this.host.metrics.submits.inc({ system_id: this.bound.user.system_id, status: String(answer.status) });
-    if (answer.status === Status.OK) this.counts.submitted++;
+    const { user } = this.bound;
+    const multi = pdu.command === 'submit_multi';
+    const answer = multi ? await submitMulti(this.host.ctx, user, pdu) : await submit(this.host.ctx, user, pdu);
+    this.host.metrics.submits.inc({ system_id: user.system_id, status: String(answer.status) });
+    if (answer.status !== Status.OK) return this.write(pdu.response({ command_status: answer.status }));
+    this.counts.submitted++;
     this.write(
-      answer.status === Status.OK
-        ? pdu.response({ message_id: answer.messageId })
-        : pdu.response({ command_status: answer.status }),
+      pdu.response({
+        message_id: answer.messageId,
+        ...(multi ? { unsuccess_sme: (answer as MultiAnswer).unsuccess } : {}),
+      }),
     );
   }
 
