@@ -3,10 +3,11 @@ import type { AppContext } from '../context.js';
 import { checkBind } from '../features/smpp-users/bind.js';
 import { releaseBind, type SmppUserRow } from '../features/smpp-users/store.js';
 import { newPdu, PduReader, Status, type Pdu } from './pdus.js';
-import { submit } from './submit.js';
+import { submit, type SubmitAnswer } from './submit.js';
 import { submitMulti, type MultiAnswer } from './submit-multi.js';
 import { cancelSm, querySm } from './queries.js';
 import type { SmppServerMetrics } from './metrics.js';
+import { Resubmissions } from './resubmits.js';
 
 export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
 
@@ -47,6 +48,7 @@ export class CustomerSession {
   private closed = false;
   private lastHeard = Date.now();
   private timer: NodeJS.Timeout;
+  private readonly resubmits: Resubmissions;
 
   constructor(
     readonly socket: Socket,
@@ -56,6 +58,11 @@ export class CustomerSession {
     socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('error', () => this.close());
     socket.on('close', () => this.ended());
+    this.resubmits = new Resubmissions(
+      host.ctx.db,
+      host.ctx.log,
+      host.ctx.config.SMPP_SERVER_RESUBMIT_WINDOW_SECONDS * 1000,
+    );
     const tick = Math.max(50, Math.min(host.options.enquireLinkMs, host.options.inactivityMs) / 2);
     this.timer = setInterval(() => this.watchSilence(), tick);
   }
@@ -110,8 +117,13 @@ export class CustomerSession {
     setTimeout(() => this.socket.destroy(), 2000).unref();
   }
 
+  /** Whether what is written now reaches the socket (not closing, not closed). */
+  private writable(): boolean {
+    return !this.closed && this.socket.writable;
+  }
+
   private write(pdu: Pdu): void {
-    if (!this.closed && this.socket.writable) this.socket.write(pdu.toBuffer());
+    if (this.writable()) this.socket.write(pdu.toBuffer());
   }
 
   private received(chunk: Buffer): void {
@@ -205,6 +217,7 @@ export class CustomerSession {
         return this.write(newPdu(command, { sequence_number: pdu.sequence_number, command_status: outcome.status }));
       if (this.closed) return releaseBind(this.host.ctx.db.kysely, this.host.holder, outcome.user.id, outcome.slot);
       this.bound = { user: outcome.user, slot: outcome.slot, mode };
+      if (mode !== 'receiver') await this.resubmits.bound(outcome.user.id);
       this.write(pdu.response({ system_id: 'Mensajero' }));
     } finally {
       this.binding = false;
@@ -216,15 +229,32 @@ export class CustomerSession {
     if (!this.bound || this.bound.mode === 'receiver')
       return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
     const { user } = this.bound;
-    const multi = pdu.command === 'submit_multi';
-    const answer = multi ? await submitMulti(this.host.ctx, user, pdu) : await submit(this.host.ctx, user, pdu);
-    this.host.metrics.submits.inc({ system_id: user.system_id, status: String(answer.status) });
+    if (pdu.command === 'submit_multi') return this.answerSubmit(pdu, await submitMulti(this.host.ctx, user, pdu));
+    const earlier = await this.resubmits.earlier(pdu);
+    if (earlier === 'busy') return this.write(pdu.response({ command_status: Status.SYSERR }));
+    if (earlier !== undefined) {
+      this.host.metrics.resubmits.inc({ system_id: user.system_id });
+      return this.write(pdu.response({ message_id: earlier }));
+    }
+    const run = this.resubmits.started(pdu);
+    let reference: string | null = null;
+    try {
+      const answer = await submit(this.host.ctx, user, pdu);
+      reference = answer.messageId ?? null;
+      this.answerSubmit(pdu, answer);
+    } finally {
+      await this.resubmits.finished(run, user.id, reference, this.writable());
+    }
+  }
+
+  private answerSubmit(pdu: Pdu, answer: SubmitAnswer | MultiAnswer): void {
+    this.host.metrics.submits.inc({ system_id: this.bound!.user.system_id, status: String(answer.status) });
     if (answer.status !== Status.OK) return this.write(pdu.response({ command_status: answer.status }));
     this.counts.submitted++;
     this.write(
       pdu.response({
         message_id: answer.messageId,
-        ...(multi ? { unsuccess_sme: (answer as MultiAnswer).unsuccess } : {}),
+        ...('unsuccess' in answer ? { unsuccess_sme: answer.unsuccess } : {}),
       }),
     );
   }
@@ -239,6 +269,7 @@ export class CustomerSession {
 
   private ended(): void {
     this.closed = true;
+    if (this.bound) this.resubmits.dropped(this.bound.user.id);
     clearInterval(this.timer);
     for (const resolve of this.waiting.values()) resolve(null as unknown as Pdu);
     this.waiting.clear();
