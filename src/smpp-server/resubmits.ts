@@ -76,7 +76,11 @@ export class Resubmissions {
 
   /** The bind succeeded: what this user's dropped binds left unanswered (none: nothing more to check). */
   async bound(smppUserId: number): Promise<void> {
-    this.known = await loadUnanswered(this.db, smppUserId, Date.now() - this.windowMs);
+    try {
+      this.known = await loadUnanswered(this.db, smppUserId, Date.now() - this.windowMs);
+    } catch (err) {
+      this.log.warn({ err }, 'reading unanswered submit_sm failed: resubmissions on this bind are new messages');
+    }
   }
 
   /**

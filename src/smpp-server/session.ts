@@ -215,9 +215,9 @@ export class CustomerSession {
       });
       if (!('user' in outcome))
         return this.write(newPdu(command, { sequence_number: pdu.sequence_number, command_status: outcome.status }));
+      if (mode !== 'receiver') await this.resubmits.bound(outcome.user.id);
       if (this.closed) return releaseBind(this.host.ctx.db.kysely, this.host.holder, outcome.user.id, outcome.slot);
       this.bound = { user: outcome.user, slot: outcome.slot, mode };
-      if (mode !== 'receiver') await this.resubmits.bound(outcome.user.id);
       this.write(pdu.response({ system_id: 'Mensajero' }));
     } finally {
       this.binding = false;

@@ -69,4 +69,23 @@ describeEngines('SMPP server: validity_period', (engine) => {
     expect(before - (await balance(c.id))).toBe(Number((await message(open.message_id)).price_units));
     session.close();
   });
+
+  it('closes a scheduled message whose hand-off keeps failing at its validity end, not at the next retry', async () => {
+    const c = await smppCustomer(h);
+    const before = await balance(c.id);
+    const { session } = await bindClient(h.smppPort, c.systemId, c.password);
+    const resp = await ask(session, 'submit_sm', {
+      destination_addr: '525512345678',
+      dest_addr_ton: 1,
+      short_message: Buffer.from(gsmSeptets('scheduled, then expired')),
+      schedule_delivery_time: '000000000001000R',
+      validity_period: '000000000003000R',
+    });
+    expect(resp.command_status).toBe(0);
+    expect((await message(resp.message_id)).status).toBe('scheduled');
+    await eventually(async () => (await message(resp.message_id)).dlr_code === 3, 20_000);
+    expect(await message(resp.message_id)).toMatchObject({ stage: 2, status: 'undelivered' });
+    expect(await balance(c.id)).toBe(before);
+    session.close();
+  });
 });
