@@ -2,6 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, closed, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
 import { gsmSeptets } from '../carriers/smpp/encoding.js';
+import { removeSmppUser } from '../features/smpp-users/service.js';
 import type { SmppSession } from '../carriers/smpp/pdu.js';
 
 describeEngines('SMPP server: resubmission after a lost submit_sm_resp', (engine) => {
@@ -106,5 +107,9 @@ describeEngines('SMPP server: resubmission after a lost submit_sm_resp', (engine
     expect(changed.command_status).toBe(0);
     other.session.close();
     next.session.close();
+    // Removing the SMPP user forgets what its binds left unanswered.
+    expect(await h.ctx.db.kysely.selectFrom('smpp_resubmits').select('id').execute()).toHaveLength(1);
+    expect(await removeSmppUser(h.ctx.db, c.systemId)).toBe(true);
+    expect(await h.ctx.db.kysely.selectFrom('smpp_resubmits').select('id').execute()).toEqual([]);
   });
 });
