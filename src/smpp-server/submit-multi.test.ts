@@ -1,8 +1,30 @@
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
 import { gsmSeptets } from '../carriers/smpp/encoding.js';
 import type { Pdu, SmppSession } from '../carriers/smpp/pdu.js';
+import { newPdu, PduReader } from './pdus.js';
+
+describe('SMPP server: submit_multi framing', () => {
+  it('reads its destinations, and a destination count past the end of the PDU is malformed', () => {
+    const raw = newPdu('submit_multi', {
+      sequence_number: 1,
+      dest_address: [{ dest_addr_ton: 1, destination_addr: '525512345678' }, { dl_name: 'all' }],
+      short_message: Buffer.from('hi'),
+    }).toBuffer();
+    const reader = new PduReader();
+    reader.push(raw);
+    expect((reader.next() as Pdu).dest_address).toEqual([
+      { dest_addr_ton: 1, dest_addr_npi: 0, destination_addr: '525512345678' },
+      { dl_name: 'all' },
+    ]);
+    const hostile = Buffer.from(raw);
+    hostile[16 + 4] = 200; // number_of_dests, after service_type "" and the source's TON, NPI and ""
+    const next = new PduReader();
+    next.push(hostile);
+    expect(next.next()).toBe('malformed');
+  });
+});
 
 describeEngines('SMPP server: submit_multi', (engine) => {
   let h: Harness & { smppPort: number };
