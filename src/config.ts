@@ -147,6 +147,8 @@ const schema = z.object({
   SMPP_SERVER_TLS_CERT: z.string().optional(),
   SMPP_SERVER_TLS_KEY: z.string().optional(),
   SMPP_SERVER_DELIVERY_TTL_HOURS: intFrom(72, 1),
+  // A submit_sm whose response a dropped bind never got: resubmitted within this window, it gets the first message_id (0: never).
+  SMPP_SERVER_RESUBMIT_WINDOW_SECONDS: intFrom(300, 0),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

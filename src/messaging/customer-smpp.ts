@@ -51,10 +51,17 @@ export interface ReceiptSource {
   created_at: number;
 }
 
+/** The message_id the customer got for a message: its reference, or its submit_multi's (meta.smpp.message_id). */
+export function customerMessageId(reference: string, meta: string | null): string {
+  if (!meta?.includes('"message_id"')) return reference;
+  return (JSON.parse(meta) as { smpp?: { message_id?: string } }).smpp?.message_id ?? reference;
+}
+
 export function receiptPdu(m: ReceiptSource, code: number, at: number): QueuedDeliverSm {
   const { stat, state } = receiptState(code);
+  const id = customerMessageId(m.reference, m.meta);
   const text =
-    `id:${m.reference} sub:001 dlvrd:${code === 0 ? '001' : '000'} submit date:${receiptDate(m.created_at)} ` +
+    `id:${id} sub:001 dlvrd:${code === 0 ? '001' : '000'} submit date:${receiptDate(m.created_at)} ` +
     `done date:${receiptDate(at)} stat:${stat} err:${String(code).padStart(3, '0')} text:${ascii([...m.text].slice(0, 20).join(''))}`;
   return {
     source_addr: m.number,
@@ -62,7 +69,7 @@ export function receiptPdu(m: ReceiptSource, code: number, at: number): QueuedDe
     esm_class: 0x04,
     data_coding: 0,
     text,
-    receipted_message_id: m.reference,
+    receipted_message_id: id,
     message_state: state,
   };
 }

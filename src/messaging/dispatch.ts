@@ -1,19 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import type { SelectQueryBuilder, Transaction } from 'kysely';
+import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext, DbAndConfig, WithDb } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { affected } from '../db/engine.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
-import { adjustCredits } from '../accounts/store.js';
 import { RetryLater } from '../jobs/worker.js';
-import { queueReceipts } from './customer-smpp.js';
-import { recordEvents } from '../webhooks/index.js';
-import { confirmationPayload } from './delivery.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
+import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './close-unsent.js';
 import { countReceipts } from './receipt-counts.js';
-import type { Channel } from './types.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -23,8 +19,7 @@ export const DISPATCH_JOB = 'messaging.dispatch';
 /** The unique key of an inline-dispatched campaign's dispatch job, by which the hand-off removes it once done. */
 export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
 
-/** Delivery status code recorded for a message the carrier refused at submission: 4, rejected. */
-export const REFUSED_STATUS = 4;
+export { REFUSED_STATUS };
 
 export type { DispatchOutcome };
 
@@ -57,7 +52,7 @@ export async function dispatchCampaign(
   const pending = () =>
     ctx.db.kysely
       .selectFrom('messages')
-      .select(['id'])
+      .select(['id', 'valid_until'])
       .where('campaign_id', '=', campaignId)
       .where('stage', '=', 0)
       .orderBy('id')
@@ -88,8 +83,19 @@ export async function dispatchCampaign(
   }
   // Messages another dispatcher holds (an inline OTP send) are checked again
   // later: if it dies or the carrier fails it, this job sends them.
-  if (transient.length === 0 && (await pending()).length === 0) return;
-  throw new RetryLater(Math.min(ctx.config.DISPATCH_RETRY_MS * 2 ** (attempt.attempt - 1), 600_000), error);
+  const left = await pending();
+  if (transient.length === 0 && left.length === 0) return;
+  const backoff = Math.min(ctx.config.DISPATCH_RETRY_MS * 2 ** (attempt.attempt - 1), 600_000);
+  throw new RetryLater(untilFirstExpiry(left, backoff), error);
+}
+
+/** The retry delay, shortened so the next run comes when the first of these messages' validity ends (to close it then). */
+function untilFirstExpiry(rows: Array<{ valid_until?: number | string | null }>, delay: number): number {
+  const now = Date.now();
+  let first = delay;
+  for (const r of rows)
+    if (r.valid_until !== null && r.valid_until !== undefined) first = Math.min(first, Number(r.valid_until) - now + 1);
+  return Math.max(first, 1);
 }
 
 /**
@@ -128,17 +134,22 @@ export async function dispatchMessages(
     const now = Date.now();
     let candidates = await ctx.db.kysely
       .selectFrom('messages')
-      .select(['id', 'channel', 'claim_token', 'account_id'])
+      .select(['id', 'channel', 'claim_token', 'account_id', 'valid_until'])
       .where('id', 'in', messageIds.slice(i, i + 1000))
       .where('stage', '=', 0)
       .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
       .orderBy('id')
       .execute();
     const suspended = await closeSuspended(ctx, candidates);
-    const optedOut = await closeOptedOut(ctx, candidates, suspended);
-    const held = new Set([...suspended, ...optedOut]);
+    const expired = await closeExpired(
+      ctx,
+      candidates.filter((c) => !suspended.has(c.id)),
+      now,
+    );
+    const optedOut = await closeOptedOut(ctx, candidates, new Set([...suspended, ...expired]));
+    const held = new Set([...suspended, ...expired, ...optedOut]);
     for (const id of held) {
-      const error = suspended.has(id) ? SUSPENDED_ERROR : OPTOUT_ERROR;
+      const error = suspended.has(id) ? SUSPENDED_ERROR : expired.has(id) ? EXPIRED_ERROR : OPTOUT_ERROR;
       results.push({ messageId: id, outcome: { ok: false, permanent: true, error } });
     }
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
@@ -265,6 +276,8 @@ async function claim(ctx: DbAndConfig, ids: number[], token: string) {
     .where('id', 'in', ids)
     .where('stage', '=', 0)
     .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    // Its validity ended while the batch waited for its turn: never sent, the next run closes it (closeExpired).
+    .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
     // An account archived while the batch waited for its turn: the next run closes its messages (closeSuspended).
     .where((eb) =>
       eb.exists(activeSender(eb.selectFrom('accounts').whereRef('accounts.id', '=', 'messages.account_id'))),
@@ -468,47 +481,4 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
         .where('stage', '=', 0)
         .execute();
   });
-}
-
-/**
- * Closes messages that were never sent (stage 0 → 2) with a delivery status,
- * refunds their price (they were never sent) and writes their confirmation
- * events, in the caller's transaction. Returns the messages it closed.
- */
-async function closeUnsent(
-  trx: Transaction<Database>,
-  ids: number[],
-  code: number,
-  error: string,
-  carrier: string | null,
-  now: number,
-): Promise<Array<{ channel: Channel }>> {
-  if (ids.length === 0) return [];
-  const updated = await trx
-    .updateTable('messages')
-    .set({
-      stage: 2,
-      status: code === REFUSED_STATUS || code === OPTOUT_STATUS ? 'refused' : 'undelivered',
-      dlr_code: code,
-      dlr_at: now,
-      carrier,
-      error,
-      refunded: 1,
-    })
-    .where('id', 'in', ids)
-    .where('stage', '=', 0)
-    .returning(['id', 'account_id', 'reference', 'number', 'price_units', 'extra_params', 'channel', 'meta'])
-    .execute();
-  await queueReceipts(
-    trx,
-    updated.map((r) => ({ ...r, code, at: now })),
-  );
-  const refunds = new Map<number, number>();
-  for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
-  for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
-  await recordEvents(
-    trx,
-    updated.map((r) => confirmationPayload(r, code, now)),
-  );
-  return updated;
 }

@@ -77,6 +77,7 @@ const MESSAGE_COLUMNS = [
   'carrier_id',
   'error',
   'scheduled_at',
+  'valid_until',
   'created_at',
   'sent_at',
   'dlr_at',
@@ -158,7 +159,7 @@ export async function submitMessages(
     ...(blocked.has(r.number) ? optedOut(now) : {}),
     account_id: req.accountId,
     campaign_id: campaign.id,
-    reference: timeOrderedId(),
+    reference: r.reference ?? timeOrderedId(),
     channel: req.channel,
     country_code: r.countryCode,
     number: r.number,
@@ -173,6 +174,7 @@ export async function submitMessages(
     carrier: null,
     carrier_id: null,
     scheduled_at: scheduledAt,
+    valid_until: req.validUntil ?? null,
     created_at: now,
     sent_at: null,
   }));
@@ -194,7 +196,9 @@ export async function submitMessages(
       rows.filter((r) => r.stage === 2).map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
     );
   const inline = req.inlineDispatch === true && !scheduledAt;
-  const dispatchAt = scheduledAt ?? (inline ? now + INLINE_SAFETY_NET_MS : now);
+  // An inline send's safety net runs by the end of its validity at the latest, to close it then if still not sent.
+  const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
+  const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
   if (!sandbox && blocked.size < rows.length)
     await enqueue(
       trx,

@@ -46,6 +46,8 @@ export interface MessagesTable {
   route_reason?: string | null;
   error: string | null;
   scheduled_at: number | null;
+  /** Not handed over by then, it closes as expired, status 3 (SMPP validity_period; migration 0038). */
+  valid_until?: number | null;
   created_at: number;
   sent_at: number | null;
   dlr_at: number | null;

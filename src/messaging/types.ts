@@ -11,6 +11,8 @@ export interface Recipient {
   number: string;
   /** Per-recipient text; defaults to SubmitRequest.text. */
   text?: string;
+  /** Its reference, when the sender names it beforehand (an SMPP submit_multi's message_id); else a new one. */
+  reference?: string;
 }
 
 export interface SubmitRequest {
@@ -28,6 +30,8 @@ export interface SubmitRequest {
   sandbox?: boolean;
   /** Epoch ms; dispatch waits until then. Not with sandbox. */
   scheduledAt?: number | null;
+  /** Epoch ms; a message not handed over by then closes as expired (status 3) and is refunded. */
+  validUntil?: number | null;
   /** extra_params exactly as the client sent it (a JSON string), echoed in events. */
   extraParams?: string | null;
   /** Channel-specific data stored with each message (JSON-serialisable). */

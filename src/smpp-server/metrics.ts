@@ -5,6 +5,7 @@ import type { Db } from '../db/engine.js';
 export class SmppServerMetrics {
   readonly binds: Counter<'system_id' | 'status'>;
   readonly submits: Counter<'system_id' | 'status'>;
+  readonly resubmits: Counter<'system_id'>;
   readonly malformed: Counter;
   readonly inactive: Counter;
   readonly bound: Gauge<'system_id' | 'bind'>;
@@ -38,6 +39,12 @@ export class SmppServerMetrics {
       name: 'mensajero_smpp_server_submits_total',
       help: 'submit_sm answered by system id and command_status (0 accepted, 88 throttled)',
       labelNames: ['system_id', 'status'],
+      registers,
+    });
+    this.resubmits = new Counter({
+      name: 'mensajero_smpp_server_resubmits_total',
+      help: 'submit_sm recognised as the resubmission of one whose response a dropped bind never got (answered with its message_id, not sent again)',
+      labelNames: ['system_id'],
       registers,
     });
     this.malformed = new Counter({

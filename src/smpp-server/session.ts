@@ -3,9 +3,11 @@ import type { AppContext } from '../context.js';
 import { checkBind } from '../features/smpp-users/bind.js';
 import { releaseBind, type SmppUserRow } from '../features/smpp-users/store.js';
 import { newPdu, PduReader, Status, type Pdu } from './pdus.js';
-import { submit } from './submit.js';
+import { submit, type SubmitAnswer } from './submit.js';
+import { submitMulti, type MultiAnswer } from './submit-multi.js';
 import { cancelSm, querySm } from './queries.js';
 import type { SmppServerMetrics } from './metrics.js';
+import { Resubmissions } from './resubmits.js';
 
 export type BindMode = 'transmitter' | 'receiver' | 'transceiver';
 
@@ -46,6 +48,7 @@ export class CustomerSession {
   private closed = false;
   private lastHeard = Date.now();
   private timer: NodeJS.Timeout;
+  private readonly resubmits: Resubmissions;
 
   constructor(
     readonly socket: Socket,
@@ -55,6 +58,11 @@ export class CustomerSession {
     socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('error', () => this.close());
     socket.on('close', () => this.ended());
+    this.resubmits = new Resubmissions(
+      host.ctx.db,
+      host.ctx.log,
+      host.ctx.config.SMPP_SERVER_RESUBMIT_WINDOW_SECONDS * 1000,
+    );
     const tick = Math.max(50, Math.min(host.options.enquireLinkMs, host.options.inactivityMs) / 2);
     this.timer = setInterval(() => this.watchSilence(), tick);
   }
@@ -109,8 +117,13 @@ export class CustomerSession {
     setTimeout(() => this.socket.destroy(), 2000).unref();
   }
 
+  /** Whether what is written now reaches the socket (not closing, not closed). */
+  private writable(): boolean {
+    return !this.closed && this.socket.writable;
+  }
+
   private write(pdu: Pdu): void {
-    if (!this.closed && this.socket.writable) this.socket.write(pdu.toBuffer());
+    if (this.writable()) this.socket.write(pdu.toBuffer());
   }
 
   private received(chunk: Buffer): void {
@@ -164,6 +177,7 @@ export class CustomerSession {
         this.write(pdu.response());
         return this.close();
       case 'submit_sm':
+      case 'submit_multi':
         return this.submit(pdu);
       case 'query_sm':
       case 'cancel_sm':
@@ -201,6 +215,7 @@ export class CustomerSession {
       });
       if (!('user' in outcome))
         return this.write(newPdu(command, { sequence_number: pdu.sequence_number, command_status: outcome.status }));
+      if (mode !== 'receiver') await this.resubmits.bound(outcome.user.id);
       if (this.closed) return releaseBind(this.host.ctx.db.kysely, this.host.holder, outcome.user.id, outcome.slot);
       this.bound = { user: outcome.user, slot: outcome.slot, mode };
       this.write(pdu.response({ system_id: 'Mensajero' }));
@@ -209,16 +224,38 @@ export class CustomerSession {
     }
   }
 
+  /** submit_sm or submit_multi: the answer, counted per user and status. */
   private async submit(pdu: Pdu): Promise<void> {
     if (!this.bound || this.bound.mode === 'receiver')
       return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
-    const answer = await submit(this.host.ctx, this.bound.user, pdu);
-    this.host.metrics.submits.inc({ system_id: this.bound.user.system_id, status: String(answer.status) });
-    if (answer.status === Status.OK) this.counts.submitted++;
+    const { user } = this.bound;
+    if (pdu.command === 'submit_multi') return this.answerSubmit(pdu, await submitMulti(this.host.ctx, user, pdu));
+    const earlier = await this.resubmits.earlier(pdu);
+    if (earlier === 'busy') return this.write(pdu.response({ command_status: Status.SYSERR }));
+    if (earlier !== undefined) {
+      this.host.metrics.resubmits.inc({ system_id: user.system_id });
+      return this.write(pdu.response({ message_id: earlier }));
+    }
+    const run = this.resubmits.started(pdu);
+    let reference: string | null = null;
+    try {
+      const answer = await submit(this.host.ctx, user, pdu);
+      reference = answer.messageId ?? null;
+      this.answerSubmit(pdu, answer);
+    } finally {
+      await this.resubmits.finished(run, user.id, reference, this.writable());
+    }
+  }
+
+  private answerSubmit(pdu: Pdu, answer: SubmitAnswer | MultiAnswer): void {
+    this.host.metrics.submits.inc({ system_id: this.bound!.user.system_id, status: String(answer.status) });
+    if (answer.status !== Status.OK) return this.write(pdu.response({ command_status: answer.status }));
+    this.counts.submitted++;
     this.write(
-      answer.status === Status.OK
-        ? pdu.response({ message_id: answer.messageId })
-        : pdu.response({ command_status: answer.status }),
+      pdu.response({
+        message_id: answer.messageId,
+        ...('unsuccess' in answer ? { unsuccess_sme: answer.unsuccess } : {}),
+      }),
     );
   }
 
@@ -232,6 +269,7 @@ export class CustomerSession {
 
   private ended(): void {
     this.closed = true;
+    if (this.bound) this.resubmits.dropped(this.bound.user.id);
     clearInterval(this.timer);
     for (const resolve of this.waiting.values()) resolve(null as unknown as Pdu);
     this.waiting.clear();

@@ -36,58 +36,91 @@ function sarOf(pdu: Pdu): Concatenation | null {
   return { reference: Number(pdu.sar_msg_ref_num), total, sequence: Number(pdu.sar_segment_seqnum ?? 0) };
 }
 
+/** What a submit_sm or submit_multi asks to send, whatever its destinations. */
+export interface Submission {
+  text: string;
+  parts: number;
+  flash: boolean;
+  sender: string;
+  scheduledAt: number | null;
+  validUntil: number | null;
+  /** meta.smpp of each message: who submitted it, the receipt it asked for, its concatenation. */
+  smpp: Record<string, unknown>;
+}
+
 /**
- * One submit_sm through the SMS feature's send path: decoded text, parts,
- * throughput (parts per second of the user, shared by every process),
- * destination, sender, schedule; refusals by the one table of refusals.ts.
+ * Reads the message of a submit_sm or submit_multi: decoded text, parts,
+ * schedule and validity (0x61, 0x62 when unreadable; a validity that ends
+ * before the schedule or now is 0x62).
  */
-export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Promise<SubmitAnswer> {
+export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): Submission | { status: number } {
   const dataCoding = Number(pdu.data_coding ?? 0);
-  const esmClass = Number(pdu.esm_class ?? 0);
   const body: Buffer =
     Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
       ? pdu.short_message
       : Buffer.isBuffer(pdu.message_payload)
         ? pdu.message_payload
         : Buffer.alloc(0);
-  const decoded = decodeMessage(body, dataCoding, esmClass);
+  const decoded = decodeMessage(body, dataCoding, Number(pdu.esm_class ?? 0));
   const concat = decoded.concat ?? sarOf(pdu);
-  const now = Date.now();
   const scheduledAt = smppTime(pdu.schedule_delivery_time, now);
   if (scheduledAt === 'invalid') return { status: Status.INVSCHED };
   const validUntil = smppTime(pdu.validity_period, now);
   if (validUntil === 'invalid' || (validUntil !== null && validUntil <= Math.max(now, scheduledAt ?? 0)))
     return { status: Status.INVEXPIRY };
-  const parts = partsOf(decoded.text, dataCoding, concat);
-  if (!(await reserveParts(ctx.db, user.id, user.throughput, parts))) return { status: Status.THROTTLED };
-  const destination = String(pdu.destination_addr ?? '').trim();
   const receipt = Number(pdu.registered_delivery ?? 0) & 0x03;
+  return {
+    text: decoded.text,
+    parts: partsOf(decoded.text, dataCoding, concat),
+    flash: isFlash(dataCoding),
+    sender: String(pdu.source_addr ?? ''),
+    scheduledAt,
+    validUntil,
+    smpp: {
+      system_id: user.system_id,
+      source: String(pdu.source_addr ?? '').slice(0, 21),
+      ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
+      ...(concat ? { concat } : {}),
+    },
+  };
+}
+
+/** A destination's number as the send path reads it: with its country code for TON 1 or 12 digits and more. */
+export function destinationOf(address: unknown, ton: unknown): { destination: string; international: boolean } {
+  const destination = String(address ?? '').trim();
+  return { destination, international: Number(ton ?? 0) === 1 || destination.replace(/\D/g, '').length >= 12 };
+}
+
+/** The command_status of a refusal of the send path; anything unexpected is logged and answered 0x08. */
+export function statusOfError(ctx: AppContext, user: SmppUserRow, err: unknown, command: string): number {
+  const status = refusalStatus(err);
+  if (status !== undefined) return status;
+  ctx.log.error({ err, system_id: user.system_id }, `SMPP ${command} failed`);
+  return Status.SYSERR;
+}
+
+/**
+ * One submit_sm through the SMS feature's send path: decoded text, parts,
+ * throughput (parts per second of the user, shared by every process),
+ * destination, sender, schedule; refusals by the one table of refusals.ts.
+ */
+export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Promise<SubmitAnswer> {
+  const read = readSubmission(user, pdu);
+  if ('status' in read) return read;
+  if (!(await reserveParts(ctx.db, user.id, user.throughput, read.parts))) return { status: Status.THROTTLED };
   try {
     const sent = await sendVerbatimSms(ctx, Number(user.account_id), {
-      destination,
-      international: Number(pdu.dest_addr_ton ?? 0) === 1 || destination.replace(/\D/g, '').length >= 12,
-      sender: String(pdu.source_addr ?? ''),
-      text: decoded.text,
-      parts,
-      flash: isFlash(dataCoding),
-      scheduledAt,
-      meta: {
-        smpp: {
-          system_id: user.system_id,
-          source: String(pdu.source_addr ?? '').slice(0, 21),
-          ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
-          ...(concat ? { concat } : {}),
-          ...(validUntil !== null ? { valid_until: validUntil } : {}),
-        },
-      },
+      ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton),
+      text: read.text,
+      parts: read.parts,
+      flash: read.flash,
+      sender: read.sender,
+      scheduledAt: read.scheduledAt,
+      validUntil: read.validUntil,
+      meta: { smpp: read.smpp },
     });
     return { status: Status.OK, messageId: sent.reference };
   } catch (err) {
-    const status = refusalStatus(err);
-    if (status === undefined) {
-      ctx.log.error({ err, system_id: user.system_id }, 'SMPP submit_sm failed');
-      return { status: Status.SYSERR };
-    }
-    return { status };
+    return { status: statusOfError(ctx, user, err, 'submit_sm') };
   }
 }

@@ -42,6 +42,7 @@ export async function updateSmppUser(
 
 export async function deleteSmppUser(db: Executor, id: number): Promise<boolean> {
   await db.deleteFrom('smpp_binds').where('smpp_user_id', '=', id).execute();
+  await db.deleteFrom('smpp_resubmits').where('smpp_user_id', '=', id).execute();
   const r = await db.deleteFrom('smpp_users').where('id', '=', id).executeTakeFirst();
   return Number(r.numDeletedRows) > 0;
 }

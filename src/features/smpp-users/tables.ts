@@ -54,8 +54,22 @@ export interface SmppDeliveriesTable {
   claimed_until: number | null;
 }
 
+/**
+ * A submit_sm whose response was never written (the bind had dropped):
+ * `reference` once its send is committed, null while it still runs.
+ * A resubmission of the same PDU by the same user takes it (src/smpp-server/resubmits.ts).
+ */
+export interface SmppResubmitsTable {
+  id: Generated<number>;
+  smpp_user_id: number;
+  fingerprint: string;
+  reference: string | null;
+  created_at: number;
+}
+
 export interface SmppServerTables {
   smpp_users: SmppUsersTable;
   smpp_binds: SmppBindsTable;
   smpp_deliveries: SmppDeliveriesTable;
+  smpp_resubmits: SmppResubmitsTable;
 }

@@ -19,25 +19,44 @@ export async function messageState(db: Db, accountId: number, reference: string)
   return row && { status: row.status, dlrCode: row.dlr_code, doneAt: row.dlr_at === null ? null : Number(row.dlr_at) };
 }
 
+/** Whether a message's reference is the message_id of its SMPP submit_multi (its first destination). */
+function namesSubmitMulti(reference: string, meta: string | null): boolean {
+  if (!meta?.includes('"message_id"')) return false;
+  return (JSON.parse(meta) as { smpp?: { message_id?: string } }).smpp?.message_id === reference;
+}
+
 /**
  * Cancels a scheduled message not yet handed over and refunds its price, in
  * one transaction; false when it is not the account's, not scheduled, or
  * already on its way (the conditional update decides, so a cancel racing
- * the dispatch of the same message never both sends and refunds).
+ * the dispatch of the same message never both sends and refunds). The
+ * message_id of an SMPP submit_multi cancels every destination of it still
+ * scheduled.
  */
 export async function cancelScheduled(db: Db, accountId: number, reference: string): Promise<boolean> {
   return db.kysely.transaction().execute(async (trx) => {
-    const row = await trx
+    const found = await trx
+      .selectFrom('messages')
+      .select(['campaign_id', 'meta'])
+      .where('account_id', '=', accountId)
+      .where('reference', '=', reference)
+      .executeTakeFirst();
+    if (!found) return false;
+    const rows = await trx
       .updateTable('messages')
       .set({ stage: 2, status: 'refused', error: 'cancelled by the customer', dlr_at: Date.now() })
       .where('account_id', '=', accountId)
-      .where('reference', '=', reference)
+      .where((eb) =>
+        namesSubmitMulti(reference, found.meta)
+          ? eb('campaign_id', '=', found.campaign_id)
+          : eb('reference', '=', reference),
+      )
       .where('status', '=', 'scheduled')
       .where('stage', '=', 0)
       .returning(['price_units'])
-      .executeTakeFirst();
-    if (!row) return false;
-    if (row.price_units > 0) await adjustCredits(trx, accountId, row.price_units);
-    return true;
+      .execute();
+    const units = rows.reduce((sum, r) => sum + Number(r.price_units), 0);
+    if (units > 0) await adjustCredits(trx, accountId, units);
+    return rows.length > 0;
   });
 }

@@ -176,12 +176,8 @@ async function resolveSender(
   return (await findSender(ctx.db.kysely, accountId, name))?.name ?? null;
 }
 
-/** One SMS exactly as a customer's SMPP client submitted it (the SMPP server's submit_sm). */
-export interface VerbatimSmsInput {
-  /** Digits as written in destination_addr. */
-  destination: string;
-  /** Read with its country code (TON 1, or 12 digits and more); otherwise 10 Mexican digits. */
-  international: boolean;
+/** The message of an SMPP submit_sm or submit_multi, exactly as the customer's client wrote it. */
+export interface VerbatimMessage {
   /** Used when it is one of the account's registered senders. */
   sender: string;
   /** Decoded short_message: kept and reported as sent (no GSM-7 replacement). */
@@ -191,7 +187,53 @@ export interface VerbatimSmsInput {
   flash: boolean;
   /** Epoch ms; null or past: now. */
   scheduledAt: number | null;
+  /** Epoch ms: not handed over by then, the message closes as expired (null: no end). */
+  validUntil: number | null;
   meta: Record<string, unknown> | null;
+}
+
+/** One destination as written in the PDU. */
+export interface VerbatimDestination {
+  /** Digits as written in destination_addr. */
+  destination: string;
+  /** Read with its country code (TON 1, or 12 digits and more); otherwise 10 Mexican digits. */
+  international: boolean;
+}
+
+/** One SMS exactly as a customer's SMPP client submitted it (the SMPP server's submit_sm). */
+export type VerbatimSmsInput = VerbatimMessage & VerbatimDestination;
+
+/** A destination's number by the send path's rules; throws its ApiError. */
+function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<string>): Recipient {
+  const [recipient] = parseRecipients(d.destination, {
+    findCountryCode: d.international,
+    countryCode: '52',
+    numbers: channelNumbers(ctx.config, 'sms'),
+  });
+  if (seen.has(recipient.number)) throw new ApiError(400, 'sms_16', undefined, { number: recipient.number });
+  seen.add(recipient.number);
+  return recipient;
+}
+
+/** The one send of verbatim messages: sender, prices (parts × the price of a part), credits, group commit, hand-off. */
+async function commitVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
+  if (input.text === '') throw new ApiError(400, 'sms_01');
+  const sender = await resolveSender(ctx, accountId, { sender: input.sender, channel: 1 });
+  const unit = input.parts > 1 ? await priceUnits(ctx.db.kysely, accountId, 'sms') : undefined;
+  const now = Date.now();
+  return commitSend(ctx, {
+    accountId,
+    channel: 'sms',
+    source: 'sms',
+    recipients,
+    text: input.text,
+    sender,
+    flash: input.flash,
+    scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
+    validUntil: input.validUntil,
+    meta: input.meta,
+    ...(unit !== undefined ? { priceUnits: unit * input.parts } : {}),
+  });
 }
 
 /**
@@ -204,30 +246,51 @@ export async function sendVerbatimSms(
   accountId: number,
   input: VerbatimSmsInput,
 ): Promise<{ reference: string; messageId: number; credit: number }> {
-  const [recipient] = parseRecipients(input.destination, {
-    findCountryCode: input.international,
-    countryCode: '52',
-    numbers: channelNumbers(ctx.config, 'sms'),
-  });
-  if (input.text === '') throw new ApiError(400, 'sms_01');
-  const sender = await resolveSender(ctx, accountId, { sender: input.sender, channel: 1 });
-  const unit = input.parts > 1 ? await priceUnits(ctx.db.kysely, accountId, 'sms') : undefined;
-  const now = Date.now();
-  const result = await commitSend(ctx, {
-    accountId,
-    channel: 'sms',
-    source: 'sms',
-    recipients: [recipient],
-    text: input.text,
-    sender,
-    flash: input.flash,
-    scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
-    meta: input.meta,
-    ...(unit !== undefined ? { priceUnits: unit * input.parts } : {}),
-  });
+  const recipient = verbatimRecipient(ctx, input, new Set());
+  const result = await commitVerbatim(ctx, accountId, input, [recipient]);
   return {
     reference: result.references[0].reference,
     messageId: result.messageIds[0],
     credit: toCredits(result.creditUnits),
+  };
+}
+
+/**
+ * The SMPP submit_multi: one message to several destinations, as one
+ * multi-recipient send. A destination the number rules refuse (or a repeated
+ * one) is left out with its ApiError; the others are accepted together or,
+ * on a refusal of the whole send (credits, text), not at all (it throws).
+ * The first accepted destination's reference is `reference`.
+ */
+export async function sendVerbatimSmsMulti(
+  ctx: AppContext,
+  accountId: number,
+  input: VerbatimMessage & { destinations: VerbatimDestination[]; reference: string },
+): Promise<{
+  accepted: Array<{ index: number; reference: string }>;
+  refused: Array<{ index: number; error: unknown }>;
+}> {
+  const seen = new Set<string>();
+  const refused: Array<{ index: number; error: unknown }> = [];
+  const recipients: Array<Recipient & { index: number }> = [];
+  input.destinations.forEach((d, index) => {
+    try {
+      recipients.push({ ...verbatimRecipient(ctx, d, seen), index });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      refused.push({ index, error });
+    }
+  });
+  if (recipients.length === 0) return { accepted: [], refused };
+  recipients[0].reference = input.reference;
+  const result = await commitVerbatim(
+    ctx,
+    accountId,
+    input,
+    recipients.map(({ index: _, ...r }) => r),
+  );
+  return {
+    accepted: recipients.map((r, k) => ({ index: r.index, reference: result.references[k].reference })),
+    refused,
   };
 }
