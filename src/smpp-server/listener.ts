@@ -6,6 +6,7 @@ import ipaddr from 'ipaddr.js';
 import type { AppContext } from '../context.js';
 import { activeAccount } from '../features/smpp-users/bind.js';
 import { releaseBind, renewBind } from '../features/smpp-users/store.js';
+import { pruneUnanswered } from '../features/smpp-users/resubmits.js';
 import { pruneThroughputSlots } from '../features/smpp-users/throughput.js';
 import { randomToken } from '../lib/ids.js';
 import { SmppServerMetrics } from './metrics.js';
@@ -141,10 +142,18 @@ export class SmppServer implements SessionHost {
     return this.renewing;
   }
 
+  /** Throughput slots past their sliding second, unanswered submits past the resubmission window. */
+  private async prune(): Promise<void> {
+    const db = this.ctx.db.kysely;
+    const window = this.ctx.config.SMPP_SERVER_RESUBMIT_WINDOW_SECONDS * 1000;
+    await Promise.all([pruneThroughputSlots(db), pruneUnanswered(db, Date.now() - window)]).catch((err) =>
+      this.ctx.log.warn({ err }, 'SMPP prune failed'),
+    );
+  }
+
   private async renewOnce(): Promise<void> {
     const db = this.ctx.db;
-    if (this.renewals++ % this.settings.pruneEvery === 0)
-      await pruneThroughputSlots(db.kysely).catch((err) => this.ctx.log.warn({ err }, 'SMPP throughput prune failed'));
+    if (this.renewals++ % this.settings.pruneEvery === 0) await this.prune();
     const active = new Map<number, boolean>();
     // Counted first and set at once after the round: a scrape during the round still sees every bind.
     const open = new Map<string, { labels: { system_id: string; bind: string }; n: number }>();

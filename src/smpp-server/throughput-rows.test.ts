@@ -5,7 +5,7 @@ import { gsmSeptets } from '../carriers/smpp/encoding.js';
 import { removeSmppUser } from '../features/smpp-users/service.js';
 import { throughputKey } from '../features/smpp-users/throughput.js';
 
-/** The throughput counters of SMPP users (carrier_rate rows `smpp-user:<id>`) do not pile up. */
+/** The throughput counters of SMPP users (carrier_rate rows `smpp-user:<id>`) and their unanswered submits do not pile up. */
 describeEngines('SMPP server: throughput counters are pruned', (engine) => {
   let h: Harness & { smppPort: number };
   beforeAll(async () => {
@@ -56,5 +56,28 @@ describeEngines('SMPP server: throughput counters are pruned', (engine) => {
     await eventually(async () => (await rowsOf(throughputKey(990002))).length === 0, 10_000);
     expect(await rowsOf(throughputKey(990001))).toEqual([{ second: slot + 100, used: 2 }]);
     expect(await rowsOf('simulator')).toContainEqual({ second: carrierSecond, used: 4 });
+  });
+
+  it('deletes unanswered-submit records past the resubmission window, of users who never bind again', async () => {
+    const c = await smppCustomer(h, 100);
+    const id = await userId(c.systemId);
+    const window = h.ctx.config.SMPP_SERVER_RESUBMIT_WINDOW_SECONDS * 1000;
+    await h.ctx.db.kysely
+      .insertInto('smpp_resubmits')
+      .values([
+        { smpp_user_id: id, fingerprint: 'old', reference: 'r-old', created_at: Date.now() - window - 60_000 },
+        { smpp_user_id: id, fingerprint: 'live', reference: 'r-live', created_at: Date.now() },
+      ])
+      .execute();
+    const left = async () =>
+      (
+        await h.ctx.db.kysely
+          .selectFrom('smpp_resubmits')
+          .select('fingerprint')
+          .where('smpp_user_id', '=', id)
+          .execute()
+      ).map((r) => r.fingerprint);
+    await eventually(async () => !(await left()).includes('old'), 10_000);
+    expect(await left()).toEqual(['live']);
   });
 });

@@ -1,4 +1,4 @@
-import type { Db } from '../../db/engine.js';
+import type { Db, Executor } from '../../db/engine.js';
 
 /**
  * submit_sm whose response was never written because the customer's bind
@@ -31,6 +31,12 @@ export async function recordUnanswered(
 export async function settleUnanswered(db: Db, id: number, reference: string | null): Promise<void> {
   if (reference === null) await db.kysely.deleteFrom('smpp_resubmits').where('id', '=', id).execute();
   else await db.kysely.updateTable('smpp_resubmits').set({ reference }).where('id', '=', id).execute();
+}
+
+/** Records of every user older than `before`: a user who never binds again leaves none behind. */
+export async function pruneUnanswered(db: Executor, before: number): Promise<number> {
+  const r = await db.deleteFrom('smpp_resubmits').where('created_at', '<', before).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }
 
 /** The user's records since `since`; older ones are deleted. */
