@@ -13,6 +13,7 @@ import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { countReceipts } from './receipt-counts.js';
+import { recordFailedAttempts } from './attempts.js';
 import type { Channel } from './types.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
@@ -454,6 +455,7 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
         g.by,
         now,
       );
+    await recordFailedAttempts(trx, carrier, batch, outcomes, now);
     // A transient failure releases the claim: the dispatch job retries at once on its next run.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
     if (retry.length > 0)

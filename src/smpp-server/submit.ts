@@ -6,6 +6,7 @@ import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { Status, type Pdu } from './pdus.js';
 import { refusalStatus } from './refusals.js';
 import { smppTime } from '../lib/smpp-time.js';
+import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 
 export type SubmitAnswer = { status: number; messageId?: string };
 
@@ -63,24 +64,26 @@ export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Prom
   const destination = String(pdu.destination_addr ?? '').trim();
   const receipt = Number(pdu.registered_delivery ?? 0) & 0x03;
   try {
-    const sent = await sendVerbatimSms(ctx, Number(user.account_id), {
-      destination,
-      international: Number(pdu.dest_addr_ton ?? 0) === 1 || destination.replace(/\D/g, '').length >= 12,
-      sender: String(pdu.source_addr ?? ''),
-      text: decoded.text,
-      parts,
-      flash: isFlash(dataCoding),
-      scheduledAt,
-      meta: {
-        smpp: {
-          system_id: user.system_id,
-          source: String(pdu.source_addr ?? '').slice(0, 21),
-          ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
-          ...(concat ? { concat } : {}),
-          ...(validUntil !== null ? { valid_until: validUntil } : {}),
+    const sent = await acceptingAs(bySmppUser(user.system_id), () =>
+      sendVerbatimSms(ctx, Number(user.account_id), {
+        destination,
+        international: Number(pdu.dest_addr_ton ?? 0) === 1 || destination.replace(/\D/g, '').length >= 12,
+        sender: String(pdu.source_addr ?? ''),
+        text: decoded.text,
+        parts,
+        flash: isFlash(dataCoding),
+        scheduledAt,
+        meta: {
+          smpp: {
+            system_id: user.system_id,
+            source: String(pdu.source_addr ?? '').slice(0, 21),
+            ...(receipt === 1 || receipt === 2 ? { receipt } : {}),
+            ...(concat ? { concat } : {}),
+            ...(validUntil !== null ? { valid_until: validUntil } : {}),
+          },
         },
-      },
-    });
+      }),
+    );
     return { status: Status.OK, messageId: sent.reference };
   } catch (err) {
     const status = refusalStatus(err);
