@@ -28,12 +28,13 @@ export class RouterDriver implements CarrierDriver {
   constructor(private readonly manager: CarrierManager) {}
 
   /** The cost in force for this connector and number, as recorded with the hand-off (none when it has no cost for it). */
-  private costOf(name: string, number: string): { cost?: HandOffCost } {
+  costOf(name: string, number: string): { cost?: HandOffCost } {
     const hit = this.manager.costs.match(name, number);
     return hit ? { cost: { prefix: hit.prefix, amount: hit.value } } : {};
   }
 
-  private candidates(m: OutboundMessage): Candidate[] | null {
+  /** The connectors to try for a message, in order, with why; null: no route. (Public for bench/prices.ts.) */
+  candidates(m: OutboundMessage): Candidate[] | null {
     // A chat-app instance bound to its own Cloud API number wins over the routes (no failover: it is that number or none).
     const instance = this.manager.instanceFor(m);
     if (instance) return [{ name: instance, reason: 'instance' }];
