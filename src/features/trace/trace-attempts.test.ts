@@ -5,6 +5,7 @@ import { routingTools } from '../../../test/helpers/routing.js';
 import { SMPP_ENV } from '../../../test/helpers/smpp-suite.js';
 import { messageCommands } from './cli.js';
 import { traceText } from './steps.js';
+import { pruneFailedAttempts } from '../../messaging/attempts.js';
 
 /* Two test SMSCs at different costs: the cheap one throttles then fails the first message, the dear one sends UNDELIV. */
 describeEngines('messages trace: who accepted, failed hand-offs, raw receipts', (engine) => {
@@ -73,5 +74,28 @@ describeEngines('messages trace: who accepted, failed hand-offs, raw receipts', 
     expect(traceText({ messages })).toContain(
       `hand-off failed ${messages[0].failed_attempts[0].at} at ${refusing.name}: 0x0b ${refusing.name}: ESME_RINVDSTADR (0x0b)`,
     );
+  });
+
+  it('keeps the raw receipt of a receipt that came before the answer to its submit_sm', async () => {
+    const early = await carrier({ receipt: () => ({ stat: 'UNDELIV', err: '027', beforeResponse: true }) });
+    await route('525585', [early.name], 'priority');
+    const a = await h.createAccount(10);
+    const [ref] = await send(a.apikey, '5585000001');
+    await finalMessage(ref);
+    const [m] = (await trace('--reference', ref)).messages;
+    expect(m.receipt).toMatchObject({ status_code: 2, stat: 'UNDELIV', err: '027' });
+  });
+
+  it('housekeeping removes failed attempts older than MESSAGE_ATTEMPTS_KEEP_DAYS', async () => {
+    const now = Date.now();
+    const day = 86_400_000;
+    const keep = h.ctx.config.MESSAGE_ATTEMPTS_KEEP_DAYS;
+    const row = (at: number) => ({ message_id: 999_999, carrier: 'x', at, code: null, error: 'old' });
+    await h.ctx.db.kysely
+      .insertInto('message_attempts')
+      .values([row(now - (keep + 1) * day), row(now - (keep - 1) * day)])
+      .execute();
+    expect(await pruneFailedAttempts(h.ctx, now)).toBe(1);
+    expect((await attemptRows(999_999)).map((r) => Number(r.at))).toEqual([now - (keep - 1) * day]);
   });
 });
