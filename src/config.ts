@@ -110,6 +110,8 @@ const schema = z.object({
   // carriers
   REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),
   REJECTIONS_KEEP_DAYS: intFrom(30, 1),
+  // Failed hand-off attempts shown by the message trace.
+  MESSAGE_ATTEMPTS_KEEP_DAYS: intFrom(90, 1),
   CARRIER_POLL_MS: intFrom(2000, 50),
   // alerts
   OPERATOR_WEBHOOK_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),

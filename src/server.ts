@@ -5,6 +5,8 @@ import Fastify, {
   type FastifyError,
   type FastifyInstance,
   type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
 } from 'fastify';
 import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
@@ -20,6 +22,7 @@ import { messageFor } from './http/codes.js';
 import { features } from './features/index.js';
 import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from './http/openapi.js';
 import { metricsRoute } from './metrics/route.js';
+import { acceptingAs, byApiKey } from './messaging/accepted-by.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -149,9 +152,21 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   await app.register(async (api) => {
     api.addHook('onRequest', authenticate(ctx));
     api.addHook('onRoute', documentApiRoute);
+    api.addHook('onRoute', acceptedByTheKey);
     idempotencyHooks(api, ctx);
     for (const feature of features) if (feature.routes) await feature.routes(api, ctx);
     opts.extraApiRoutes?.(api);
   });
   return app;
+}
+
+/** An API route's handler runs with what it submits recorded as accepted by the request's API key (accepted-by.ts). */
+function acceptedByTheKey(route: RouteOptions): void {
+  const handler = route.handler;
+  route.handler = function (this: FastifyInstance, request: FastifyRequest, reply: FastifyReply) {
+    const keyId = request.account?.key_id;
+    return keyId === undefined
+      ? handler.call(this, request, reply)
+      : acceptingAs(byApiKey(keyId), () => handler.call(this, request, reply));
+  };
 }

@@ -16,7 +16,11 @@ export type Account = Selectable<AccountsTable>;
 export type AuthenticatedAccount = Pick<
   Account,
   'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'
-> & { rate_bucket: number };
+> & {
+  rate_bucket: number;
+  /** The API key the request came with (its id, never the key): the trace shows what accepted a message. */
+  key_id?: number | string;
+};
 
 export async function findAccountByEmail(db: Executor, email: string): Promise<Account | undefined> {
   return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
@@ -60,6 +64,7 @@ export const panelAllowList = sql<string | null>`case when accounts.panel_allow_
 export function selectCallerOfKey(db: Executor) {
   return selectCaller(db)
     .innerJoin('api_keys', 'api_keys.account_id', 'accounts.id')
+    .select('api_keys.id as key_id')
     .where('api_keys.revoked_at', 'is', null);
 }
 

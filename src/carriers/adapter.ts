@@ -71,6 +71,9 @@ export interface Receipt {
   at: number;
   /** A provider's `read` status: also recorded as a read of the message. */
   read?: boolean;
+  /** The receipt as the carrier wrote it (SMPP `stat` and `err`, a provider's status and error code), for the trace. */
+  stat?: string | null;
+  err?: string | null;
 }
 
 /** A customer's message as a connector received it. */

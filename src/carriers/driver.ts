@@ -7,6 +7,16 @@ export interface HandOffCost {
   amount: number;
 }
 
+/** A carrier's answer that did not take a message: kept for the message trace (message_attempts). */
+export interface FailedAttempt {
+  /** The connector that answered; null when none could be tried (no route, none up). */
+  carrier: string | null;
+  at: number;
+  /** The carrier's own answer code (SMPP command_status as `0x58`, a provider's error code), when it gave one. */
+  code?: string;
+  error: string;
+}
+
 /** A message as a carrier driver sees it. */
 export interface OutboundMessage {
   id: number;
@@ -45,6 +55,8 @@ export type SubmitOutcome =
       parts?: number;
       /** Why that connector (a routing driver's strategy, failover or probe). */
       route?: string;
+      /** The answers that did not take it before it was taken (throttles, failovers), oldest first. */
+      failed?: FailedAttempt[];
     }
   | {
       ok: false;
@@ -53,6 +65,14 @@ export type SubmitOutcome =
       /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number;
       carrier?: string | null;
       route?: string;
+      /** The carrier's own answer code (SMPP command_status as `0x0b`, a provider's error code), when it gave one. */
+      code?: string;
+      /**
+       * Every answer that did not take it, this one included, oldest first,
+       * when the driver knows more than this one (a router's failovers, a
+       * connector's throttles); absent: this outcome is its one failed attempt.
+       */
+      failed?: FailedAttempt[];
     };
 
 /**

@@ -4,6 +4,7 @@ import { randomToken } from '../lib/ids.js';
 import { applyDeliveryReports } from '../messaging/delivery.js';
 import type { Receipt } from './adapter.js';
 import { idForms, normaliseId } from './smpp/receipts.js';
+import { storableText } from '../text/storable.js';
 
 export type { Receipt } from './adapter.js';
 
@@ -14,6 +15,19 @@ export interface MatchedReceipt {
   code: number;
   at: number;
   read?: boolean;
+  stat?: string | null;
+  err?: string | null;
+}
+
+/** The longest raw receipt `stat` or `err` kept (SMPP's are 7 and 3 characters; a provider's status and code are short). */
+export const RAW_RECEIPT_MAX = 32;
+
+/** A receipt's raw fields as kept: storable and bounded (the carrier, or whoever posts its webhook, wrote them). */
+function rawOf(r: Pick<Receipt, 'stat' | 'err'>): { stat: string | null; err: string | null } {
+  return {
+    stat: r.stat ? storableText(r.stat, RAW_RECEIPT_MAX) : null,
+    err: r.err ? storableText(r.err, RAW_RECEIPT_MAX) : null,
+  };
 }
 
 /**
@@ -155,12 +169,19 @@ export async function storeReceipts(
   );
   const matched = receipts.flatMap((r) => {
     const messageId = known(r.carrierId);
-    return messageId === undefined ? [] : [{ messageId, code: r.code, at: r.at, read: r.read }];
+    return messageId === undefined ? [] : [{ messageId, code: r.code, at: r.at, read: r.read, ...rawOf(r) }];
   });
   const applied = await book.apply(ctx, matched);
   const waiting = receipts
     .filter((r) => known(r.carrierId) === undefined)
-    .map((r) => ({ carrier, carrier_id: book.normalise(r.carrierId), code: r.code, at: r.at, read: r.read ? 1 : 0 }));
+    .map((r) => ({
+      carrier,
+      carrier_id: book.normalise(r.carrierId),
+      code: r.code,
+      at: r.at,
+      read: r.read ? 1 : 0,
+      ...rawOf(r),
+    }));
   for (let i = 0; i < waiting.length; i += CHUNK)
     await ctx.db.kysely
       .insertInto('carrier_receipts')
@@ -207,7 +228,7 @@ export async function applyWaitingReceipts(
   for (const ids of groups) {
     let q = ctx.db.kysely
       .selectFrom('carrier_receipts')
-      .select(['id', 'carrier_id', 'code', 'at', 'read'])
+      .select(['id', 'carrier_id', 'code', 'at', 'read', 'stat', 'err'])
       .where('carrier', '=', carrier);
     if (ids) q = q.where('carrier_id', 'in', ids);
     const rows = await q.orderBy('id').limit(5000).execute();
@@ -226,6 +247,8 @@ export async function applyWaitingReceipts(
         code: r.code,
         at: Number(r.at),
         read: Number(r.read) === 1,
+        stat: r.stat ?? null,
+        err: r.err ?? null,
       })),
     );
     await ctx.db.kysely

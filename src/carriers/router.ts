@@ -1,4 +1,4 @@
-import type { CarrierDriver, HandOffCost, OutboundMessage, SubmitOutcome } from './driver.js';
+import type { CarrierDriver, FailedAttempt, HandOffCost, OutboundMessage, SubmitOutcome } from './driver.js';
 import type { CarrierManager } from './manager.js';
 import { matchRoute } from './routing.js';
 import { RoutePlanner, type Candidate } from './strategies.js';
@@ -28,12 +28,13 @@ export class RouterDriver implements CarrierDriver {
   constructor(private readonly manager: CarrierManager) {}
 
   /** The cost in force for this connector and number, as recorded with the hand-off (none when it has no cost for it). */
-  private costOf(name: string, number: string): { cost?: HandOffCost } {
+  costOf(name: string, number: string): { cost?: HandOffCost } {
     const hit = this.manager.costs.match(name, number);
     return hit ? { cost: { prefix: hit.prefix, amount: hit.value } } : {};
   }
 
-  private candidates(m: OutboundMessage): Candidate[] | null {
+  /** The connectors to try for a message, in order, with why; null: no route. (Public for bench/prices.ts.) */
+  candidates(m: OutboundMessage): Candidate[] | null {
     // A chat-app instance bound to its own Cloud API number wins over the routes (no failover: it is that number or none).
     const instance = this.manager.instanceFor(m);
     if (instance) return [{ name: instance, reason: 'instance' }];
@@ -46,6 +47,8 @@ export class RouterDriver implements CarrierDriver {
     const outcomes: SubmitOutcome[] = new Array(batch.length);
     const lastError: string[] = new Array(batch.length).fill('');
     const reasons: string[] = new Array(batch.length).fill('');
+    // The answers of the connectors that did not take each message, for the message trace.
+    const failed: FailedAttempt[][] = batch.map(() => []);
     let pending: Array<{ index: number; candidates: Candidate[]; first?: string }> = [];
     batch.forEach((m, index) => {
       const candidates = this.candidates(m);
@@ -69,6 +72,8 @@ export class RouterDriver implements CarrierDriver {
             ok: false,
             permanent: false,
             error: lastError[p.index] || 'no connector of the route is up',
+            carrier: null,
+            ...(failed[p.index].length ? { failed: failed[p.index] } : {}),
           };
           continue;
         }
@@ -96,12 +101,15 @@ export class RouterDriver implements CarrierDriver {
           }
           indexes.forEach((i, k) => {
             const r = results[k];
+            if (!r.ok) failed[i].push(...(r.failed ?? [attemptOf(name, r)]));
+            else if (r.failed) failed[i].push(...r.failed);
+            const trail = failed[i].length > 0 ? { failed: failed[i] } : {};
             if (!r.ok && !r.permanent) {
               lastError[i] = r.error;
             } else
               outcomes[i] = r.ok
-                ? { ...r, carrier: name, route: reasons[i], ...this.costOf(name, batch[i].number) }
-                : { ...r, carrier: name, route: reasons[i] };
+                ? { ...r, carrier: name, route: reasons[i], ...this.costOf(name, batch[i].number), ...trail }
+                : { ...r, carrier: name, route: reasons[i], ...trail };
           });
         }),
       );
@@ -110,4 +118,9 @@ export class RouterDriver implements CarrierDriver {
     }
     return outcomes;
   }
+}
+
+/** A connector's refusal as one failed attempt. */
+function attemptOf(carrier: string, r: Extract<SubmitOutcome, { ok: false }>): FailedAttempt {
+  return { carrier, at: Date.now(), ...(r.code === undefined ? {} : { code: r.code }), error: r.error };
 }

@@ -24,3 +24,29 @@ describe('pickRoute', () => {
     expect(pickRoute(routes, channel, number, account)).toEqual(carriers);
   });
 });
+
+describe('matchRoute over an index', () => {
+  it('keeps the first of two routes with the same prefix, and reads a new list afresh', () => {
+    const first = { channel: 'sms', prefix: '5255', accountId: 0, carriers: ['first'] };
+    const list = [first, { ...first, carriers: ['second'] }];
+    expect(pickRoute(list, 'sms', '525512345678', undefined)).toEqual(['first']);
+    const next = [{ ...first, prefix: '525512', carriers: ['longer'] }, ...list];
+    expect(pickRoute(next, 'sms', '525512345678', undefined)).toEqual(['longer']);
+    expect(pickRoute(list, 'sms', '525512345678', undefined)).toEqual(['first']);
+  });
+
+  it('finds the longest of ten thousand prefixes, an account own routes first', () => {
+    const many: RouteEntry[] = Array.from({ length: 10_000 }, (_, i) => ({
+      channel: 'sms',
+      prefix: `52${String(i).padStart(4, '0')}`,
+      accountId: i % 2,
+      carriers: [`c${i}`],
+    }));
+    expect(pickRoute(many, 'sms', '520042123456', undefined)).toEqual(['c42']);
+    expect(pickRoute(many, 'sms', '520043123456', undefined)).toBeNull();
+    expect(pickRoute(many, 'sms', '520043123456', 1)).toEqual(['c43']);
+    expect(
+      pickRoute([...many, { channel: 'sms', prefix: '', accountId: 0, carriers: ['any'] }], 'sms', '520043123456', 3),
+    ).toEqual(['any']);
+  });
+});

@@ -101,6 +101,9 @@ export interface CarrierReceiptsTable {
   at: number;
   /** 1: a provider's `read` status (also recorded as a read of the message). */
   read: Generated<number>;
+  /** The receipt as the carrier wrote it (bounded), kept for the message trace. */
+  stat?: string | null;
+  err?: string | null;
 }
 
 export interface SmppReplyPartsTable {

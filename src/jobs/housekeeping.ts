@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { pruneAttemptCounters } from '../auth/attempts.js';
 import { pruneRejections } from '../carriers/providers/store.js';
+import { pruneFailedAttempts } from '../messaging/attempts.js';
 import { enqueue } from './queue.js';
 
 export const HOUSEKEEPING_JOB = 'housekeeping';
@@ -19,14 +20,16 @@ export function scheduleHousekeeping(db: Executor, at: number): Promise<void> {
   return enqueue(db, HOUSEKEEPING_JOB, null, { runAt: at, uniqueKey: `${HOUSEKEEPING_JOB}:${period}` });
 }
 
-/** Rows written by anyone who knocks (throttle counters, refused webhooks), removed once they are of no use. */
+/** Rows written by anyone who knocks (throttle counters, refused webhooks) and failed hand-offs, removed once of no use. */
 async function keepHouse(ctx: AppContext): Promise<void> {
   const now = Date.now();
   // The next run is queued first: a failing prune retries without ending the schedule.
   await scheduleHousekeeping(ctx.db.kysely, now + HOUSEKEEPING_EVERY_MS);
   const counters = await pruneAttemptCounters(ctx.db.kysely, now);
   const rejections = await pruneRejections(ctx, now);
-  if (counters + rejections > 0) ctx.log.info({ counters, rejections }, 'housekeeping pruned old rows');
+  const attempts = await pruneFailedAttempts(ctx, now);
+  if (counters + rejections + attempts > 0)
+    ctx.log.info({ counters, rejections, attempts }, 'housekeeping pruned old rows');
 }
 
 /** Every HOUSEKEEPING_EVERY_MS, in one process of the ones sharing the database. */

@@ -13,6 +13,9 @@ export interface DeliveryReport {
   /** Delivery status code 0–12 (spec, Events). */
   code: number;
   at: number;
+  /** The receipt as the carrier wrote it (bounded), kept on the message for the trace. */
+  stat?: string | null;
+  err?: string | null;
 }
 
 // Reports come in batches sharing one time: format it once (time-zone formatting is costly).
@@ -123,9 +126,11 @@ async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryRepo
     const { rows } = await sql<Applied>`
       UPDATE messages AS m
       SET stage = 2, status = CASE WHEN r.code = 0 THEN 'delivered' ELSE 'undelivered' END, dlr_code = r.code, dlr_at = r.at,
+        receipt_stat = r.stat, receipt_err = r.err,
         -- A report may overtake the record of the submission: the message was sent by then.
         sent_at = COALESCE(m.sent_at, r.at)
-      FROM unnest(${batch.map((r) => r.messageId)}::bigint[], ${batch.map((r) => validStatus(r.code))}::int[], ${batch.map((r) => r.at)}::bigint[]) AS r(id, code, at)
+      FROM unnest(${batch.map((r) => r.messageId)}::bigint[], ${batch.map((r) => validStatus(r.code))}::int[], ${batch.map((r) => r.at)}::bigint[],
+        ${batch.map((r) => r.stat ?? null)}::text[], ${batch.map((r) => r.err ?? null)}::text[]) AS r(id, code, at, stat, err)
       WHERE m.id = r.id AND m.stage < 2 AND m.sandbox = 0
       RETURNING m.id, m.meta, m.account_id, m.reference, m.number, m.extra_params, m.channel, m.carrier, m.sent_at, r.code, r.at`.execute(
       trx,
@@ -135,18 +140,23 @@ async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryRepo
   return updated;
 }
 
-/** SQLite (no array parameters): one UPDATE per status code and 1,000 messages; each group takes its first report's time. */
+/**
+ * SQLite (no array parameters): one UPDATE per status code (and raw receipt)
+ * and 1,000 messages; each group takes its first report's time.
+ */
 async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]): Promise<Applied[]> {
-  const byCode = new Map<number, DeliveryReport[]>();
+  const byCode = new Map<string, { code: number; group: DeliveryReport[] }>();
   for (const r of reports) {
     const code = validStatus(r.code);
-    let group = byCode.get(code);
-    if (!group) byCode.set(code, (group = []));
-    group.push(r);
+    const key = r.stat || r.err ? `${code}\u0000${r.stat ?? ''}\u0000${r.err ?? ''}` : String(code);
+    let entry = byCode.get(key);
+    if (!entry) byCode.set(key, (entry = { code, group: [] }));
+    entry.group.push(r);
   }
   const updated: Applied[] = [];
-  for (const [code, group] of byCode) {
+  for (const { code, group } of byCode.values()) {
     const at = group[0].at;
+    const { stat = null, err = null } = group[0];
     for (let i = 0; i < group.length; i += 1000) {
       const rows = await trx
         .updateTable('messages')
@@ -156,6 +166,8 @@ async function applyByCode(trx: Transaction<Database>, reports: DeliveryReport[]
           status: code === 0 ? 'delivered' : 'undelivered',
           dlr_code: code,
           dlr_at: at,
+          receipt_stat: stat,
+          receipt_err: err,
           sent_at: eb.fn.coalesce('sent_at', eb.val(at)),
         }))
         .where(

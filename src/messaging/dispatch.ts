@@ -10,6 +10,8 @@ import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './close-unsent.js';
 import { countReceipts } from './receipt-counts.js';
+import { recordFailedAttempts } from './attempts.js';
+import type { Channel } from './types.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -467,6 +469,7 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
         g.by,
         now,
       );
+    await recordFailedAttempts(trx, carrier, batch, outcomes, now);
     // A transient failure releases the claim: the dispatch job retries at once on its next run.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
     if (retry.length > 0)

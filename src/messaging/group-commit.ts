@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import { CompiledQuery, type Transaction } from 'kysely';
 import type { Db } from '../db/engine.js';
 import type { Database } from '../db/schema.js';
@@ -40,7 +41,14 @@ export class GroupCommit {
 
   run<T>(work: Work<T>, order: number, weight = 1): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, order, weight, resolve: resolve as (v: unknown) => void, reject });
+      // The work runs in its caller's async context, whichever request's turn drains the queue (accepted-by.ts).
+      this.queue.push({
+        work: AsyncResource.bind(work),
+        order,
+        weight,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+      });
       if (!this.running) void this.drain();
     });
   }

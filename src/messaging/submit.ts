@@ -14,6 +14,7 @@ import type { PriceLookup } from './ports.js';
 import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
+import { acceptedBy } from './accepted-by.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutAmong } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
@@ -38,6 +39,7 @@ const insertCampaign = compiledOnce(
     total: number,
     scheduledAt: number | null,
     now: number,
+    acceptedBy: string | null,
   ) =>
     db
       .insertInto('campaigns')
@@ -50,6 +52,7 @@ const insertCampaign = compiledOnce(
         total,
         scheduled_at: scheduledAt,
         created_at: now,
+        accepted_by: acceptedBy,
       })
       .returning('id'),
 );
@@ -150,6 +153,7 @@ export async function submitMessages(
     req.recipients.length,
     scheduledAt,
     now,
+    acceptedBy(),
   );
   const campaign = inserted[0];
 

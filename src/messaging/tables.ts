@@ -11,6 +11,8 @@ export interface CampaignsTable {
   total: number;
   scheduled_at: number | null;
   created_at: number;
+  /** Who accepted the request: `key:<api key id>`, `smpp:<system id>`, `panel`; null: the source says (OTP, replies…). */
+  accepted_by?: string | null;
 }
 
 /**
@@ -44,6 +46,9 @@ export interface MessagesTable {
   carrier_id: string | null;
   /** Why its carrier took it: the route's strategy ("least-cost 0.0100", "weighted"), "failover from X" or "probe". */
   route_reason?: string | null;
+  /** The final receipt as the carrier wrote it: SMPP `stat`/`err`, a provider's status and error code (bounded). */
+  receipt_stat?: string | null;
+  receipt_err?: string | null;
   error: string | null;
   scheduled_at: number | null;
   /** Not handed over by then, it closes as expired, status 3 (SMPP validity_period; migration 0038). */
@@ -118,7 +123,21 @@ export interface SandboxUsageTable {
   messages: Generated<number>;
 }
 
+/** A hand-off attempt that did not take the message (refused, throttled, failed over, transient error). */
+export interface MessageAttemptsTable {
+  id: Generated<number>;
+  message_id: number;
+  /** The connector that answered; null when none was tried (no route, none up). */
+  carrier: string | null;
+  at: number;
+  /** The carrier's answer code (SMPP command_status `0x58`, an HTTP provider's error code), when it gave one. */
+  code: string | null;
+  /** What went wrong, at most ATTEMPT_ERROR_MAX characters. */
+  error: string;
+}
+
 export interface MessagingTables {
+  message_attempts: MessageAttemptsTable;
   sandbox_usage: SandboxUsageTable;
   read_trackings: ReadTrackingsTable;
   campaigns: CampaignsTable;

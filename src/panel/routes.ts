@@ -50,6 +50,7 @@ import { programsPage } from './pages/programs.js';
 import type { PrincipalKind } from './tables.js';
 import { totpEnabled, useTotpCode } from './totp.js';
 import { SIGNIN_CANDIDATES, signinCandidates } from './signin-candidates.js';
+import { acceptingAs, BY_PANEL } from '../messaging/accepted-by.js';
 
 /**
  * Strict Content-Security-Policy: scripts and styles only from this origin's
@@ -94,6 +95,11 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         const who = route.config?.panel;
         if (who !== undefined && who !== 'public')
           route.bodyLimit = route.config?.panelBodyLimit ?? ctx.config.BODY_LIMIT_BYTES;
+        // What a panel page sends is recorded as accepted by the panel (the message trace).
+        const handler = route.handler;
+        route.handler = function (request, reply) {
+          return acceptingAs(BY_PANEL, () => handler.call(this, request, reply));
+        };
       });
       scope.addHook('onRequest', (request) => earlyGuard(ctx, request));
       scope.addHook('preHandler', (request, reply) => guard(ctx, request, reply));

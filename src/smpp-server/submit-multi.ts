@@ -3,6 +3,7 @@ import { sendVerbatimSmsMulti } from '../features/sms/service.js';
 import { reserveParts } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { timeOrderedId } from '../lib/ids.js';
+import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 import { Status, type Pdu } from './pdus.js';
 import { destinationOf, readSubmission, statusOfError } from './submit.js';
 
@@ -54,17 +55,19 @@ export async function submitMulti(ctx: AppContext, user: SmppUserRow, pdu: Pdu):
     return { status: Status.THROTTLED };
   const messageId = timeOrderedId();
   try {
-    const sent = await sendVerbatimSmsMulti(ctx, Number(user.account_id), {
-      destinations: smes.map((d) => destinationOf(d.destination_addr, d.dest_addr_ton)),
-      reference: messageId,
-      text: read.text,
-      parts: read.parts,
-      flash: read.flash,
-      sender: read.sender,
-      scheduledAt: read.scheduledAt,
-      validUntil: read.validUntil,
-      meta: { smpp: { ...read.smpp, message_id: messageId } },
-    });
+    const sent = await acceptingAs(bySmppUser(user.system_id), () =>
+      sendVerbatimSmsMulti(ctx, Number(user.account_id), {
+        destinations: smes.map((d) => destinationOf(d.destination_addr, d.dest_addr_ton)),
+        reference: messageId,
+        text: read.text,
+        parts: read.parts,
+        flash: read.flash,
+        sender: read.sender,
+        scheduledAt: read.scheduledAt,
+        validUntil: read.validUntil,
+        meta: { smpp: { ...read.smpp, message_id: messageId } },
+      }),
+    );
     for (const r of sent.refused)
       unsuccess.push(unsuccessOf(smes[r.index], statusOfError(ctx, user, r.error, 'submit_multi')));
     if (sent.accepted.length === 0)

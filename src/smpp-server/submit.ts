@@ -6,6 +6,7 @@ import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { Status, type Pdu } from './pdus.js';
 import { refusalStatus } from './refusals.js';
 import { smppTime } from '../lib/smpp-time.js';
+import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 
 export type SubmitAnswer = { status: number; messageId?: string };
 
@@ -109,16 +110,18 @@ export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Prom
   if ('status' in read) return read;
   if (!(await reserveParts(ctx.db, user.id, user.throughput, read.parts))) return { status: Status.THROTTLED };
   try {
-    const sent = await sendVerbatimSms(ctx, Number(user.account_id), {
-      ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton),
-      text: read.text,
-      parts: read.parts,
-      flash: read.flash,
-      sender: read.sender,
-      scheduledAt: read.scheduledAt,
-      validUntil: read.validUntil,
-      meta: { smpp: read.smpp },
-    });
+    const sent = await acceptingAs(bySmppUser(user.system_id), () =>
+      sendVerbatimSms(ctx, Number(user.account_id), {
+        ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton),
+        text: read.text,
+        parts: read.parts,
+        flash: read.flash,
+        sender: read.sender,
+        scheduledAt: read.scheduledAt,
+        validUntil: read.validUntil,
+        meta: { smpp: read.smpp },
+      }),
+    );
     return { status: Status.OK, messageId: sent.reference };
   } catch (err) {
     return { status: statusOfError(ctx, user, err, 'submit_sm') };

@@ -12,6 +12,21 @@ const UNSTORABLE =
 
 export const isStorable = (s: string): boolean => !UNSTORABLE.test(s);
 
+const UNSTORABLE_ALL = new RegExp(UNSTORABLE.source, 'g');
+
+/**
+ * Text someone else wrote (a carrier's error, a receipt's fields) as we keep
+ * it: unstorable characters (and tab, line feed, carriage return) become
+ * spaces, and it is cut to `max` characters, the last one then `…`.
+ */
+export function storableText(text: string, max: number): string {
+  const clean = text.replace(UNSTORABLE_ALL, ' ').replace(/[\t\n\r]/g, ' ');
+  if (clean.length <= max) return clean;
+  const cut = clean.slice(0, max - 1);
+  // Not half of a surrogate pair.
+  return `${/[\uD800-\uDBFF]$/.test(cut) ? cut.slice(0, -1) : cut}…`;
+}
+
 /**
  * The path (`a.b.0`) of the first string in `value` that is not storable, '' for the value itself, or null when all are.
  * Walks with its own stack (a hostile body can nest deeper than the call stack)

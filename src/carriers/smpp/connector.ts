@@ -1,12 +1,12 @@
 import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
-import type { OutboundMessage, SubmitOutcome } from '../driver.js';
+import type { FailedAttempt, OutboundMessage, SubmitOutcome } from '../driver.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from './encoding.js';
 import { BindLeases } from './leases.js';
 import type { Pdu } from './pdu.js';
 import type { SmppSettings } from './settings.js';
-import { classifyStatus, statusName } from './status.js';
+import { classifyStatus, statusCode, statusName } from './status.js';
 import { SharedThroughput } from './throughput.js';
 import { InboundHandler } from './inbound.js';
 
@@ -146,6 +146,14 @@ export class SmppConnector implements Connector {
     const source = m.sender ?? s.default_sender ?? '';
     const alphanumeric = /[^\d]/.test(source);
     const ids: string[] = [];
+    // Throttled answers before the SMSC took it (or gave up): the message trace lists them.
+    const throttles: FailedAttempt[] = [];
+    const fail = (permanent: boolean, error: string, code?: string): { outcome: SubmitOutcome } => {
+      const last = { carrier: this.name, at: Date.now(), code, error };
+      return {
+        outcome: { ok: false, permanent, error, code, ...(throttles.length ? { failed: [...throttles, last] } : {}) },
+      };
+    };
     for (const seg of segments) {
       const fields = {
         source_addr_ton: s.source_ton ?? (source === '' ? 0 : alphanumeric ? 5 : 1),
@@ -163,14 +171,14 @@ export class SmppConnector implements Connector {
         if (Date.now() < this.pausedUntil) await this.waitIfSlowedDown();
         if (this.rate.capped) await this.rate.take();
         const link = this.pickLink();
-        if (!link) return { outcome: { ok: false, permanent: false, error: `${this.name}: not bound` } };
+        if (!link) return fail(false, `${this.name}: not bound`);
         let resp: Pdu;
         try {
           resp = await link.submit(fields);
         } catch (err) {
           this.error((err as Error).message);
           // Not taken, or taken with its response lost (err.maybeSent): either way the dispatcher sends it again (docs/contributors/architecture.md, duplicates).
-          return { outcome: { ok: false, permanent: false, error: `${this.name}: ${(err as Error).message}` } };
+          return fail(false, `${this.name}: ${(err as Error).message}`);
         }
         const kind = classifyStatus(resp.command_status);
         if (kind === 'ok') {
@@ -179,21 +187,33 @@ export class SmppConnector implements Connector {
           ids.push(String(resp.message_id ?? ''));
           break;
         }
+        const error = `${this.name}: ${statusName(resp.command_status)}`;
+        const code = statusCode(resp.command_status);
         if (kind === 'throttled') {
           this.counters.throttled++;
           this.slowDown();
-          if (throttled < MAX_THROTTLED_RETRIES) continue;
+          if (throttled < MAX_THROTTLED_RETRIES) {
+            throttles.push({ carrier: this.name, at: Date.now(), code, error });
+            continue;
+          }
         }
-        const error = `${this.name}: ${statusName(resp.command_status)}`;
         if (kind === 'permanent') {
           this.counters.refused++;
-          return { outcome: { ok: false, permanent: true, error } };
+          return fail(true, error, code);
         }
         this.error(error);
-        return { outcome: { ok: false, permanent: false, error } };
+        return fail(false, error, code);
       }
     }
-    return { outcome: { ok: true, carrierId: ids[0], parts: segments.length }, ids: ids.filter((id) => id !== '') };
+    return {
+      outcome: {
+        ok: true,
+        carrierId: ids[0],
+        parts: segments.length,
+        ...(throttles.length ? { failed: throttles } : {}),
+      },
+      ids: ids.filter((id) => id !== ''),
+    };
   }
 
   /** The bound transmitter with the most room in its window. */

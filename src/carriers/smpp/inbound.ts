@@ -47,7 +47,11 @@ export class InboundHandler {
     // Not final (ACCEPTD, ENROUTE), or no id to match: acknowledged, nothing changes.
     if (code === null || !id) return Promise.resolve();
     return new Promise<void>((done, fail) => {
-      this.batch.push({ receipt: { carrierId: id, code, at: Date.now() }, done, fail });
+      this.batch.push({
+        receipt: { carrierId: id, code, at: Date.now(), stat: fields.stat ?? stat, err: fields.err },
+        done,
+        fail,
+      });
       if (!this.flushing) this.flushing = new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
     });
   }

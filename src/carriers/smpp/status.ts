@@ -66,5 +66,8 @@ export function classifyStatus(status: number): StatusKind {
 /** A readable name for logs and errors: `ESME_RTHROTTLED (0x58)`. */
 export function statusName(status: number): string {
   const name = THROTTLED[status] ?? TRANSIENT[status] ?? PERMANENT[status] ?? 'unknown';
-  return `${name} (0x${status.toString(16).padStart(2, '0')})`;
+  return `${name} (${statusCode(status)})`;
 }
+
+/** The command_status as the trace shows it: `0x58`. */
+export const statusCode = (status: number): string => `0x${status.toString(16).padStart(2, '0')}`;

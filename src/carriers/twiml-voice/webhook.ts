@@ -59,7 +59,15 @@ export function twimlWebhookRoutes(app: FastifyInstance, carriers: WebhookCarrie
       if (code !== null && params.CallSid) {
         c.stats.receipts++;
         // The callback may come before the create-call answer recorded the sid: it waits for it.
-        await c.sink.receipts(c.name, [{ carrierId: params.CallSid.slice(0, 200), code, at: Date.now() }]);
+        await c.sink.receipts(c.name, [
+          {
+            carrierId: params.CallSid.slice(0, 200),
+            code,
+            at: Date.now(),
+            stat: params.CallStatus ?? null,
+            err: params.ErrorCode || null,
+          },
+        ]);
       }
       return reply.code(204).send();
     },

@@ -173,7 +173,16 @@ async function handlePayload(carriers: WebhookCarriers, to: WhatsappConnector, p
       const carrierId = typeof s.id === 'string' ? s.id.slice(0, 200) : '';
       return carrierId === '' || code === null
         ? []
-        : [{ carrierId, code, at: epochMs(s.timestamp), read: s.status === 'read' }];
+        : [
+            {
+              carrierId,
+              code,
+              at: epochMs(s.timestamp),
+              read: s.status === 'read',
+              stat: String(s.status),
+              err: errorCode === undefined ? null : String(errorCode),
+            },
+          ];
     });
     c.stats.receipts += receipts.length;
     // A status may come before the send's answer recorded the message id: it waits for it.

@@ -30,6 +30,7 @@ import * as m0033 from './0033_low_balance_and_alerts.js';
 import * as m0034 from './0034_prices_costs.js';
 import * as m0035 from './0035_route_strategies.js';
 import * as m0036 from './0036_smpp_server.js';
+import * as m0037 from './0037_message_trace.js';
 import * as m0038 from './0038_smpp_validity_resubmits.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
@@ -65,5 +66,6 @@ export const migrations: Record<string, Migration> = {
   '0034_prices_costs': m0034,
   '0035_route_strategies': m0035,
   '0036_smpp_server': m0036,
+  '0037_message_trace': m0037,
   '0038_smpp_validity_resubmits': m0038,
 };

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { CliError, type CliRunner } from '../../cli/runner.js';
 import { parseLocal } from '../../lib/time.js';
 import { traceMessages, type TraceQuery } from './service.js';
+import { traceText } from './steps.js';
 
 const DAY = 86_400_000;
 
@@ -36,12 +37,14 @@ export function messageCommands(program: Command, run: CliRunner): void {
     .command('messages')
     .description('messages across accounts')
     .command('trace')
-    .description('the whole history of a message: accepted, charged, routed, handed over, receipt, webhooks, refund')
+    .description(
+      'the whole history of a message: accepted (by which key or SMPP user), charged, routed, failed hand-offs, handed over, receipt, webhooks, refund',
+    )
     .option('--reference <reference>')
     .option('--number <digits>', 'full number with country code (newest 50)')
     .option('--from <date>', 'with --number: from this Mexico City date')
     .option('--to <date>', 'with --number: to this Mexico City date, included')
     .option('--carrier-id <id>', "the carrier's message id")
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => traceMessages(ctx.db.kysely, queryOf(o))));
+    .action((o) => run(o, (ctx) => traceMessages(ctx.db.kysely, ctx.secrets.keyEncryption, queryOf(o)), traceText));
 }

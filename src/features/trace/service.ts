@@ -5,6 +5,7 @@ import { CostTable, formatCost } from '../../carriers/costs.js';
 import { normaliseId } from '../../carriers/smpp/receipts.js';
 import { listCosts } from '../../carriers/store.js';
 import { formatLocal } from '../../lib/time.js';
+import { describeAcceptedBy, keyHintsOf } from './accepted-by.js';
 
 /** At most this many messages per trace (newest first). */
 export const TRACE_LIMIT = 50;
@@ -53,12 +54,15 @@ async function messageIds(db: Executor, q: TraceQuery): Promise<number[]> {
 
 /**
  * A message's whole history for support, from what the database keeps:
- * accepted (account, source, campaign), charged, routed (carrier, why, its
- * cost now for the number), handed over (carrier id), the final receipt, the
+ * accepted (account, by which API key, SMPP user or the panel, source,
+ * campaign), charged, routed (carrier, why, its cost now for the number),
+ * each hand-off attempt that failed and the carrier's answer, handed over
+ * (carrier id), the final receipt (with the carrier's raw stat and err), the
  * webhook events with every delivery attempt, and the refund of a message
- * closed without being sent.
+ * closed without being sent. `keyEncryption` opens API keys to show their
+ * start (never more).
  */
-export async function traceMessages(db: Executor, q: TraceQuery) {
+export async function traceMessages(db: Executor, keyEncryption: Buffer, q: TraceQuery) {
   const ids = (await messageIds(db, q)).slice(0, TRACE_LIMIT);
   if (ids.length === 0) return { messages: [] };
   const [rows, costs] = await Promise.all([
@@ -67,13 +71,21 @@ export async function traceMessages(db: Executor, q: TraceQuery) {
       .innerJoin('accounts', 'accounts.id', 'messages.account_id')
       .innerJoin('campaigns', 'campaigns.id', 'messages.campaign_id')
       .selectAll('messages')
-      .select(['accounts.email', 'campaigns.name as campaign', 'campaigns.source'])
+      .select(['accounts.email', 'campaigns.name as campaign', 'campaigns.source', 'campaigns.accepted_by'])
       .where('messages.id', 'in', ids)
       .orderBy('messages.id', 'desc')
       .execute(),
     listCosts(db),
   ]);
   const table = new CostTable(costs);
+  const [keys, failed] = await Promise.all([
+    keyHintsOf(
+      db,
+      keyEncryption,
+      rows.map((r) => r.accepted_by ?? null),
+    ),
+    db.selectFrom('message_attempts').selectAll().where('message_id', 'in', ids).orderBy('id').execute(),
+  ]);
   const events = await db
     .selectFrom('events')
     .selectAll()
@@ -109,6 +121,7 @@ export async function traceMessages(db: Executor, q: TraceQuery) {
         status_code: m.dlr_code,
         accepted: {
           at: local(m.created_at),
+          by: describeAcceptedBy(m.accepted_by ?? null, m.source, keys),
           source: m.source,
           campaign: m.campaign,
           scheduled_at: local(m.scheduled_at),
@@ -125,12 +138,17 @@ export async function traceMessages(db: Executor, q: TraceQuery) {
               cost_now: cost === null ? null : formatCost(cost),
             }
           : null,
+        failed_attempts: failed
+          .filter((f) => Number(f.message_id) === m.id)
+          .map((f) => ({ at: local(Number(f.at)), carrier: f.carrier, code: f.code, error: f.error })),
         handed_over: m.sent_at === null ? null : { at: local(m.sent_at), carrier_id: m.carrier_id },
         receipt:
           m.dlr_at === null
             ? null
             : {
                 status_code: m.dlr_code,
+                stat: m.receipt_stat ?? null,
+                err: m.receipt_err ?? null,
                 at: local(m.dlr_at),
                 after_ms: m.sent_at === null ? null : m.dlr_at - m.sent_at,
               },

@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { traceMessages, type TraceQuery } from '../../features/trace/service.js';
+import { traceSteps } from '../../features/trace/steps.js';
 import { html } from '../html.js';
 import type { Section, Shared } from '../view.js';
 
@@ -14,26 +15,6 @@ function queryOf(q: Record<string, string | undefined>): TraceQuery | null {
   return { reference: value };
 }
 
-type Traced = Awaited<ReturnType<typeof traceMessages>>['messages'][number];
-
-const steps = (m: Traced) =>
-  [
-    m.accepted.at && `accepted ${m.accepted.at} (${m.accepted.source}, ${m.accepted.campaign})`,
-    `charged ${m.charged.credits}${m.charged.sandbox ? ' (sandbox)' : ''}`,
-    m.routed &&
-      `routed to ${m.routed.carrier}: ${m.routed.reason ?? '—'}${m.routed.cost_now ? `, cost now ${m.routed.cost_now}` : ''}`,
-    m.handed_over &&
-      `handed over ${m.handed_over.at}${m.handed_over.carrier_id ? `, id ${m.handed_over.carrier_id}` : ''}`,
-    m.receipt &&
-      `receipt ${m.receipt.status_code} at ${m.receipt.at}${m.receipt.after_ms !== null ? ` (+${m.receipt.after_ms} ms)` : ''}`,
-    m.error && `error: ${m.error}`,
-    ...m.webhooks.map(
-      (w) =>
-        `webhook ${w.type} ${w.state}: ${w.attempts.map((a) => `${a.at} ${a.http_status ?? a.error ?? ''}`).join('; ') || 'no attempt yet'}`,
-    ),
-    m.refund && `refunded ${m.refund.credits} at ${m.refund.at}`,
-  ].filter((s): s is string => Boolean(s));
-
 /** Support: a message's whole history across accounts (the same as `mensajero messages trace`). */
 export function messageTracePage(_scope: FastifyInstance, shared: Shared): Section {
   const db = shared.ctx.db.kysely;
@@ -43,7 +24,7 @@ export function messageTracePage(_scope: FastifyInstance, shared: Shared): Secti
     who: 'operator',
     async render(v) {
       const query = queryOf(v.query);
-      const found = query ? (await traceMessages(db, query)).messages : [];
+      const found = query ? (await traceMessages(db, shared.ctx.secrets.keyEncryption, query)).messages : [];
       const by = v.query.by ?? 'reference';
       return html`<section class="card" aria-labelledby="trace-title">
         <h2 id="trace-title">${v.t('message_trace')}</h2>
@@ -64,7 +45,7 @@ export function messageTracePage(_scope: FastifyInstance, shared: Shared): Secti
             html`<article data-reference="${m.reference}">
               <h3>${m.reference} — ${m.account}, ${m.channel} +${m.number}: ${m.status} (${m.status_code ?? '—'})</h3>
               <ol>
-                ${steps(m).map((s) => html`<li>${s}</li>`)}
+                ${traceSteps(m).map((s) => html`<li>${s}</li>`)}
               </ol>
             </article>`,
         )}
