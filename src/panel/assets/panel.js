@@ -100,7 +100,8 @@ function drawLineChart(el) {
         values: (_u, ticks) =>
           ticks.map((t) => (Number.isInteger(t) && labels[t] !== undefined ? labels[t].replace(/^\d{4}-/, '') : '')),
       },
-      { values: (_u, ticks) => ticks.map((t) => `${t}${unit}`) },
+      // Wide enough for 100 % and for money in thousands.
+      { size: 64, values: (_u, ticks) => ticks.map((t) => `${t}${unit}`) },
     ],
     series: [
       { label: xLabel, value: (_u, i) => (i === null || labels[i] === undefined ? '' : labels[i]) },
