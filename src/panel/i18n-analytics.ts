@@ -24,6 +24,8 @@ export const analyticsEs = {
   analytics_by_prefix: 'Operador y prefijo de destino',
   analytics_prefix_help:
     'Prefijo de destino: el prefijo de costo del operador con que se entregó cada mensaje (vacío: sin costo configurado).',
+  analytics_events_help:
+    'Limitados, rechazados y errores: respuestas del operador al entregarle mensajes (limitación de velocidad, rechazos definitivos, errores y tiempos de espera), contadas por minuto en todos los procesos.',
   throttled: 'Limitados',
   refused: 'Rechazados',
   errors: 'Errores',
@@ -54,6 +56,8 @@ export const analyticsEn: Record<keyof typeof analyticsEs, string> = {
   analytics_by_prefix: 'Carrier and destination prefix',
   analytics_prefix_help:
     'Destination prefix: the carrier cost prefix each message was handed over at (empty: no cost configured).',
+  analytics_events_help:
+    'Throttled, refused and errors: the carrier’s answers when messages were handed to it (throttling, refusals for good, errors and timeouts), counted per minute across every process.',
   throttled: 'Throttled',
   refused: 'Refused',
   errors: 'Errors',

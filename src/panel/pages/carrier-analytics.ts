@@ -119,7 +119,8 @@ export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): S
         </form>
         ${figuresTable(v, by, figures)}
         <p class="help">${v.t('analytics_help')}</p>
-        ${by === 'prefix' ? html`<p class="help">${v.t('analytics_prefix_help')}</p>` : ''} ${chartsHtml}
+        <p class="help">${v.t(by === 'prefix' ? 'analytics_prefix_help' : 'analytics_events_help')}</p>
+        ${chartsHtml}
         <h3>${v.t('routes')}</h3>
         <ul data-testid="route-strategies">
           ${routes.map(
