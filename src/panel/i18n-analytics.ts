@@ -31,7 +31,7 @@ export const analyticsEs = {
   errors: 'Errores',
   analytics_volume: 'Mensajes entregados a cada operador',
   analytics_rate: 'Tasa de entrega por operador (%)',
-  slot: 'Periodo',
+  slot: 'Hora',
 };
 
 export const analyticsEn: Record<keyof typeof analyticsEs, string> = {
@@ -63,5 +63,5 @@ export const analyticsEn: Record<keyof typeof analyticsEs, string> = {
   errors: 'Errors',
   analytics_volume: 'Messages handed to each carrier',
   analytics_rate: 'Delivery rate per carrier (%)',
-  slot: 'Period',
+  slot: 'Time',
 };

@@ -28,6 +28,7 @@ async function charts(v: View, db: Shared['ctx']['db']['kysely'], from: number, 
   const step = STEP[period];
   const timeline = await carrierTimeline(db, from, step);
   if (timeline.series.size === 0) return html``;
+  const slot = step === 'day' ? v.t('day') : v.t('slot');
   const x = timeline.slots.map((ms) => (step === 'day' ? formatLocalDate(ms) : formatLocal(ms).slice(11, 16)));
   const volume: Record<string, number[]> = {};
   const rate: Record<string, Array<number | null>> = {};
@@ -40,12 +41,12 @@ async function charts(v: View, db: Shared['ctx']['db']['kysely'], from: number, 
     labels[name] = name;
   }
   return html`<h3 id="volume-title">${v.t('analytics_volume')}</h3>
-    ${statusChart(v, 'volume-title', x, volume, labels)}
+    ${statusChart(v, 'volume-title', x, volume, labels, slot)}
     <h3 id="rate-title">${v.t('analytics_rate')}</h3>
     ${lineChart(
       v,
       'rate-title',
-      { x, xLabel: v.t('slot'), series: rate, labels, unit: ' %', min: 0, max: 100 },
+      { x, xLabel: slot, series: rate, labels, unit: ' %', min: 0, max: 100 },
       'rate-chart',
     )}`;
 }
