@@ -13,6 +13,7 @@ import type { CarrierHealth } from './strategies.js';
 import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
 import { providerIds, pruneReceipts, type CarrierIdBook } from './receipts.js';
 import { pruneThroughput } from './coordination-store.js';
+import { addEventCounts, EventCountDeltas, pruneEventCounts } from './event-counts.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
 import {
   listBoundInstances,
@@ -51,6 +52,8 @@ export class CarrierManager {
   /** Connectors of the configured rows (every kind of kinds.ts), by name. */
   private readonly connectors = new Map<string, Connector>();
   private readonly closing = new Set<Connector>();
+  /** What the connectors counted since the last round, for `carrier_event_counts`. */
+  private readonly eventDeltas = new EventCountDeltas();
   /** Chat-app instances bound to their own Cloud API number, by instance id, in the order they were created. */
   private instances = new Map<
     string,
@@ -150,6 +153,7 @@ export class CarrierManager {
       await this.refresh();
       this.loaded ??= Promise.resolve();
       await this.reportStatus();
+      await this.reportEventCounts();
       const processes = await liveProcesses(this.services.db.kysely);
       await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
       await this.applyWaitingReceipts();
@@ -158,6 +162,7 @@ export class CarrierManager {
         await pruneReceiptCounts(this.services.db.kysely, Date.now());
         await pruneThroughput(this.services.db);
         await pruneReceipts(this.services.db);
+        await pruneEventCounts(this.services.db.kysely, Date.now());
       }
     } catch (err) {
       if (!this.stopped)
@@ -308,6 +313,13 @@ export class CarrierManager {
     await writeProcessStatus(this.services.db.kysely, rows);
   }
 
+  /** Throttles, refusals and errors every connector of this process counted since the last round, added to the shared counts. */
+  private async reportEventCounts(): Promise<void> {
+    const bound = [...this.instances.values()].flatMap((i) => (i.connector ? [i.connector] : []));
+    const all = [this.simulator, ...this.connectors.values(), ...this.closing, ...bound];
+    await addEventCounts(this.services.db.kysely, this.eventDeltas.take(all, Date.now()));
+  }
+
   private connectorOf(row: CarrierRow): Connector | undefined {
     return kindOf(row.type) ? this.connectors.get(row.name) : this.simulator;
   }
@@ -327,6 +339,7 @@ export class CarrierManager {
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
     await Promise.all([...this.connectors.values(), ...this.closing].map((c) => c.close()));
+    await this.reportEventCounts().catch(() => undefined);
     this.connectors.clear();
     await withdrawProcessStatus(this.services.db.kysely, this.holder).catch(() => undefined);
   }

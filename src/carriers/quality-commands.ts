@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, type CliRunner } from '../cli/runner.js';
-import { carrierFigures, parseSince, type CarrierFigures } from './analytics.js';
+import { carrierFigures, parseSince, type CarrierFigures, type FiguresBy } from './analytics.js';
 import { RATE_SCALE } from './quality.js';
 import type { QualityChangeRequest } from './quality-settings.js';
 
@@ -35,15 +35,20 @@ export function qualityRequest(o: Record<string, string | undefined>): QualityCh
   return request;
 }
 
-const line = (c: CarrierFigures) =>
-  `${c.name}${c.demoted ? ' (demoted)' : ''}: submitted ${c.submitted}  delivered ${c.delivered}  failed ${c.failed}  pending ${c.pending}  rate ${c.delivery_rate ?? '-'}  p50 ${c.receipt_p50_ms ?? '-'} ms  p95 ${c.receipt_p95_ms ?? '-'} ms`;
+const BY: FiguresBy[] = ['carrier', 'prefix'];
 
-/** `carriers stats [--since 1h]`: per connector figures over the messages handed over since then. */
+const line = (c: CarrierFigures) =>
+  `${c.name}${c.prefix !== undefined ? ` +${c.prefix || '(no cost)'}` : ''}${c.demoted ? ' (demoted)' : ''}: submitted ${c.submitted}  delivered ${c.delivered}  failed ${c.failed}  pending ${c.pending}  rate ${c.delivery_rate ?? '-'}  p50 ${c.receipt_p50_ms ?? '-'} ms  p95 ${c.receipt_p95_ms ?? '-'} ms${c.throttled === null ? '' : `  throttled ${c.throttled}  refused ${c.refused}  errors ${c.errors}`}`;
+
+/** `carriers stats [--since 1h] [--by carrier|prefix]`: per connector (and cost prefix) figures over the messages handed over since then. */
 export function statsCommand(carriers: Command, run: CliRunner): void {
   carriers
     .command('stats')
-    .description('per connector: handed over, delivered, failed, delivery rate, time to final receipt')
+    .description(
+      'per connector: handed over, delivered, failed, delivery rate, time to final receipt, throttles, refusals, errors',
+    )
     .option('--since <age>', 'messages handed over in the last 30m, 1h, 7d… (default 1h)', '1h')
+    .option('--by <what>', 'carrier, or prefix: per connector and carrier cost prefix', 'carrier')
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(
@@ -51,7 +56,8 @@ export function statsCommand(carriers: Command, run: CliRunner): void {
         async (ctx) => {
           const age = parseSince(o.since);
           if (age === null) throw new CliError('--since is a number and m, h or d (30m, 1h, 7d)');
-          return { carriers: await carrierFigures(ctx.db.kysely, Date.now() - age) };
+          if (!BY.includes(o.by)) throw new CliError(`--by is one of ${BY.join(', ')}`);
+          return { carriers: await carrierFigures(ctx.db.kysely, Date.now() - age, o.by) };
         },
         (r) => r.carriers.map(line).join('\n'),
       ),

@@ -113,6 +113,9 @@ describeEngines('quality-aware failover with real SMSCs', (engine) => {
       delivery_rate: null,
       receipt_p50_ms: null,
       receipt_p95_ms: null,
+      throttled: 0,
+      refused: 0,
+      errors: 0,
       demoted: false,
     });
     const f = await stats(fast.name);

@@ -60,6 +60,16 @@ export interface CarrierReceiptCountsTable {
   failed: Generated<number>;
 }
 
+/** Hand-off answers each connector counted (throttling, refusals, errors), per minute, summed over the processes. */
+export interface CarrierEventCountsTable {
+  carrier: string;
+  /** The start of the minute (epoch ms). */
+  minute: number;
+  throttled: Generated<number>;
+  refused: Generated<number>;
+  errors: Generated<number>;
+}
+
 /** Bind slot leases: at most `binds` rows per connector are held (unexpired) at any time, across processes. */
 export interface CarrierBindsTable {
   carrier: string;
@@ -159,6 +169,7 @@ export interface CarrierTables {
   carrier_costs: CarrierCostsTable;
   carrier_quality: CarrierQualityTable;
   carrier_receipt_counts: CarrierReceiptCountsTable;
+  carrier_event_counts: CarrierEventCountsTable;
   carrier_binds: CarrierBindsTable;
   carrier_rate: CarrierRateTable;
   carrier_process_status: CarrierProcessStatusTable;

@@ -66,12 +66,20 @@ export function countMessages(
   for (const [channel, n] of byChannel) metrics.messages.inc({ channel, status }, n);
 }
 
+/**
+ * A carrier as a label: the operator's connectors by name; the connectors of
+ * chat-app instances bound to their own number (`instance:<id>`, one per
+ * customer instance) as one `instance`, so accounts cannot grow the series.
+ */
+export const carrierLabel = (carrier: string | null): string =>
+  carrier === null ? 'unknown' : carrier.startsWith('instance:') ? 'instance' : carrier;
+
 /** A final receipt: its outcome by carrier, and how long after the hand-off it came. */
 export function observeReceipt(
   metrics: PipelineMetrics,
   r: { carrier: string | null; code: number; at: number; sent_at: number | null },
 ): void {
-  const carrier = r.carrier ?? 'unknown';
+  const carrier = carrierLabel(r.carrier);
   metrics.receipts.inc({ carrier, status: r.code === 0 ? 'delivered' : 'undelivered' });
   if (r.sent_at !== null) metrics.receiptLatency.observe({ carrier }, Math.max(0, r.at - r.sent_at) / 1000);
 }

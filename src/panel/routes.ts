@@ -39,6 +39,7 @@ import { integrationsPage } from './pages/integrations.js';
 import { accountPage } from './pages/account.js';
 import { operatorPage } from './pages/operator.js';
 import { carrierAnalyticsPage } from './pages/carrier-analytics.js';
+import { marginsPage } from './pages/margins.js';
 import { messageTracePage } from './pages/message-trace.js';
 import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
@@ -169,6 +170,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         accountPage,
         operatorPage,
         carrierAnalyticsPage,
+        marginsPage,
         messageTracePage,
         subaccountsPage,
       ];

@@ -85,6 +85,7 @@ function nav(v: View): Html {
     ? [
         ['/panel/operator', 'operator'],
         ['/panel/operator/carriers', 'carrier_analytics'],
+        ['/panel/operator/margins', 'margins'],
         ['/panel/operator/trace', 'message_trace'],
         ['/panel/account', 'account'],
       ]

@@ -28,20 +28,23 @@ describeEngines('operator panel: carrier quality and message trace', (engine) =>
     expect(page.status).toBe(200);
     const row = /<tr data-carrier="simulator">([\s\S]*?)<\/tr>/.exec(String(page.body))![1];
     const cells = [...row.matchAll(/<td[^>]*>([\s\S]*?)<\/td>/g)].map((m) => m[1].replace(/\s+/g, ' ').trim());
-    expect(cells.slice(1, 5)).toEqual(['2', '2', '0', '100.0 %']);
+    expect(cells.slice(1, 6)).toEqual(['2', '2', '0', '0', '100.0 %']);
     expect(row).toContain('data-demoted="true"');
     expect(String(page.body)).toMatch(/<option value="24h"\s+selected/);
-    // The chart's data: final receipts per carrier per hour, as many as the table counts.
-    const chart = JSON.parse(
-      /data-chart="([^"]+)"/
-        .exec(String(page.body))![1]
-        .replace(/&quot;/g, '"')
-        .replace(/&#39;/g, "'")
-        .replace(/&amp;/g, '&'),
-    );
-    const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
-    expect([sum(chart.series['simulator:delivered']), sum(chart.series['simulator:failed'])]).toEqual([2, 0]);
-    expect(chart.days.length).toBe(chart.series['simulator:delivered'].length);
+    // The charts' data: messages handed to each carrier per hour, and their delivery rate.
+    const chartData = (attribute: string) =>
+      JSON.parse(
+        new RegExp(`${attribute}="([^"]+)"`)
+          .exec(String(page.body))![1]
+          .replace(/&quot;/g, '"')
+          .replace(/&#39;/g, "'")
+          .replace(/&amp;/g, '&'),
+      );
+    const volume = chartData('data-chart');
+    expect(volume.series.simulator.reduce((a: number, b: number) => a + b, 0)).toBe(2);
+    expect(volume.days.length).toBe(volume.series.simulator.length);
+    const rate = chartData('data-line-chart');
+    expect(rate.series.simulator.filter((r: number | null) => r !== null)).toEqual([100]);
 
     // The message trace page finds the same messages as `messages trace`.
     const ref = sent.body.references[0].reference as string;

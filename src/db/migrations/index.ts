@@ -32,6 +32,7 @@ import * as m0035 from './0035_route_strategies.js';
 import * as m0036 from './0036_smpp_server.js';
 import * as m0037 from './0037_message_trace.js';
 import * as m0038 from './0038_smpp_validity_resubmits.js';
+import * as m0039 from './0039_carrier_event_counts.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -68,4 +69,5 @@ export const migrations: Record<string, Migration> = {
   '0036_smpp_server': m0036,
   '0037_message_trace': m0037,
   '0038_smpp_validity_resubmits': m0038,
+  '0039_carrier_event_counts': m0039,
 };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { afterPoll, PRICES_ENV, priceTools } from '../../../test/helpers/prices.js';
-import { formatLocalDate } from '../../lib/time.js';
+import { formatLocalDate, parseLocal } from '../../lib/time.js';
 
 /**
  * `reports margins` over the simulator (status by number: 55500000NN gets NN,
@@ -76,6 +76,34 @@ describeEngines('reports margins', (engine) => {
     );
     const csv = await margins('--email', a.email, '--by', 'carrier', '--csv');
     expect(csv.csv).toBe('carrier,parts,delivered,failed,revenue,cost,margin\nsimulator,3,2,1,1.50,0.02,1.48');
+  });
+
+  it('puts each message in its Mexico City day, also across midnight there (06:00 UTC)', async () => {
+    const a = await h.createAccount(10);
+    await send(a.apikey, '5512345601,5512345602,5512345603');
+    await allFinal(a.id);
+    const ids = await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute();
+    // Accepted at 23:30 and 23:59:59 on 1 March and 00:30 on 2 March, Mexico City time.
+    const times = ['2026-03-01 23:30:00', '2026-03-01 23:59:59', '2026-03-02 00:30:00'].map((t) => parseLocal(t)!);
+    for (const [i, { id }] of ids.entries())
+      await h.ctx.db.kysely.updateTable('messages').set({ created_at: times[i] }).where('id', '=', id).execute();
+    const report = await ok(
+      'reports',
+      'margins',
+      '--from',
+      '2026-02-28',
+      '--to',
+      '2026-03-02',
+      '--by',
+      'day',
+      '--email',
+      a.email,
+    );
+    expect(report.rows.map((r: { day: string; parts: number }) => [r.day, r.parts])).toEqual([
+      ['2026-03-01', 2],
+      ['2026-03-02', 1],
+    ]);
+    expect(report.totals).toMatchObject({ parts: 3, revenue: '1.50' });
   });
 
   it('refuses malformed periods and groupings with a clear error', async () => {

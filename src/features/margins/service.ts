@@ -1,8 +1,8 @@
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import type { BaseContext } from '../../context.js';
 import { formatCents } from '../../lib/money.js';
-import { parseLocal } from '../../lib/time.js';
-import { sumMargins, type MarginKey, type MarginQuery, type MarginSums } from './store.js';
+import { formatLocalDate, parseLocal } from '../../lib/time.js';
+import { sumMargins, type MarginQuery, type MarginSums } from './store.js';
 
 export type MarginBy = 'account' | 'carrier' | 'prefix' | 'day';
 
@@ -35,8 +35,8 @@ function dayStart(date: string, option: string): number {
   return ms;
 }
 
-/** The days from `from` to `to`, both included. */
-function daysOf(from: string, to: string): string[] {
+/** The days from `from` to `to`, both included (YYYY-MM-DD). */
+export function daysOf(from: string, to: string): string[] {
   const days: string[] = [];
   for (let day = from; day <= to; day = nextDay(day)) days.push(day);
   return days;
@@ -57,6 +57,22 @@ function shown(key: Record<string, string>, s: MarginSums) {
 }
 
 export type MarginRow = ReturnType<typeof shown>;
+
+/**
+ * Sums by hour folded into Mexico City days, in day order: one scan of the
+ * period whatever its length (the zone's offsets are whole hours, so an hour
+ * never straddles two days).
+ */
+function byLocalDay(hours: MarginSums[]): MarginSums[] {
+  const days = new Map<string, MarginSums[]>();
+  for (const h of hours) {
+    const day = formatLocalDate(Number(h.key) * 3_600_000);
+    const group = days.get(day);
+    if (group) group.push(h);
+    else days.set(day, [h]);
+  }
+  return [...days.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([day, sums]) => ({ ...total(sums), key: day }));
+}
 
 function total(rows: MarginSums[]): MarginSums {
   return rows.reduce(
@@ -84,23 +100,16 @@ export async function marginReport(ctx: BaseContext, req: MarginRequest) {
   if (req.to < req.from) throw new MarginError('--to is not before --from');
   const days = daysOf(req.from, req.to);
   if (days.length > MAX_DAYS) throw new MarginError(`a report covers at most ${MAX_DAYS} days`);
-  const base: Omit<MarginQuery, 'from' | 'to'> = {
+  const query: MarginQuery = {
+    from: start,
+    to: parseLocal(nextDay(req.to))!,
     accountIds: req.accountIds,
     defaultCreditValue: ctx.config.CREDIT_VALUE,
   };
-  const end = parseLocal(nextDay(req.to))!;
-  let sums: MarginSums[];
-  if (req.by === 'day') {
-    sums = [];
-    for (const day of days) {
-      const [s] = await sumMargins(
-        ctx.db.kysely,
-        { ...base, from: parseLocal(day)!, to: parseLocal(nextDay(day))! },
-        'none',
-      );
-      if (s) sums.push({ ...s, key: day });
-    }
-  } else sums = await sumMargins(ctx.db.kysely, { ...base, from: start, to: end }, req.by as MarginKey);
+  const sums =
+    req.by === 'day'
+      ? byLocalDay(await sumMargins(ctx.db.kysely, query, 'hour'))
+      : await sumMargins(ctx.db.kysely, query, req.by);
   const names =
     req.by === 'account'
       ? await emailsOf(
@@ -118,6 +127,10 @@ async function emailsOf(ctx: BaseContext, ids: number[]): Promise<Map<number, st
   return new Map(rows.map((r) => [Number(r.id), shownEmail(r.email)]));
 }
 
+/** A report row's fields in order (the CSV's header row). */
+export const marginFields = (by: MarginBy) =>
+  [by, 'parts', 'delivered', 'failed', 'revenue', 'cost', 'margin'] as const;
+
 /** A text cell a spreadsheet would run as a formula gets a leading apostrophe; one with a separator is quoted. */
 function textCell(value: string): string {
   const safe = /^\s*[=+\-@\t\r]/.test(value) ? `'${value}` : value;
@@ -126,7 +139,7 @@ function textCell(value: string): string {
 
 /** The report's rows as CSV: a header row naming the JSON row fields in order, then one line per row. */
 export function marginCsv(by: MarginBy, rows: MarginRow[]): string {
-  const fields = [by, 'parts', 'delivered', 'failed', 'revenue', 'cost', 'margin'];
+  const fields = marginFields(by);
   const lines = rows.map((r) =>
     fields
       .map((f) =>

@@ -13,7 +13,8 @@ export interface MarginSums {
   cost: bigint;
 }
 
-export type MarginKey = 'account' | 'carrier' | 'prefix' | 'none';
+/** `hour`: the hour since the epoch the message was accepted in (the service folds hours into Mexico City days). */
+export type MarginKey = 'account' | 'carrier' | 'prefix' | 'hour' | 'none';
 
 export interface MarginQuery {
   from: number;
@@ -24,6 +25,8 @@ export interface MarginQuery {
   /** The value of a credit for messages accepted before credit values were recorded. */
   defaultCreditValue: number;
 }
+
+const HOUR_MS = 3_600_000;
 
 const big = (v: unknown): bigint => BigInt(String(v ?? 0));
 
@@ -40,6 +43,7 @@ export async function sumMargins(db: Executor, q: MarginQuery, key: MarginKey): 
     account: sql<string>`cast(messages.account_id as varchar(20))`,
     carrier: sql<string>`coalesce(messages.carrier, '')`,
     prefix: sql<string>`coalesce(messages.price_prefix, '')`,
+    hour: sql<string>`cast(messages.created_at / ${sql.lit(HOUR_MS)} as varchar(20))`,
     none: sql<string>`''`,
   }[key];
   let query = db

@@ -14,6 +14,9 @@ document.addEventListener('click', (event) => {
 });
 
 const COLORS = { delivered: '#1b7f3b', failed: '#b3261e', pending: '#b26a00', sandbox: '#5f6368' };
+/** Series without a color of their own (carriers, money): one of these in turn. */
+const PALETTE = ['#3367d6', '#1b7f3b', '#b3261e', '#b26a00', '#6a1b9a', '#00796b', '#5f6368', '#c2185b'];
+const colorOf = (key, i) => COLORS[key] || PALETTE[i % PALETTE.length];
 
 /**
  * A stacked bar chart: series are drawn from the tallest running total to the
@@ -54,8 +57,8 @@ function drawStatusChart(el) {
       { label: xLabel || '', value: (_u, i) => (i === null || days[i] === undefined ? '' : days[i]) },
       ...order.map((i) => ({
         label: labels[keys[i]],
-        fill: COLORS[keys[i]] || '#3367d6',
-        stroke: COLORS[keys[i]] || '#3367d6',
+        fill: colorOf(keys[i], i),
+        stroke: colorOf(keys[i], i),
         width: 0,
         paths: bars,
         points: { show: false },
@@ -64,6 +67,54 @@ function drawStatusChart(el) {
     ],
   };
   const chart = new uPlot(opts, [x, ...order.map((i) => running[i])], el);
+  el.dataset.drawn = 'true';
+  new ResizeObserver(() => chart.setSize({ width: Math.max(260, el.clientWidth), height: 260 })).observe(el);
+}
+
+/**
+ * A line chart (delivery rates, money per day): one line per series, a gap
+ * where a value is null; the legend shows the values under the pointer, the
+ * newest ones without it.
+ */
+function drawLineChart(el) {
+  if (typeof uPlot === 'undefined') return;
+  const { x: labels, xLabel, series, labels: names, unit = '', min, max } = JSON.parse(el.dataset.lineChart);
+  const keys = Object.keys(series);
+  const shown = (n) => (n === null || n === undefined ? '—' : `${n}${unit}`);
+  const opts = {
+    width: Math.max(260, el.clientWidth),
+    height: 260,
+    legend: { show: true },
+    hooks: { ready: [(u) => requestAnimationFrame(() => u.setLegend({ idx: labels.length - 1 }))] },
+    scales: {
+      x: { time: false, range: [-0.5, labels.length - 0.5] },
+      y: {
+        range: (_u, lo, hi) => [
+          min ?? Math.min(0, Math.floor(lo ?? 0)),
+          max ?? Math.max(1, Math.ceil((hi ?? 0) * 1.1)),
+        ],
+      },
+    },
+    axes: [
+      {
+        values: (_u, ticks) =>
+          ticks.map((t) => (Number.isInteger(t) && labels[t] !== undefined ? labels[t].replace(/^\d{4}-/, '') : '')),
+      },
+      // Wide enough for 100 % and for money in thousands.
+      { size: 64, values: (_u, ticks) => ticks.map((t) => `${t}${unit}`) },
+    ],
+    series: [
+      { label: xLabel, value: (_u, i) => (i === null || labels[i] === undefined ? '' : labels[i]) },
+      ...keys.map((k, i) => ({
+        label: names[k],
+        stroke: colorOf(k, i),
+        width: 2,
+        points: { show: labels.length <= 60, size: 5 },
+        value: (_u, v) => shown(v),
+      })),
+    ],
+  };
+  const chart = new uPlot(opts, [labels.map((_, i) => i), ...keys.map((k) => series[k])], el);
   el.dataset.drawn = 'true';
   new ResizeObserver(() => chart.setSize({ width: Math.max(260, el.clientWidth), height: 260 })).observe(el);
 }
@@ -206,5 +257,6 @@ function labelCells(table) {
 document.addEventListener('DOMContentLoaded', () => {
   for (const table of document.querySelectorAll('table.stack')) labelCells(table);
   for (const el of document.querySelectorAll('[data-chart]')) drawStatusChart(el);
+  for (const el of document.querySelectorAll('[data-line-chart]')) drawLineChart(el);
   for (const form of document.querySelectorAll('form[data-preview]')) watchPreview(form);
 });

@@ -1,21 +1,94 @@
 import type { FastifyInstance } from 'fastify';
-import { carrierFigures, parseSince, receiptTimeline } from '../../carriers/analytics.js';
-import { formatLocal } from '../../lib/time.js';
+import { carrierFigures, carrierTimeline, parseSince, type CarrierFigures } from '../../carriers/analytics.js';
+import { formatLocal, formatLocalDate } from '../../lib/time.js';
 import { listPublicRoutes } from '../../carriers/index.js';
+import { lineChart } from '../charts.js';
 import { html } from '../html.js';
-import { formatNumber, type Section, type Shared } from '../view.js';
+import { formatNumber, type Section, type Shared, type View } from '../view.js';
 import { statusChart } from './overview.js';
 
-const PERIODS = ['1h', '6h', '24h', '7d'] as const;
-/** The chart's slot per period: 12 to 24 bars, 7 for a week. */
-const STEP_MS: Record<(typeof PERIODS)[number], number> = {
+const PERIODS = ['1h', '6h', '24h', '7d', '30d'] as const;
+type Period = (typeof PERIODS)[number];
+/** The charts' slot per period: 12 to 25 slots of minutes or hours, or Mexico City days. */
+const STEP: Record<Period, number | 'day'> = {
   '1h': 300_000,
   '6h': 1_800_000,
   '24h': 3_600_000,
-  '7d': 86_400_000,
+  '7d': 'day',
+  '30d': 'day',
 };
+const BY = ['carrier', 'prefix'] as const;
+const COUNTS = ['submitted', 'delivered', 'failed', 'pending'] as const;
+const EVENTS = ['throttled', 'refused', 'errors'] as const;
 
-/** Per-carrier figures for the operator: the same as `mensajero carriers stats`, with each route's strategy. */
+const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
+
+/** Volume (handed over) and delivery rate per carrier and slot, by hand-off time. */
+async function charts(v: View, db: Shared['ctx']['db']['kysely'], from: number, period: Period) {
+  const step = STEP[period];
+  const timeline = await carrierTimeline(db, from, step);
+  if (timeline.series.size === 0) return html``;
+  const slot = step === 'day' ? v.t('day') : v.t('slot');
+  const x = timeline.slots.map((ms) => (step === 'day' ? formatLocalDate(ms) : formatLocal(ms).slice(11, 16)));
+  const volume: Record<string, number[]> = {};
+  const rate: Record<string, Array<number | null>> = {};
+  const labels: Record<string, string> = {};
+  for (const [name, s] of timeline.series) {
+    volume[name] = s.submitted;
+    rate[name] = s.delivered.map((d, i) =>
+      d + s.failed[i] === 0 ? null : Math.round((d / (d + s.failed[i])) * 1000) / 10,
+    );
+    labels[name] = name;
+  }
+  return html`<h3 id="volume-title">${v.t('analytics_volume')}</h3>
+    ${statusChart(v, 'volume-title', x, volume, labels, slot)}
+    <h3 id="rate-title">${v.t('analytics_rate')}</h3>
+    ${lineChart(
+      v,
+      'rate-title',
+      { x, xLabel: slot, series: rate, labels, unit: ' %', min: 0, max: 100 },
+      'rate-chart',
+    )}`;
+}
+
+/** A row's carrier (and prefix) as data attributes. */
+const rowKey = (by: (typeof BY)[number], c: CarrierFigures) =>
+  by === 'prefix' ? html`data-carrier="${c.name}" data-prefix="${c.prefix}"` : html`data-carrier="${c.name}"`;
+
+function figuresTable(v: View, by: (typeof BY)[number], figures: CarrierFigures[]) {
+  const ms = (n: number | null) => (n === null ? '—' : `${formatNumber(v, n)} ms`);
+  return html`<div class="scroll">
+    <table class="stack" data-testid="carrier-figures">
+      <thead>
+        <tr>
+          <th scope="col">${v.t('carrier')}</th>
+          ${by === 'prefix' ? html`<th scope="col">${v.t('prefix')}</th>` : ''}
+          ${COUNTS.map((c) => html`<th scope="col">${v.t(c)}</th>`)}
+          <th scope="col">${v.t('carrier_delivery_rate')}</th>
+          <th scope="col">${v.t('receipt_time')}</th>
+          ${by === 'carrier' ? EVENTS.map((e) => html`<th scope="col">${v.t(e)}</th>`) : ''}
+          <th scope="col">${v.t('quality')}</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${figures.map(
+          (c) =>
+            html`<tr ${rowKey(by, c)}>
+              <td>${c.name}</td>
+              ${by === 'prefix' ? html`<td>${c.prefix ? `+${c.prefix}` : '—'}</td>` : ''}
+              ${COUNTS.map((k) => html`<td>${formatNumber(v, c[k])}</td>`)}
+              <td>${percent(c.delivery_rate)}</td>
+              <td>${ms(c.receipt_p50_ms)} / ${ms(c.receipt_p95_ms)}</td>
+              ${by === 'carrier' ? EVENTS.map((e) => html`<td data-event="${e}">${formatNumber(v, c[e] ?? 0)}</td>`) : ''}
+              <td data-demoted="${c.demoted}">${c.demoted ? v.t('demoted') : v.t('healthy')}</td>
+            </tr>`,
+        )}
+      </tbody>
+    </table>
+  </div>`;
+}
+
+/** Per-carrier figures for the operator: the same as `mensajero carriers stats`, charts over time, each route's strategy. */
 export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): Section {
   const db = shared.ctx.db.kysely;
   return {
@@ -25,22 +98,13 @@ export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): S
     charts: true,
     async render(v) {
       const since = PERIODS.find((p) => p === v.query.since) ?? '1h';
+      const by = BY.find((b) => b === v.query.by) ?? 'carrier';
       const from = Date.now() - parseSince(since)!;
-      const [figures, routes, timeline] = await Promise.all([
-        carrierFigures(db, from),
+      const [figures, routes, chartsHtml] = await Promise.all([
+        carrierFigures(db, from, by),
         listPublicRoutes(db),
-        receiptTimeline(db, from, STEP_MS[since]),
+        charts(v, db, from, since),
       ]);
-      const series: Record<string, number[]> = {};
-      const labels: Record<string, string> = {};
-      for (const [name, s] of timeline.series) {
-        series[`${name}:delivered`] = s.delivered;
-        series[`${name}:failed`] = s.failed;
-        labels[`${name}:delivered`] = `${name} ${v.t('delivered')}`;
-        labels[`${name}:failed`] = `${name} ${v.t('failed')}`;
-      }
-      const slotLabel = (ms: number) => formatLocal(ms).slice(since === '7d' ? 0 : 11, since === '7d' ? 10 : 16);
-      const ms = (n: number | null) => (n === null ? '—' : `${formatNumber(v, n)} ms`);
       return html`<section class="card" aria-labelledby="analytics-title">
         <h2 id="analytics-title">${v.t('carrier_analytics')}</h2>
         <form method="get" action="/panel/operator/carriers" class="row">
@@ -48,43 +112,16 @@ export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): S
           <select id="since" name="since">
             ${PERIODS.map((p) => html`<option value="${p}" ${p === since ? html`selected` : ''}>${p}</option>`)}
           </select>
+          <label for="by">${v.t('analytics_by')}</label>
+          <select id="by" name="by">
+            ${BY.map((b) => html`<option value="${b}" ${b === by ? html`selected` : ''}>${v.t(`analytics_by_${b}`)}</option>`)}
+          </select>
           <button type="submit">${v.t('search')}</button>
         </form>
-        <div class="scroll">
-          <table class="stack" data-testid="carrier-figures">
-            <thead>
-              <tr>
-                <th scope="col">${v.t('carrier')}</th>
-                <th scope="col">${v.t('submitted')}</th>
-                <th scope="col">${v.t('delivered')}</th>
-                <th scope="col">${v.t('failed')}</th>
-                <th scope="col">${v.t('carrier_delivery_rate')}</th>
-                <th scope="col">${v.t('receipt_time')}</th>
-                <th scope="col">${v.t('quality')}</th>
-              </tr>
-            </thead>
-            <tbody>
-              ${figures.map(
-                (c) =>
-                  html`<tr data-carrier="${c.name}">
-                    <td>${c.name}</td>
-                    <td>${formatNumber(v, c.submitted)}</td>
-                    <td>${formatNumber(v, c.delivered)}</td>
-                    <td>${formatNumber(v, c.failed)}</td>
-                    <td>${c.delivery_rate === null ? '—' : `${(c.delivery_rate * 100).toFixed(1)} %`}</td>
-                    <td>${ms(c.receipt_p50_ms)} / ${ms(c.receipt_p95_ms)}</td>
-                    <td data-demoted="${c.demoted}">${c.demoted ? v.t('demoted') : v.t('healthy')}</td>
-                  </tr>`,
-              )}
-            </tbody>
-          </table>
-        </div>
+        ${figuresTable(v, by, figures)}
         <p class="help">${v.t('analytics_help')}</p>
-        ${
-          timeline.series.size > 0
-            ? statusChart(v, 'analytics-title', timeline.slots.map(slotLabel), series, labels)
-            : ''
-        }
+        <p class="help">${v.t(by === 'prefix' ? 'analytics_prefix_help' : 'analytics_events_help')}</p>
+        ${chartsHtml}
         <h3>${v.t('routes')}</h3>
         <ul data-testid="route-strategies">
           ${routes.map(

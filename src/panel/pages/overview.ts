@@ -85,11 +85,14 @@ export function statusChart(
   days: string[],
   series: Record<string, number[]>,
   labels: Record<string, string>,
+  /** What a slot is (default: a day, or the campaign when there is one slot). */
+  slot?: string,
 ) {
   const keys = Object.keys(series);
+  const xLabel = slot ?? (days.length === 1 ? v.t('campaign') : v.t('day'));
   return html`<div
       class="chart"
-      data-chart="${JSON.stringify({ days, series, labels, xLabel: days.length === 1 ? v.t('campaign') : v.t('day') })}"
+      data-chart="${JSON.stringify({ days, series, labels, xLabel })}"
       role="img"
       aria-labelledby="${labelledBy}"
     ></div>
@@ -99,7 +102,7 @@ export function statusChart(
         <table data-testid="chart-table">
           <thead>
             <tr>
-              <th scope="col">${v.t('day')}</th>
+              <th scope="col">${slot ?? v.t('day')}</th>
               ${keys.map((k) => html`<th scope="col">${labels[k]}</th>`)}
             </tr>
           </thead>
