@@ -16,6 +16,7 @@ import { benchSecurity } from './security.js';
 import { benchStartup } from './startup.js';
 import { benchCluster } from './cluster.js';
 import { benchPrices } from './prices.js';
+import { benchWriteBudget } from './write-budget.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -26,6 +27,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['foundation', benchFoundation],
   ['otp', benchOtp],
   ['sms', benchSms],
+  ['write-budget', benchWriteBudget],
   ['drain-pg', benchDrainPostgres],
   ['reports', benchReports],
   ['reports-pg', benchReportsPostgres],
