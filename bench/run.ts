@@ -17,6 +17,7 @@ import { benchStartup } from './startup.js';
 import { benchCluster } from './cluster.js';
 import { benchPrices } from './prices.js';
 import { benchWriteBudget } from './write-budget.js';
+import { benchPgFloor } from './pg-floor.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -29,6 +30,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['sms', benchSms],
   ['write-budget', benchWriteBudget],
   ['drain-pg', benchDrainPostgres],
+  ['pg-floor', benchPgFloor],
   ['reports', benchReports],
   ['reports-pg', benchReportsPostgres],
   ['contacts', benchContacts],
