@@ -30,6 +30,7 @@ import * as m0033 from './0033_low_balance_and_alerts.js';
 import * as m0034 from './0034_prices_costs.js';
 import * as m0035 from './0035_route_strategies.js';
 import * as m0036 from './0036_smpp_server.js';
+import * as m0040 from './0040_hot_status_updates.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -64,4 +65,5 @@ export const migrations: Record<string, Migration> = {
   '0034_prices_costs': m0034,
   '0035_route_strategies': m0035,
   '0036_smpp_server': m0036,
+  '0040_hot_status_updates': m0040,
 };
