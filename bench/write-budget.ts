@@ -11,6 +11,7 @@ import { insertAccount } from '../src/accounts/store.js';
 import { toUnits } from '../src/accounts/credits.js';
 import { submitMessages } from '../src/messaging/submit.js';
 import { InlineHandOff } from '../src/messaging/handoff.js';
+import type { InlineClaim } from '../src/messaging/types.js';
 import { SimulatorDriver } from '../src/carriers/simulator/driver.js';
 import { benchPostgresUrl, dropSchema, fmt, pgClient } from './lib.js';
 import { StatementCounter, type IndexColumns, type StatementTally } from './statement-counter.js';
@@ -102,14 +103,14 @@ async function measure(service: RunningService, stats: pg.Client | null, pgSchem
   counter.install();
   gate.install();
   try {
-    const waves: Array<Array<{ campaignId: number; messageIds: number[] }>> = [];
-    for (let i = 0; i < MESSAGES; i += WAVE) waves.push(await sendWave(service, account.id, i));
-    await close(PHASES[0]);
     // Each wave is one round of its own hand-off, as concurrent sends of one turn of the event loop are.
-    for (const wave of waves) {
+    const waves: Array<{ handOff: InlineHandOff; sends: Sent[] }> = [];
+    for (let i = 0; i < MESSAGES; i += WAVE) {
       const handOff = new InlineHandOff(ctx);
-      for (const s of wave) handOff.add(s.campaignId, s.messageIds);
+      waves.push({ handOff, sends: await sendWave(service, account.id, i, handOff) });
     }
+    await close(PHASES[0]);
+    for (const { handOff, sends } of waves) for (const s of sends) handOff.add(s.campaignId, s.messageIds, s.claimedBy);
     await gate.reached(MESSAGES);
     await close(PHASES[1]);
     gate.open();
@@ -129,10 +130,11 @@ async function measure(service: RunningService, stats: pg.Client | null, pgSchem
 }
 
 /** WAVE concurrent single-recipient sends, each as POST /sms/send commits it (commitSend in src/features/sms/service.ts). */
-async function sendWave(service: RunningService, accountId: number, first: number) {
+async function sendWave(service: RunningService, accountId: number, first: number, handOff: InlineHandOff) {
   const ctx = service.ctx;
   return Promise.all(
-    Array.from({ length: Math.min(WAVE, MESSAGES - first) }, async (_, k) => {
+    Array.from({ length: Math.min(WAVE, MESSAGES - first) }, async (_, k): Promise<Sent> => {
+      const claimedBy = handOff.claim();
       const r = await ctx.groupCommit.run(
         (trx) =>
           submitMessages(trx, ctx, {
@@ -142,13 +144,20 @@ async function sendWave(service: RunningService, accountId: number, first: numbe
             text: 'Hola',
             recipients: [{ countryCode: '52', number: `52${5510000000 + first + k}` }],
             inlineDispatch: true,
+            claimedBy,
           }),
         accountId,
         1,
       );
-      return { campaignId: r.campaignId, messageIds: r.messageIds };
+      return { campaignId: r.campaignId, messageIds: r.messageIds, claimedBy };
     }),
   );
+}
+
+interface Sent {
+  campaignId: number;
+  messageIds: number[];
+  claimedBy: InlineClaim;
 }
 
 /** Holds the simulator's submit until opened, counting the messages that reached it (all claimed by then). */

@@ -13,7 +13,7 @@ import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { countReceipts } from './receipt-counts.js';
-import type { Channel } from './types.js';
+import type { Channel, InlineClaim } from './types.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -117,21 +117,33 @@ export async function dispatchCampaign(
  * took them, so this window (at most one batch per dispatcher at the crash
  * instant) cannot be closed on our side: see the README.
  * `signal` (the job's lease) stops it before the next batch.
+ * `own`: the inline hand-off's claim, which its messages were inserted with
+ * (submitMessages): they are this caller's, and while at least half of that
+ * lease is left a batch of them is submitted without a claim update (the
+ * renewals of keepClaimed start a third of a lease later); otherwise they are
+ * claimed anew like the others.
  */
 export async function dispatchMessages(
   ctx: DispatchContext,
   messageIds: number[],
   signal?: AbortSignal,
+  own?: InlineClaim,
 ): Promise<DispatchOutcome[]> {
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
     const now = Date.now();
     let candidates = await ctx.db.kysely
       .selectFrom('messages')
-      .select(['id', 'channel', 'claim_token', 'account_id'])
+      .select([...HANDED_OVER, 'channel', 'claim_token'])
       .where('id', 'in', messageIds.slice(i, i + 1000))
       .where('stage', '=', 0)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .where((eb) =>
+        eb.or([
+          eb('claimed_until', 'is', null),
+          eb('claimed_until', '<', now),
+          ...(own ? [eb('claim_token', '=', own.token)] : []),
+        ]),
+      )
       .orderBy('id')
       .execute();
     const suspended = await closeSuspended(ctx, candidates);
@@ -142,12 +154,13 @@ export async function dispatchMessages(
       results.push({ messageId: id, outcome: { ok: false, permanent: true, error } });
     }
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
-    const orphaned = candidates.filter((c) => c.claim_token !== null).length;
+    const orphaned = candidates.filter((c) => c.claim_token !== null && c.claim_token !== own?.token).length;
     if (orphaned > 0)
       ctx.log.warn(
         { count: orphaned },
-        'handing over again messages that were in flight when their dispatcher stopped',
+        'handing over messages whose claim ran out: in flight, or about to be, when their dispatcher stopped',
       );
+    const byId = new Map(candidates.map((c) => [c.id, c]));
     for (const channel of new Set(candidates.map((c) => c.channel))) {
       const ids = candidates.filter((c) => c.channel === channel).map((c) => c.id);
       const route = ctx.carriers.route(channel);
@@ -163,8 +176,11 @@ export async function dispatchMessages(
         if (signal?.aborted) throw signal.reason;
         const slice = ids.slice(j, j + route.driver.maxBatch);
         await route.pacer.take(slice.length);
-        const token = randomUUID();
-        const batch = (await claim(ctx, slice, token)).filter((r) => !ctx.carriers.inFlight.has(r.id));
+        const taken = ownedBatch(ctx, slice, byId, own);
+        const token = taken ? own!.token : randomUUID();
+        const batch = (taken ?? (await claim(ctx, slice, token, own?.token))).filter(
+          (r) => !ctx.carriers.inFlight.has(r.id),
+        );
         if (batch.length === 0) continue;
         for (const r of batch) ctx.carriers.inFlight.add(r.id);
         try {
@@ -257,32 +273,59 @@ async function closeOptedOut(
 /** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
 export const RECORD_RETRY_FOR_MS = 600_000;
 
-async function claim(ctx: DbAndConfig, ids: number[], token: string) {
+/** The columns a hand-off submits and records, which claim() returns. */
+const HANDED_OVER = [
+  'id',
+  'account_id',
+  'reference',
+  'channel',
+  'country_code',
+  'number',
+  'text',
+  'sender',
+  'flash',
+  'meta',
+  'price_units',
+  'extra_params',
+] as const;
+
+type Candidate = Awaited<ReturnType<typeof claim>>[number] & { claim_token?: string | null };
+
+/**
+ * The batch as it is, when every message of it was inserted claimed by `own`
+ * and at least half of that lease is left: no claim to write. Else undefined.
+ */
+function ownedBatch(
+  ctx: Pick<DispatchContext, 'config'>,
+  ids: number[],
+  byId: Map<number, Candidate>,
+  own: InlineClaim | undefined,
+) {
+  if (!own || own.until - Date.now() < ctx.config.JOB_LEASE_MS / 2) return undefined;
+  const rows = ids.map((id) => byId.get(id)!);
+  return rows.every((r) => r.claim_token === own.token) ? rows : undefined;
+}
+
+/** Claims the batch for `token`: messages nobody holds, or held by `own` (the caller's claim at insert). */
+async function claim(ctx: DbAndConfig, ids: number[], token: string, own?: string) {
   const now = Date.now();
   const rows = await ctx.db.kysely
     .updateTable('messages')
     .set({ claimed_until: now + ctx.config.JOB_LEASE_MS, claim_token: token })
     .where('id', 'in', ids)
     .where('stage', '=', 0)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .where((eb) =>
+      eb.or([
+        eb('claimed_until', 'is', null),
+        eb('claimed_until', '<', now),
+        ...(own ? [eb('claim_token', '=', own)] : []),
+      ]),
+    )
     // An account archived while the batch waited for its turn: the next run closes its messages (closeSuspended).
     .where((eb) =>
       eb.exists(activeSender(eb.selectFrom('accounts').whereRef('accounts.id', '=', 'messages.account_id'))),
     )
-    .returning([
-      'id',
-      'account_id',
-      'reference',
-      'channel',
-      'country_code',
-      'number',
-      'text',
-      'sender',
-      'flash',
-      'meta',
-      'price_units',
-      'extra_params',
-    ])
+    .returning(HANDED_OVER)
     .execute();
   return rows.sort((a, b) => a.id - b.id);
 }

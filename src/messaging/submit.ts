@@ -80,6 +80,8 @@ const MESSAGE_COLUMNS = [
   'created_at',
   'sent_at',
   'dlr_at',
+  'claimed_until',
+  'claim_token',
 ] as const;
 const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
   db
@@ -153,6 +155,7 @@ export async function submitMessages(
   const campaign = inserted[0];
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
+  const inline = req.inlineDispatch === true && !scheduledAt;
   const rows = req.recipients.map((r, k) => ({
     ...sendable(sandbox, scheduledAt, price(k).units),
     ...(blocked.has(r.number) ? optedOut(now) : {}),
@@ -175,6 +178,8 @@ export async function submitMessages(
     scheduled_at: scheduledAt,
     created_at: now,
     sent_at: null,
+    claimed_until: inline ? (req.claimedBy?.until ?? null) : null,
+    claim_token: inline ? (req.claimedBy?.token ?? null) : null,
   }));
   const messageIds: number[] = [];
   if (rows.length === 1)
@@ -193,7 +198,6 @@ export async function submitMessages(
       trx,
       rows.filter((r) => r.stage === 2).map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
     );
-  const inline = req.inlineDispatch === true && !scheduledAt;
   const dispatchAt = scheduledAt ?? (inline ? now + INLINE_SAFETY_NET_MS : now);
   if (!sandbox && blocked.size < rows.length)
     await enqueue(
