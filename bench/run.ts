@@ -18,6 +18,7 @@ import { benchCluster } from './cluster.js';
 import { benchPrices } from './prices.js';
 import { benchWriteBudget } from './write-budget.js';
 import { benchPgFloor } from './pg-floor.js';
+import { benchMemory } from './memory.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -41,6 +42,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['startup', benchStartup],
   ['cluster', benchCluster],
   ['prices', benchPrices],
+  ['memory', benchMemory],
 ];
 
 const only = process.env.BENCH?.split(',');
