@@ -13,6 +13,8 @@ export interface TableWrites {
 /** What the statements of one phase did. */
 export interface StatementTally {
   statements: number;
+  /** Statements by their first 80 characters (the shape), when BENCH_STATEMENT_TRACE is set. */
+  shapes: Map<string, number>;
   tables: Map<string, TableWrites>;
 }
 
@@ -21,6 +23,8 @@ export type IndexColumns = Map<string, Array<Set<string>>>;
 
 /** Statements that start with this comment are the bench's own and not counted. */
 export const BENCH_MARK = '/* bench */';
+
+const TRACE = process.env.BENCH_STATEMENT_TRACE === '1';
 
 const WRITE = /^\s*(insert\s+into|update|delete\s+from)\s+"?(\w+)"?/i;
 
@@ -40,7 +44,7 @@ export function assignedColumns(sql: string): Set<string> {
  * queries go through `exclude` and are not counted.
  */
 export class StatementCounter {
-  private tally: StatementTally = { statements: 0, tables: new Map() };
+  private tally: StatementTally = { statements: 0, shapes: new Map(), tables: new Map() };
   private readonly restore: Array<() => void> = [];
 
   constructor(
@@ -51,7 +55,7 @@ export class StatementCounter {
   /** Returns what was counted since the last call and starts a new phase. */
   take(): StatementTally {
     const t = this.tally;
-    this.tally = { statements: 0, tables: new Map() };
+    this.tally = { statements: 0, shapes: new Map(), tables: new Map() };
     return t;
   }
 
@@ -67,6 +71,10 @@ export class StatementCounter {
   private record(sql: string, rows: number): void {
     if (sql.startsWith(BENCH_MARK)) return;
     this.tally.statements++;
+    if (TRACE) {
+      const shape = sql.replace(/\s+/g, ' ').slice(0, 80);
+      this.tally.shapes.set(shape, (this.tally.shapes.get(shape) ?? 0) + 1);
+    }
     const m = WRITE.exec(sql);
     if (!m || rows === 0) return;
     const verb = m[1].toLowerCase().split(/\s/)[0];

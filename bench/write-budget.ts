@@ -286,9 +286,16 @@ function render(engine: 'sqlite' | 'postgres', phases: Phase[]): string {
           '|---|---:|---:|---:|---:|---:|---|',
         ];
   const rows = phases.map((p) => (p.pg ? pgRow(p.name, p.tally, p.pg) : sqliteRow(p.name, p.tally)));
+  for (const p of phases)
+    for (const [shape, n] of [...p.tally.shapes].sort((a, b) => b[1] - a[1]))
+      process.stderr.write(`${engine} ${p.name}: ${(n / MESSAGES).toFixed(2)}  ${shape}\n`);
   const all: Phase = {
     name: '**total**',
-    tally: { statements: phases.reduce((a, p) => a + p.tally.statements, 0), tables: sumTables(phases) },
+    tally: {
+      statements: phases.reduce((a, p) => a + p.tally.statements, 0),
+      shapes: new Map(),
+      tables: sumTables(phases),
+    },
     pg: engine === 'postgres' ? sumPg(phases) : undefined,
   };
   rows.push(all.pg ? pgRow(all.name, all.tally, all.pg) : sqliteRow(all.name, all.tally));
