@@ -12,13 +12,13 @@ export interface PgTableStats {
   indexes: number;
 }
 
-/** The counters of every table of `schema`, as the statistics collector has them now. */
+/** The counters of every table of `schema` but the migrator's, as the statistics collector has them now. */
 export async function pgTableStats(client: pg.Client, schema: string): Promise<Map<string, PgTableStats>> {
   const { rows } = await client.query(
     `SELECT t.relname AS table, t.n_tup_ins AS ins, t.n_tup_upd AS upd, t.n_tup_hot_upd AS hot, t.n_tup_del AS del,
        coalesce(sum(i.idx_scan), 0) AS scans, count(i.indexrelid) AS indexes
      FROM pg_stat_user_tables t LEFT JOIN pg_stat_user_indexes i ON i.relid = t.relid
-     WHERE t.schemaname = $1
+     WHERE t.schemaname = $1 AND t.relname NOT LIKE 'kysely_migration%'
      GROUP BY t.relname, t.n_tup_ins, t.n_tup_upd, t.n_tup_hot_upd, t.n_tup_del`,
     [schema],
   );

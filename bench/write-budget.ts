@@ -92,7 +92,7 @@ async function measure(service: RunningService, stats: pg.Client | null, pgSchem
   const counter = new StatementCounter(indexes, (client) => client === stats);
   const gate = new SubmitGate();
   const phases: Phase[] = [];
-  // The set-up's writes (migrations, the account) are reported a second or more later: not the send's.
+  // The set-up's writes (the account) are reported a second or more later: not the send's.
   if (stats) await new Promise((r) => setTimeout(r, 2000));
   let before = stats && pgSchema ? await pgTableStats(stats, pgSchema) : undefined;
   const close = async (name: string) => {
