@@ -14,8 +14,10 @@ import { timeOrderedId } from '../src/lib/ids.js';
 import { submitMessages } from '../src/messaging/submit.js';
 import { benchPostgresUrl, dropSchema, fmt, pgClient } from './lib.js';
 
-const CAMPAIGNS = 100;
-const RECIPIENTS = 500;
+export const DRAIN_CAMPAIGNS = 100;
+export const DRAIN_RECIPIENTS = 500;
+const CAMPAIGNS = DRAIN_CAMPAIGNS;
+const RECIPIENTS = DRAIN_RECIPIENTS;
 const TOTAL = CAMPAIGNS * RECIPIENTS;
 const ROUNDS = Number(process.env.BENCH_DRAIN_PG_ROUNDS ?? 3);
 const numbers = Array.from({ length: RECIPIENTS }, (_, i) => String(5510000000 + i));
@@ -35,7 +37,8 @@ export async function benchDrainPostgres(): Promise<string> {
   if (!url)
     return `${title}\n\nSkipped: set BENCH_DATABASE_URL or TEST_DATABASE_URL to a PostgreSQL server (postgres://…).\n`;
   const rounds: Array<{ raw: number; drain: Drain }> = [];
-  for (let i = 0; i < ROUNDS; i++) rounds.push({ raw: await rawInsertRowsPerSecond(url), drain: await drain(url) });
+  for (let i = 0; i < ROUNDS; i++)
+    rounds.push({ raw: await rawInsertRowsPerSecond(url), drain: await drainOnPostgres(url) });
   const ratios = rounds.map((r) => r.drain.perSecond / r.raw);
   const mid = rounds.map((r, i) => ({ ...r, ratio: ratios[i] })).sort((a, b) => a.ratio - b.ratio)[
     Math.floor(rounds.length / 2)
@@ -61,7 +64,8 @@ interface Drain {
   hot: number;
 }
 
-async function drain(url: string): Promise<Drain> {
+/** The worker draining the queued campaigns to a final status on a fresh schema of `url`. */
+export async function drainOnPostgres(url: string): Promise<Drain> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-drain-pg-'));
   const pgSchema = `bench_${randomBytes(6).toString('hex')}`;
   const config = loadConfig({

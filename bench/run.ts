@@ -16,6 +16,9 @@ import { benchSecurity } from './security.js';
 import { benchStartup } from './startup.js';
 import { benchCluster } from './cluster.js';
 import { benchPrices } from './prices.js';
+import { benchWriteBudget } from './write-budget.js';
+import { benchPgFloor } from './pg-floor.js';
+import { benchMemory } from './memory.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -26,7 +29,9 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['foundation', benchFoundation],
   ['otp', benchOtp],
   ['sms', benchSms],
+  ['write-budget', benchWriteBudget],
   ['drain-pg', benchDrainPostgres],
+  ['pg-floor', benchPgFloor],
   ['reports', benchReports],
   ['reports-pg', benchReportsPostgres],
   ['contacts', benchContacts],
@@ -37,6 +42,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['startup', benchStartup],
   ['cluster', benchCluster],
   ['prices', benchPrices],
+  ['memory', benchMemory],
 ];
 
 const only = process.env.BENCH?.split(',');

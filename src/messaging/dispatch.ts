@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
-import type { AppContext, DbAndConfig, WithDb } from '../context.js';
+import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { affected } from '../db/engine.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
 import { RetryLater } from '../jobs/worker.js';
+import { recordDurably } from './handoff-record.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './close-unsent.js';
-import { countReceipts } from './receipt-counts.js';
-import { recordFailedAttempts } from './attempts.js';
-import type { Channel } from './types.js';
+import type { InlineClaim } from './types.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -22,6 +20,7 @@ export const DISPATCH_JOB = 'messaging.dispatch';
 export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
 
 export { REFUSED_STATUS };
+export { RECORD_RETRY_FOR_MS } from './handoff-record.js';
 
 export type { DispatchOutcome };
 
@@ -125,21 +124,33 @@ function untilFirstExpiry(rows: Array<{ valid_until?: number | string | null }>,
  * took them, so this window (at most one batch per dispatcher at the crash
  * instant) cannot be closed on our side: see docs/contributors/architecture.md.
  * `signal` (the job's lease) stops it before the next batch.
+ * `own`: the inline hand-off's claim, which its messages were inserted with
+ * (submitMessages): they are this caller's, and while at least half of that
+ * lease is left a batch of them is submitted without a claim update (the
+ * renewals of keepClaimed start a third of a lease later); otherwise they are
+ * claimed anew like the others.
  */
 export async function dispatchMessages(
   ctx: DispatchContext,
   messageIds: number[],
   signal?: AbortSignal,
+  own?: InlineClaim,
 ): Promise<DispatchOutcome[]> {
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
     const now = Date.now();
     let candidates = await ctx.db.kysely
       .selectFrom('messages')
-      .select(['id', 'channel', 'claim_token', 'account_id', 'valid_until'])
+      .select([...HANDED_OVER, 'claim_token', 'valid_until'])
       .where('id', 'in', messageIds.slice(i, i + 1000))
       .where('stage', '=', 0)
-      .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+      .where((eb) =>
+        eb.or([
+          eb('claimed_until', 'is', null),
+          eb('claimed_until', '<', now),
+          ...(own ? [eb('claim_token', '=', own.token)] : []),
+        ]),
+      )
       .orderBy('id')
       .execute();
     const suspended = await closeSuspended(ctx, candidates);
@@ -155,12 +166,13 @@ export async function dispatchMessages(
       results.push({ messageId: id, outcome: { ok: false, permanent: true, error } });
     }
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
-    const orphaned = candidates.filter((c) => c.claim_token !== null).length;
+    const orphaned = candidates.filter((c) => c.claim_token !== null && c.claim_token !== own?.token).length;
     if (orphaned > 0)
       ctx.log.warn(
         { count: orphaned },
-        'handing over again messages that were in flight when their dispatcher stopped',
+        'handing over messages whose claim ran out: in flight, or about to be, when their dispatcher stopped',
       );
+    const byId = new Map(candidates.map((c) => [c.id, c]));
     for (const channel of new Set(candidates.map((c) => c.channel))) {
       const ids = candidates.filter((c) => c.channel === channel).map((c) => c.id);
       const route = ctx.carriers.route(channel);
@@ -176,8 +188,11 @@ export async function dispatchMessages(
         if (signal?.aborted) throw signal.reason;
         const slice = ids.slice(j, j + route.driver.maxBatch);
         await route.pacer.take(slice.length);
-        const token = randomUUID();
-        const batch = (await claim(ctx, slice, token)).filter((r) => !ctx.carriers.inFlight.has(r.id));
+        const taken = ownedBatch(ctx, slice, byId, own);
+        const token = taken ? own!.token : randomUUID();
+        const batch = (taken ?? (await claim(ctx, slice, token, own?.token))).filter(
+          (r) => !ctx.carriers.inFlight.has(r.id),
+        );
         if (batch.length === 0) continue;
         for (const r of batch) ctx.carriers.inFlight.add(r.id);
         try {
@@ -267,37 +282,61 @@ async function closeOptedOut(
   return ids;
 }
 
-/** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
-export const RECORD_RETRY_FOR_MS = 600_000;
+/** The columns a hand-off submits and records, which claim() returns. */
+const HANDED_OVER = [
+  'id',
+  'account_id',
+  'reference',
+  'channel',
+  'country_code',
+  'number',
+  'text',
+  'sender',
+  'flash',
+  'meta',
+  'price_units',
+  'extra_params',
+] as const;
 
-async function claim(ctx: DbAndConfig, ids: number[], token: string) {
+type Candidate = Awaited<ReturnType<typeof claim>>[number] & { claim_token?: string | null };
+
+/**
+ * The batch as it is, when every message of it was inserted claimed by `own`
+ * and at least half of that lease is left: no claim to write. Else undefined.
+ */
+function ownedBatch(
+  ctx: Pick<DispatchContext, 'config'>,
+  ids: number[],
+  byId: Map<number, Candidate>,
+  own: InlineClaim | undefined,
+) {
+  if (!own || own.until - Date.now() < ctx.config.JOB_LEASE_MS / 2) return undefined;
+  const rows = ids.map((id) => byId.get(id)!);
+  return rows.every((r) => r.claim_token === own.token) ? rows : undefined;
+}
+
+/** Claims the batch for `token`: messages nobody holds, or held by `own` (the caller's claim at insert). */
+async function claim(ctx: DbAndConfig, ids: number[], token: string, own?: string) {
   const now = Date.now();
   const rows = await ctx.db.kysely
     .updateTable('messages')
     .set({ claimed_until: now + ctx.config.JOB_LEASE_MS, claim_token: token })
     .where('id', 'in', ids)
     .where('stage', '=', 0)
-    .where((eb) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]))
+    .where((eb) =>
+      eb.or([
+        eb('claimed_until', 'is', null),
+        eb('claimed_until', '<', now),
+        ...(own ? [eb('claim_token', '=', own)] : []),
+      ]),
+    )
     // Its validity ended while the batch waited for its turn: never sent, the next run closes it (closeExpired).
     .where((eb) => eb.or([eb('valid_until', 'is', null), eb('valid_until', '>', now)]))
     // An account archived while the batch waited for its turn: the next run closes its messages (closeSuspended).
     .where((eb) =>
       eb.exists(activeSender(eb.selectFrom('accounts').whereRef('accounts.id', '=', 'messages.account_id'))),
     )
-    .returning([
-      'id',
-      'account_id',
-      'reference',
-      'channel',
-      'country_code',
-      'number',
-      'text',
-      'sender',
-      'flash',
-      'meta',
-      'price_units',
-      'extra_params',
-    ])
+    .returning(HANDED_OVER)
     .execute();
   return rows.sort((a, b) => a.id - b.id);
 }
@@ -353,135 +392,4 @@ async function handOff(driver: CarrierDriver, batch: Awaited<ReturnType<typeof c
   } catch (err) {
     return batch.map(() => ({ ok: false as const, permanent: false, error: (err as Error).message }));
   }
-}
-
-/** Records the outcomes, retrying a failed write with backoff (the caller keeps the claims alive meanwhile). */
-async function recordDurably(
-  ctx: Pick<AppContext, 'db' | 'log'>,
-  carrier: string,
-  batch: Row[],
-  outcomes: SubmitOutcome[],
-): Promise<void> {
-  const started = Date.now();
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await recordOutcomes(ctx, carrier, batch, outcomes);
-      return;
-    } catch (err) {
-      if (Date.now() - started >= RECORD_RETRY_FOR_MS) throw err;
-      ctx.log.error(
-        { err, messages: batch.length, attempt },
-        'recording a hand-off failed; retrying while the messages stay claimed',
-      );
-      await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 5000)));
-    }
-  }
-}
-
-/** What the hand-off records on a message: the connector that took it and its cost then (margins, least-cost routes). */
-type HandedTo = {
-  carrier: string;
-  cost: number | null;
-  cost_prefix: string | null;
-  parts: number;
-  route_reason: string | null;
-};
-
-type Row = {
-  id: number;
-  account_id: number;
-  reference: string;
-  number: string;
-  price_units: number;
-  extra_params: string | null;
-};
-
-async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
-  const now = Date.now();
-  await ctx.db.kysely.transaction().execute(async (trx) => {
-    // The connector that took or refused each message (a router names it, and why), else the driver, with its cost then.
-    const plain = new Map<string, { handedTo: HandedTo; ids: number[] }>();
-    for (let k = 0; k < batch.length; k++) {
-      const o = outcomes[k];
-      if (!o.ok) continue;
-      const parts = o.parts ?? 1;
-      const handedTo = {
-        carrier: o.carrier ?? carrier,
-        cost: o.cost ? o.cost.amount * parts : null,
-        cost_prefix: o.cost?.prefix ?? null,
-        parts,
-        route_reason: o.route ?? null,
-      };
-      if (!o.carrierId) {
-        const key = `${handedTo.carrier}\u0000${handedTo.cost}\u0000${handedTo.cost_prefix}\u0000${parts}\u0000${handedTo.route_reason}`;
-        if (!plain.has(key)) plain.set(key, { handedTo, ids: [] });
-        plain.get(key)!.ids.push(batch[k].id);
-      } else {
-        const sent = await trx
-          .updateTable('messages')
-          .set({ stage: 1, status: 'sent', ...handedTo, carrier_id: o.carrierId, sent_at: now })
-          .where('id', '=', batch[k].id)
-          .where('stage', '=', 0)
-          .execute();
-        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still
-        // recorded on it, and the receipt, applied before the message had a carrier, counts for this one now.
-        if (affected(sent) === 0) {
-          const early = await trx
-            .updateTable('messages')
-            .set({ ...handedTo, carrier_id: o.carrierId, sent_at: now })
-            .where('id', '=', batch[k].id)
-            .where('carrier_id', 'is', null)
-            .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
-            .execute();
-          await countReceipts(
-            trx,
-            early.flatMap((e) =>
-              e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }],
-            ),
-          );
-        }
-      }
-    }
-    for (const { handedTo, ids } of plain.values())
-      await trx
-        .updateTable('messages')
-        .set({ stage: 1, status: 'sent', ...handedTo, sent_at: now })
-        .where('id', 'in', ids)
-        .where('stage', '=', 0)
-        .execute();
-    // A refusal may name its status (12: no route); otherwise 4, rejected.
-    const refused = new Map<string, { code: number; by: string | null; ids: number[] }>();
-    batch.forEach((r, k) => {
-      const o = outcomes[k];
-      if (o.ok || !o.permanent) return;
-      const code = o.status ?? REFUSED_STATUS;
-      const by = o.carrier === undefined ? carrier : o.carrier;
-      const key = `${code}:${by}`;
-      if (!refused.has(key)) refused.set(key, { code, by, ids: [] });
-      refused.get(key)!.ids.push(r.id);
-    });
-    for (const g of refused.values())
-      await closeUnsent(
-        trx,
-        g.ids,
-        g.code,
-        g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination',
-        g.by,
-        now,
-      );
-    await recordFailedAttempts(trx, carrier, batch, outcomes, now);
-    // A transient failure releases the claim: the dispatch job retries at once on its next run.
-    const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
-    if (retry.length > 0)
-      await trx
-        .updateTable('messages')
-        .set({ claimed_until: null, claim_token: null })
-        .where(
-          'id',
-          'in',
-          retry.map((r) => r.id),
-        )
-        .where('stage', '=', 0)
-        .execute();
-  });
 }

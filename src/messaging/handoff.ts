@@ -1,6 +1,8 @@
+import { randomUUID } from 'node:crypto';
 import { bringJobsForward, cancelJobs } from '../jobs/queue.js';
 import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchContext } from './dispatch.js';
 import type { DispatchOutcome, HandOff, SharedDispatch as Shared } from './ports.js';
+import type { InlineClaim } from './types.js';
 
 /** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
 const ROUND = 1_000;
@@ -43,10 +45,14 @@ class RoundQueue<T extends { messageIds: number[] }> {
  * (due INLINE_SAFETY_NET_MS later) stays as the safety net for a crash or a
  * transient carrier failure; a round deletes the jobs of the campaigns it
  * finished. The claim rules of dispatchMessages keep it at most once.
+ * Messages are inserted already claimed by it (claim(): one token per
+ * process, a lease of JOB_LEASE_MS from the insert), so a round writes no
+ * claim while that lease is young enough (dispatchMessages).
  * One per process, built by src/boot.ts (ctx.handOff).
  */
 export class InlineHandOff implements HandOff {
-  private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[] }>;
+  private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[]; claimed?: InlineClaim }>;
+  private readonly token = randomUUID();
 
   constructor(private readonly ctx: DispatchContext) {
     this.rounds = new RoundQueue(async (round) => {
@@ -62,15 +68,25 @@ export class InlineHandOff implements HandOff {
     });
   }
 
-  add(campaignId: number, messageIds: number[]): void {
-    const drained = this.rounds.push({ campaignId, messageIds });
+  claim(): InlineClaim {
+    return { token: this.token, until: Date.now() + this.ctx.config.JOB_LEASE_MS };
+  }
+
+  add(campaignId: number, messageIds: number[], claimed?: InlineClaim): void {
+    const drained = this.rounds.push({ campaignId, messageIds, claimed });
     if (drained) this.ctx.worker.track(drained);
   }
 
-  private async handOver(round: Array<{ campaignId: number; messageIds: number[] }>): Promise<void> {
+  private async handOver(
+    round: Array<{ campaignId: number; messageIds: number[]; claimed?: InlineClaim }>,
+  ): Promise<void> {
+    // The round's lease ends with its oldest claim; one not taken at insert is claimed as usual.
+    const until = Math.min(...round.map((c) => c.claimed?.until ?? -Infinity));
     const outcomes = await dispatchMessages(
       this.ctx,
       round.flatMap((c) => c.messageIds),
+      undefined,
+      { token: this.token, until },
     );
     const final = new Set(outcomes.filter((o) => o.outcome.ok || o.outcome.permanent).map((o) => o.messageId));
     const done = round.filter((c) => c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));

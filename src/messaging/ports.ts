@@ -1,5 +1,5 @@
 import type { CarrierDriver, Pacer, SubmitOutcome } from '../carriers/driver.js';
-import type { Channel } from './types.js';
+import type { Channel, InlineClaim } from './types.js';
 import type { Executor } from '../db/engine.js';
 import type { PrefixTable } from '../lib/prefix-table.js';
 
@@ -35,7 +35,10 @@ export interface DispatchOutcome {
 
 /** Committed messages of small immediate sends, handed to their carrier right after the commit (handoff.ts). */
 export interface HandOff {
-  add(campaignId: number, messageIds: number[]): void;
+  /** The claim to insert a send's messages with, so that this hand-off submits them without claiming them again. */
+  claim(): InlineClaim;
+  /** Hands these committed messages over; `claimed` is the claim they were inserted with, if any. */
+  add(campaignId: number, messageIds: number[], claimed?: InlineClaim): void;
 }
 
 /** Inline dispatch for senders that must know at once what the carrier answered (OTP), shared by concurrent callers. */

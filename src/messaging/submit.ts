@@ -84,6 +84,8 @@ const MESSAGE_COLUMNS = [
   'created_at',
   'sent_at',
   'dlr_at',
+  'claimed_until',
+  'claim_token',
 ] as const;
 const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
   db
@@ -158,6 +160,7 @@ export async function submitMessages(
   const campaign = inserted[0];
 
   const meta = req.meta ? JSON.stringify(req.meta) : null;
+  const inline = req.inlineDispatch === true && !scheduledAt;
   const rows = req.recipients.map((r, k) => ({
     ...sendable(sandbox, scheduledAt, price(k).units),
     ...(blocked.has(r.number) ? optedOut(now) : {}),
@@ -181,6 +184,8 @@ export async function submitMessages(
     valid_until: req.validUntil ?? null,
     created_at: now,
     sent_at: null,
+    claimed_until: inline ? (req.claimedBy?.until ?? null) : null,
+    claim_token: inline ? (req.claimedBy?.token ?? null) : null,
   }));
   const messageIds: number[] = [];
   if (rows.length === 1)
@@ -199,7 +204,6 @@ export async function submitMessages(
       trx,
       rows.filter((r) => r.stage === 2).map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
     );
-  const inline = req.inlineDispatch === true && !scheduledAt;
   // An inline send's safety net runs by the end of its validity at the latest, to close it then if still not sent.
   const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
   const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);

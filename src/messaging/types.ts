@@ -45,8 +45,20 @@ export interface SubmitRequest {
    * INLINE_SAFETY_NET_MS later, for a crash or a transient carrier failure.
    */
   inlineDispatch?: boolean;
+  /**
+   * With inlineDispatch, the claim of the hand-off that will submit the
+   * messages (handoff.ts): they are inserted already claimed by it, so the
+   * hand-off writes no claim of its own (dispatchMessages).
+   */
+  claimedBy?: InlineClaim;
   /** Sends even to numbers on the opt-out list: only the confirmation of an opt-out itself. */
   ignoreOptouts?: boolean;
+}
+
+/** A claim taken at insert: the hand-off's token and the end of its lease (epoch ms). */
+export interface InlineClaim {
+  token: string;
+  until: number;
 }
 
 export interface SubmitResult {

@@ -33,6 +33,7 @@ import * as m0036 from './0036_smpp_server.js';
 import * as m0037 from './0037_message_trace.js';
 import * as m0038 from './0038_smpp_validity_resubmits.js';
 import * as m0039 from './0039_carrier_event_counts.js';
+import * as m0040 from './0040_hot_status_updates.js';
 
 /** Every migration, in order. Names sort; a feature adds its file here. */
 export const migrations: Record<string, Migration> = {
@@ -70,4 +71,5 @@ export const migrations: Record<string, Migration> = {
   '0037_message_trace': m0037,
   '0038_smpp_validity_resubmits': m0038,
   '0039_carrier_event_counts': m0039,
+  '0040_hot_status_updates': m0040,
 };

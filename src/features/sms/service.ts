@@ -142,16 +142,18 @@ async function commitSend(
   const count = req.recipients.length;
   // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
   const inline = ctx.worker.running && !sandbox && !req.scheduledAt && count <= INLINE_MAX_RECIPIENTS;
+  // Inserted already claimed by the hand-off that submits them right after the commit: no claim to write then.
+  const claimedBy = inline ? ctx.handOff.claim() : undefined;
   const result = await ctx.groupCommit.run(
     async (trx) => {
-      const r = await submitMessages(trx, ctx, { ...req, inlineDispatch: inline });
+      const r = await submitMessages(trx, ctx, { ...req, inlineDispatch: inline, claimedBy });
       await alsoWrite?.(trx, r);
       return r;
     },
     req.accountId,
     count,
   );
-  if (inline) ctx.handOff.add(result.campaignId, result.messageIds);
+  if (inline) ctx.handOff.add(result.campaignId, result.messageIds, claimedBy);
   else if (!sandbox && !req.scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
   return result;
 }

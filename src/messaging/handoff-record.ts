@@ -1,0 +1,143 @@
+import type { AppContext, WithDb } from '../context.js';
+import { affected } from '../db/engine.js';
+import type { SubmitOutcome } from '../carriers/driver.js';
+import { countReceipts } from './receipt-counts.js';
+import { closeUnsent, REFUSED_STATUS } from './close-unsent.js';
+import { recordFailedAttempts } from './attempts.js';
+
+// What a hand-off records once its carrier answered (dispatch.ts submits): sent, refused or released for a retry
+// (closing a message never sent, with its refund and events, is close-unsent.ts).
+
+/** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
+export const RECORD_RETRY_FOR_MS = 600_000;
+
+/** Records the outcomes, retrying a failed write with backoff (the caller keeps the claims alive meanwhile). */
+export async function recordDurably(
+  ctx: Pick<AppContext, 'db' | 'log'>,
+  carrier: string,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+): Promise<void> {
+  const started = Date.now();
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await recordOutcomes(ctx, carrier, batch, outcomes);
+      return;
+    } catch (err) {
+      if (Date.now() - started >= RECORD_RETRY_FOR_MS) throw err;
+      ctx.log.error(
+        { err, messages: batch.length, attempt },
+        'recording a hand-off failed; retrying while the messages stay claimed',
+      );
+      await new Promise((r) => setTimeout(r, Math.min(50 * 2 ** attempt, 5000)));
+    }
+  }
+}
+
+/** What the hand-off records on a message: the connector that took it and its cost then (margins, least-cost routes). */
+type HandedTo = {
+  carrier: string;
+  cost: number | null;
+  cost_prefix: string | null;
+  parts: number;
+  route_reason: string | null;
+};
+
+type Row = {
+  id: number;
+  account_id: number;
+  reference: string;
+  number: string;
+  price_units: number;
+  extra_params: string | null;
+};
+
+async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
+  const now = Date.now();
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    // The connector that took or refused each message (a router names it, and why), else the driver, with its cost then.
+    const plain = new Map<string, { handedTo: HandedTo; ids: number[] }>();
+    for (let k = 0; k < batch.length; k++) {
+      const o = outcomes[k];
+      if (!o.ok) continue;
+      const parts = o.parts ?? 1;
+      const handedTo = {
+        carrier: o.carrier ?? carrier,
+        cost: o.cost ? o.cost.amount * parts : null,
+        cost_prefix: o.cost?.prefix ?? null,
+        parts,
+        route_reason: o.route ?? null,
+      };
+      if (!o.carrierId) {
+        const key = `${handedTo.carrier}\u0000${handedTo.cost}\u0000${handedTo.cost_prefix}\u0000${parts}\u0000${handedTo.route_reason}`;
+        if (!plain.has(key)) plain.set(key, { handedTo, ids: [] });
+        plain.get(key)!.ids.push(batch[k].id);
+      } else {
+        const sent = await trx
+          .updateTable('messages')
+          .set({ stage: 1, status: 'sent', ...handedTo, carrier_id: o.carrierId, sent_at: now })
+          .where('id', '=', batch[k].id)
+          .where('stage', '=', 0)
+          .execute();
+        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still
+        // recorded on it, and the receipt, applied before the message had a carrier, counts for this one now.
+        if (affected(sent) === 0) {
+          const early = await trx
+            .updateTable('messages')
+            .set({ ...handedTo, carrier_id: o.carrierId, sent_at: now })
+            .where('id', '=', batch[k].id)
+            .where('carrier_id', 'is', null)
+            .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
+            .execute();
+          await countReceipts(
+            trx,
+            early.flatMap((e) =>
+              e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }],
+            ),
+          );
+        }
+      }
+    }
+    for (const { handedTo, ids } of plain.values())
+      await trx
+        .updateTable('messages')
+        .set({ stage: 1, status: 'sent', ...handedTo, sent_at: now })
+        .where('id', 'in', ids)
+        .where('stage', '=', 0)
+        .execute();
+    // A refusal may name its status (12: no route); otherwise 4, rejected.
+    const refused = new Map<string, { code: number; by: string | null; ids: number[] }>();
+    batch.forEach((r, k) => {
+      const o = outcomes[k];
+      if (o.ok || !o.permanent) return;
+      const code = o.status ?? REFUSED_STATUS;
+      const by = o.carrier === undefined ? carrier : o.carrier;
+      const key = `${code}:${by}`;
+      if (!refused.has(key)) refused.set(key, { code, by, ids: [] });
+      refused.get(key)!.ids.push(r.id);
+    });
+    for (const g of refused.values())
+      await closeUnsent(
+        trx,
+        g.ids,
+        g.code,
+        g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination',
+        g.by,
+        now,
+      );
+    await recordFailedAttempts(trx, carrier, batch, outcomes, now);
+    // A transient failure releases the claim: the dispatch job retries at once on its next run.
+    const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
+    if (retry.length > 0)
+      await trx
+        .updateTable('messages')
+        .set({ claimed_until: null, claim_token: null })
+        .where(
+          'id',
+          'in',
+          retry.map((r) => r.id),
+        )
+        .where('stage', '=', 0)
+        .execute();
+  });
+}
