@@ -74,7 +74,12 @@ describeEngines('dashboard and alert-rule metrics exposed by /metrics', (engine)
     exposed = await eventually(async () => {
       const scrape = await h.app.inject({ method: 'GET', url: '/metrics' });
       expect(scrape.statusCode).toBe(200);
-      const seen = ['mensajero_webhook_attempts_total{result="delivered"}', 'mensajero_smpp_server_delivered_total{'];
+      // The open-binds gauge is set at the end of a renewal round (every second), not at the bind.
+      const seen = [
+        'mensajero_webhook_attempts_total{result="delivered"}',
+        'mensajero_smpp_server_delivered_total{',
+        'mensajero_smpp_server_bound{',
+      ];
       return seen.every((series) => scrape.body.includes(series)) && exposedSeries(scrape.body);
     }, 15_000);
     expect(exposed).toContain('mensajero_carrier_receipt_latency_seconds_bucket');
