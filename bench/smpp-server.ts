@@ -69,6 +69,7 @@ export async function benchSmppServer(): Promise<string> {
   const svc = await startBenchService({ SMPP_SERVER_PORT: '0', SMPP_SERVER_HOST: '127.0.0.1' });
   const ctx = svc.service.ctx;
   const bare = await bareServer();
+  const sessions: SmppSession[] = [];
   try {
     const port = svc.service.smpp!.port!;
     const account = { id: svc.accountId, email: 'bench@example.com' };
@@ -80,8 +81,10 @@ export async function benchSmppServer(): Promise<string> {
       maxBinds: 8,
     });
     const ours = await connect(port);
+    sessions.push(ours);
     if ((await bind(ours, 'transceiver', 'bench', 'bench01')) !== 0) throw new Error('bind refused');
     const bareSession = await connect(bare.port);
+    sessions.push(bareSession);
     await bind(bareSession, 'transceiver', 'x', 'x');
     const rates: Record<string, number[]> = { bare: [], w1: [], w10: [], w100: [] };
     let accepted = 0;
@@ -103,7 +106,7 @@ export async function benchSmppServer(): Promise<string> {
     if (Number(stored.n) !== accepted) throw new Error(`${accepted} accepted, ${stored.n} stored`);
     process.stderr.write('bench: smpp-server receipts…\n');
     // The transceiver used for the sends is a receiver too: it takes its share of the receipts.
-    const receipts = await receiptRate(svc.accountId, ctx, port, ours);
+    const receipts = await receiptRate(svc.accountId, ctx, port, ours, sessions);
     const row = (name: string, label: string) =>
       `| ${label} | ${fmt(median(rates[name]))} | ${fmt(median(rates[name]) / median(rates.bare), 2)} |`;
     return [
@@ -123,6 +126,8 @@ export async function benchSmppServer(): Promise<string> {
       '',
     ].join('\n');
   } finally {
+    // Open client sockets would keep the bench process alive after its last section.
+    for (const s of sessions) s.destroy();
     bare.close();
     await svc.close();
   }
@@ -133,6 +138,7 @@ async function receiptRate(
   ctx: import('../src/context.js').AppContext,
   port: number,
   transceiver: SmppSession,
+  sessions: SmppSession[],
 ): Promise<number> {
   const now = Date.now();
   const pdu = JSON.stringify({
@@ -161,6 +167,7 @@ async function receiptRate(
       )
       .execute();
   const rx = await connect(port);
+  sessions.push(rx);
   let got = 0;
   const t0 = performance.now();
   const done = new Promise<void>((resolve) => {
