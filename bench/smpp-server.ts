@@ -1,3 +1,4 @@
+import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fmt, startBenchService } from './lib.js';
 import { smpp, type Pdu, type SmppSession } from '../src/carriers/smpp/pdu.js';
@@ -5,9 +6,10 @@ import { gsmSeptets } from '../src/carriers/smpp/encoding.js';
 import { addSmppUser } from '../src/features/smpp-users/service.js';
 
 const ROUNDS = 3;
-const COUNTS: Record<string, number> = { bare: 10_000, w1: 1_000, w10: 5_000, w100: 10_000 };
+const COUNTS: Record<string, number> = { bare: 10_000, w1: 1_000, w10: 5_000, w100: 10_000, http100: 10_000 };
 const RECEIPTS = 2_000;
-const BODY = Buffer.from(gsmSeptets('Benchmark message from a customer gateway'));
+const BODY_TEXT = 'Benchmark message from a customer gateway';
+const BODY = Buffer.from(gsmSeptets(BODY_TEXT));
 
 function connect(port: number): Promise<SmppSession> {
   return new Promise((resolve) => {
@@ -57,6 +59,55 @@ async function bareServer(): Promise<{ port: number; close(): void }> {
   return { port: (server.address() as AddressInfo).port, close: () => server.close() };
 }
 
+/**
+ * The same message sent by POST /sms/send from a keep-alive client with
+ * `window` requests unanswered at most (one connection each): what an HTTP
+ * customer gets in place of the bind.
+ */
+function httpLoop(
+  base: string,
+  apikey: string,
+  count: number,
+  window: number,
+): Promise<{ rate: number; refused: number }> {
+  const agent = new Agent({ keepAlive: true, maxSockets: window });
+  const body = JSON.stringify({ numbers: '525512345678', find_country_code: 1, message: BODY_TEXT });
+  const url = new URL('/sms/send', base);
+  const send = () =>
+    new Promise<boolean>((resolve, reject) => {
+      const req = request(
+        url,
+        { method: 'POST', agent, headers: { apikey, 'content-type': 'application/json' } },
+        (res) => {
+          res.resume();
+          res.on('end', () => resolve(res.statusCode === 200));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    let done = 0;
+    let refused = 0;
+    const t0 = performance.now();
+    const next = () => {
+      while (sent < count && sent - done < window) {
+        sent++;
+        send().then((ok) => {
+          done++;
+          if (!ok) refused++;
+          if (done === count) {
+            agent.destroy();
+            resolve({ rate: (count * 1000) / (performance.now() - t0), refused });
+          } else next();
+        }, reject);
+      }
+    };
+    next();
+  });
+}
+
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /**
@@ -69,6 +120,7 @@ export async function benchSmppServer(): Promise<string> {
   const svc = await startBenchService({ SMPP_SERVER_PORT: '0', SMPP_SERVER_HOST: '127.0.0.1' });
   const ctx = svc.service.ctx;
   const bare = await bareServer();
+  const sessions: SmppSession[] = [];
   try {
     const port = svc.service.smpp!.port!;
     const account = { id: svc.accountId, email: 'bench@example.com' };
@@ -80,17 +132,22 @@ export async function benchSmppServer(): Promise<string> {
       maxBinds: 8,
     });
     const ours = await connect(port);
+    sessions.push(ours);
     if ((await bind(ours, 'transceiver', 'bench', 'bench01')) !== 0) throw new Error('bind refused');
     const bareSession = await connect(bare.port);
+    sessions.push(bareSession);
     await bind(bareSession, 'transceiver', 'x', 'x');
-    const rates: Record<string, number[]> = { bare: [], w1: [], w10: [], w100: [] };
+    const order = ['bare', 'w1', 'w10', 'w100', 'http100'];
+    const rates: Record<string, number[]> = Object.fromEntries(order.map((name) => [name, []]));
     let accepted = 0;
     for (let round = 0; round < ROUNDS; round++) {
-      const order = ['bare', 'w1', 'w10', 'w100'];
-      for (const name of [...order.slice(round % 4), ...order.slice(0, round % 4)]) {
-        const window = name === 'bare' ? 100 : Number(name.slice(1));
-        const r = await submitLoop(name === 'bare' ? bareSession : ours, COUNTS[name], window);
-        if (r.refused > 0) throw new Error(`${name}: ${r.refused} submit_sm refused`);
+      for (const name of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
+        const window = name === 'bare' ? 100 : Number(name.replace(/^\D+/, ''));
+        const r =
+          name === 'http100'
+            ? await httpLoop(svc.base, svc.apikey, COUNTS[name], window)
+            : await submitLoop(name === 'bare' ? bareSession : ours, COUNTS[name], window);
+        if (r.refused > 0) throw new Error(`${name}: ${r.refused} sends refused`);
         if (name !== 'bare') accepted += COUNTS[name];
         rates[name].push(r.rate);
       }
@@ -103,7 +160,7 @@ export async function benchSmppServer(): Promise<string> {
     if (Number(stored.n) !== accepted) throw new Error(`${accepted} accepted, ${stored.n} stored`);
     process.stderr.write('bench: smpp-server receipts…\n');
     // The transceiver used for the sends is a receiver too: it takes its share of the receipts.
-    const receipts = await receiptRate(svc.accountId, ctx, port, ours);
+    const receipts = await receiptRate(svc.accountId, ctx, port, ours, sessions);
     const row = (name: string, label: string) =>
       `| ${label} | ${fmt(median(rates[name]))} | ${fmt(median(rates[name]) / median(rates.bare), 2)} |`;
     return [
@@ -111,18 +168,25 @@ export async function benchSmppServer(): Promise<string> {
       '',
       `One bind of the \`smpp\` package as the customer, median of ${ROUNDS} interleaved rounds; every accepted`,
       `submit_sm is stored, charged and handed to the simulator (${fmt(accepted)} messages, ${fmt(Number(stored.units))} credit units).`,
+      'The HTTP row sends the same message to the same number by POST /sms/send (one recipient per request) from a',
+      'keep-alive client in the same process, 100 requests unanswered at most, as the SMPP client keeps 100 submit_sm.',
       '',
-      '| sender | submit_sm/s | vs bare server |',
+      '| sender | messages/s | vs bare server |',
       '|---|---|---|',
       row('bare', 'bare `smpp` server answering from memory (window 100)'),
       row('w1', 'Mensajero, window 1'),
       row('w10', 'Mensajero, window 10'),
       row('w100', 'Mensajero, window 100'),
+      row('http100', 'Mensajero over HTTP, POST /sms/send, 100 in flight'),
       '',
-      `Receipts delivered to the customer's two binds (window 100 each): ${fmt(receipts)} deliver_sm/s (${fmt(RECEIPTS)} waiting rows, each deleted on its deliver_sm_resp).`,
+      `SMPP at window 100 vs HTTP with 100 in flight: ${fmt(median(rates.w100) / median(rates.http100), 2)}.`,
+      '',
+      `Receipts delivered to the customer's two binds (window 100 each): ${fmt(receipts)} deliver_sm/s (${fmt(RECEIPTS)} waiting rows, deleted in batches as their deliver_sm_resp 0 arrive; measured right after the sends, while the worker still records the simulator's reports of those messages).`,
       '',
     ].join('\n');
   } finally {
+    // Open client sockets would keep the bench process alive after its last section.
+    for (const s of sessions) s.destroy();
     bare.close();
     await svc.close();
   }
@@ -133,6 +197,7 @@ async function receiptRate(
   ctx: import('../src/context.js').AppContext,
   port: number,
   transceiver: SmppSession,
+  sessions: SmppSession[],
 ): Promise<number> {
   const now = Date.now();
   const pdu = JSON.stringify({
@@ -161,6 +226,7 @@ async function receiptRate(
       )
       .execute();
   const rx = await connect(port);
+  sessions.push(rx);
   let got = 0;
   const t0 = performance.now();
   const done = new Promise<void>((resolve) => {

@@ -15,6 +15,8 @@ export const CLAIM_MS = 15_000;
 export const RESPONSE_TIMEOUT_MS = 10_000;
 const MAX_BACKOFF_MS = 5 * 60_000;
 const PRUNE_EVERY_MS = 60_000;
+/** Acknowledged rows deleted per statement at most (under SQLite's bound-parameter limit). */
+const DELETE_CHUNK = 500;
 
 /** Retry after 1 s, 2 s, 4 s… up to 5 minutes. */
 const backoff = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1));
@@ -55,11 +57,18 @@ export interface PumpHost {
  * database (so two processes never send the same one at once), round robin
  * over the binds. A row is deleted only on deliver_sm_resp 0; otherwise it
  * waits with a back-off, and after SMPP_SERVER_DELIVERY_TTL_HOURS it is dropped.
+ * The rows acknowledged within one turn of the event loop are deleted by one
+ * statement: until then they stay claimed by this process, so nothing sends
+ * them again; a process killed before the delete leaves them claimed, and
+ * once the claim lapses they are sent again (a duplicate, never a loss).
  */
 export class DeliveryPump {
   private running: Promise<void> | null = null;
   private again = false;
   private lastPrune = 0;
+  /** Ids acknowledged (deliver_sm_resp 0) and not deleted yet. */
+  private acknowledged: number[] = [];
+  private deleting: Promise<void> | null = null;
 
   constructor(private readonly host: PumpHost) {}
 
@@ -143,18 +152,55 @@ export class DeliveryPump {
   private async send(session: CustomerSession, row: Row): Promise<void> {
     const queued = JSON.parse(row.pdu) as QueuedDeliverSm;
     const status = await session.deliver(encodeDeliverSm(queued), RESPONSE_TIMEOUT_MS);
+    if (status === 0) {
+      this.host.metrics.delivered.inc({ system_id: session.bound!.user.system_id, kind: row.kind });
+      return this.acknowledge(Number(row.id));
+    }
     try {
-      if (status === 0) {
-        await this.host.db.kysely
-          .deleteFrom('smpp_deliveries')
-          .where('id', '=', row.id)
-          .where('claimed_by', '=', this.host.holder)
-          .execute();
-        this.host.metrics.delivered.inc({ system_id: session.bound!.user.system_id, kind: row.kind });
-      } else await this.retry(row, Date.now());
-      if (status === 0) void this.tick().catch(() => undefined);
+      await this.retry(row, Date.now());
     } catch (err) {
       this.host.log.warn({ err }, 'SMPP delivery bookkeeping failed: the claim expires and it is sent again');
+    }
+  }
+
+  /** Queues an acknowledged row for the next batched delete. */
+  private acknowledge(id: number): void {
+    this.acknowledged.push(id);
+    this.startDeleting();
+  }
+
+  private startDeleting(): void {
+    if (this.deleting || this.acknowledged.length === 0) return;
+    this.deleting = this.deleteAcknowledged().finally(() => {
+      this.deleting = null;
+      this.startDeleting();
+    });
+  }
+
+  /** Resolves once every row acknowledged so far is deleted (or its delete failed and its claim will lapse). */
+  async settled(): Promise<void> {
+    while (this.deleting) await this.deleting;
+  }
+
+  private async deleteAcknowledged(): Promise<void> {
+    while (this.acknowledged.length > 0) {
+      // The acknowledgements read in this turn of the event loop join one DELETE.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      const ids = this.acknowledged.splice(0, DELETE_CHUNK);
+      try {
+        await this.host.db.kysely
+          .deleteFrom('smpp_deliveries')
+          .where('id', 'in', ids)
+          .where('claimed_by', '=', this.host.holder)
+          .execute();
+      } catch (err) {
+        this.host.log.warn(
+          { err, rows: ids.length },
+          'SMPP delivery bookkeeping failed: the claims expire and these are sent again',
+        );
+      }
+      // Their room in the windows is free: one round refills it.
+      void this.tick().catch(() => undefined);
     }
   }
 

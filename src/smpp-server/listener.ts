@@ -194,6 +194,7 @@ export class SmppServer implements SessionHost {
     await Promise.all([...this.sessions].map((s) => s.unbind()));
     await this.renewing;
     await this.pump.tick().catch(() => undefined);
+    await this.pump.settled();
     for (const session of [...this.sessions]) {
       session.socket.destroy();
       this.ended(session);
