@@ -1,11 +1,15 @@
 #!/usr/bin/env node
-// First: sizes the thread pool before anything uses it.
-import './lib/threadpool.js';
-import { Command, InvalidArgumentError } from 'commander';
-import { loadConfig, MAX_WORKERS } from './config.js';
-import { runCli } from './cli/run.js';
-import { registerCommands } from './cli/commands.js';
-import { packageVersion } from './lib/package.js';
+// Only Node's own modules are imported before the compile cache is on: everything else is compiled after it.
+import { enablePrivateCompileCache } from './lib/compile-cache.js';
+
+enablePrivateCompileCache();
+// Then the thread pool is sized, before anything uses it.
+await import('./lib/threadpool.js');
+const { Command, InvalidArgumentError } = await import('commander');
+const { loadConfig, MAX_WORKERS } = await import('./config.js');
+const { runCli } = await import('./cli/run.js');
+const { registerCommands } = await import('./cli/commands.js');
+const { packageVersion } = await import('./lib/package.js');
 
 const program = new Command('mensajero')
   .description('Mensajero messaging service')

@@ -1,4 +1,4 @@
-import { createTransport, type Transporter } from 'nodemailer';
+import type { Transporter } from 'nodemailer';
 import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RetryLater, type JobContext } from '../jobs/worker.js';
@@ -63,7 +63,11 @@ async function mailAlert(ctx: AppContext, body: string): Promise<string | null> 
   const { SMTP_URL, ALERT_EMAIL_TO, ALERT_EMAIL_FROM } = ctx.config;
   if (!SMTP_URL || !ALERT_EMAIL_TO) return 'SMTP_URL or ALERT_EMAIL_TO is no longer set';
   let transport = transports.get(SMTP_URL);
-  if (!transport) transports.set(SMTP_URL, (transport = createTransport(SMTP_URL)));
+  if (!transport) {
+    // Loaded with the first email: most processes never send one, and nodemailer is some forty modules to start.
+    const { createTransport } = await import('nodemailer');
+    transports.set(SMTP_URL, (transport = createTransport(SMTP_URL)));
+  }
   const alert = JSON.parse(body) as Record<string, unknown>;
   const about = alert.carrier ?? alert.account ?? '';
   try {

@@ -7,6 +7,7 @@ import { features } from '../features/index.js';
 import { buildServer, type BuildOptions } from '../server.js';
 import { buildMetricsServer } from '../metrics/route.js';
 import { simulatorWarnings } from '../carriers/simulator-warnings.js';
+import { flushCompileCache } from '../lib/compile-cache.js';
 import type { SmppServer, SmppServerOptions } from '../smpp-server/listener.js';
 
 export interface RunningService {
@@ -113,6 +114,8 @@ export async function serve(config: Config, workers = 1): Promise<void> {
     'mensajero is serving',
   );
   for (const warning of await simulatorWarnings(service.ctx)) service.ctx.log.warn(warning);
+  // The modules of a serving process are all loaded by now: the next start reuses their compiled code.
+  flushCompileCache();
   const shutdown = (signal: string) => {
     service.ctx.log.info({ signal }, 'shutting down: finishing in-flight requests and jobs');
     service.stop().then(

@@ -18,3 +18,20 @@ it('writes integer limits into SQLite statements instead of binding them', async
     await db.close();
   }
 });
+
+it('reaches a limit inside the WHERE of an update, and leaves queries without one as built', async () => {
+  const db = await openDatabase('sqlite::memory:');
+  try {
+    const claim = db.kysely
+      .updateTable('jobs')
+      .set({ locked_by: 'w' })
+      .where('id', 'in', (eb) => eb.selectFrom('jobs').select('id').where('kind', '=', 'k').limit(7))
+      .compile();
+    expect(claim.sql).toContain('limit 7');
+    expect(claim.parameters).toEqual(['w', 'k']);
+    const plain = db.kysely.selectFrom('accounts').select('id').where('id', 'in', [1, 2, 3]).compile();
+    expect(plain.parameters).toEqual([1, 2, 3]);
+  } finally {
+    await db.close();
+  }
+});

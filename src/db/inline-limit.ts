@@ -19,6 +19,21 @@ class InlineLimitTransformer extends OperationNodeTransformer {
   }
 }
 
+/** Nodes that hold bound values only (the rows of an insert, an IN list): no query inside. */
+const VALUES_ONLY = new Set(['ValueNode', 'PrimitiveValueListNode']);
+
+/** Whether a LIMIT appears anywhere in the query (subqueries included); walks operation nodes and their lists only. */
+function hasLimit(node: unknown): boolean {
+  if (Array.isArray(node)) return node.some(hasLimit);
+  if (node === null || typeof node !== 'object') return false;
+  const kind = (node as { kind?: unknown }).kind;
+  if (typeof kind !== 'string' || VALUES_ONLY.has(kind)) return false;
+  if (kind === 'LimitNode') return true;
+  for (const value of Object.values(node))
+    if (typeof value === 'object' && value !== null && hasLimit(value)) return true;
+  return false;
+}
+
 /**
  * Writes integer LIMITs into the SQL text instead of binding them. On SQLite a
  * bound `LIMIT ?` made a point lookup three times slower (6 µs → 19 µs of CPU
@@ -29,7 +44,8 @@ export class InlineLimitPlugin implements KyselyPlugin {
   private readonly transformer = new InlineLimitTransformer();
 
   transformQuery(args: PluginTransformQueryArgs): RootOperationNode {
-    return this.transformer.transformNode(args.node);
+    // The transformer copies every node of the query: most queries have no LIMIT and skip it.
+    return hasLimit(args.node) ? this.transformer.transformNode(args.node) : args.node;
   }
 
   async transformResult(args: PluginTransformResultArgs): Promise<QueryResult<UnknownRow>> {

@@ -10,6 +10,7 @@ class StaticProvider implements MigrationProvider {
 
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
+  if (await upToDate(db)) return [];
   const migrator = await migratorOf(db);
   let { error, results } = await migrator.migrateToLatest();
   // Kysely checks for its tables by listing the tables of every schema; another
@@ -37,6 +38,24 @@ export async function migrationStatus(db: Db): Promise<{ pending: string[]; unkn
   const executed = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
   const recorded = pending.length === known.length ? [] : await recordedMigrations(db);
   return { pending, unknown: recorded.filter((name) => !executed.has(name) && !(name in migrations)) };
+}
+
+/**
+ * Every migration of this version is recorded, and none other: one read,
+ * where Kysely's migrator would list the tables, take its lock and read the
+ * same rows (the start of every CLI command and of `serve`). Anything else
+ * (no table yet, pending or unknown migrations) goes through the migrator.
+ */
+async function upToDate(db: Db): Promise<boolean> {
+  let recorded: string[];
+  try {
+    recorded = await recordedMigrations(db);
+  } catch {
+    return false;
+  }
+  const known = Object.keys(migrations);
+  const names = new Set(recorded);
+  return names.size === known.length && known.every((name) => names.has(name));
 }
 
 async function recordedMigrations(db: Db): Promise<string[]> {

@@ -35,4 +35,15 @@ describe('Mexico City wall time', () => {
     expect(formatCompact(ms)).toBe('20250701120405');
     expect(formatLocalDate(ms)).toBe('2025-07-01');
   });
+
+  it('formats many different seconds in turn, each as its own wall time', () => {
+    // More distinct seconds than the formatter remembers, each visited twice; Mexico City is UTC-6 all year since 2022.
+    const base = Date.UTC(2026, 0, 15, 18, 0, 0);
+    const expected = (ms: number) => new Date(ms - 6 * 3600_000).toISOString().slice(0, 19).replace('T', ' ');
+    for (let pass = 0; pass < 2; pass++)
+      for (let i = 0; i < 150; i++) {
+        const ms = base + i * 61_000 + (pass === 0 ? 0 : 999);
+        expect(formatLocal(ms)).toBe(expected(ms));
+      }
+  });
 });

@@ -4,21 +4,40 @@
  */
 export const ZONE = 'America/Mexico_City';
 
-const partsFormatter = new Intl.DateTimeFormat('en-US', {
-  timeZone: ZONE,
-  hourCycle: 'h23',
-  year: 'numeric',
-  month: '2-digit',
-  day: '2-digit',
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
+type Parts = Readonly<{ year: string; month: string; day: string; hour: string; minute: string; second: string }>;
 
-function zonedParts(ms: number) {
+/** Made on first use: building it loads the zone's data, a cost every CLI command paid at start-up. */
+let partsFormatter: Intl.DateTimeFormat | undefined;
+const formatter = () =>
+  (partsFormatter ??= new Intl.DateTimeFormat('en-US', {
+    timeZone: ZONE,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }));
+
+/**
+ * The wall-clock parts of the seconds formatted last: a busy process formats
+ * the same few seconds (now, an expiry) many times, and formatToParts costs
+ * more than the rest of a point query.
+ */
+const RECENT = 64;
+const recent = new Map<number, Parts>();
+
+function zonedParts(ms: number): Parts {
+  const second = Math.floor(ms / 1000);
+  let parts = recent.get(second);
+  if (parts) return parts;
   const p: Record<string, string> = {};
-  for (const { type, value } of partsFormatter.formatToParts(new Date(ms))) p[type] = value;
-  return p as { year: string; month: string; day: string; hour: string; minute: string; second: string };
+  for (const { type, value } of formatter().formatToParts(new Date(ms))) p[type] = value;
+  parts = p as Parts;
+  if (recent.size >= RECENT) recent.delete(recent.keys().next().value!);
+  recent.set(second, parts);
+  return parts;
 }
 
 /** YYYY-MM-DD HH:mm:ss in Mexico City time. */

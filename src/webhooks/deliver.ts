@@ -12,6 +12,7 @@ import { signatureHeaders } from './signature.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { DELIVER_JOB } from './record.js';
 import { renewHeldJobs } from '../jobs/held-jobs.js';
+import { compiledOnce } from '../db/prepared.js';
 import { OutcomeWriter, type AttemptOutcome, type Settlement } from './outcome-writer.js';
 
 /** Per request of the event itself; the HEAD check has its own, shorter limit (WEBHOOK_HEAD_TIMEOUT_MS). */
@@ -160,9 +161,9 @@ function renewWhileRunning(d: Delivery, lockedBy: string): () => void {
 
 type LoadedEvent = Awaited<ReturnType<typeof loadEvents>> extends Map<number, infer R> ? R : never;
 
-/** The events with everything their attempts need, in one query. */
-async function loadEvents(d: Delivery, ids: number[]) {
-  const rows = await d.ctx.db.kysely
+/** The events with everything their attempts need, in one query (compiled once per number of events: a batch has 1 to 32). */
+const selectEvents = compiledOnce((db, ...ids: number[]) =>
+  db
     .selectFrom('events')
     .innerJoin('accounts', 'accounts.id', 'events.account_id')
     .leftJoin('webhooks', 'webhooks.account_id', 'events.account_id')
@@ -176,8 +177,11 @@ async function loadEvents(d: Delivery, ids: number[]) {
       'webhooks.backoff_until',
       'webhook_secrets.secret_enc',
     ])
-    .where('events.id', 'in', ids)
-    .execute();
+    .where('events.id', 'in', ids),
+);
+
+async function loadEvents(d: Delivery, ids: number[]) {
+  const { rows } = await selectEvents(d.ctx.db.kysely, ...ids);
   return new Map(rows.map((r) => [Number(r.id), r]));
 }
 

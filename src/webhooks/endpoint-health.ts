@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Config } from '../config.js';
 import { affected, type Executor } from '../db/engine.js';
+import { prepared } from '../db/prepared.js';
 import { formatLocal } from '../lib/time.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { isoTime, openEpisode } from '../alerts/episodes.js';
@@ -22,13 +23,16 @@ export interface AttemptResult {
 
 /** A success clears the endpoint's failure record (a statement that writes nothing when it is healthy). */
 export async function clearEndpointHealth(trx: Executor, accountId: number): Promise<void> {
-  await trx
+  await clearHealth(trx, { accountId });
+}
+
+const clearHealth = prepared<{ accountId: number }, never>((db, slot) =>
+  db
     .updateTable('webhooks')
     .set({ failing_since: null, timeouts: 0, backoff_until: null })
-    .where('account_id', '=', accountId)
-    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('timeouts', '>', 0)]))
-    .execute();
-}
+    .where('account_id', '=', slot('accountId'))
+    .where((eb) => eb.or([eb('failing_since', 'is not', null), eb('timeouts', '>', 0)])),
+);
 
 /**
  * The health of an account's endpoint after an attempt, in the attempt's

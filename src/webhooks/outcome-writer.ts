@@ -8,11 +8,41 @@ import type { WebhookMetrics } from './metrics.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { clearEndpointHealth, recordEndpointHealth } from './endpoint-health.js';
 import { completeHeldJobs, rescheduleHeldJob, type HeldJob } from '../jobs/held-jobs.js';
+import { prepared } from '../db/prepared.js';
 
 export interface AttemptOutcome extends HttpAnswer {
   method: string;
   delivered: boolean;
 }
+
+/** An attempt's move of its event, if nobody moved it since it was read: one statement per attempt, compiled once. */
+const moveEventRow = prepared<
+  {
+    id: number;
+    attemptsBefore: number;
+    state: 'delivered' | 'failed' | 'pending';
+    attempts: number;
+    deliveredAt: number | null;
+    nextAttemptAt: number | null;
+    lastStatus: number | null;
+    lastError: string | null;
+  },
+  never
+>((db, slot) =>
+  db
+    .updateTable('events')
+    .set({
+      state: slot('state'),
+      attempts: slot('attempts'),
+      delivered_at: slot('deliveredAt'),
+      next_attempt_at: slot('nextAttemptAt'),
+      last_status: slot('lastStatus'),
+      last_error: slot('lastError'),
+    })
+    .where('id', '=', slot('id'))
+    .where('state', '=', 'pending')
+    .where('attempts', '=', slot('attemptsBefore')),
+);
 
 /** The shortest time between the starts of two groups written back to back. */
 const GROUP_WINDOW_MS = 4;
@@ -174,22 +204,18 @@ export class OutcomeWriter {
     // A forbidden address (private, local, reserved) will not change by retrying: failed at once.
     const exhausted = !o.delivered && (attempts > MAX_RETRIES || o.forbidden === true);
     const retryIn = o.delivered || exhausted ? null : retryDelayMs(attempts, this.ctx.config.WEBHOOK_RETRY_BASE_MS);
-    const result = await trx
-      .updateTable('events')
-      .set({
-        state: o.delivered ? 'delivered' : exhausted ? 'failed' : 'pending',
-        attempts,
-        delivered_at: o.delivered ? at : null,
-        next_attempt_at: retryIn === null ? null : at + retryIn,
-        last_status: o.status,
-        last_error: o.error?.slice(0, 500) ?? null,
-      })
-      .where('id', '=', event.id)
-      .where('state', '=', 'pending')
-      .where('attempts', '=', event.attempts)
-      .executeTakeFirst();
+    const result = await moveEventRow(trx, {
+      id: event.id,
+      attemptsBefore: event.attempts,
+      state: o.delivered ? 'delivered' : exhausted ? 'failed' : 'pending',
+      attempts,
+      deliveredAt: o.delivered ? at : null,
+      nextAttemptAt: retryIn === null ? null : at + retryIn,
+      lastStatus: o.status,
+      lastError: o.error?.slice(0, 500) ?? null,
+    });
     // Not moved: cancelled, disabled or redelivered meanwhile; this job's work is over.
-    const moved = Number(result.numUpdatedRows ?? 0n) === 1;
+    const moved = Number(result.numAffectedRows ?? 0n) === 1;
     return { moved, retryIn: moved ? retryIn : null };
   }
 

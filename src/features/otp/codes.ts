@@ -33,8 +33,14 @@ export const codeDigest = (key: Buffer, verificationId: number, code: string): s
 export const codeMatches = (key: Buffer, verificationId: number, typed: string, digest: string | null): boolean =>
   digest !== null && sameDigest(codeDigest(key, verificationId, typed), digest);
 
-/** A key of its own for the resend copy, derived from the OTP secret. */
-const sealingKey = (key: Buffer) => createHmac('sha256', key).update('mensajero/otp-resend-copy').digest();
+/** A key of its own for the resend copy, derived from the OTP secret (once per secret: every send seals). */
+const sealingKeys = new WeakMap<Buffer, Buffer>();
+const sealingKey = (key: Buffer): Buffer => {
+  let derived = sealingKeys.get(key);
+  if (!derived)
+    sealingKeys.set(key, (derived = createHmac('sha256', key).update('mensajero/otp-resend-copy').digest()));
+  return derived;
+};
 
 export const sealCode = (key: Buffer, code: string): string => encrypt(sealingKey(key), code);
 export const unsealCode = (key: Buffer, sealed: string): string => decrypt(sealingKey(key), sealed);

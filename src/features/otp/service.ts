@@ -1,74 +1,53 @@
-import type { AppContext, DbAndConfig, WithConfig, WithDb } from '../../context.js';
+import type { AppContext, WithConfig } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
-import { formatLocal, formatLocalDate, parseLocal } from '../../lib/time.js';
+import { formatLocal, formatLocalDate } from '../../lib/time.js';
 import { submitMessages } from '../../messaging/submit.js';
-import { channelNumbers } from '../../phone/accepted.js';
-import { codeDigest, codeMatches, generateCode, sealCode, unsealCode } from './codes.js';
+import { codeDigest, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
 import {
   ATTEMPTS,
   decideCreate,
   effectiveState,
   expiryFor,
-  hintFor,
-  maxAttempts,
   nextFor,
   PATHS,
-  resendAvailableIn,
-  verifyRefusal,
   type CreateDecision,
   type OtpState,
 } from './machine.js';
 import type { CreateParams } from './params.js';
 import {
   applyIfUnchanged,
-  countDailyLock,
-  countDailyRound,
   countDailySend,
-  countFailure,
   ensureVerification,
+  forgetStart,
+  maskSentText,
   otpCaller,
   uncountDailySend,
   type DayKey,
-  findVerification,
-  forgetStart,
-  markVerified,
-  maskSentText,
-  recordStart,
-  resetToNone,
-  startLockCooldown,
-  startsSince,
-  takeAttempt,
   type NumberKey,
   type Verification,
 } from './store.js';
-import { CHATAPP_TEMPLATE, DEFAULT_MESSAGE, checkMessage, companyText, renderText } from './text.js';
+import { checkMessage, renderText } from './text.js';
+import {
+  channelText,
+  checkAndRecordStart,
+  checkCountryAllowed,
+  checkLockCooldown,
+  checkNumber,
+  dailyLimit,
+  MAX_TRIES,
+  view,
+  type OtpReply,
+} from './checks.js';
 
-export interface OtpReply {
-  status: number;
-  body: Record<string, unknown>;
-  /** The messages that carried the code (sendCode only): the previous OTP API answers their reference and price. */
-  messageIds?: number[];
-}
-
-/** Transitions decided on a read retry when another request changed the row first; this bounds the retries. */
-const MAX_TRIES = 8;
-const HOUR = 3600_000;
-
-const localOrNull = (ms: number | null) => (ms === null ? null : formatLocal(ms));
-
-/** The fields every answer about a verification carries. */
-export function view(row: Verification | undefined, now: number, cooldown: number) {
-  const state = effectiveState(row, now);
-  const open = state === 'pending' || state === 'locked' || state === 'expired';
-  return {
-    state,
-    expires_at: open ? localOrNull(row!.expires_at) : null,
-    attempts_remaining: open ? row!.attempts_remaining : null,
-    resend_available_in: resendAvailableIn(row, now, cooldown),
-  };
-}
+/**
+ * The OTP service, the feature's public surface: sending a code here; the
+ * checks every transition shares in checks.ts; verify, status, delete and
+ * the previous API's reset in verify.ts.
+ */
+export { channelText, checkCountryAllowed, checkLockCooldown, checkNumber, view, type OtpReply } from './checks.js';
+export { deleteVerification, readStatus, restoreAttempts, verifyCode } from './verify.js';
 
 const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
   created: 'A verification code was sent',
@@ -236,150 +215,6 @@ export function sentAnswer(
   };
 }
 
-/** The account's own list of countries (mensajero otp settings), when it has one. */
-export function checkCountryAllowed(caller: { allowedCountries: string | null }, countryCode: string): void {
-  if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(countryCode)) {
-    throw new OtpError(403, 'otp_country_blocked', {
-      hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`,
-      next: [],
-    });
-  }
-}
-
-/** The template and company for the channel (chat-app: the fixed template), with warnings for what was ignored. */
-export function channelText(p: CreateParams, path: string): { company: string; template: string; warnings: string[] } {
-  if (p.channel === 'chatapp') {
-    const ignored = [p.message !== undefined && 'message', p.company !== undefined && 'company'].filter(Boolean);
-    const warnings =
-      ignored.length > 0
-        ? [`The chat-app channel uses a fixed official template: ${ignored.join(' and ')} ignored.`]
-        : [];
-    return { company: '', template: CHATAPP_TEMPLATE, warnings };
-  }
-  if (p.company === undefined) {
-    throw new OtpError(
-      400,
-      'otp_missing_param',
-      {
-        hint: `company is required with the ${p.channel} channel: it names the sender in the text.`,
-        next: [path],
-        field: 'company',
-      },
-      'A required parameter is missing: company',
-    );
-  }
-  return { company: companyText(p.company, path), template: p.message ?? DEFAULT_MESSAGE, warnings: [] };
-}
-
-/**
- * Toll fraud: premium-rate, satellite and other countries' ranges pay whoever
- * sends to them. A code goes only to a number the channel's own send path
- * accepts (channelNumbers: /sms/send's countries and lines for sms,
- * /voice/send's and /chatapp/send's for voice and chatapp), before any
- * account's own narrower list.
- */
-export function checkNumber(ctx: WithConfig, p: Pick<CreateParams, 'channel' | 'country_code' | 'phone_number'>): void {
-  const rule = channelNumbers(ctx.config, p.channel);
-  const refused = rule.refusal(p.country_code, p.phone_number);
-  if (refused === 'country') {
-    throw new OtpError(400, 'otp_country_unsupported', {
-      hint: `This service sends codes by ${p.channel} only to country codes ${[...rule.countryCodes].join(',')}.`,
-      next: [],
-      field: 'country_code',
-    });
-  }
-  if (refused === 'number') {
-    const nanp = p.country_code === '1' ? ` +1 numbers only of ${ctx.config.NANP_ALLOWED_REGIONS}.` : '';
-    throw new OtpError(400, 'otp_number_unsupported', {
-      hint: `Codes go only to mobile or geographic numbers of the country's plan: not to premium-rate, toll-free or other non-geographic ranges, nor to numbers the plan does not have.${nanp}`,
-      next: [],
-      field: 'phone_number',
-    });
-  }
-}
-
-/**
- * A round just locked: counted for the number today (the top-level account
- * with its sub-accounts). From the day's OTP_LOCKS_BEFORE_COOLDOWN-th lock the
- * rotation cooldown starts. Before it, locked + code_rotate gives a new round
- * at once, as the spec's table says: the daily round cap bounds the guesses.
- */
-async function countLock(ctx: WithConfig, trx: Executor, key: NumberKey, id: number, now: number): Promise<void> {
-  const { rootAccountId } = await otpCaller(trx, key.accountId);
-  const locks = await countDailyLock(trx, {
-    rootAccountId,
-    countryCode: key.countryCode,
-    phoneNumber: key.phoneNumber,
-    day: formatLocalDate(now),
-  });
-  if (locks >= ctx.config.OTP_LOCKS_BEFORE_COOLDOWN) await startLockCooldown(trx, id, now);
-}
-
-/**
- * A round locked with the cooldown allows no new code for the number before
- * OTP_LOCK_COOLDOWN_SECONDS, whatever the way (rotate, delete then create):
- * otherwise lock-and-rotate gives a guess every few seconds all day.
- */
-export function checkLockCooldown(ctx: WithConfig, row: Verification, state: OtpState, now: number): void {
-  if (row.locked_at === null) return;
-  const wait = Math.ceil((row.locked_at + ctx.config.OTP_LOCK_COOLDOWN_SECONDS * 1000 - now) / 1000);
-  if (wait <= 0) return;
-  throw new OtpError(
-    429,
-    'otp_lock_cooldown',
-    {
-      state,
-      hint: `Too many wrong codes were typed for this number: a new code is possible in ${wait} s.`,
-      next: [PATHS.status],
-      resend_available_in: wait,
-    },
-    undefined,
-    { 'Retry-After': String(wait) },
-  );
-}
-
-/** The per-number daily cap (rounds and sends, all channels, the account and its sub-accounts together), reset at Mexico City midnight. */
-function dailyLimit(state: OtpState, caps: { rounds: number; sends: number }, now: number): OtpError {
-  const wait = Math.max(1, Math.ceil((parseLocal(formatLocalDate(now))! + 24 * HOUR - now) / 1000));
-  return new OtpError(
-    429,
-    'otp_daily_limit',
-    {
-      state,
-      hint: `At most ${caps.rounds} new codes and ${caps.sends} sends per phone number per day; the count starts again at midnight (Mexico City). A code already sent can still be verified.`,
-      next: [PATHS.verify, PATHS.status],
-      resend_available_in: wait,
-    },
-    undefined,
-    { 'Retry-After': String(wait) },
-  );
-}
-
-/** The per-number hourly limit: counts new codes of the last hour, refuses or records this one. */
-async function checkAndRecordStart(
-  trx: Parameters<typeof startsSince>[0],
-  key: NumberKey,
-  max: number,
-  now: number,
-): Promise<number> {
-  const { count, oldest } = await startsSince(trx, key, now - HOUR);
-  if (count >= max) {
-    const wait = Math.max(1, Math.ceil(((oldest ?? now) + HOUR - now) / 1000));
-    throw new OtpError(
-      429,
-      'otp_rate_limited',
-      {
-        hint: `This account allows ${max} new codes per phone number per hour; the next is possible in ${wait} s. A code already sent can still be verified.`,
-        next: [PATHS.verify, PATHS.status],
-        resend_available_in: wait,
-      },
-      undefined,
-      { 'Retry-After': String(wait) },
-    );
-  }
-  return recordStart(trx, key, now);
-}
-
 /** Writes back the verification as it was before a send the carrier refused. */
 async function restore(db: Executor, before: Verification): Promise<void> {
   const {
@@ -409,150 +244,4 @@ async function restore(db: Executor, before: Verification): Promise<void> {
     verified_at,
     updated_at: Date.now(),
   });
-}
-
-/** POST /v2/otp/verify. */
-export async function verifyCode(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit'>,
-  key: NumberKey,
-  typed: string,
-): Promise<OtpReply> {
-  const cooldown = ctx.config.OTP_RESEND_COOLDOWN_SECONDS;
-  for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const now = Date.now();
-    const row = await findVerification(ctx.db.kysely, key);
-    const current = view(row, now, cooldown);
-    if (current.state !== 'pending') throw verifyRefusal(current.state, current.expires_at);
-    const { id, code_hash } = row!;
-    if (codeMatches(ctx.secrets.otpHmac, id, typed, code_hash)) {
-      if (!(await ctx.groupCommit.run((trx) => markVerified(trx, id, code_hash!, now), key.accountId))) continue;
-      return {
-        status: 200,
-        body: {
-          success: true,
-          state: 'verified',
-          action: 'verified',
-          message: 'The code is correct: the number is verified',
-          hint: 'Nothing else to do for this number. POST /v2/otp starts a new verification when one is needed.',
-          next: [],
-        },
-      };
-    }
-    const taken = await ctx.groupCommit.run(async (trx) => {
-      const t = await takeAttempt(trx, id, code_hash!, now);
-      if (t) await countFailure(trx, key.accountId);
-      if (t?.state === 'locked') await countLock(ctx, trx, key, id, now);
-      return t;
-    }, key.accountId);
-    if (!taken) continue;
-    if (taken.state === 'locked') throw maxAttempts(current.expires_at);
-    const left = taken.attempts_remaining;
-    throw new OtpError(401, 'otp_incorrect_code', {
-      state: 'pending',
-      hint: `The code does not match. ${left} attempt${left === 1 ? '' : 's'} left: ask the user to check the latest code received and try again.`,
-      next: nextFor('pending', current.resend_available_in),
-      expires_at: current.expires_at,
-      attempts_remaining: left,
-      resend_available_in: current.resend_available_in,
-    });
-  }
-  throw new Error('OTP verify kept conflicting');
-}
-
-const STATE_MESSAGES: Record<OtpState, string> = {
-  none: 'No active verification for this number',
-  pending: 'A code was sent and waits for verification',
-  verified: 'The number is verified',
-  expired: 'The code expired',
-  locked: 'The verification is locked after too many wrong codes',
-};
-
-/** GET /v2/otp/status: reads only. */
-export async function readStatus(ctx: DbAndConfig, key: NumberKey): Promise<OtpReply> {
-  const current = view(await findVerification(ctx.db.kysely, key), Date.now(), ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
-  return {
-    status: 200,
-    body: {
-      success: true,
-      state: current.state,
-      message: STATE_MESSAGES[current.state],
-      hint: hintFor(current.state, current.resend_available_in),
-      next: nextFor(current.state, current.resend_available_in),
-      expires_at: current.expires_at,
-      attempts_remaining: current.attempts_remaining,
-      resend_available_in: current.resend_available_in,
-    },
-  };
-}
-
-/** DELETE /v2/otp: any state → none, nothing sent. */
-export async function deleteVerification(ctx: WithDb, key: NumberKey): Promise<OtpReply> {
-  await resetToNone(ctx.db.kysely, key, Date.now());
-  return {
-    status: 200,
-    body: {
-      success: true,
-      state: 'none',
-      action: 'deleted',
-      message: 'The verification was deleted; nothing was sent',
-      hint: 'Any code sent before no longer works. POST /v2/otp sends a new one when needed.',
-      next: [PATHS.send],
-    },
-  };
-}
-
-/**
- * The previous OTP API's reset without a new code: a pending or locked code
- * gets its 7 attempts back and stays valid until its expiry. Other states
- * answer like verify (404 none, 409 verified, 410 expired). Fresh attempts are
- * a new round of guesses at the same code, so they count as one of the
- * number's rounds today (429 otp_daily_limit) and wait out a lock cooldown
- * like a rotation: resetting again and again never gives unlimited guesses.
- */
-export async function restoreAttempts(
-  ctx: Pick<AppContext, 'config' | 'groupCommit'>,
-  key: NumberKey,
-): Promise<OtpReply> {
-  const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
-  for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const now = Date.now();
-    const current = await ctx.groupCommit.run(async (trx) => {
-      const row = await findVerification(trx, key);
-      const current = view(row, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
-      if (current.state !== 'pending' && current.state !== 'locked')
-        throw verifyRefusal(current.state, current.expires_at);
-      checkLockCooldown(ctx, row!, current.state, now);
-      if (
-        !(await applyIfUnchanged(trx, row!.id, row!.version, {
-          state: 'pending',
-          attempts_remaining: ATTEMPTS,
-          updated_at: now,
-        }))
-      )
-        return undefined;
-      const { rootAccountId } = await otpCaller(trx, key.accountId);
-      const dayKey: DayKey = {
-        rootAccountId,
-        countryCode: key.countryCode,
-        phoneNumber: key.phoneNumber,
-        day: formatLocalDate(now),
-      };
-      if (!(await countDailyRound(trx, dayKey, caps.rounds))) throw dailyLimit(current.state, caps, now);
-      return current;
-    }, key.accountId);
-    if (!current) continue;
-    return {
-      status: 200,
-      body: {
-        success: true,
-        state: 'pending',
-        message: `The code has ${ATTEMPTS} attempts again`,
-        hint: hintFor('pending', current.resend_available_in),
-        next: nextFor('pending', current.resend_available_in),
-        expires_at: current.expires_at,
-        attempts_remaining: ATTEMPTS,
-      },
-    };
-  }
-  throw new Error('OTP reset kept conflicting');
 }
