@@ -1,8 +1,7 @@
-import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { Migrator, type Kysely } from 'kysely';
-import { describeEngines, dropSchema } from '../../../test/helpers/harness.js';
-import { openDatabase, type Db } from '../engine.js';
+import { expect, it } from 'vitest';
+import { type Kysely } from 'kysely';
+import { describeEngines } from '../../../test/helpers/harness.js';
+import { migrationSandbox } from '../../../test/helpers/migrations.js';
 import { migrations } from './index.js';
 
 const MINE = '0034_prices_costs';
@@ -11,26 +10,11 @@ const BEFORE = Object.keys(migrations).sort()[Object.keys(migrations).sort().ind
 
 /** Messages refunded before the migration count as refunded after it (margins), and the migration goes back down. */
 describeEngines('migration 0034: prices, carrier costs and the charge of each message', (engine) => {
-  const schema = `m_${randomBytes(6).toString('hex')}`;
-  let db: Db;
-  let migrator: Migrator;
-  beforeAll(async () => {
-    db = await openDatabase(engine === 'postgres' ? process.env.TEST_DATABASE_URL! : 'sqlite:', { pgSchema: schema });
-    const migrationTableSchema = engine === 'postgres' ? schema : undefined;
-    migrator = new Migrator({
-      db: db.kysely,
-      provider: { getMigrations: async () => migrations },
-      migrationTableSchema,
-    });
-  });
-  afterAll(async () => {
-    await db.close();
-    if (engine === 'postgres') await dropSchema(schema);
-  });
-  const any = () => db.kysely as unknown as Kysely<any>;
+  const sandbox = migrationSandbox(engine);
+  const any = () => sandbox.db.kysely as unknown as Kysely<any>;
 
   it('marks the messages closed unsent as refunded, and goes down and up again', async () => {
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    expect((await sandbox.migrator.migrateTo(BEFORE)).error).toBeUndefined();
     const [{ id: accountId }] = await any()
       .insertInto('accounts')
       .values({ email: 'a@example.com', password_hash: 'x', created_at: 1 })
@@ -65,8 +49,8 @@ describeEngines('migration 0034: prices, carrier costs and the charge of each me
         message('ok', 'delivered', 5),
       ])
       .execute();
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
-    const rows = await db.kysely
+    expect((await sandbox.migrator.migrateToLatest()).error).toBeUndefined();
+    const rows = await sandbox.db.kysely
       .selectFrom('messages')
       .select(['reference', 'refunded'])
       .orderBy('reference')
@@ -77,9 +61,11 @@ describeEngines('migration 0034: prices, carrier costs and the charge of each me
       ['undelivered', 0],
     ]);
     expect(
-      (await db.kysely.selectFrom('rate_revisions').select('name').orderBy('name').execute()).map((r) => r.name),
+      (await sandbox.db.kysely.selectFrom('rate_revisions').select('name').orderBy('name').execute()).map(
+        (r) => r.name,
+      ),
     ).toEqual(['costs', 'prices']);
-    expect((await migrator.migrateTo(BEFORE)).error).toBeUndefined();
-    expect((await migrator.migrateToLatest()).error).toBeUndefined();
+    expect((await sandbox.migrator.migrateTo(BEFORE)).error).toBeUndefined();
+    expect((await sandbox.migrator.migrateToLatest()).error).toBeUndefined();
   });
 });
