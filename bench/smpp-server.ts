@@ -4,9 +4,17 @@ import { fmt, startBenchService } from './lib.js';
 import { smpp, type Pdu, type SmppSession } from '../src/carriers/smpp/pdu.js';
 import { gsmSeptets } from '../src/carriers/smpp/encoding.js';
 import { addSmppUser } from '../src/features/smpp-users/service.js';
+import { sqliteFloor } from './sqlite-floor.js';
 
 const ROUNDS = 3;
-const COUNTS: Record<string, number> = { bare: 10_000, w1: 1_000, w10: 5_000, w100: 10_000, http100: 10_000 };
+const COUNTS: Record<string, number> = {
+  bare: 10_000,
+  floor: 10_000,
+  w1: 1_000,
+  w10: 5_000,
+  w100: 10_000,
+  http100: 10_000,
+};
 const RECEIPTS = 2_000;
 const BODY_TEXT = 'Benchmark message from a customer gateway';
 const BODY = Buffer.from(gsmSeptets(BODY_TEXT));
@@ -120,6 +128,7 @@ export async function benchSmppServer(): Promise<string> {
   const svc = await startBenchService({ SMPP_SERVER_PORT: '0', SMPP_SERVER_HOST: '127.0.0.1' });
   const ctx = svc.service.ctx;
   const bare = await bareServer();
+  const floor = await sqliteFloor();
   const sessions: SmppSession[] = [];
   try {
     const port = svc.service.smpp!.port!;
@@ -137,18 +146,20 @@ export async function benchSmppServer(): Promise<string> {
     const bareSession = await connect(bare.port);
     sessions.push(bareSession);
     await bind(bareSession, 'transceiver', 'x', 'x');
-    const order = ['bare', 'w1', 'w10', 'w100', 'http100'];
+    const order = ['bare', 'floor', 'w1', 'w10', 'w100', 'http100'];
     const rates: Record<string, number[]> = Object.fromEntries(order.map((name) => [name, []]));
     let accepted = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
-        const window = name === 'bare' ? 100 : Number(name.replace(/^\D+/, ''));
+        const window = name === 'bare' || name === 'floor' ? 100 : Number(name.replace(/^\D+/, ''));
         const r =
-          name === 'http100'
-            ? await httpLoop(svc.base, svc.apikey, COUNTS[name], window)
-            : await submitLoop(name === 'bare' ? bareSession : ours, COUNTS[name], window);
+          name === 'floor'
+            ? { rate: floor.run(COUNTS.floor, window), refused: 0 }
+            : name === 'http100'
+              ? await httpLoop(svc.base, svc.apikey, COUNTS[name], window)
+              : await submitLoop(name === 'bare' ? bareSession : ours, COUNTS[name], window);
         if (r.refused > 0) throw new Error(`${name}: ${r.refused} sends refused`);
-        if (name !== 'bare') accepted += COUNTS[name];
+        if (name !== 'bare' && name !== 'floor') accepted += COUNTS[name];
         rates[name].push(r.rate);
       }
     }
@@ -174,12 +185,13 @@ export async function benchSmppServer(): Promise<string> {
       '| sender | messages/s | vs bare server |',
       '|---|---|---|',
       row('bare', 'bare `smpp` server answering from memory (window 100)'),
+      row('floor', 'floor: the rows of each message written by raw better-sqlite3, 100 per commit'),
       row('w1', 'Mensajero, window 1'),
       row('w10', 'Mensajero, window 10'),
       row('w100', 'Mensajero, window 100'),
       row('http100', 'Mensajero over HTTP, POST /sms/send, 100 in flight'),
       '',
-      `SMPP at window 100 vs HTTP with 100 in flight: ${fmt(median(rates.w100) / median(rates.http100), 2)}.`,
+      `SMPP at window 100 vs HTTP with 100 in flight: ${fmt(median(rates.w100) / median(rates.http100), 2)}; vs the floor of its writes: ${fmt(median(rates.w100) / median(rates.floor), 2)}.`,
       '',
       `Receipts delivered to the customer's two binds (window 100 each): ${fmt(receipts)} deliver_sm/s (${fmt(RECEIPTS)} waiting rows, deleted in batches as their deliver_sm_resp 0 arrive; measured right after the sends, while the worker still records the simulator's reports of those messages).`,
       '',
@@ -188,6 +200,7 @@ export async function benchSmppServer(): Promise<string> {
     // Open client sockets would keep the bench process alive after its last section.
     for (const s of sessions) s.destroy();
     bare.close();
+    floor.close();
     await svc.close();
   }
 }

@@ -57,6 +57,47 @@ describeEngines('group commit of sends', (engine) => {
     expect(await messagesOf(poor.id)).toHaveLength(0);
   });
 
+  it('runs a batch without failures with no savepoint, and a batch with one again with a savepoint per request', async () => {
+    const rich = await h.createAccount(10);
+    const group = new GroupCommit(h.ctx.db);
+    type Trx = Parameters<Parameters<GroupCommit['run']>[0]>[0];
+    const seen: string[] = [];
+    // The first request's work watches the statements the group commit itself runs on the shared transaction.
+    const watching = async (trx: Trx) => {
+      const execute = trx.executeQuery.bind(trx);
+      trx.executeQuery = ((query: Parameters<Trx['executeQuery']>[0]) => {
+        seen.push(('sql' in query ? query.sql : query.compile().sql).toLowerCase());
+        return execute(query);
+      }) as Trx['executeQuery'];
+      return send(trx);
+    };
+    const send = (trx: Trx) =>
+      submitMessages(trx, h.ctx, {
+        accountId: rich.id,
+        channel: 'sms',
+        source: 'sms',
+        recipients: [{ countryCode: '52', number: '525512345678' }],
+        text: 'Hola',
+      });
+    await Promise.all([group.run(watching, rich.id), group.run(send, rich.id), group.run(send, rich.id)]);
+    expect(seen.filter((q) => /^(savepoint|release)/.test(q))).toEqual([]);
+
+    seen.length = 0;
+    const fails = async () => {
+      throw new Error('refused');
+    };
+    const results = await Promise.allSettled([
+      group.run(watching, rich.id),
+      group.run(fails, rich.id),
+      group.run(send, rich.id),
+    ]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(seen.filter((q) => /^release/.test(q)).length).toBeGreaterThan(0);
+    // Five sends committed once each, although the first of the failed batch ran twice.
+    expect(await credits(rich.id)).toBe(toUnits(5));
+    expect(await messagesOf(rich.id)).toHaveLength(5);
+  });
+
   it('accepts parallel single sends exactly as far as the balance goes, hands each over once and removes their safety-net jobs', async () => {
     const a = await h.createAccount(5);
     const replies = await Promise.all(

@@ -25,10 +25,14 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
 
 /**
  * Group commit: concurrent requests share one transaction instead of paying
- * a BEGIN/COMMIT (and, on PostgreSQL, a WAL flush) each. Each request runs
- * in its own savepoint, so one that throws (insufficient credits, a
- * constraint) is rolled back alone; every request is answered only after the
- * shared COMMIT, so nothing is reported accepted before it is durable.
+ * a BEGIN/COMMIT (and, on PostgreSQL, a WAL flush) each. A request that
+ * throws (insufficient credits, a constraint) is rolled back alone: the batch
+ * first runs without savepoints and, if one of its requests throws, runs
+ * again from nothing with each request in its own savepoint (so does every
+ * batch after it until one has no failure). A request's work may therefore
+ * run more than once before its commit: it must only write through `trx`.
+ * Every request is answered only after the shared COMMIT, so nothing is
+ * reported accepted before it is durable.
  * While a batch commits, the next requests queue and form the next batch;
  * a lone request waits one turn of the event loop at most. One per database
  * per process: src/boot.ts builds it with the database (ctx.groupCommit).
@@ -36,6 +40,8 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
 export class GroupCommit {
   private queue: Pending[] = [];
   private running = false;
+  /** Whether the last batch of several requests had no request that threw. */
+  private lastBatchClean = true;
 
   constructor(private readonly db: Db) {}
 
@@ -73,6 +79,35 @@ export class GroupCommit {
 
   private async commit(batch: Pending[]): Promise<void> {
     if (batch.length === 1) return settle(batch[0], () => this.db.kysely.transaction().execute(batch[0].work));
+    if (this.lastBatchClean && (await this.commitWhole(batch))) return;
+    await this.commitIsolated(batch);
+  }
+
+  /**
+   * The batch in one transaction without savepoints (they cost a third of a
+   * SQLite send's statements, a round trip each on PostgreSQL). Returns false,
+   * having written nothing, when a request threw: the caller runs the batch
+   * again with savepoints, and so does every batch until one has no failure.
+   */
+  private async commitWhole(batch: Pending[]): Promise<boolean> {
+    const values: unknown[] = [];
+    try {
+      await this.db.kysely.transaction().execute(async (trx) => {
+        for (const p of batch) values.push(await p.work(trx));
+      });
+    } catch (error) {
+      if (values.length < batch.length) {
+        this.lastBatchClean = false;
+        return false;
+      }
+      for (const p of batch) p.reject(error);
+      return true;
+    }
+    batch.forEach((p, i) => p.resolve(values[i]));
+    return true;
+  }
+
+  private async commitIsolated(batch: Pending[]): Promise<void> {
     const outcomes: Array<{ ok: true; value: unknown } | { ok: false; error: unknown }> = [];
     let bodyDone = false;
     try {
@@ -99,6 +134,7 @@ export class GroupCommit {
       } else for (const p of batch) p.reject(error);
       return;
     }
+    this.lastBatchClean = outcomes.every((o) => o.ok);
     for (let i = 0; i < batch.length; i++) {
       const o = outcomes[i];
       if (o.ok) batch[i].resolve(o.value);
