@@ -76,6 +76,9 @@ export async function startKannel(): Promise<Kannel> {
       'admin-interface = 127.0.0.1',
       'box-allow-ip = 127.0.0.1',
       'log-level = 4',
+      // Its durable message store, as a deployment that must not lose its queue runs it (Kannel user guide, core group).
+      'store-type = file',
+      `store-location = ${join(dir, 'kannel.store')}`,
       '',
       'group = smsc',
       'smsc = fake',
