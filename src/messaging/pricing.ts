@@ -15,27 +15,30 @@ export const DEFAULT_PRICES: Record<Channel, number> = {
   voice: 2,
 };
 
+// Scalar subqueries, not LEFT JOINs: on SQLite the joins cost some 20 µs a call (a Bloom filter built for each run),
+// the subqueries a few; every send reads this.
 const channelPricesOf = compiledOnce((db, accountId: number, channel: Channel) =>
   db
     .selectFrom('accounts')
-    .leftJoin('account_prices', (join) =>
-      join
-        .on((eb) =>
-          eb.or([
-            eb('account_prices.account_id', '=', eb.ref('accounts.id')),
-            eb('account_prices.account_id', '=', eb.ref('accounts.parent_id')),
-          ]),
-        )
-        .on('account_prices.channel', '=', channel),
-    )
-    .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
-    .select([
-      'accounts.parent_id',
-      'account_prices.account_id',
-      'account_prices.units',
-      'accounts.credit_value',
-      'parent.credit_value as parent_credit_value',
-    ])
+    .select((eb) => {
+      const price = (of: 'id' | 'parent_id') =>
+        eb
+          .selectFrom('account_prices')
+          .select('account_prices.units')
+          .whereRef('account_prices.account_id', '=', `accounts.${of}`)
+          .where('account_prices.channel', '=', channel);
+      return [
+        'accounts.parent_id',
+        price('id').as('own_units'),
+        price('parent_id').as('parent_units'),
+        'accounts.credit_value',
+        eb
+          .selectFrom('accounts as parent')
+          .select('parent.credit_value')
+          .whereRef('parent.id', '=', 'accounts.parent_id')
+          .as('parent_credit_value'),
+      ];
+    })
     .where('accounts.id', '=', accountId),
 );
 
@@ -49,12 +52,10 @@ export interface AccountPricing {
 
 /** What prices the account's messages on a channel besides the prefix lists: its parent and its channel price. */
 export async function accountPricing(db: Executor, accountId: number, channel: Channel): Promise<AccountPricing> {
-  const { rows } = await channelPricesOf(db, accountId, channel);
-  const own = rows.find((r) => r.account_id !== null && Number(r.account_id) === accountId);
-  const inherited = rows.find((r) => r.account_id !== null);
-  const parentId = rows[0]?.parent_id ?? null;
-  const units = (own ?? inherited)?.units;
-  const creditValue = rows[0]?.credit_value ?? rows[0]?.parent_credit_value ?? null;
+  const row = (await channelPricesOf(db, accountId, channel)).rows[0];
+  const parentId = row?.parent_id ?? null;
+  const units = row?.own_units ?? row?.parent_units;
+  const creditValue = row?.credit_value ?? row?.parent_credit_value ?? null;
   return {
     parentId: parentId === null ? null : Number(parentId),
     channelUnits: units == null ? null : Number(units),
