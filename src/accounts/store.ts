@@ -1,6 +1,7 @@
 import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { Db, Executor } from '../db/engine.js';
 import { affected } from '../db/engine.js';
+import { compiledOnce } from '../db/prepared.js';
 import type { AccountsTable } from '../db/schema.js';
 import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
 
@@ -196,15 +197,19 @@ export interface Debit {
  */
 export async function debitCredits(db: Executor, accountId: number, units: number): Promise<Debit | false> {
   if (units === 0) return { lowBalance: false };
-  const row = await db
+  const row = (await debit(db, accountId, units)).rows[0];
+  return row ? { lowBalance: Number(row.low) === 1 } : false;
+}
+
+// Every send debits: the statement is compiled once (see compiledOnce).
+const debit = compiledOnce((db, accountId: number, units: number) =>
+  db
     .updateTable('accounts')
     .set({ credits: sql`credits - ${units}` })
     .where('id', '=', accountId)
     .where('credits', '>=', units)
-    .returning(sql<number>`case when credits < low_balance_units and low_balance_sent = 0 then 1 else 0 end`.as('low'))
-    .executeTakeFirst();
-  return row ? { lowBalance: Number(row.low) === 1 } : false;
-}
+    .returning(sql<number>`case when credits < low_balance_units and low_balance_sent = 0 then 1 else 0 end`.as('low')),
+);
 
 /**
  * The operator's archive: suspends an account and its whole family at once

@@ -1,4 +1,5 @@
 import type { Executor } from '../db/engine.js';
+import { compiledOnce } from '../db/prepared.js';
 import type { OptoutSource } from '../features/optouts/tables.js';
 
 /** The delivery status code of a message to an opted-out number (spec, Events): 10, blacklist. */
@@ -49,6 +50,33 @@ export async function optoutSettings(
 }
 
 /**
+ * One number (a single-recipient send, every OTP code) in one statement: the
+ * number as its family's list holds it (null when it does not) and the
+ * top-level account's OTP exemption.
+ */
+const oneNumberListed = compiledOnce((db, accountId: number, number: string) =>
+  db
+    .selectFrom('accounts')
+    .select((eb) => {
+      const owner = eb.fn.coalesce('accounts.parent_id', 'accounts.id');
+      return [
+        eb
+          .selectFrom('optouts')
+          .select('optouts.number')
+          .where('optouts.account_id', '=', owner)
+          .where('optouts.number', '=', number)
+          .as('listed'),
+        eb
+          .selectFrom('optout_settings')
+          .select('optout_settings.exempt_otp')
+          .where('optout_settings.account_id', '=', owner)
+          .as('exempt_otp'),
+      ];
+    })
+    .where('accounts.id', '=', accountId),
+);
+
+/**
  * The numbers among `numbers` that the account's list holds. OTP codes skip
  * the list when the top-level account exempts them.
  */
@@ -60,6 +88,12 @@ export async function optedOutAmong(
 ): Promise<Set<string>> {
   const found = new Set<string>();
   if (numbers.length === 0) return found;
+  if (numbers.length === 1) {
+    const row = (await oneNumberListed(db, accountId, numbers[0])).rows[0];
+    if (!row) throw new Error(`no account ${accountId}`);
+    if (row.listed !== null && !(otp && Number(row.exempt_otp) === 1)) found.add(numbers[0]);
+    return found;
+  }
   const owner = await listOwner(db, accountId);
   if (otp && (await optoutSettings(db, owner)).exemptOtp) return found;
   for (let i = 0; i < numbers.length; i += CHUNK) {

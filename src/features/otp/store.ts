@@ -1,7 +1,7 @@
 import { sql, type Selectable, type Updateable, type UpdateQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/engine.js';
-import { prepared } from '../../db/prepared.js';
+import { compiledOnce, prepared } from '../../db/prepared.js';
 import type { OtpSettingsTable, OtpVerificationsTable } from './tables.js';
 
 export type Verification = Selectable<OtpVerificationsTable>;
@@ -162,8 +162,13 @@ export async function startLockCooldown(db: Executor, id: number, now: number): 
  */
 export async function maskSentText(db: Executor, messageIds: number[], masked: string): Promise<void> {
   if (messageIds.length === 0) return;
-  await db.updateTable('messages').set({ text: masked }).where('id', 'in', messageIds).where('stage', '>', 0).execute();
+  await maskText(db, masked, ...messageIds);
 }
+
+// Compiled once per number of messages (a code has one).
+const maskText = compiledOnce((db, masked: string, ...messageIds: number[]) =>
+  db.updateTable('messages').set({ text: masked }).where('id', 'in', messageIds).where('stage', '>', 0),
+);
 
 /** Any state → none: the code is erased. */
 export async function resetToNone(db: Executor, k: NumberKey, now: number): Promise<void> {
