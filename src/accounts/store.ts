@@ -197,12 +197,12 @@ export interface Debit {
  */
 export async function debitCredits(db: Executor, accountId: number, units: number): Promise<Debit | false> {
   if (units === 0) return { lowBalance: false };
-  const row = (await debit(db, units, accountId)).rows[0];
+  const row = (await debit(db, accountId, units)).rows[0];
   return row ? { lowBalance: Number(row.low) === 1 } : false;
 }
 
-/** Every send debits: compiled once. */
-const debit = compiledOnce((db, units: number, accountId: number) =>
+// Every send debits: the statement is compiled once (see compiledOnce).
+const debit = compiledOnce((db, accountId: number, units: number) =>
   db
     .updateTable('accounts')
     .set({ credits: sql`credits - ${units}` })

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { affected, type Db, type Executor } from '../db/engine.js';
-import { compiledOnce } from '../db/prepared.js';
+import { affected, isPostgres, type Db, type Executor } from '../db/engine.js';
+import { compiledOnce, prepared } from '../db/prepared.js';
 import type { JobsTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 
@@ -129,22 +129,49 @@ export async function claimJobs(
   leaseMs: number,
 ): Promise<JobRow[]> {
   const now = Date.now();
-  const due = db.kysely
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'pending')
-    .where('kind', 'in', kinds)
-    .where('run_at', '<=', now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-    .orderBy('run_at')
-    .limit(limit);
-  const subquery = db.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
-  return db.kysely
-    .updateTable('jobs')
-    .set({ locked_until: now + leaseMs, locked_by: `${workerId}/${randomUUID()}`, attempts: sql`attempts + 1` })
-    .where('id', 'in', subquery)
-    .returningAll()
-    .execute();
+  const { rows } = await claimStatement(kinds.length, limit)(db.kysely, {
+    kinds,
+    now,
+    lockedUntil: now + leaseMs,
+    lockedBy: `${workerId}/${randomUUID()}`,
+  });
+  return rows;
+}
+
+type ClaimParams = { kinds: string[]; now: number; lockedUntil: number; lockedBy: string };
+
+/**
+ * Every lane claims on each poll and nudge: the statement is built once per
+ * number of kinds and limit (a lane's concurrency bounds both), its LIMIT a
+ * literal (InlineLimitPlugin).
+ */
+const claimStatements = new Map<string, ReturnType<typeof prepared<ClaimParams, JobRow>>>();
+
+function claimStatement(kindCount: number, limit: number) {
+  const shape = `${kindCount}:${limit}`;
+  let statement = claimStatements.get(shape);
+  if (!statement) {
+    statement = prepared<ClaimParams, JobRow>((db, slot) => {
+      const kinds = Array.from({ length: kindCount }, (_, i) => slot(`kind${i}`));
+      const due = db
+        .selectFrom('jobs')
+        .select('id')
+        .where('state', '=', 'pending')
+        .where('kind', 'in', kinds)
+        .where('run_at', '<=', slot('now'))
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', slot('now'))]))
+        .orderBy('run_at')
+        .limit(limit);
+      return db
+        .updateTable('jobs')
+        .set({ locked_until: slot('lockedUntil'), locked_by: slot('lockedBy'), attempts: sql`attempts + 1` })
+        .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
+        .returningAll();
+    });
+    claimStatements.set(shape, statement);
+  }
+  return (db: Executor, p: ClaimParams) =>
+    statement(db, { ...p, ...Object.fromEntries(p.kinds.map((kind, i) => [`kind${i}`, kind])) });
 }
 
 /** Extends a running job's lease; false when this run no longer holds it (it ran out and another run took the job). */

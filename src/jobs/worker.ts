@@ -55,6 +55,8 @@ class Lane {
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
   private nudged = false;
+  /** Whether the last claim may have left due jobs behind (it took every free slot, or there was none). */
+  private full = false;
   private readonly inFlight = new Set<Promise<void>>();
   private loopDone: Promise<void> | null = null;
 
@@ -89,6 +91,7 @@ class Lane {
           if (!this.stopped) this.log.error({ err, lane: this.name }, 'claiming jobs failed');
         }
       }
+      this.full = free <= 0 || claimed.length === free;
       for (const job of claimed) this.run(job);
       if (claimed.length === 0 || claimed.length < free) await this.sleep(this.opts.pollMs);
       else if (this.running >= this.opts.concurrency) await this.sleep(this.opts.pollMs);
@@ -115,7 +118,8 @@ class Lane {
     const p = this.execute(job).finally(() => {
       this.running--;
       this.inFlight.delete(p);
-      this.nudge();
+      // A freed slot claims at once only when jobs may be waiting for it; else the poll and nudges find new ones.
+      if (this.full) this.nudge();
     });
     this.inFlight.add(p);
   }

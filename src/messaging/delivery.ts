@@ -1,7 +1,7 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { recordEvents, type NewEvent } from '../webhooks/index.js';
+import { DELIVER_JOB, recordEvents, type NewEvent } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { countMessages, observeReceipt, pipelineMetrics } from './metrics.js';
 import { countReceipts } from './receipt-counts.js';
@@ -57,22 +57,23 @@ export async function applyDeliveryReports(
   reports: DeliveryReport[],
 ): Promise<number> {
   if (reports.length === 0) return 0;
-  const updated = await ctx.db.kysely.transaction().execute(async (trx) => {
+  const { updated, deliveries } = await ctx.db.kysely.transaction().execute(async (trx) => {
     const updated =
       ctx.db.engine === 'postgres' ? await applyOnPostgres(trx, reports) : await applyByCode(trx, reports);
-    await recordEvents(
+    const deliveries = await recordEvents(
       trx,
       updated.map((m) => confirmationPayload(m, m.code, m.at)),
     );
     await countReceipts(trx, updated);
     // Customers bound over SMPP hear of it as a deliver_sm, kept with the event it tells of.
     await queueReceipts(trx, updated);
-    return updated;
+    return { updated, deliveries };
   });
   const applied = updated.length;
   countReports(ctx, updated);
-  // The confirmation events' delivery jobs are due now: wake the lanes rather than wait for a poll.
-  if (applied > 0) ctx.worker.nudge();
+  // The confirmation events' delivery jobs are due now: wake their lane rather than wait for a poll (only it: each
+  // lane woken runs a claim, and receipts come in every few milliseconds under load).
+  if (deliveries > 0) ctx.worker.nudge(DELIVER_JOB);
   return applied;
 }
 

@@ -102,6 +102,7 @@ export class InlineHandOff implements HandOff {
 
 interface Waiting {
   messageIds: number[];
+  claimed?: InlineClaim;
   resolve(outcomes: DispatchOutcome[]): void;
   reject(error: unknown): void;
 }
@@ -111,26 +112,36 @@ interface Waiting {
  * answered (OTP): the messages of concurrent callers are handed over in one
  * dispatchMessages round (one claim, one carrier batch, one recording
  * transaction) instead of one round each. While a round runs, the next
- * callers queue and form the next round. One per process, built by
- * src/boot.ts (ctx.sharedDispatch).
+ * callers queue and form the next round. Messages inserted with claim() are
+ * submitted without a claim update while that lease is young enough, as the
+ * inline hand-off's. One per process, built by src/boot.ts (ctx.sharedDispatch).
  */
 export class SharedDispatch implements Shared {
   private readonly rounds = new RoundQueue<Waiting>((round) => this.round(round));
+  private readonly token = randomUUID();
 
   constructor(private readonly ctx: DispatchContext) {}
 
+  claim(): InlineClaim {
+    return { token: this.token, until: Date.now() + this.ctx.config.JOB_LEASE_MS };
+  }
+
   /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
-  dispatch(messageIds: number[]): Promise<DispatchOutcome[]> {
-    return new Promise((resolve, reject) => void this.rounds.push({ messageIds, resolve, reject }));
+  dispatch(messageIds: number[], claimed?: InlineClaim): Promise<DispatchOutcome[]> {
+    return new Promise((resolve, reject) => void this.rounds.push({ messageIds, claimed, resolve, reject }));
   }
 
   private async round(round: Waiting[]): Promise<void> {
+    // The round's lease ends with its oldest claim; one not taken at insert is claimed as usual.
+    const until = Math.min(...round.map((w) => w.claimed?.until ?? -Infinity));
     try {
       const outcomes = new Map(
         (
           await dispatchMessages(
             this.ctx,
             round.flatMap((w) => w.messageIds),
+            undefined,
+            { token: this.token, until },
           )
         ).map((o) => [o.messageId, o]),
       );

@@ -49,28 +49,53 @@ export async function optoutSettings(
   return { exemptOtp: row?.exempt_otp === 1, confirmation: row?.confirmation ?? null };
 }
 
-/** The one-recipient case of optedOutAmong, run by most sends: compiled once. */
-const onList = compiledOnce((db, owner: number, number: string) =>
-  db.selectFrom('optouts').select('number').where('account_id', '=', owner).where('number', '=', number),
+/**
+ * One number (a single-recipient send, every OTP code) in one statement: the
+ * number as its family's list holds it (null when it does not) and the
+ * top-level account's OTP exemption.
+ */
+const oneNumberListed = compiledOnce((db, accountId: number, number: string) =>
+  db
+    .selectFrom('accounts')
+    .select((eb) => {
+      const owner = eb.fn.coalesce('accounts.parent_id', 'accounts.id');
+      return [
+        eb
+          .selectFrom('optouts')
+          .select('optouts.number')
+          .where('optouts.account_id', '=', owner)
+          .where('optouts.number', '=', number)
+          .as('listed'),
+        eb
+          .selectFrom('optout_settings')
+          .select('optout_settings.exempt_otp')
+          .where('optout_settings.account_id', '=', owner)
+          .as('exempt_otp'),
+      ];
+    })
+    .where('accounts.id', '=', accountId),
 );
 
 /**
- * The numbers among `numbers` that the list of `owner` (listOwner: the
- * top-level account) holds. OTP codes skip the list when the owner exempts them.
+ * The numbers among `numbers` that the account's list holds. OTP codes skip
+ * the list when the top-level account exempts them.
  */
 export async function optedOutAmong(
   db: Executor,
-  owner: number,
+  accountId: number,
   numbers: string[],
   otp: boolean,
 ): Promise<Set<string>> {
   const found = new Set<string>();
   if (numbers.length === 0) return found;
-  if (otp && (await optoutSettings(db, owner)).exemptOtp) return found;
   if (numbers.length === 1) {
-    for (const r of (await onList(db, owner, numbers[0])).rows) found.add(r.number);
+    const row = (await oneNumberListed(db, accountId, numbers[0])).rows[0];
+    if (!row) throw new Error(`no account ${accountId}`);
+    if (row.listed !== null && !(otp && Number(row.exempt_otp) === 1)) found.add(numbers[0]);
     return found;
   }
+  const owner = await listOwner(db, accountId);
+  if (otp && (await optoutSettings(db, owner)).exemptOtp) return found;
   for (let i = 0; i < numbers.length; i += CHUNK) {
     const rows = await db
       .selectFrom('optouts')

@@ -43,8 +43,10 @@ export interface HandOff {
 
 /** Inline dispatch for senders that must know at once what the carrier answered (OTP), shared by concurrent callers. */
 export interface SharedDispatch {
+  /** The claim to insert a send's messages with, so that its round submits them without claiming them again. */
+  claim(): InlineClaim;
   /** The outcome of each of these messages this round handed over (none for a message claimed elsewhere). */
-  dispatch(messageIds: number[]): Promise<DispatchOutcome[]>;
+  dispatch(messageIds: number[], claimed?: InlineClaim): Promise<DispatchOutcome[]>;
 }
 
 /** Prefix prices as a send looks them up (prices.ts: the process's PriceBook). */

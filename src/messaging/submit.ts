@@ -132,7 +132,7 @@ export async function submitMessages(
       ? new Set<string>()
       : await optedOutAmong(
           trx,
-          priced.parentId ?? req.accountId,
+          req.accountId,
           req.recipients.map((r) => r.number),
           req.source === 'otp',
         );

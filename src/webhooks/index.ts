@@ -3,5 +3,5 @@
  * transaction of their cause. Delivery, endpoints, routes and the CLI stay
  * inside this folder.
  */
-export { recordEvents, type NewEvent } from './record.js';
+export { DELIVER_JOB, recordEvents, type NewEvent } from './record.js';
 export { recordLowBalance } from './low-balance.js';

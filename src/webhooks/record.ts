@@ -29,10 +29,11 @@ export const deliveryJobKey = (eventId: number) => `webhook-event:${eventId}`;
  * them, so an event exists exactly when its cause does. An event of an
  * account whose webhook is enabled is `pending` with its delivery job
  * enqueued in the same transaction; otherwise it is `not_delivered` and
- * never sent.
+ * never sent. Returns how many delivery jobs it enqueued (DELIVER_JOB): the
+ * lane to nudge once the transaction commits, when any.
  */
-export async function recordEvents(trx: Transaction<Database>, events: NewEvent[]): Promise<void> {
-  if (events.length === 0) return;
+export async function recordEvents(trx: Transaction<Database>, events: NewEvent[]): Promise<number> {
+  if (events.length === 0) return 0;
   const now = Date.now();
   const enabled = await enabledAccounts(trx, [...new Set(events.map((e) => e.accountId))]);
   const pendingIds: number[] = [];
@@ -64,4 +65,5 @@ export async function recordEvents(trx: Transaction<Database>, events: NewEvent[
       uniqueKey: deliveryJobKey(eventId),
     })),
   );
+  return pendingIds.length;
 }

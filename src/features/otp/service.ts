@@ -116,6 +116,8 @@ export async function sendCode(
       const startId =
         decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
       try {
+        // Inserted claimed by the shared dispatch, which then submits it without a claim update.
+        const claimed = ctx.sharedDispatch.claim();
         const sent = await submitMessages(trx, ctx, {
           accountId,
           channel: p.channel,
@@ -123,8 +125,10 @@ export async function sendCode(
           recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
           text: renderText(p.channel, template, company, code),
           inlineDispatch: true,
+          claimedBy: claimed,
         });
         return {
+          claimed,
           before,
           decision,
           code,
@@ -148,7 +152,7 @@ export async function sendCode(
     }, accountId);
     if (!attempt) continue;
 
-    const [outcome] = await ctx.sharedDispatch.dispatch(attempt.messageIds);
+    const [outcome] = await ctx.sharedDispatch.dispatch(attempt.messageIds, attempt.claimed);
     const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
     // A code to an opted-out number is recorded, never sent: its stored text is masked at once too.
     const final = outcome?.outcome.ok === true || refused || attempt.optedOut;
