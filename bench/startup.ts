@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import { fmt } from './lib.js';
 import { hashPassword } from '../src/lib/passwords.js';
 
-const MAIN = resolve(import.meta.dirname, '../src/main.js');
+const MAIN = resolve(import.meta.dirname, '../bundle/main.js');
 const ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
