@@ -6,7 +6,9 @@ import { join, resolve } from 'node:path';
 import { fmt } from './lib.js';
 import { hashPassword } from '../src/lib/passwords.js';
 
-const MAIN = resolve(import.meta.dirname, '../src/main.js');
+// What ships (the esbuild bundle of scripts/build-bundle.mjs), and the same sources as tsc emits them, one file each.
+const MAIN = resolve(import.meta.dirname, '../bundle/main.js');
+const UNBUNDLED = resolve(import.meta.dirname, '../src/main.js');
 const ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -71,6 +73,8 @@ export async function benchStartup(): Promise<string> {
     const uncached: number[] = [];
     const fastify: number[] = [];
     const serve: number[] = [];
+    const cliUnbundled: number[] = [];
+    const serveUnbundled: number[] = [];
     const hashing: number[] = [];
     for (let i = 0; i < ROUNDS; i++) {
       // The command's own work: it hashes the password once (scrypt, as stored).
@@ -91,15 +95,23 @@ export async function benchStartup(): Promise<string> {
           { ...env, NODE_DISABLE_COMPILE_CACHE: '1' },
         ),
       );
+      cliUnbundled.push(
+        wallMs(
+          [UNBUNDLED, 'accounts', 'create', '--email', `bench-ub${i}@example.com`, '--password', 'secret123', '--json'],
+          env,
+        ),
+      );
       // The bare server runs from this package's directory so it finds the same fastify.
       fastify.push(await msToFirst200(['--input-type=module', '-e', BARE_FASTIFY], env, '/healthz'));
       serve.push(await msToFirst200([MAIN, 'serve'], env, '/healthz'));
+      serveUnbundled.push(await msToFirst200([UNBUNDLED, 'serve'], env, '/healthz'));
     }
     const [b, c, f, s, h, u] = [bare, cli, fastify, serve, hashing, uncached].map(median);
+    const [cu, su] = [cliUnbundled, serveUnbundled].map(median);
     return [
       '## Start-up: CLI command and `serve` to its first 200 (SQLite)',
       '',
-      `Medians of ${ROUNDS} interleaved rounds, wall time from spawn. The CLI keeps Node's compile cache in its own folder (src/lib/compile-cache.ts); the first round fills it, as the first command after an install does.`,
+      `Medians of ${ROUNDS} interleaved rounds, wall time from spawn, of the bundle the \`mensajero\` command runs (dist/bundle) unless the row says unbundled. The CLI keeps Node's compile cache in its own folder (src/lib/compile-cache.ts); the first round fills it, as the first command after an install does.`,
       '',
       '| path | ms |',
       '|---|---:|',
@@ -107,8 +119,10 @@ export async function benchStartup(): Promise<string> {
       `| \`mensajero accounts create\` | ${fmt(c)} |`,
       `| of which hashing the password (scrypt, measured in the bench process) | ${fmt(h)} (${fmt((100 * h) / c)} %) |`,
       `| \`mensajero accounts create\` with the compile cache off (NODE_DISABLE_COMPILE_CACHE=1) | ${fmt(u)} |`,
+      `| \`mensajero accounts create\` unbundled (dist/src/main.js, one file per module) | ${fmt(cu)} |`,
       `| bare Fastify server to first 200 (baseline) | ${fmt(f)} |`,
       `| \`mensajero serve\` to first 200 (/healthz) | ${fmt(s)} |`,
+      `| \`mensajero serve\` unbundled (dist/src/main.js) to first 200 | ${fmt(su)} |`,
       '',
       `CLI ÷ bare node: **${fmt(c / b, 1)}×** (target ≤ 3×). serve ÷ bare Fastify: **${fmt(s / f, 1)}×** (target ≤ 2.5×).`,
       '',

@@ -9,7 +9,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
-const main = join(import.meta.dirname, '..', 'dist', 'src', 'main.js');
+const main = join(import.meta.dirname, '..', 'dist', 'bundle', 'main.js');
 const tour = JSON.parse(readFileSync(join(import.meta.dirname, 'quick-start.json'), 'utf8'));
 const dataDir = mkdtempSync(join(tmpdir(), 'mensajero-smoke-'));
 const env = { ...process.env, DATABASE_URL: `sqlite:${join(dataDir, 'smoke.db')}`, LOG_LEVEL: 'warn' };

@@ -19,9 +19,8 @@ import { CliError, type CliRunner } from './runner.js';
 import { PARENT_OPTION, requireAccount } from './helpers.js';
 import { accountPricing, DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
 import { formatMoney, parseMoney } from '../lib/money.js';
-import { recordLowBalance } from '../webhooks/index.js';
 import type { Channel } from '../messaging/types.js';
-import { optoutSettings, setOptoutSettings } from '../features/optouts/service.js';
+import { optoutSettings } from '../messaging/optouts.js';
 import { OPTOUT_OPTIONS, optoutChanges } from './optout-options.js';
 
 export function settingsOf(a: Account) {
@@ -157,7 +156,8 @@ export function accountCommands(program: Command, run: CliRunner): void {
           const units = toUnits(o.add);
           await ctx.db.kysely.transaction().execute(async (trx) => {
             if (!(await adjustCredits(trx, account.id, units))) throw new CliError('the balance cannot go below zero');
-            if (units < 0) await recordLowBalance(trx, account.id);
+            // Loaded here: the webhook modules are for this command only, not every `accounts` one.
+            if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, account.id);
           });
           const after = await requireAccount(ctx, o.email, o.parent);
           return { email: shownEmail(after.email), credits: toCredits(after.credits) };
@@ -240,11 +240,15 @@ export function accountCommands(program: Command, run: CliRunner): void {
           changes.max_subaccounts = n;
         }
         const prices = priceOptions(o);
+        // The opt-out feature (its request schemas) is loaded only when a change needs it.
+        const setOptoutSettings = optout
+          ? (await import('../features/optouts/service.js')).setOptoutSettings
+          : undefined;
         await ctx.db.kysely.transaction().execute(async (trx) => {
           if (Object.keys(changes).length > 0)
             await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
           for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
-          if (optout) await setOptoutSettings(trx, account.id, optout);
+          if (optout && setOptoutSettings) await setOptoutSettings(trx, account.id, optout);
         });
         const { exemptOtp, confirmation } = await optoutSettings(ctx.db.kysely, account.parent_id ?? account.id);
         return {

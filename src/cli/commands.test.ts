@@ -25,3 +25,10 @@ it('a command loads only its module; help and unknown names load them all', asyn
     expect(all.commands.map((c) => c.name())).toEqual(commandModules.flatMap((m) => m.names));
   }
 });
+
+it('a command the program defines itself (serve, migrate) loads no command module', async () => {
+  const program = new Command();
+  program.command('serve');
+  await registerCommands(program, run, 'serve');
+  expect(program.commands.map((c) => c.name())).toEqual(['serve']);
+});

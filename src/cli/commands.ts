@@ -32,8 +32,12 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
 ];
 
-/** Registers the modules that define `name`, or every module when no module claims it (help, a typo). */
+/**
+ * Registers the modules that define `name`, or every module when no module claims it (help, a typo). A command
+ * the program defines itself (`serve`, `migrate` in main.ts) needs none: `serve` loaded them all for nothing.
+ */
 export async function registerCommands(program: Command, run: CliRunner, name: string | undefined): Promise<void> {
+  if (program.commands.some((c) => c.name() === name)) return;
   const claimed = commandModules.filter((m) => name !== undefined && m.names.includes(name));
   for (const m of claimed.length > 0 ? claimed : commandModules) (await m.load())(program, run);
 }

@@ -1,5 +1,5 @@
 import type { Account } from '../accounts/index.js';
-import { MAX_CONFIRMATION } from '../features/optouts/service.js';
+import { MAX_CONFIRMATION } from '../messaging/optouts.js';
 import { isStorable } from '../text/storable.js';
 import { CliError } from './runner.js';
 

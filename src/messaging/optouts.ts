@@ -2,6 +2,9 @@ import type { Executor } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
 import type { OptoutSource } from '../features/optouts/tables.js';
 
+/** The longest confirmation text: one SMS of GSM-7 characters' worth of room for a short notice. */
+export const MAX_CONFIRMATION = 160;
+
 /** The delivery status code of a message to an opted-out number (spec, Events): 10, blacklist. */
 export const OPTOUT_STATUS = 10;
 

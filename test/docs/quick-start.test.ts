@@ -58,7 +58,11 @@ describe("the README's quick start", () => {
     expect(ci).toMatch(/node scripts\/smoke\.mjs/);
     const smoke = read('scripts/smoke.mjs');
     // `npm start` is `serve` of the built CLI; the smoke run starts the same, and follows quick-start.json.
-    expect(JSON.parse(read('package.json')).scripts.start).toBe('node dist/src/main.js serve');
+    // Both run the esbuild bundle (scripts/build-bundle.mjs), as does the `mensajero` command.
+    const pkg = JSON.parse(read('package.json'));
+    expect(pkg.scripts.start).toBe('node dist/bundle/main.js serve');
+    expect(pkg.bin.mensajero).toBe('dist/bundle/main.js');
+    expect(smoke).toContain("join(import.meta.dirname, '..', 'dist', 'bundle', 'main.js')");
     expect(smoke).toContain("spawn(process.execPath, [main, 'serve']");
     expect(smoke).toContain("'quick-start.json'");
   });

@@ -9,7 +9,7 @@ import type { EngineName } from './harness.js';
 import type { AppContext } from '../../src/context.js';
 import type { CliRunner } from '../../src/cli/runner.js';
 
-export const MAIN = resolve(import.meta.dirname, '../../dist/src/main.js');
+export const MAIN = resolve(import.meta.dirname, '../../dist/bundle/main.js');
 
 export interface CliEnv {
   env: Record<string, string>;

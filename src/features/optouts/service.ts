@@ -1,9 +1,9 @@
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
 import { formatLocal } from '../../lib/time.js';
-import { addOptouts, listOwner, optoutSettings, removeOptouts } from '../../messaging/optouts.js';
+import { addOptouts, listOwner, MAX_CONFIRMATION, optoutSettings, removeOptouts } from '../../messaging/optouts.js';
 
-export { optoutSettings };
+export { MAX_CONFIRMATION, optoutSettings };
 import { MAX_NUMBERS, PAGE_SIZE } from './schemas.js';
 import type { OptoutSource } from './tables.js';
 
@@ -64,9 +64,6 @@ export async function optOut(db: Executor, accountId: number, numbers: string[],
 export async function optIn(db: Executor, accountId: number, numbers: string[]) {
   return removeOptouts(db, await listOwner(db, accountId), numbers);
 }
-
-/** The longest confirmation text: one SMS of GSM-7 characters' worth of room for a short notice. */
-export const MAX_CONFIRMATION = 160;
 
 /**
  * Changes a family's opt-out choices (they belong to the top-level account:
