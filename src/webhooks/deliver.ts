@@ -6,7 +6,8 @@ import { webhookSecret } from './endpoint-store.js';
 import { decrypt } from '../lib/secrets.js';
 import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';
-import { sendChecked, type HttpAnswer } from './http.js';
+import { Agent } from 'undici';
+import { checkedAgent, send, type HttpAnswer } from './http.js';
 import { withoutStack } from './addresses.js';
 import { signatureHeaders } from './signature.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
@@ -82,16 +83,17 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
   const { ctx } = d;
   const room = ctx.config.WEBHOOK_CONCURRENCY * 2 - d.held;
   // A small claim costs as much as a large one: none when the process holds nearly its share.
-  const claimed =
-    room > BATCH_MIN_EXTRAS
-      ? await claimJobs(
-          ctx.db,
-          ctx.worker.id,
-          [DELIVER_JOB],
-          Math.min(BATCH_MAX_EXTRAS, room - 1),
-          ctx.config.JOB_LEASE_MS,
-        )
-      : [];
+  const wanted = room > BATCH_MIN_EXTRAS ? Math.min(BATCH_MAX_EXTRAS, room - 1) : 0;
+  // The room is taken before the claim: the lane's other jobs, starting meanwhile, do not claim it too.
+  d.held += 1 + wanted;
+  let claimed: Awaited<ReturnType<typeof claimJobs>> = [];
+  try {
+    if (wanted > 0) claimed = await claimJobs(ctx.db, ctx.worker.id, [DELIVER_JOB], wanted, ctx.config.JOB_LEASE_MS);
+  } catch (err) {
+    d.held -= 1 + wanted;
+    throw err;
+  }
+  d.held -= wanted - claimed.length;
   const extras = claimed.map((j) => ({
     job: { id: Number(j.id), lockedBy: j.locked_by! },
     eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId),
@@ -101,7 +103,6 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
     mine--;
     d.held--;
   };
-  d.held += mine;
   const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
   try {
     const batch: Batch = {
@@ -296,20 +297,20 @@ async function attempt(
   const signed = method === 'GET' ? target.search.slice(1) : params;
   const headers = signatureHeaders(to.secret, event.uid ?? `msg_${event.id}`, Math.floor(Date.now() / 1000), signed);
 
-  const allowPrivate = ctx.config.WEBHOOK_ALLOW_PRIVATE;
+  // One resolution and address check per attempt: HEAD and the event both go to the address checked.
+  const agent = await checkedAgent(url, ctx.config.WEBHOOK_ALLOW_PRIVATE, ctx.config.WEBHOOK_HEAD_TIMEOUT_MS);
+  if (!(agent instanceof Agent)) return { ...agent, method: 'HEAD', delivered: false };
   // Short: a receiver that never answers HEAD must not hold a slot for long.
-  const head = await sendChecked(url, allowPrivate, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
+  const head = await send(agent, url, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
   if (!headPasses(head))
     return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
-  const res =
-    method === 'GET'
-      ? await sendChecked(target.toString(), allowPrivate, { method, headers, timeoutMs: DELIVERY_TIMEOUT_MS })
-      : await sendChecked(target.toString(), allowPrivate, {
-          method,
-          headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-          body: params,
-          timeoutMs: DELIVERY_TIMEOUT_MS,
-        });
+  if (method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await send(agent, target.toString(), {
+    method,
+    headers,
+    body: method === 'GET' ? undefined : params,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+  });
   const delivered = res.status === 200;
   return {
     ...res,

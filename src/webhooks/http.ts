@@ -73,20 +73,24 @@ export async function destinationAgent(url: string, allowPrivate: boolean, timeo
   return agent;
 }
 
+/** The destination's checked pool (destinationAgent), or the answer of a destination that cannot be reached (unresolved, forbidden). */
+export async function checkedAgent(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent | HttpAnswer> {
+  const started = performance.now();
+  try {
+    return await destinationAgent(url, allowPrivate, timeoutMs);
+  } catch (err) {
+    return failure(err, Math.round(performance.now() - started));
+  }
+}
+
 /** `send` through the destination's checked pool (destinationAgent); never throws. */
 export async function sendChecked(
   url: string,
   allowPrivate: boolean,
   opts: Parameters<typeof send>[2],
 ): Promise<HttpAnswer> {
-  const started = performance.now();
-  let agent: Agent;
-  try {
-    agent = await destinationAgent(url, allowPrivate, opts.timeoutMs);
-  } catch (err) {
-    return failure(err, Math.round(performance.now() - started));
-  }
-  return send(agent, url, opts);
+  const agent = await checkedAgent(url, allowPrivate, opts.timeoutMs);
+  return agent instanceof Agent ? send(agent, url, opts) : agent;
 }
 
 const failure = (err: unknown, durationMs: number): HttpAnswer => ({
