@@ -1,6 +1,6 @@
 import type { Selectable } from 'kysely';
 import type { AppContext, WithConfig } from '../context.js';
-import { RetryLater } from '../jobs/worker.js';
+import { JOB_SETTLED } from '../jobs/worker.js';
 import { claimJobs } from '../jobs/queue.js';
 import { webhookSecret } from './endpoint-store.js';
 import { decrypt } from '../lib/secrets.js';
@@ -8,11 +8,10 @@ import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';
 import { Agent } from 'undici';
 import { checkedAgent, send, type HttpAnswer } from './http.js';
-import { withoutStack } from './addresses.js';
 import { signatureHeaders } from './signature.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { DELIVER_JOB } from './record.js';
-import { renewHeldJobs } from '../jobs/held-jobs.js';
+import { renewHeldJobs, type HeldJob } from '../jobs/held-jobs.js';
 import { compiledOnce } from '../db/prepared.js';
 import { OutcomeWriter, type AttemptOutcome, type Settlement } from './outcome-writer.js';
 
@@ -72,14 +71,15 @@ const BATCH_MAX_EXTRAS = 31;
  * the lane claimed, it claims more due delivery jobs in one statement
  * (within the limits above), attempts
  * them all concurrently (each within its tenant's and host's slots), and
- * the outcomes are written in groups (OutcomeWriter), the batch's own jobs
- * with them. The event row decides: only a `pending` event is sent, to the
- * webhook as it is now. A failed attempt schedules the next one on the job
- * row (RetryLater for the lane's job), so it survives a restart; a batch
+ * the outcomes are written in groups (OutcomeWriter), every job of the
+ * batch with them, the lane's own included (JOB_SETTLED). The event row
+ * decides: only a `pending` event is sent, to the webhook as it is now. A
+ * failed attempt schedules the next one on the job row, so it survives a
+ * restart; a batch
  * cut short by a crash leaves its jobs leased, to run again once the lease
  * runs out.
  */
-export async function deliverEvent(d: Delivery, eventId: number): Promise<void> {
+export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): Promise<typeof JOB_SETTLED> {
   const { ctx } = d;
   const room = ctx.config.WEBHOOK_CONCURRENCY * 2 - d.held;
   // A small claim costs as much as a large one: none when the process holds nearly its share.
@@ -122,20 +122,8 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
     };
     const others = Promise.all(extras.map(settleExtra));
     try {
-      const own = await turn(d, batch, eventId, SLOT_WAIT_MS);
-      const retryIn = own.kind === 'none' ? null : own.kind === 'defer' ? own.delayMs : await d.writer.write(own);
-      if (retryIn !== null)
-        throw withoutStack(
-          () =>
-            new RetryLater(
-              retryIn,
-              own.kind === 'defer'
-                ? own.reason
-                : own.kind === 'attempt'
-                  ? (own.outcome.error ?? 'not delivered')
-                  : 'retry',
-            ),
-        );
+      // The lane's job is settled with the others, in the writer's group: the lane writes nothing more.
+      await d.writer.write(await turn(d, batch, eventId, SLOT_WAIT_MS), own);
     } finally {
       settled();
       await others;
@@ -144,6 +132,7 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
     stopRenewing();
     d.held -= mine;
   }
+  return JOB_SETTLED;
 }
 
 /** Keeps the batch's own jobs leased while it runs (the lane renews its own job). */

@@ -65,7 +65,7 @@ interface Moved {
 
 interface Pending {
   settlement: Settlement;
-  /** A job the batch claimed itself: settled in the same transaction. The lane settles its own. */
+  /** The event's job, settled in the same transaction (deleted, or put back at its next turn). */
   job?: HeldJob;
   resolve(retryIn: number | null): void;
   reject(err: unknown): void;
