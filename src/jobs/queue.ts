@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
-import { affected, type Db, type Executor } from '../db/engine.js';
-import { compiledOnce } from '../db/prepared.js';
+import { affected, isPostgres, type Db, type Executor } from '../db/engine.js';
+import { compiledOnce, prepared } from '../db/prepared.js';
 import type { JobsTable } from '../db/schema.js';
 import type { Selectable } from 'kysely';
 
@@ -129,22 +129,42 @@ export async function claimJobs(
   leaseMs: number,
 ): Promise<JobRow[]> {
   const now = Date.now();
-  const due = db.kysely
-    .selectFrom('jobs')
-    .select('id')
-    .where('state', '=', 'pending')
-    .where('kind', 'in', kinds)
-    .where('run_at', '<=', now)
-    .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', now)]))
-    .orderBy('run_at')
-    .limit(limit);
-  const subquery = db.engine === 'postgres' ? due.forUpdate().skipLocked() : due;
-  return db.kysely
-    .updateTable('jobs')
-    .set({ locked_until: now + leaseMs, locked_by: `${workerId}/${randomUUID()}`, attempts: sql`attempts + 1` })
-    .where('id', 'in', subquery)
-    .returningAll()
-    .execute();
+  const values: Record<string, unknown> = { now, lockedUntil: now + leaseMs, lockedBy: `${workerId}/${randomUUID()}` };
+  kinds.forEach((kind, i) => (values[`kind${i}`] = kind));
+  const { rows } = await claimStatement(kinds.length, limit)(db.kysely, values);
+  return rows;
+}
+
+/** The claim, compiled once per number of kinds and limit (the LIMIT is written into the text): every lane runs it all the time. */
+const claimStatements = new Map<string, ReturnType<typeof buildClaim>>();
+function claimStatement(kindCount: number, limit: number) {
+  const key = `${kindCount}/${limit}`;
+  let statement = claimStatements.get(key);
+  if (!statement) claimStatements.set(key, (statement = buildClaim(kindCount, limit)));
+  return statement;
+}
+
+function buildClaim(kindCount: number, limit: number) {
+  return prepared<Record<string, unknown>, JobRow>((db, slot) => {
+    const due = db
+      .selectFrom('jobs')
+      .select('id')
+      .where('state', '=', 'pending')
+      .where(
+        'kind',
+        'in',
+        Array.from({ length: kindCount }, (_, i) => slot(`kind${i}`)),
+      )
+      .where('run_at', '<=', slot('now'))
+      .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', slot('now'))]))
+      .orderBy('run_at')
+      .limit(limit);
+    return db
+      .updateTable('jobs')
+      .set({ locked_until: slot('lockedUntil'), locked_by: slot('lockedBy'), attempts: sql`attempts + 1` })
+      .where('id', 'in', isPostgres(db) ? due.forUpdate().skipLocked() : due)
+      .returningAll();
+  });
 }
 
 /** Extends a running job's lease; false when this run no longer holds it (it ran out and another run took the job). */

@@ -111,13 +111,16 @@ export async function send(
 ): Promise<HttpAnswer> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  // A timer cleared with the answer: AbortSignal.timeout's timer stays and fires, building an error, long after.
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), opts.timeoutMs);
   try {
     const res = await request(url, {
       dispatcher: agent,
       method: opts.method,
       headers: { 'user-agent': 'Mensajero-Webhooks/1', ...opts.headers },
       body: opts.body,
-      signal: AbortSignal.timeout(opts.timeoutMs),
+      signal: limit.signal,
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       // undici closes the socket after every HEAD (for servers that wrongly send a body);
@@ -128,6 +131,8 @@ export async function send(
     return { status: res.statusCode, durationMs: elapsed(), error: null };
   } catch (err) {
     return failure(err, elapsed());
+  } finally {
+    clearTimeout(timer);
   }
 }
 
