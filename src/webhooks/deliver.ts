@@ -39,7 +39,7 @@ export interface Delivery {
   /** In-flight deliveries per top-level account (its sub-accounts count with it): WEBHOOK_ACCOUNT_CONCURRENCY. */
   accountSlots: HostSlots;
   writer: OutcomeWriter;
-  /** Events this process's batches hold (claimed, not yet recorded). */
+  /** Jobs this process's batches claimed beside the lane's own, not yet recorded. */
   held: number;
 }
 
@@ -59,10 +59,13 @@ export function createDelivery(
 
 /**
  * A batch claims between this many jobs beside the lane's own and the
- * maximum, while the process's batches hold fewer than WEBHOOK_CONCURRENCY × 2
- * events: at most a quarter of the lane's slots wait on batches, the rest
- * stay free for single events.
+ * maximum, while the jobs the process's batches claimed number fewer than
+ * WEBHOOK_CONCURRENCY × 4: at most four full batches per lane of 32 wait on
+ * slots, the rest of the lane stays free for single events. A single event
+ * costs a lane claim and a read of its own, so a backlog goes mostly in
+ * batches.
  */
+const BATCH_SHARE = 4;
 const BATCH_MIN_EXTRAS = 8;
 const BATCH_MAX_EXTRAS = 31;
 
@@ -81,28 +84,22 @@ const BATCH_MAX_EXTRAS = 31;
  */
 export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): Promise<typeof JOB_SETTLED> {
   const { ctx } = d;
-  const room = ctx.config.WEBHOOK_CONCURRENCY * 2 - d.held;
+  const room = ctx.config.WEBHOOK_CONCURRENCY * BATCH_SHARE - d.held;
   // A small claim costs as much as a large one: none when the process holds nearly its share.
-  const wanted = room > BATCH_MIN_EXTRAS ? Math.min(BATCH_MAX_EXTRAS, room - 1) : 0;
+  const wanted = room >= BATCH_MIN_EXTRAS ? Math.min(BATCH_MAX_EXTRAS, room) : 0;
   // The room is taken before the claim: the lane's other jobs, starting meanwhile, do not claim it too.
-  d.held += 1 + wanted;
+  d.held += wanted;
   let claimed: Awaited<ReturnType<typeof claimJobs>> = [];
   try {
     if (wanted > 0) claimed = await claimJobs(ctx.db, ctx.worker.id, [DELIVER_JOB], wanted, ctx.config.JOB_LEASE_MS);
-  } catch (err) {
-    d.held -= 1 + wanted;
-    throw err;
+  } finally {
+    d.held -= wanted - claimed.length;
   }
-  d.held -= wanted - claimed.length;
   const extras = claimed.map((j) => ({
     job: { id: Number(j.id), lockedBy: j.locked_by! },
     eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId),
   }));
-  let mine = 1 + extras.length;
-  const settled = () => {
-    mine--;
-    d.held--;
-  };
+  let unsettled = extras.length;
   const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
   try {
     const batch: Batch = {
@@ -117,7 +114,8 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
         // Left leased: it runs again when the lease runs out.
         ctx.log.warn({ err, eventId: e.eventId }, 'a webhook delivery could not be recorded');
       } finally {
-        settled();
+        unsettled--;
+        d.held--;
       }
     };
     const others = Promise.all(extras.map(settleExtra));
@@ -125,12 +123,11 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
       // The lane's job is settled with the others, in the writer's group: the lane writes nothing more.
       await d.writer.write(await turn(d, batch, eventId, SLOT_WAIT_MS), own);
     } finally {
-      settled();
       await others;
     }
   } finally {
     stopRenewing();
-    d.held -= mine;
+    d.held -= unsettled;
   }
   return JOB_SETTLED;
 }
