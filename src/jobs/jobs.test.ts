@@ -3,7 +3,8 @@ import pino from 'pino';
 import { openDatabase, type Db } from '../db/engine.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { bringJobsForward, cancelJobs, claimJobs, completeJob, enqueue, enqueueMany, renewJobLease } from './queue.js';
-import { Worker, RetryLater } from './worker.js';
+import { Worker, RetryLater, JOB_SETTLED } from './worker.js';
+import { rescheduleHeldJob } from './held-jobs.js';
 
 const silent = pino({ level: 'silent' });
 
@@ -174,6 +175,43 @@ describeEngines('job queue', (engine) => {
           0 && calls === 2,
     );
     await w.stop();
+  });
+
+  it('writes nothing more for a job its handler settled itself', async () => {
+    // The lane's deletes, counted (its claims are updates, as a failure would be: the row shows those).
+    let deletes = 0;
+    const kysely = h.ctx.db.kysely;
+    const counted = new Proxy(kysely, {
+      get(target, key) {
+        if (key === 'deleteFrom') return (table: 'jobs') => (deletes++, target.deleteFrom(table));
+        const value = Reflect.get(target, key);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const w = worker({ ...h.ctx.db, kysely: counted });
+    const runAt = Date.now() + 60_000;
+    let settledBy = 0;
+    w.register('test', {
+      kind: 'settled.job',
+      handler: async (_p, { job }) => {
+        await rescheduleHeldJob(
+          kysely,
+          { id: Number(job.id), lockedBy: job.locked_by! },
+          runAt,
+          'put back by its handler',
+        );
+        settledBy++;
+        return JOB_SETTLED;
+      },
+    });
+    await enqueue(kysely, 'settled.job', {});
+    w.start();
+    await eventually(async () => settledBy === 1);
+    await new Promise((r) => setTimeout(r, 100));
+    await w.stop();
+    const [row] = await kysely.selectFrom('jobs').selectAll().where('kind', '=', 'settled.job').execute();
+    expect(row).toMatchObject({ run_at: runAt, locked_by: null, last_error: 'put back by its handler' });
+    expect(deletes).toBe(0);
   });
 
   it('ignores a second job with the same unique key', async () => {

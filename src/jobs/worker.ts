@@ -14,7 +14,14 @@ export interface JobContext {
   signal: AbortSignal;
 }
 
-export type JobHandler = (payload: any, ctx: JobContext) => Promise<void>;
+/**
+ * What a handler returns when it settled its job row itself (deleted it, or
+ * put it back with its next run) under the job's `locked_by`, inside a
+ * transaction of its own work: the lane then writes nothing more.
+ */
+export const JOB_SETTLED = Symbol('job settled');
+
+export type JobHandler = (payload: any, ctx: JobContext) => Promise<void | typeof JOB_SETTLED>;
 
 export interface JobDefinition {
   kind: string;
@@ -157,9 +164,14 @@ class Lane {
     const lost = new AbortController();
     const stopHeartbeat = this.heartbeat(job, lost);
     try {
-      await def.handler(JSON.parse(job.payload), { db: this.db, job, log: this.log, signal: lost.signal });
+      const result = await def.handler(JSON.parse(job.payload), {
+        db: this.db,
+        job,
+        log: this.log,
+        signal: lost.signal,
+      });
       stopHeartbeat();
-      await completeJob(this.db.kysely, job);
+      if (result !== JOB_SETTLED) await completeJob(this.db.kysely, job);
     } catch (err) {
       stopHeartbeat();
       const retryIn = err instanceof RetryLater ? err.delayMs : (def.backoffMs ?? defaultBackoff)(job.attempts);

@@ -66,8 +66,9 @@ export interface ResolvedAddress {
  */
 export async function resolveDestination(host: string, allowPrivate: boolean): Promise<ResolvedAddress[]> {
   const bare = host.replace(/^\[|\]$/g, '');
+  const literal = literalAddress(bare);
   let addresses: ResolvedAddress[];
-  if (ipaddr.isValid(bare)) addresses = [{ address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 }];
+  if (literal) addresses = [literal];
   else
     addresses = (await lookup(bare, { all: true, verbatim: true })).map((a) => ({
       address: a.address,
@@ -79,4 +80,16 @@ export async function resolveDestination(host: string, allowPrivate: boolean): P
     if (bad) throw withoutStack(() => new ForbiddenDestination(host, bad.address));
   }
   return addresses;
+}
+
+/** An IP literal's address (null for a name), parsed once per literal: every attempt to it checks it. */
+const literals = new Map<string, ResolvedAddress | null>();
+function literalAddress(bare: string): ResolvedAddress | null {
+  let known = literals.get(bare);
+  if (known === undefined) {
+    known = ipaddr.isValid(bare) ? { address: bare, family: ipaddr.parse(bare).kind() === 'ipv6' ? 6 : 4 } : null;
+    if (literals.size >= 1000) literals.delete(literals.keys().next().value!);
+    literals.set(bare, known);
+  }
+  return known;
 }

@@ -5,8 +5,8 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../t
 import { recordEvents } from './record.js';
 import { deliveryJobKey } from './record.js';
 
-/** A receiver answering `status` to everything, counting POSTs by reference. */
-async function receiver(status: number) {
+/** A receiver answering `status` to everything (after `delayMs`), counting POSTs by reference. */
+async function receiver(status: number, delayMs = 0) {
   const posts = new Map<string, number>();
   const server: Server = createServer((req, res) => {
     let body = '';
@@ -16,7 +16,7 @@ async function receiver(status: number) {
         const reference = new URLSearchParams(body).get('reference') ?? '';
         posts.set(reference, (posts.get(reference) ?? 0) + 1);
       }
-      res.writeHead(status).end();
+      setTimeout(() => res.writeHead(status).end(), delayMs);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -92,6 +92,34 @@ describeEngines('webhook delivery in batches', (engine) => {
           0,
         10_000,
       );
+    } finally {
+      await rx.close();
+    }
+  });
+
+  it("holds at most its share of jobs beside the lane's own, however many of the lane's jobs start together", async () => {
+    // A slow receiver: the backlog waits for slots, and the batches hold what they claimed meanwhile.
+    const rx = await receiver(200, 100);
+    try {
+      const a = await h.createAccount(100);
+      expect((await h.post('/webhook/add', { url: rx.url, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
+      const count = 150;
+      await record(a.id, count);
+      const keys = (await ids(a.id)).map(deliveryJobKey);
+      let peak = 0;
+      await eventually(async () => {
+        const leased = await h.ctx.db.kysely
+          .selectFrom('jobs')
+          .select('id')
+          .where('unique_key', 'in', keys)
+          .where('locked_by', 'is not', null)
+          .execute();
+        peak = Math.max(peak, leased.length);
+        return rx.posts.size === count;
+      }, 30_000);
+      // The lane's 5 jobs and batches' claims up to WEBHOOK_CONCURRENCY × 4.
+      expect(peak).toBeGreaterThan(5);
+      expect(peak).toBeLessThanOrEqual(5 + 5 * 4);
     } finally {
       await rx.close();
     }

@@ -1,17 +1,17 @@
 import type { Selectable } from 'kysely';
 import type { AppContext, WithConfig } from '../context.js';
-import { RetryLater } from '../jobs/worker.js';
+import { JOB_SETTLED } from '../jobs/worker.js';
 import { claimJobs } from '../jobs/queue.js';
 import { webhookSecret } from './endpoint-store.js';
 import { decrypt } from '../lib/secrets.js';
 import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';
-import { sendChecked, type HttpAnswer } from './http.js';
-import { withoutStack } from './addresses.js';
+import { Agent } from 'undici';
+import { checkedAgent, send, type HttpAnswer } from './http.js';
 import { signatureHeaders } from './signature.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { DELIVER_JOB } from './record.js';
-import { renewHeldJobs } from '../jobs/held-jobs.js';
+import { renewHeldJobs, type HeldJob } from '../jobs/held-jobs.js';
 import { compiledOnce } from '../db/prepared.js';
 import { OutcomeWriter, type AttemptOutcome, type Settlement } from './outcome-writer.js';
 
@@ -39,7 +39,7 @@ export interface Delivery {
   /** In-flight deliveries per top-level account (its sub-accounts count with it): WEBHOOK_ACCOUNT_CONCURRENCY. */
   accountSlots: HostSlots;
   writer: OutcomeWriter;
-  /** Events this process's batches hold (claimed, not yet recorded). */
+  /** Jobs this process's batches claimed beside the lane's own, not yet recorded. */
   held: number;
 }
 
@@ -59,10 +59,13 @@ export function createDelivery(
 
 /**
  * A batch claims between this many jobs beside the lane's own and the
- * maximum, while the process's batches hold fewer than WEBHOOK_CONCURRENCY × 2
- * events: at most a quarter of the lane's slots wait on batches, the rest
- * stay free for single events.
+ * maximum, while the jobs the process's batches claimed number fewer than
+ * WEBHOOK_CONCURRENCY × 4: at most four full batches per lane of 32 wait on
+ * slots, the rest of the lane stays free for single events. A single event
+ * costs a lane claim and a read of its own, so a backlog goes mostly in
+ * batches.
  */
+const BATCH_SHARE = 4;
 const BATCH_MIN_EXTRAS = 8;
 const BATCH_MAX_EXTRAS = 31;
 
@@ -71,37 +74,32 @@ const BATCH_MAX_EXTRAS = 31;
  * the lane claimed, it claims more due delivery jobs in one statement
  * (within the limits above), attempts
  * them all concurrently (each within its tenant's and host's slots), and
- * the outcomes are written in groups (OutcomeWriter), the batch's own jobs
- * with them. The event row decides: only a `pending` event is sent, to the
- * webhook as it is now. A failed attempt schedules the next one on the job
- * row (RetryLater for the lane's job), so it survives a restart; a batch
+ * the outcomes are written in groups (OutcomeWriter), every job of the
+ * batch with them, the lane's own included (JOB_SETTLED). The event row
+ * decides: only a `pending` event is sent, to the webhook as it is now. A
+ * failed attempt schedules the next one on the job row, so it survives a
+ * restart; a batch
  * cut short by a crash leaves its jobs leased, to run again once the lease
  * runs out.
  */
-export async function deliverEvent(d: Delivery, eventId: number): Promise<void> {
+export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): Promise<typeof JOB_SETTLED> {
   const { ctx } = d;
-  const room = ctx.config.WEBHOOK_CONCURRENCY * 2 - d.held;
+  const room = ctx.config.WEBHOOK_CONCURRENCY * BATCH_SHARE - d.held;
   // A small claim costs as much as a large one: none when the process holds nearly its share.
-  const claimed =
-    room > BATCH_MIN_EXTRAS
-      ? await claimJobs(
-          ctx.db,
-          ctx.worker.id,
-          [DELIVER_JOB],
-          Math.min(BATCH_MAX_EXTRAS, room - 1),
-          ctx.config.JOB_LEASE_MS,
-        )
-      : [];
+  const wanted = room >= BATCH_MIN_EXTRAS ? Math.min(BATCH_MAX_EXTRAS, room) : 0;
+  // The room is taken before the claim: the lane's other jobs, starting meanwhile, do not claim it too.
+  d.held += wanted;
+  let claimed: Awaited<ReturnType<typeof claimJobs>> = [];
+  try {
+    if (wanted > 0) claimed = await claimJobs(ctx.db, ctx.worker.id, [DELIVER_JOB], wanted, ctx.config.JOB_LEASE_MS);
+  } finally {
+    d.held -= wanted - claimed.length;
+  }
   const extras = claimed.map((j) => ({
     job: { id: Number(j.id), lockedBy: j.locked_by! },
     eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId),
   }));
-  let mine = 1 + extras.length;
-  const settled = () => {
-    mine--;
-    d.held--;
-  };
-  d.held += mine;
+  let unsettled = extras.length;
   const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
   try {
     const batch: Batch = {
@@ -116,33 +114,22 @@ export async function deliverEvent(d: Delivery, eventId: number): Promise<void> 
         // Left leased: it runs again when the lease runs out.
         ctx.log.warn({ err, eventId: e.eventId }, 'a webhook delivery could not be recorded');
       } finally {
-        settled();
+        unsettled--;
+        d.held--;
       }
     };
     const others = Promise.all(extras.map(settleExtra));
     try {
-      const own = await turn(d, batch, eventId, SLOT_WAIT_MS);
-      const retryIn = own.kind === 'none' ? null : own.kind === 'defer' ? own.delayMs : await d.writer.write(own);
-      if (retryIn !== null)
-        throw withoutStack(
-          () =>
-            new RetryLater(
-              retryIn,
-              own.kind === 'defer'
-                ? own.reason
-                : own.kind === 'attempt'
-                  ? (own.outcome.error ?? 'not delivered')
-                  : 'retry',
-            ),
-        );
+      // The lane's job is settled with the others, in the writer's group: the lane writes nothing more.
+      await d.writer.write(await turn(d, batch, eventId, SLOT_WAIT_MS), own);
     } finally {
-      settled();
       await others;
     }
   } finally {
     stopRenewing();
-    d.held -= mine;
+    d.held -= unsettled;
   }
+  return JOB_SETTLED;
 }
 
 /** Keeps the batch's own jobs leased while it runs (the lane renews its own job). */
@@ -296,20 +283,20 @@ async function attempt(
   const signed = method === 'GET' ? target.search.slice(1) : params;
   const headers = signatureHeaders(to.secret, event.uid ?? `msg_${event.id}`, Math.floor(Date.now() / 1000), signed);
 
-  const allowPrivate = ctx.config.WEBHOOK_ALLOW_PRIVATE;
+  // One resolution and address check per attempt: HEAD and the event both go to the address checked.
+  const agent = await checkedAgent(url, ctx.config.WEBHOOK_ALLOW_PRIVATE, ctx.config.WEBHOOK_HEAD_TIMEOUT_MS);
+  if (!(agent instanceof Agent)) return { ...agent, method: 'HEAD', delivered: false };
   // Short: a receiver that never answers HEAD must not hold a slot for long.
-  const head = await sendChecked(url, allowPrivate, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
+  const head = await send(agent, url, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });
   if (!headPasses(head))
     return { ...head, method: 'HEAD', delivered: false, error: head.error ?? `HEAD answered ${head.status}` };
-  const res =
-    method === 'GET'
-      ? await sendChecked(target.toString(), allowPrivate, { method, headers, timeoutMs: DELIVERY_TIMEOUT_MS })
-      : await sendChecked(target.toString(), allowPrivate, {
-          method,
-          headers: { ...headers, 'content-type': 'application/x-www-form-urlencoded' },
-          body: params,
-          timeoutMs: DELIVERY_TIMEOUT_MS,
-        });
+  if (method === 'POST') headers['content-type'] = 'application/x-www-form-urlencoded';
+  const res = await send(agent, target.toString(), {
+    method,
+    headers,
+    body: method === 'GET' ? undefined : params,
+    timeoutMs: DELIVERY_TIMEOUT_MS,
+  });
   const delivered = res.status === 200;
   return {
     ...res,

@@ -73,20 +73,24 @@ export async function destinationAgent(url: string, allowPrivate: boolean, timeo
   return agent;
 }
 
+/** The destination's checked pool (destinationAgent), or the answer of a destination that cannot be reached (unresolved, forbidden). */
+export async function checkedAgent(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent | HttpAnswer> {
+  const started = performance.now();
+  try {
+    return await destinationAgent(url, allowPrivate, timeoutMs);
+  } catch (err) {
+    return failure(err, Math.round(performance.now() - started));
+  }
+}
+
 /** `send` through the destination's checked pool (destinationAgent); never throws. */
 export async function sendChecked(
   url: string,
   allowPrivate: boolean,
   opts: Parameters<typeof send>[2],
 ): Promise<HttpAnswer> {
-  const started = performance.now();
-  let agent: Agent;
-  try {
-    agent = await destinationAgent(url, allowPrivate, opts.timeoutMs);
-  } catch (err) {
-    return failure(err, Math.round(performance.now() - started));
-  }
-  return send(agent, url, opts);
+  const agent = await checkedAgent(url, allowPrivate, opts.timeoutMs);
+  return agent instanceof Agent ? send(agent, url, opts) : agent;
 }
 
 const failure = (err: unknown, durationMs: number): HttpAnswer => ({
@@ -107,13 +111,16 @@ export async function send(
 ): Promise<HttpAnswer> {
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
+  // A timer cleared with the answer: AbortSignal.timeout's timer stays and fires, building an error, long after.
+  const limit = new AbortController();
+  const timer = setTimeout(() => limit.abort(), opts.timeoutMs);
   try {
     const res = await request(url, {
       dispatcher: agent,
       method: opts.method,
       headers: { 'user-agent': 'Mensajero-Webhooks/1', ...opts.headers },
       body: opts.body,
-      signal: AbortSignal.timeout(opts.timeoutMs),
+      signal: limit.signal,
       headersTimeout: opts.timeoutMs,
       bodyTimeout: opts.timeoutMs,
       // undici closes the socket after every HEAD (for servers that wrongly send a body);
@@ -124,6 +131,8 @@ export async function send(
     return { status: res.statusCode, durationMs: elapsed(), error: null };
   } catch (err) {
     return failure(err, elapsed());
+  } finally {
+    clearTimeout(timer);
   }
 }
 

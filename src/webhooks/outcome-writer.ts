@@ -8,7 +8,7 @@ import type { WebhookMetrics } from './metrics.js';
 import { MAX_RETRIES, retryDelayMs } from './schedule.js';
 import { clearEndpointHealth, recordEndpointHealth } from './endpoint-health.js';
 import { completeHeldJobs, rescheduleHeldJob, type HeldJob } from '../jobs/held-jobs.js';
-import { prepared } from '../db/prepared.js';
+import { compiledOnce, prepared } from '../db/prepared.js';
 
 export interface AttemptOutcome extends HttpAnswer {
   method: string;
@@ -44,6 +44,27 @@ const moveEventRow = prepared<
     .where('attempts', '=', slot('attemptsBefore')),
 );
 
+const ATTEMPTS_PER_INSERT = 32;
+
+/** Attempt rows (8 values each, in the order below), compiled once per number of rows. */
+const insertAttempts = compiledOnce((db, ...values: Array<number | string | null>) =>
+  db.insertInto('event_attempts').values(
+    Array.from({ length: values.length / 8 }, (_, row) => {
+      const v = values.slice(row * 8, row * 8 + 8);
+      return {
+        event_id: v[0] as number,
+        account_id: v[1] as number,
+        attempted_at: v[2] as number,
+        url: v[3] as string,
+        method: v[4] as string,
+        http_status: v[5] as number | null,
+        duration_ms: v[6] as number,
+        error: v[7] as string | null,
+      };
+    }),
+  ),
+);
+
 /** The shortest time between the starts of two groups written back to back. */
 const GROUP_WINDOW_MS = 4;
 
@@ -65,7 +86,7 @@ interface Moved {
 
 interface Pending {
   settlement: Settlement;
-  /** A job the batch claimed itself: settled in the same transaction. The lane settles its own. */
+  /** The event's job, settled in the same transaction (deleted, or put back at its next turn). */
   job?: HeldJob;
   resolve(retryIn: number | null): void;
   reject(err: unknown): void;
@@ -131,22 +152,22 @@ export class OutcomeWriter {
         .forUpdate()
         .execute();
     }
-    for (let i = 0; i < attempts.length; i += 500) {
-      await trx
-        .insertInto('event_attempts')
-        .values(
-          attempts.slice(i, i + 500).map(({ event, url, outcome: o, at }) => ({
-            event_id: event.id,
-            account_id: event.account_id,
-            attempted_at: at,
+    for (let i = 0; i < attempts.length; i += ATTEMPTS_PER_INSERT) {
+      await insertAttempts(
+        trx,
+        ...attempts
+          .slice(i, i + ATTEMPTS_PER_INSERT)
+          .flatMap(({ event, url, outcome: o, at }) => [
+            event.id,
+            event.account_id,
+            at,
             url,
-            method: o.method,
-            http_status: o.status,
-            duration_ms: o.durationMs,
-            error: o.error?.slice(0, 500) ?? null,
-          })),
-        )
-        .execute();
+            o.method,
+            o.status,
+            o.durationMs,
+            o.error?.slice(0, 500) ?? null,
+          ]),
+      );
     }
     // A success clears the endpoint's failure record; written once per account and group, before any later failure of that account.
     const toClear = new Set<number>();

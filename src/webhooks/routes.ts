@@ -143,7 +143,11 @@ export const webhooks: Feature = {
     const delivery = createDelivery(ctx);
     worker.register(
       LANE,
-      { kind: DELIVER_JOB, handler: (p: { eventId: number }) => deliverEvent(delivery, p.eventId) },
+      {
+        kind: DELIVER_JOB,
+        handler: (p: { eventId: number }, { job }) =>
+          deliverEvent(delivery, p.eventId, { id: Number(job.id), lockedBy: job.locked_by! }),
+      },
       ctx.config.WEBHOOK_CONCURRENCY,
     );
   },

@@ -1,4 +1,4 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 
 /**
  * Standard Webhooks signing (https://www.standardwebhooks.com): the secret is
@@ -16,7 +16,18 @@ export function signatureHeaders(
   timestampSec: number,
   body: string,
 ): Record<string, string> {
-  const key = Buffer.from(secret.replace(/^whsec_/, ''), 'base64');
-  const signature = createHmac('sha256', key).update(`${id}.${timestampSec}.${body}`).digest('base64');
+  const signature = createHmac('sha256', signingKey(secret)).update(`${id}.${timestampSec}.${body}`).digest('base64');
   return { 'webhook-id': id, 'webhook-timestamp': String(timestampSec), 'webhook-signature': `v1,${signature}` };
+}
+
+/** Keys by secret, decoded once: a delivery signs every attempt with its account's secret. */
+const keys = new Map<string, KeyObject>();
+function signingKey(secret: string): KeyObject {
+  let key = keys.get(secret);
+  if (!key) {
+    key = createSecretKey(Buffer.from(secret.replace(/^whsec_/, ''), 'base64'));
+    if (keys.size >= 1000) keys.delete(keys.keys().next().value!);
+    keys.set(secret, key);
+  }
+  return key;
 }
