@@ -1,13 +1,15 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { benchPostgresUrl, fmt } from './lib.js';
 
 const MAIN = resolve(import.meta.dirname, '../src/main.js');
+const HEAP_PROBE = pathToFileURL(resolve(import.meta.dirname, 'heap-probe.js')).href;
 const BATCHES = 3;
 const SINGLES = Number(process.env.BENCH_MEMORY_SINGLES ?? 10_000);
 const CAMPAIGN = 500;
@@ -19,7 +21,9 @@ const CONNECTIONS = 50;
  * after each of three batches of 100,000 messages sent and delivered by the
  * simulator (each batch: single-recipient requests and 500-recipient ones),
  * on SQLite and on PostgreSQL. No growth between the second and third batch
- * is the target: caches and queues stay bounded.
+ * is the target: caches and queues stay bounded. The JS heap in use after a
+ * full collection (bench/heap-probe.ts) tells growth of the heap from garbage
+ * not yet collected; RSS less that heap is mostly native (SQLite, buffers).
  */
 export async function benchMemory(): Promise<string> {
   const rows = [await memoryOf('SQLite')];
@@ -31,14 +35,21 @@ export async function benchMemory(): Promise<string> {
     '',
     `RSS of the serve process (VmRSS), idle 2 s after start, then after each batch of ${fmt(PER_BATCH)} messages once every one has its final status (simulator, SIMULATOR_DLR_DELAY_MS=0): ${fmt(SINGLES)} single-recipient POST /sms/send and ${fmt((PER_BATCH - SINGLES) / CAMPAIGN)} of ${CAMPAIGN} recipients, ${CONNECTIONS} connections.`,
     '',
-    '| engine | idle MB | after 100,000 | after 200,000 | after 300,000 | 3rd ÷ 2nd |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...rows.map((r) => `| ${r.engine} | ${r.rss.map(mb).join(' | ')} | ${fmt(r.rss[3] / r.rss[2], 2)} |`),
+    'The JS heap is `heapUsed` after a full garbage collection at the same points.',
+    '',
+    '| engine | MB | idle | after 100,000 | after 200,000 | after 300,000 | 3rd ÷ 2nd |',
+    '|---|---|---:|---:|---:|---:|---:|',
+    ...rows.flatMap((r) =>
+      (['RSS', 'JS heap'] as const).map((what) => {
+        const v = what === 'RSS' ? r.rss : r.heap;
+        return `| ${r.engine} | ${what} | ${v.map(mb).join(' | ')} | ${fmt(v[3] / v[2], 2)} |`;
+      }),
+    ),
     '',
   ].join('\n');
 }
 
-async function memoryOf(engine: string, pgUrl?: string): Promise<{ engine: string; rss: number[] }> {
+async function memoryOf(engine: string, pgUrl?: string): Promise<{ engine: string; rss: number[]; heap: number[] }> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-memory-'));
   const database = pgUrl ? `bench_mem_${randomBytes(6).toString('hex')}` : undefined;
   const url = pgUrl && database ? withDatabase(pgUrl, database) : `sqlite:${join(dir, 'memory.db')}`;
@@ -50,6 +61,7 @@ async function memoryOf(engine: string, pgUrl?: string): Promise<{ engine: strin
     LOG_LEVEL: 'warn',
     SIMULATOR_DLR_DELAY_MS: '0',
     RATE_LIMIT_PER_SECOND: '1000000',
+    MEMORY_BENCH_HEAP_FILE: join(dir, 'heap'),
   };
   let child: ChildProcess | undefined;
   try {
@@ -76,13 +88,15 @@ async function memoryOf(engine: string, pgUrl?: string): Promise<{ engine: strin
     try {
       await new Promise((r) => setTimeout(r, 2000));
       const rss = [rssOf(child.pid!)];
+      const heap = [await heapAfterGc(child, env.MEMORY_BENCH_HEAP_FILE)];
       for (let b = 0; b < BATCHES; b++) {
         await sendBatch(serve.base, apikey, b);
         await until(async () => (await open.count()) === 0);
         await new Promise((r) => setTimeout(r, 2000));
         rss.push(rssOf(child.pid!));
+        heap.push(await heapAfterGc(child, env.MEMORY_BENCH_HEAP_FILE));
       }
-      return { engine, rss };
+      return { engine, rss, heap };
     } finally {
       await open.close();
     }
@@ -101,7 +115,7 @@ function cli(args: string[], env: NodeJS.ProcessEnv): string {
 }
 
 async function startServe(env: NodeJS.ProcessEnv): Promise<{ child: ChildProcess; base: string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve'], {
+  const child = spawn(process.execPath, ['--import', HEAP_PROBE, MAIN, 'serve'], {
     env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -163,6 +177,14 @@ function openCounter(url: string): { count(): Promise<number>; close(): Promise<
     },
     close: () => client.end(),
   };
+}
+
+/** The serve process's JS heap in use after a full collection, which it runs on SIGUSR2 (bench/heap-probe.ts). */
+async function heapAfterGc(child: ChildProcess, file: string): Promise<number> {
+  rmSync(file, { force: true });
+  child.kill('SIGUSR2');
+  await until(async () => existsSync(file) && readFileSync(file, 'utf8') !== '');
+  return Number(readFileSync(file, 'utf8'));
 }
 
 const rssOf = (pid: number) => Number(/VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))![1]) * 1024;

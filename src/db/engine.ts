@@ -17,6 +17,7 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
+import { InListSizesPlugin } from './in-list-sizes.js';
 import { CurrentSchemaIntrospector } from './pg-introspector.js';
 
 export type Engine = 'sqlite' | 'postgres';
@@ -78,7 +79,7 @@ async function openSqlite(path: string): Promise<Db> {
   sqlite.pragma('busy_timeout = 5000');
   const kysely = new Kysely<Database>({
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
-    plugins: [new InlineLimitPlugin()],
+    plugins: [new InlineLimitPlugin(), new InListSizesPlugin()],
   });
   if (file === ':memory:')
     return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
