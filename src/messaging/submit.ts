@@ -184,8 +184,9 @@ export async function submitMessages(
     valid_until: req.validUntil ?? null,
     created_at: now,
     sent_at: null,
-    claimed_until: inline ? (req.claimedBy?.until ?? null) : null,
-    claim_token: inline ? (req.claimedBy?.token ?? null) : null,
+    // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
+    claimed_until: inline && !blocked.has(r.number) ? (req.claimedBy?.until ?? null) : null,
+    claim_token: inline && !blocked.has(r.number) ? (req.claimedBy?.token ?? null) : null,
   }));
   const messageIds: number[] = [];
   if (rows.length === 1)

@@ -46,8 +46,10 @@ export async function sweepUnsent(ctx: DispatchContext, signal?: AbortSignal): P
         'failures',
       ),
     ])
-    .where('stage', '=', 0)
+    // The partial index's predicate, then the stage: a message is swept only while never handed over.
+    .where('sent_at', 'is', null)
     .where('claimed_until', 'is not', null)
+    .where('stage', '=', 0)
     .where('claimed_until', '<', now)
     .orderBy('claimed_until')
     .limit(SWEEP_ROUND)
