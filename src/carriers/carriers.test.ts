@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { applyDeliveryReports } from '../messaging/delivery.js';
 import { formatLocal } from '../lib/time.js';
-import { DISPATCH_JOB } from '../messaging/dispatch.js';
+import { SWEEP_MAX_ATTEMPTS } from '../messaging/sweep.js';
 import { Pacer, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './driver.js';
 
 describe('Pacer', () => {
@@ -86,18 +86,40 @@ describeEngines('carrier drivers', (engine) => {
       a.apikey,
     );
     expect(r.body.credit).toBe(1.5);
-    // Two attempts instead of twenty, to end the test quickly.
+    // A single send has no dispatch job: the unsent sweep retries it. To end the test quickly, the message starts
+    // with all but two of its failed attempts recorded, and each back-off is cut short (a held claim lapses at once).
+    const id = (
+      await h.ctx.db.kysely
+        .selectFrom('messages')
+        .select('id')
+        .where('reference', '=', r.body.references[0].reference)
+        .executeTakeFirstOrThrow()
+    ).id;
     await h.ctx.db.kysely
-      .updateTable('jobs')
-      .set({ max_attempts: 2 })
-      .where('kind', '=', DISPATCH_JOB)
-      .where('payload', '=', JSON.stringify({ campaignId: r.body.campaignId }))
+      .insertInto('message_attempts')
+      .values(
+        Array.from({ length: SWEEP_MAX_ATTEMPTS - 2 }, () => ({
+          message_id: id,
+          carrier: 'flaky',
+          at: Date.now(),
+          code: null,
+          error: 'earlier attempt',
+        })),
+      )
       .execute();
     const m = await eventually(async () => {
+      await h.ctx.db.kysely
+        .updateTable('messages')
+        .set({ claimed_until: 1 })
+        .where('id', '=', id)
+        .where('stage', '=', 0)
+        .where('claim_token', 'is', null)
+        .where('claimed_until', 'is not', null)
+        .execute();
       const row = await h.ctx.db.kysely
         .selectFrom('messages')
         .selectAll()
-        .where('reference', '=', r.body.references[0].reference)
+        .where('id', '=', id)
         .executeTakeFirstOrThrow();
       return row.stage === 2 ? row : null;
     }, 15_000);

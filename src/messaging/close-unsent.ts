@@ -41,6 +41,8 @@ export async function closeUnsent(
       carrier,
       error,
       refunded: 1,
+      // Out of the unsent sweep's index (it holds messages never sent that carry a claim).
+      claimed_until: null,
     })
     .where('id', 'in', ids)
     .where('stage', '=', 0)

@@ -16,7 +16,7 @@ export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker
 
 export const DISPATCH_JOB = 'messaging.dispatch';
 
-/** The unique key of an inline-dispatched campaign's dispatch job, by which the hand-off removes it once done. */
+/** The unique key of an inline-dispatched campaign's dispatch job (OTP sends), by which a dispatch finds it. */
 export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
 
 export { REFUSED_STATUS };
@@ -129,12 +129,16 @@ function untilFirstExpiry(rows: Array<{ valid_until?: number | string | null }>,
  * lease is left a batch of them is submitted without a claim update (the
  * renewals of keepClaimed start a third of a lease later); otherwise they are
  * claimed anew like the others.
+ * `holdMs`: for messages without a dispatch job (the inline hand-off, the
+ * unsent sweep), a transient failure keeps them claimed for this back-off
+ * instead of releasing them, so the unsent sweep retries them then.
  */
 export async function dispatchMessages(
   ctx: DispatchContext,
   messageIds: number[],
   signal?: AbortSignal,
   own?: InlineClaim,
+  holdMs?: number,
 ): Promise<DispatchOutcome[]> {
   const results: DispatchOutcome[] = [];
   for (let i = 0; i < messageIds.length; i += 1000) {
@@ -202,7 +206,7 @@ export async function dispatchMessages(
             token,
             async () => {
               const outcomes = await handOff(route.driver, batch);
-              await recordDurably(ctx, route.driver.name, batch, outcomes);
+              await recordDurably(ctx, route.driver.name, batch, outcomes, holdMs);
               return outcomes;
             },
           );

@@ -3,8 +3,9 @@ import { SIMULATOR_DLR_JOB } from '../carriers/simulator/driver.js';
 import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { readTrackingRoutes } from './tracking.js';
+import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
 
-/** The pipeline's jobs: dispatch to carriers, and the simulated carrier's delivery reports. */
+/** The pipeline's jobs: dispatch to carriers, the unsent sweep (every DISPATCH_RETRY_MS, one process at a time), and the simulated carrier's delivery reports. */
 export const messaging: Feature = {
   name: 'messaging',
   publicRoutes: readTrackingRoutes,
@@ -14,6 +15,13 @@ export const messaging: Feature = {
       handler: (p: { campaignId: number }, { job, signal }) =>
         dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }, signal),
     });
+    const every = ctx.config.DISPATCH_RETRY_MS;
+    worker.register('dispatch', {
+      kind: SWEEP_JOB,
+      handler: (_p: null, { signal }) => sweepRound(ctx, signal),
+    });
+    const first = scheduleSweep(ctx.db.kysely, Date.now(), every);
+    worker.track(first.catch((err) => ctx.log.warn({ err }, 'scheduling the unsent sweep failed')));
     worker.register('carrier', {
       kind: SIMULATOR_DLR_JOB,
       handler: async (p: { reports: Array<[number, number]> }) => {

@@ -98,7 +98,7 @@ describeEngines('group commit of sends', (engine) => {
     expect(await messagesOf(rich.id)).toHaveLength(5);
   });
 
-  it('accepts parallel single sends exactly as far as the balance goes, hands each over once and removes their safety-net jobs', async () => {
+  it('accepts parallel single sends exactly as far as the balance goes, hands each over once and leaves no dispatch job behind', async () => {
     const a = await h.createAccount(5);
     const replies = await Promise.all(
       Array.from({ length: 30 }, (_, i) =>

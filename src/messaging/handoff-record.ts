@@ -17,11 +17,12 @@ export async function recordDurably(
   carrier: string,
   batch: Row[],
   outcomes: SubmitOutcome[],
+  holdMs?: number,
 ): Promise<void> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      await recordOutcomes(ctx, carrier, batch, outcomes);
+      await recordOutcomes(ctx, carrier, batch, outcomes, holdMs);
       return;
     } catch (err) {
       if (Date.now() - started >= RECORD_RETRY_FOR_MS) throw err;
@@ -52,7 +53,13 @@ type Row = {
   extra_params: string | null;
 };
 
-async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcomes: SubmitOutcome[]): Promise<void> {
+async function recordOutcomes(
+  ctx: WithDb,
+  carrier: string,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+  holdMs: number | undefined,
+): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
     // The connector that took or refused each message (a router names it, and why), else the driver, with its cost then.
@@ -126,12 +133,13 @@ async function recordOutcomes(ctx: WithDb, carrier: string, batch: Row[], outcom
         now,
       );
     await recordFailedAttempts(trx, carrier, batch, outcomes, now);
-    // A transient failure releases the claim: the dispatch job retries at once on its next run.
+    // A transient failure releases the claim: the dispatch job retries at once on its next run. With holdMs
+    // (messages that have no dispatch job) the release keeps a claim for the back-off, which the unsent sweep finds.
     const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
     if (retry.length > 0)
       await trx
         .updateTable('messages')
-        .set({ claimed_until: null, claim_token: null })
+        .set({ claimed_until: holdMs === undefined ? null : now + holdMs, claim_token: null })
         .where(
           'id',
           'in',

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { bringJobsForward, cancelJobs } from '../jobs/queue.js';
-import { DISPATCH_JOB, dispatchMessages, safetyNetKey, type DispatchContext } from './dispatch.js';
+import { dispatchMessages, type DispatchContext } from './dispatch.js';
+import { retryHold } from './sweep.js';
 import type { DispatchOutcome, HandOff, SharedDispatch as Shared } from './ports.js';
 import type { InlineClaim } from './types.js';
 
@@ -41,10 +41,11 @@ class RoundQueue<T extends { messageIds: number[] }> {
 /**
  * Inline hand-off: committed messages of small immediate sends are handed to
  * their carrier by this process right after the commit, in shared rounds,
- * instead of waiting for a dispatch job to be claimed. Their dispatch job
- * (due INLINE_SAFETY_NET_MS later) stays as the safety net for a crash or a
- * transient carrier failure; a round deletes the jobs of the campaigns it
- * finished. The claim rules of dispatchMessages keep it at most once.
+ * instead of waiting for a dispatch job to be claimed. They have no dispatch
+ * job: the unsent sweep (sweep.ts) is their safety net, finding them once
+ * their claim runs out after a crash, or once the back-off a transient
+ * carrier failure holds them for has passed. The claim rules of
+ * dispatchMessages keep it at most once.
  * Messages are inserted already claimed by it (claim(): one token per
  * process, a lease of JOB_LEASE_MS from the insert), so a round writes no
  * claim while that lease is young enough (dispatchMessages).
@@ -59,10 +60,10 @@ export class InlineHandOff implements HandOff {
       try {
         await this.handOver(round);
       } catch (err) {
-        // The dispatch jobs are still there: they send what this round did not.
+        // The messages keep their claim: the unsent sweep sends them once it runs out.
         this.ctx.log.warn(
           { err, campaigns: round.length },
-          'inline hand-off failed; the dispatch jobs will send these messages',
+          'inline hand-off failed; the unsent sweep will send these messages',
         );
       }
     });
@@ -87,15 +88,8 @@ export class InlineHandOff implements HandOff {
       round.flatMap((c) => c.messageIds),
       undefined,
       { token: this.token, until },
+      retryHold(this.ctx.config.DISPATCH_RETRY_MS, 1),
     );
-    const final = new Set(outcomes.filter((o) => o.outcome.ok || o.outcome.permanent).map((o) => o.messageId));
-    const done = round.filter((c) => c.messageIds.every((id) => final.has(id))).map((c) => safetyNetKey(c.campaignId));
-    const retry = round
-      .filter((c) => !c.messageIds.every((id) => final.has(id)))
-      .map((c) => safetyNetKey(c.campaignId));
-    await cancelJobs(this.ctx.db.kysely, DISPATCH_JOB, done);
-    // Not taken at once (a transient carrier error, claimed elsewhere): the job retries at the usual pace, not after the whole safety net.
-    await bringJobsForward(this.ctx.db.kysely, DISPATCH_JOB, retry, Date.now() + this.ctx.config.DISPATCH_RETRY_MS);
     if (outcomes.length > 0) this.ctx.worker.nudge('carrier', 'webhooks');
   }
 }

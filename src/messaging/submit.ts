@@ -21,7 +21,7 @@ import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
-/** How long the dispatch job of an inline-dispatched request waits before it checks the messages itself. */
+/** How long the dispatch job of an inline-dispatched request not inserted claimed (OTP) waits before it checks the messages itself. */
 export const INLINE_SAFETY_NET_MS = 30_000;
 
 /** Rows per INSERT: under SQLite's bound-parameter limit with every column. */
@@ -184,8 +184,9 @@ export async function submitMessages(
     valid_until: req.validUntil ?? null,
     created_at: now,
     sent_at: null,
-    claimed_until: inline ? (req.claimedBy?.until ?? null) : null,
-    claim_token: inline ? (req.claimedBy?.token ?? null) : null,
+    // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
+    claimed_until: inline && !blocked.has(r.number) ? (req.claimedBy?.until ?? null) : null,
+    claim_token: inline && !blocked.has(r.number) ? (req.claimedBy?.token ?? null) : null,
   }));
   const messageIds: number[] = [];
   if (rows.length === 1)
@@ -204,10 +205,12 @@ export async function submitMessages(
       trx,
       rows.filter((r) => r.stage === 2).map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
     );
-  // An inline send's safety net runs by the end of its validity at the latest, to close it then if still not sent.
+  // A send inserted already claimed by the inline hand-off queues no job: the unsent sweep (sweep.ts) is its
+  // safety net. Other inline sends (OTP) keep a dispatch job as theirs, due by the end of their validity at the latest.
   const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
   const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
-  if (!sandbox && blocked.size < rows.length)
+  const swept = inline && req.claimedBy !== undefined;
+  if (!sandbox && !swept && blocked.size < rows.length)
     await enqueue(
       trx,
       DISPATCH_JOB,

@@ -41,8 +41,9 @@ export interface SubmitRequest {
   /**
    * The sender submits the messages itself right after commit: dispatchMessages
    * to learn the carrier's answer (OTP), or the shared rounds of
-   * inlineHandOff (small /sms/send requests). The dispatch job then only runs
-   * INLINE_SAFETY_NET_MS later, for a crash or a transient carrier failure.
+   * inlineHandOff (small /sms/send requests). Without claimedBy the dispatch job
+   * only runs INLINE_SAFETY_NET_MS later, for a crash or a transient carrier
+   * failure; with it no job is queued and the unsent sweep is the safety net.
    */
   inlineDispatch?: boolean;
   /**

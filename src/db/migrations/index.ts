@@ -47,4 +47,5 @@ export const migrations: Record<string, Migration> = {
   '0038_smpp_validity_resubmits': lazy(() => import('./0038_smpp_validity_resubmits.js')),
   '0039_carrier_event_counts': lazy(() => import('./0039_carrier_event_counts.js')),
   '0040_hot_status_updates': lazy(() => import('./0040_hot_status_updates.js')),
+  '0041_unsent_sweep': lazy(() => import('./0041_unsent_sweep.js')),
 };
