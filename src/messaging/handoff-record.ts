@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { AppContext, WithDb } from '../context.js';
 import { affected } from '../db/engine.js';
 import type { SubmitOutcome } from '../carriers/driver.js';
@@ -139,7 +140,14 @@ async function recordOutcomes(
     if (retry.length > 0)
       await trx
         .updateTable('messages')
-        .set({ claimed_until: holdMs === undefined ? null : now + holdMs, claim_token: null })
+        .set({
+          // Never held past the validity end: the dispatch job due then closes the message as expired.
+          claimed_until:
+            holdMs === undefined
+              ? null
+              : sql<number>`case when valid_until is not null and valid_until < ${now + holdMs} then valid_until else ${now + holdMs} end`,
+          claim_token: null,
+        })
         .where(
           'id',
           'in',

@@ -209,7 +209,8 @@ export async function submitMessages(
   // safety net. Other inline sends (OTP) keep a dispatch job as theirs, due by the end of their validity at the latest.
   const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
   const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
-  const swept = inline && req.claimedBy !== undefined;
+  // A validity end keeps the job, due then: a message still unsent is closed as expired at that end, not a sweep later.
+  const swept = inline && req.claimedBy !== undefined && req.validUntil == null;
   if (!sandbox && !swept && blocked.size < rows.length)
     await enqueue(
       trx,
