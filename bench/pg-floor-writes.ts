@@ -10,10 +10,16 @@ import { timeOrderedId } from '../src/lib/ids.js';
  */
 
 const MESSAGE_COLS = ['account_id', 'campaign_id', 'reference', 'channel', 'country_code', 'number', 'text'];
-const MESSAGE_INSERT = `INSERT INTO messages (${MESSAGE_COLS.join(', ')}, price_units, stage, status, created_at, credit_value)
-  VALUES ($1, $2, $3, 'sms', '52', $4, $5, 10000, 0, 'queued', $6, 10000) RETURNING id`;
+/** A single send's message is inserted already claimed by the process that hands it over (no claim update later). */
+const CLAIMED_MESSAGE_INSERT = `INSERT INTO messages (${MESSAGE_COLS.join(', ')}, price_units, stage, status, created_at, credit_value,
+  claimed_until, claim_token)
+  VALUES ($1, $2, $3, 'sms', '52', $4, $5, 10000, 0, 'queued', $6, 10000, $7, $8) RETURNING id`;
 
-/** Accepts requests of one recipient each in one transaction (a group commit): debit, campaign, message, safety-net job. */
+/**
+ * Accepts requests of one recipient each in one transaction (a group commit):
+ * debit, campaign, message inserted claimed. No dispatch job: the unsent
+ * sweep is a small send's safety net.
+ */
 export async function acceptSingles(pool: pg.Pool, accountId: number, numbers: string[]): Promise<Accepted[]> {
   const client = await pool.connect();
   const accepted: Accepted[] = [];
@@ -31,12 +37,16 @@ export async function acceptSingles(pool: pg.Pool, accountId: number, numbers: s
         [accountId, now],
       );
       const campaignId = Number(campaign.rows[0].id);
-      const message = await client.query(MESSAGE_INSERT, [accountId, campaignId, timeOrderedId(), number, 'Hola', now]);
-      await client.query(
-        `INSERT INTO jobs (kind, payload, run_at, max_attempts, unique_key, created_at)
-         VALUES ('messaging.dispatch', $1, $2, 20, $3, $4) ON CONFLICT (unique_key) DO NOTHING`,
-        [JSON.stringify({ campaignId }), now + 30_000, `dispatch:${campaignId}`, now],
-      );
+      const message = await client.query(CLAIMED_MESSAGE_INSERT, [
+        accountId,
+        campaignId,
+        timeOrderedId(),
+        number,
+        'Hola',
+        now,
+        now + 60_000,
+        CLAIM_TOKEN,
+      ]);
       accepted.push({ campaignId, messageId: Number(message.rows[0].id) });
     }
     await client.query('COMMIT');
@@ -86,20 +96,24 @@ export async function acceptCampaign(pool: pg.Pool, accountId: number, numbers: 
   }
 }
 
+const CLAIM_TOKEN = randomUUID();
+
 /**
  * Hands messages over and applies their receipts, with the writes of the
- * service: the claim, the simulator's report job, the sent status (and the
- * safety-net jobs removed), then the report job claimed, the final status with
- * the confirmation events and the receipt counts, and the job removed.
+ * service: the claim (unless they were inserted claimed), the simulator's
+ * report job, the sent status, then the report job claimed, the final status
+ * with the confirmation events and the receipt counts, and the job removed.
  */
-export async function deliver(pool: pg.Pool, messageIds: number[], safetyNets: number[] = []): Promise<void> {
+export async function deliver(pool: pg.Pool, messageIds: number[], insertedClaimed = false): Promise<void> {
   const now = Date.now();
-  const claimed = await pool.query(
-    `UPDATE messages SET claimed_until = $2, claim_token = $3 WHERE id = ANY($1) AND stage = 0
-     RETURNING id, account_id, reference, number, extra_params`,
-    [messageIds, now + 60_000, randomUUID()],
-  );
-  const ids = claimed.rows.map((r) => Number(r.id));
+  const ids = insertedClaimed
+    ? messageIds
+    : (
+        await pool.query(
+          `UPDATE messages SET claimed_until = $2, claim_token = $3 WHERE id = ANY($1) AND stage = 0 RETURNING id`,
+          [messageIds, now + 60_000, randomUUID()],
+        )
+      ).rows.map((r) => Number(r.id));
   const job = await pool.query(
     `INSERT INTO jobs (kind, payload, run_at, max_attempts, created_at) VALUES ('simulator.dlr', $1, $2, 20, $2) RETURNING id`,
     [JSON.stringify({ reports: ids.map((id) => [id, 0]) }), now],
@@ -108,10 +122,6 @@ export async function deliver(pool: pg.Pool, messageIds: number[], safetyNets: n
     `UPDATE messages SET stage = 1, status = 'sent', carrier = 'simulator', parts = 1, sent_at = $2 WHERE id = ANY($1) AND stage = 0`,
     [ids, now],
   );
-  if (safetyNets.length > 0)
-    await pool.query(`DELETE FROM jobs WHERE kind = 'messaging.dispatch' AND unique_key = ANY($1)`, [
-      safetyNets.map((c) => `dispatch:${c}`),
-    ]);
   await applyReceipts(pool, Number(job.rows[0].id), ids);
 }
 

@@ -47,7 +47,7 @@ export async function benchPgFloor(): Promise<string> {
   return [
     title,
     '',
-    `Single sends: ${fmt(SINGLES)} single-recipient sends from ${SENDERS} concurrent callers in this process (sendSms, the service of POST /sms/send, worker on, simulator with SIMULATOR_DLR_DELAY_MS=0), counted until the last final status; the floor accepts the same requests ${SENDERS} per transaction (debit, campaign, message, safety-net job) and hands each batch over with the writes of the hand-off, the sent status and the receipt. Drain: ${fmt(DRAIN_CAMPAIGNS * DRAIN_RECIPIENTS)} queued messages (${DRAIN_CAMPAIGNS} campaigns of ${DRAIN_RECIPIENTS}); the floor hands over and applies receipts one campaign per batch. Both sides use a pool of ${POOL} connections without pipelining (node-postgres sends one statement at a time per connection); ${ROUNDS} interleaved rounds.`,
+    `Single sends: ${fmt(SINGLES)} single-recipient sends from ${SENDERS} concurrent callers in this process (sendSms, the service of POST /sms/send, worker on, simulator with SIMULATOR_DLR_DELAY_MS=0), counted until the last final status; the floor accepts the same requests ${SENDERS} per transaction (debit, campaign, message inserted claimed; no dispatch job) and hands each batch over with the writes of the hand-off, the sent status and the receipt. Drain: ${fmt(DRAIN_CAMPAIGNS * DRAIN_RECIPIENTS)} queued messages (${DRAIN_CAMPAIGNS} campaigns of ${DRAIN_RECIPIENTS}); the floor hands over and applies receipts one campaign per batch. Both sides use a pool of ${POOL} connections without pipelining (node-postgres sends one statement at a time per connection); ${ROUNDS} interleaved rounds.`,
     '',
     '| round | floor singles msg/s | Mensajero singles msg/s | ratio | floor drain msg/s | Mensajero drain msg/s | ratio |',
     '|---|---:|---:|---:|---:|---:|---:|',
@@ -109,7 +109,7 @@ async function floorSingles(url: string): Promise<number> {
       await deliver(
         pool,
         accepted.map((a) => a.messageId),
-        accepted.map((a) => a.campaignId),
+        true,
       );
     });
     return SINGLES / ((performance.now() - t0) / 1000);
