@@ -33,9 +33,13 @@ function bind(session: SmppSession, mode: string, systemId: string, password: st
   );
 }
 
-/** submit_sm accepted per second from one bind with `window` unanswered at most. */
-function submitLoop(session: SmppSession, count: number, window: number): Promise<{ rate: number; refused: number }> {
-  return new Promise((resolve) => {
+/** Runs `count` requests, `window` unanswered at most: requests per second and how many were refused. */
+function windowed(
+  count: number,
+  window: number,
+  request: () => Promise<boolean>,
+): Promise<{ rate: number; refused: number }> {
+  return new Promise((resolve, reject) => {
     let sent = 0;
     let done = 0;
     let refused = 0;
@@ -43,16 +47,30 @@ function submitLoop(session: SmppSession, count: number, window: number): Promis
     const next = () => {
       while (sent < count && sent - done < window) {
         sent++;
-        session.submit_sm({ destination_addr: '525512345678', dest_addr_ton: 1, short_message: BODY }, (resp: Pdu) => {
+        request().then((ok) => {
           done++;
-          if (resp.command_status !== 0) refused++;
+          if (!ok) refused++;
           if (done === count) resolve({ rate: (count * 1000) / (performance.now() - t0), refused });
           else next();
-        });
+        }, reject);
       }
     };
     next();
   });
+}
+
+/** submit_sm accepted per second from one bind with `window` unanswered at most. */
+function submitLoop(session: SmppSession, count: number, window: number): Promise<{ rate: number; refused: number }> {
+  return windowed(
+    count,
+    window,
+    () =>
+      new Promise((ok) =>
+        session.submit_sm({ destination_addr: '525512345678', dest_addr_ton: 1, short_message: BODY }, (resp: Pdu) =>
+          ok(resp.command_status === 0),
+        ),
+      ),
+  );
 }
 
 /** A bare `smpp` package server answering every submit_sm from memory: the ceiling of the codec and the socket. */
@@ -94,26 +112,7 @@ function httpLoop(
       req.on('error', reject);
       req.end(body);
     });
-  return new Promise((resolve, reject) => {
-    let sent = 0;
-    let done = 0;
-    let refused = 0;
-    const t0 = performance.now();
-    const next = () => {
-      while (sent < count && sent - done < window) {
-        sent++;
-        send().then((ok) => {
-          done++;
-          if (!ok) refused++;
-          if (done === count) {
-            agent.destroy();
-            resolve({ rate: (count * 1000) / (performance.now() - t0), refused });
-          } else next();
-        }, reject);
-      }
-    };
-    next();
-  });
+  return windowed(count, window, send).finally(() => agent.destroy());
 }
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

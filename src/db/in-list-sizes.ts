@@ -11,6 +11,7 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
+import { anyQueryNode } from './query-nodes.js';
 
 /** Lists up to this length keep their own statement: the common short ones cost no extra values. */
 const EXACT_UP_TO = 8;
@@ -29,20 +30,12 @@ function isInList(node: OperationNode): node is BinaryOperationNode & { rightOpe
 const needsPadding = (node: PrimitiveValueListNode) => inListSize(node.values.length) !== node.values.length;
 
 /** Whether an IN list anywhere in the query (subqueries included) has a length that is not one of the sizes. */
-function hasUnevenInList(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasUnevenInList);
-  if (node === null || typeof node !== 'object') return false;
-  const kind = (node as { kind?: unknown }).kind;
-  if (typeof kind !== 'string' || kind === 'ValueNode' || kind === 'PrimitiveValueListNode') return false;
-  if (
-    isInList(node as OperationNode) &&
-    needsPadding((node as BinaryOperationNode).rightOperand as PrimitiveValueListNode)
-  )
-    return true;
-  for (const value of Object.values(node))
-    if (typeof value === 'object' && value !== null && hasUnevenInList(value)) return true;
-  return false;
-}
+const hasUnevenInList = (node: unknown) =>
+  anyQueryNode(
+    node,
+    (n) =>
+      isInList(n as OperationNode) && needsPadding((n as BinaryOperationNode).rightOperand as PrimitiveValueListNode),
+  );
 
 class InListTransformer extends OperationNodeTransformer {
   protected override transformBinaryOperation(node: BinaryOperationNode): BinaryOperationNode {

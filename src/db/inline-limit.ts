@@ -9,6 +9,7 @@ import {
   type RootOperationNode,
   type UnknownRow,
 } from 'kysely';
+import { anyQueryNode } from './query-nodes.js';
 
 class InlineLimitTransformer extends OperationNodeTransformer {
   protected override transformLimit(node: LimitNode): LimitNode {
@@ -19,20 +20,8 @@ class InlineLimitTransformer extends OperationNodeTransformer {
   }
 }
 
-/** Nodes that hold bound values only (the rows of an insert, an IN list): no query inside. */
-const VALUES_ONLY = new Set(['ValueNode', 'PrimitiveValueListNode']);
-
-/** Whether a LIMIT appears anywhere in the query (subqueries included); walks operation nodes and their lists only. */
-function hasLimit(node: unknown): boolean {
-  if (Array.isArray(node)) return node.some(hasLimit);
-  if (node === null || typeof node !== 'object') return false;
-  const kind = (node as { kind?: unknown }).kind;
-  if (typeof kind !== 'string' || VALUES_ONLY.has(kind)) return false;
-  if (kind === 'LimitNode') return true;
-  for (const value of Object.values(node))
-    if (typeof value === 'object' && value !== null && hasLimit(value)) return true;
-  return false;
-}
+/** Whether a LIMIT appears anywhere in the query (subqueries included). */
+const hasLimit = (node: unknown) => anyQueryNode(node, (n) => n.kind === 'LimitNode');
 
 /**
  * Writes integer LIMITs into the SQL text instead of binding them. On SQLite a
