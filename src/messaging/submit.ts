@@ -9,7 +9,7 @@ import { defineMessages } from '../http/codes.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
-import { pricesFor, type Priced } from './prices.js';
+import { pricesFor } from './prices.js';
 import type { PriceLookup } from './ports.js';
 import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
@@ -24,8 +24,8 @@ defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was
 /** How long the dispatch job of an inline-dispatched request not inserted claimed (OTP) waits before it checks the messages itself. */
 export const INLINE_SAFETY_NET_MS = 30_000;
 
-/** Rows per INSERT: under SQLite's bound-parameter limit with every column. */
-const CHUNK = 500;
+/** Rows per INSERT at most: a power of two under SQLite's bound-parameter limit (32,766) with every column. */
+const CHUNK = 512;
 
 // The statements of every send, compiled once (see compiledOnce).
 const insertCampaign = compiledOnce(
@@ -87,11 +87,20 @@ const MESSAGE_COLUMNS = [
   'claimed_until',
   'claim_token',
 ] as const;
-const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
+/** Rows of MESSAGE_COLUMNS values, one after the other. */
+const insertMessageRows = compiledOnce((db, ...values: unknown[]) =>
   db
     .insertInto('messages')
-    .values(Object.fromEntries(MESSAGE_COLUMNS.map((c, i) => [c, values[i]])) as unknown as MessageRow)
-    .returning('id'),
+    .values(
+      Array.from(
+        { length: values.length / MESSAGE_COLUMNS.length },
+        (_, row) =>
+          Object.fromEntries(
+            MESSAGE_COLUMNS.map((c, i) => [c, values[row * MESSAGE_COLUMNS.length + i]]),
+          ) as unknown as MessageRow,
+      ),
+    )
+    .returning(['id', 'reference']),
 );
 
 /**
@@ -111,120 +120,166 @@ const insertOneMessage = compiledOnce((db, ...values: unknown[]) =>
  */
 export async function submitMessages(
   trx: Transaction<Database>,
-  { config, prices }: { config: Config; prices: PriceLookup },
+  deps: { config: Config; prices: PriceLookup },
   req: SubmitRequest,
 ): Promise<SubmitResult> {
+  return (await submitMessageBatch(trx, deps, [req]))[0];
+}
+
+/**
+ * submitMessages for several requests of one account, channel and source at
+ * once (the submit_sm of one turn of an SMPP bind): each keeps its campaign,
+ * messages, answer and hand-off, but they share one price lookup, one
+ * opt-out query, one debit and the message INSERTs. Accepted all or none:
+ * sms_07 when the balance does not cover them all, and the caller may then
+ * submit them one by one to learn which fit.
+ */
+export async function submitMessageBatch(
+  trx: Transaction<Database>,
+  { config, prices }: { config: Config; prices: PriceLookup },
+  reqs: SubmitRequest[],
+): Promise<SubmitResult[]> {
+  const first = reqs[0];
+  if (reqs.some((r) => !sameBatch(first, r)))
+    throw new Error('a batch of sends shares its account, channel, source, sandbox and opt-out rule');
+  const { accountId, channel } = first;
   const now = Date.now();
-  const sandbox = req.sandbox === true;
-  if (sandbox) await reserveSandboxQuota(trx, req.accountId, req.recipients.length, config.SANDBOX_DAILY_LIMIT, now);
-  const priced = await pricesFor(
-    trx,
-    prices,
-    req.accountId,
-    req.channel,
-    req.recipients.map((r) => r.number),
-  );
-  const price = (k: number): Priced =>
-    req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
+  const sandbox = first.sandbox === true;
+  const numbers = reqs.flatMap((r) => r.recipients.map((x) => x.number));
+  if (sandbox) await reserveSandboxQuota(trx, accountId, numbers.length, config.SANDBOX_DAILY_LIMIT, now);
+  const priced = await pricesFor(trx, prices, accountId, channel, numbers);
   const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
   const blocked =
-    sandbox || req.ignoreOptouts
+    sandbox || first.ignoreOptouts
       ? new Set<string>()
-      : await optedOutAmong(
-          trx,
-          req.accountId,
-          req.recipients.map((r) => r.number),
-          req.source === 'otp',
-        );
-  let total = 0;
-  if (!sandbox)
-    for (let k = 0; k < req.recipients.length; k++) if (!blocked.has(req.recipients[k].number)) total += price(k).units;
-  const debit = await debitCredits(trx, req.accountId, total);
-  if (!debit) throw new ApiError(400, 'sms_07');
-  if (debit.lowBalance) await recordLowBalance(trx, req.accountId);
-
-  const scheduledAt = !sandbox && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
-  const name = req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`;
-  const { rows: inserted } = await insertCampaign(
-    trx,
-    req.accountId,
-    name,
-    req.channel,
-    req.source,
-    sandbox ? 1 : 0,
-    req.recipients.length,
-    scheduledAt,
-    now,
-    acceptedBy(),
-  );
-  const campaign = inserted[0];
-
-  const meta = req.meta ? JSON.stringify(req.meta) : null;
-  const inline = req.inlineDispatch === true && !scheduledAt;
-  const rows = req.recipients.map((r, k) => ({
-    ...sendable(sandbox, scheduledAt, price(k).units),
-    ...(blocked.has(r.number) ? optedOut(now) : {}),
-    account_id: req.accountId,
-    campaign_id: campaign.id,
-    reference: r.reference ?? timeOrderedId(),
-    channel: req.channel,
-    country_code: r.countryCode,
-    number: r.number,
-    text: r.text ?? req.text,
-    sender: req.sender ?? null,
-    flash: req.flash ? 1 : 0,
-    sandbox: sandbox ? 1 : 0,
-    extra_params: req.extraParams ?? null,
-    meta,
-    price_prefix: price(k).prefix,
-    credit_value: creditValue,
-    carrier: null,
-    carrier_id: null,
-    scheduled_at: scheduledAt,
-    valid_until: req.validUntil ?? null,
-    created_at: now,
-    sent_at: null,
-    // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
-    claimed_until: inline && !blocked.has(r.number) ? (req.claimedBy?.until ?? null) : null,
-    claim_token: inline && !blocked.has(r.number) ? (req.claimedBy?.token ?? null) : null,
+      : await optedOutAmong(trx, accountId, numbers, first.source === 'otp');
+  // Each request's recipients, with their price: recipient k of the batch is priced.prices[k].
+  let k = 0;
+  const sends = reqs.map((req) => ({
+    req,
+    recipients: req.recipients.map((r) => {
+      const price = req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
+      k++;
+      return { ...r, price, blocked: blocked.has(r.number) };
+    }),
   }));
-  const messageIds: number[] = [];
-  if (rows.length === 1)
-    messageIds.push((await insertOneMessage(trx, ...MESSAGE_COLUMNS.map((c) => rows[0][c]))).rows[0].id);
-  else
-    for (let i = 0; i < rows.length; i += CHUNK) {
-      const ids = await trx
-        .insertInto('messages')
-        .values(rows.slice(i, i + CHUNK))
-        .returning('id')
-        .execute();
-      for (const { id } of ids) messageIds.push(id);
-    }
+  let total = 0;
+  if (!sandbox) for (const { recipients } of sends) for (const r of recipients) if (!r.blocked) total += r.price.units;
+  const debit = await debitCredits(trx, accountId, total);
+  if (!debit) throw new ApiError(400, 'sms_07');
+  if (debit.lowBalance) await recordLowBalance(trx, accountId);
+
+  const campaigns: number[] = [];
+  for (const { req, recipients } of sends) {
+    const { rows: inserted } = await insertCampaign(
+      trx,
+      accountId,
+      req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`,
+      channel,
+      req.source,
+      sandbox ? 1 : 0,
+      recipients.length,
+      scheduledFor(req, now),
+      now,
+      acceptedBy(),
+    );
+    campaigns.push(inserted[0].id);
+  }
+  const rows = sends.map(({ req, recipients }, i) => {
+    const scheduledAt = scheduledFor(req, now);
+    const meta = req.meta ? JSON.stringify(req.meta) : null;
+    const inline = req.inlineDispatch === true && !scheduledAt;
+    return recipients.map((r) => ({
+      ...sendable(sandbox, scheduledAt, r.price.units),
+      ...(r.blocked ? optedOut(now) : {}),
+      account_id: accountId,
+      campaign_id: campaigns[i],
+      reference: r.reference ?? timeOrderedId(),
+      channel,
+      country_code: r.countryCode,
+      number: r.number,
+      text: r.text ?? req.text,
+      sender: req.sender ?? null,
+      flash: req.flash ? 1 : 0,
+      sandbox: sandbox ? 1 : 0,
+      extra_params: req.extraParams ?? null,
+      meta,
+      price_prefix: r.price.prefix,
+      credit_value: creditValue,
+      carrier: null,
+      carrier_id: null,
+      scheduled_at: scheduledAt,
+      valid_until: req.validUntil ?? null,
+      created_at: now,
+      sent_at: null,
+      // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
+      claimed_until: inline && !r.blocked ? (req.claimedBy?.until ?? null) : null,
+      claim_token: inline && !r.blocked ? (req.claimedBy?.token ?? null) : null,
+    }));
+  });
+  const ids = await insertMessages(trx, rows.flat());
   if (blocked.size > 0)
     await recordEvents(
       trx,
-      rows.filter((r) => r.stage === 2).map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
+      rows
+        .flat()
+        .filter((r) => r.stage === 2)
+        .map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
     );
-  // A send inserted already claimed by the inline hand-off queues no job: the unsent sweep (sweep.ts) is its
-  // safety net. Other inline sends (OTP) keep a dispatch job as theirs, due by the end of their validity at the latest.
-  const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
-  const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
-  // A validity end keeps the job, due then: a message still unsent is closed as expired at that end, not a sweep later.
-  const swept = inline && req.claimedBy !== undefined && req.validUntil == null;
-  if (!sandbox && !swept && blocked.size < rows.length)
-    await enqueue(
-      trx,
-      DISPATCH_JOB,
-      { campaignId: campaign.id },
-      { runAt: dispatchAt, maxAttempts: 20, uniqueKey: inline ? safetyNetKey(campaign.id) : undefined },
-    );
-  return {
-    campaignId: campaign.id,
-    references: rows.map((r) => ({ reference: r.reference, number: r.number })),
-    messageIds,
-    creditUnits: total,
-    optedOut: [...blocked],
-  };
+  const results: SubmitResult[] = [];
+  for (let i = 0; i < sends.length; i++) {
+    const { req, recipients } = sends[i];
+    const scheduledAt = scheduledFor(req, now);
+    const inline = req.inlineDispatch === true && !scheduledAt;
+    // A send inserted already claimed by the inline hand-off queues no job: the unsent sweep (sweep.ts) is its
+    // safety net. Other inline sends (OTP) keep a dispatch job as theirs, due by the end of their validity at the latest.
+    const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
+    const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
+    // A validity end keeps the job, due then: a message still unsent is closed as expired at that end, not a sweep later.
+    const swept = inline && req.claimedBy !== undefined && req.validUntil == null;
+    if (!sandbox && !swept && recipients.some((r) => !r.blocked))
+      await enqueue(
+        trx,
+        DISPATCH_JOB,
+        { campaignId: campaigns[i] },
+        { runAt: dispatchAt, maxAttempts: 20, uniqueKey: inline ? safetyNetKey(campaigns[i]) : undefined },
+      );
+    results.push({
+      campaignId: campaigns[i],
+      references: rows[i].map((r) => ({ reference: r.reference, number: r.number })),
+      messageIds: rows[i].map((r) => ids.get(r.reference)!),
+      creditUnits: sandbox ? 0 : recipients.reduce((sum, r) => sum + (r.blocked ? 0 : r.price.units), 0),
+      optedOut: [...new Set(recipients.filter((r) => r.blocked).map((r) => r.number))],
+    });
+  }
+  return results;
+}
+
+/** When a send waits to be dispatched: a future schedule of a request that is not a sandbox one, else null (now). */
+const scheduledFor = (req: SubmitRequest, now: number) =>
+  req.sandbox !== true && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
+
+const sameBatch = (a: SubmitRequest, b: SubmitRequest) =>
+  a.accountId === b.accountId &&
+  a.channel === b.channel &&
+  a.source === b.source &&
+  (a.sandbox === true) === (b.sandbox === true) &&
+  (a.ignoreOptouts === true) === (b.ignoreOptouts === true);
+
+/**
+ * The message rows, ids by reference: INSERTs of a power of two rows (up to
+ * CHUNK), each shape compiled once, so that a batch costs neither a Kysely
+ * build per row count nor a SQLite statement per row count.
+ */
+async function insertMessages(trx: Transaction<Database>, rows: MessageRow[]): Promise<Map<string, number>> {
+  const ids = new Map<string, number>();
+  for (let i = 0; i < rows.length;) {
+    const size = Math.min(CHUNK, 2 ** Math.floor(Math.log2(rows.length - i)));
+    const values = rows.slice(i, i + size).flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c]));
+    for (const r of (await insertMessageRows(trx, ...values)).rows) ids.set(r.reference, r.id);
+    i += size;
+  }
+  return ids;
 }
 
 /** A message's price and state as it is accepted. */

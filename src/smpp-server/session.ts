@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { checkBind } from '../features/smpp-users/bind.js';
 import { releaseBind, type SmppUserRow } from '../features/smpp-users/store.js';
 import { newPdu, PduReader, Status, type Pdu } from './pdus.js';
-import { submit, type SubmitAnswer } from './submit.js';
+import { submitTurn, type SubmitAnswer } from './submit.js';
 import { submitMulti, type MultiAnswer } from './submit-multi.js';
 import { cancelSm, querySm } from './queries.js';
 import type { SmppServerMetrics } from './metrics.js';
@@ -148,6 +148,8 @@ export class CustomerSession {
   }
 
   private drain(): void {
+    // The submit_sm read in one go are sent as one turn: one write of their messages (submitTurn).
+    const turn: Pdu[] = [];
     while (!this.closed && this.inFlight < this.host.options.maxInFlight) {
       const pdu = this.reader.next();
       if (pdu === null) break;
@@ -157,10 +159,27 @@ export class CustomerSession {
         this.closed = true;
         return;
       }
-      this.dispatch(pdu);
+      if (pdu.command === 'submit_sm' && this.bound && this.bound.mode !== 'receiver') {
+        this.inFlight++;
+        turn.push(pdu);
+      } else this.dispatch(pdu);
     }
+    if (turn.length > 0) this.runTurn(turn);
     if (this.inFlight >= this.host.options.maxInFlight) this.socket.pause();
     else this.socket.resume();
+  }
+
+  private runTurn(pdus: Pdu[]): void {
+    const answered = new Set<Pdu>();
+    this.submitSms(pdus, answered)
+      .catch((err) => {
+        this.host.ctx.log.error({ err, command: 'submit_sm' }, 'SMPP request failed');
+        for (const pdu of pdus) if (!answered.has(pdu)) this.write(pdu.response({ command_status: Status.SYSERR }));
+      })
+      .finally(() => {
+        this.inFlight -= pdus.length;
+        this.drain();
+      });
   }
 
   private dispatch(pdu: Pdu): void {
@@ -191,9 +210,10 @@ export class CustomerSession {
       case 'unbind':
         this.write(pdu.response());
         return this.close();
-      case 'submit_sm':
+      case 'submit_sm': // a bound transmitter's or transceiver's are sent as a turn (drain)
+        return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
       case 'submit_multi':
-        return this.submit(pdu);
+        return this.submitMulti(pdu);
       case 'query_sm':
       case 'cancel_sm':
         if (!this.bound || this.bound.mode === 'receiver')
@@ -239,26 +259,43 @@ export class CustomerSession {
     }
   }
 
-  /** submit_sm or submit_multi: the answer, counted per user and status. */
-  private async submit(pdu: Pdu): Promise<void> {
+  /** submit_multi: the answer, counted per user and status. */
+  private async submitMulti(pdu: Pdu): Promise<void> {
     if (!this.bound || this.bound.mode === 'receiver')
       return this.write(pdu.response({ command_status: Status.INVBNDSTS }));
-    const { user } = this.bound;
-    if (pdu.command === 'submit_multi') return this.answerSubmit(pdu, await submitMulti(this.host.ctx, user, pdu));
-    const earlier = await this.resubmits.earlier(pdu);
-    if (earlier === 'busy') return this.write(pdu.response({ command_status: Status.SYSERR }));
-    if (earlier !== undefined) {
-      this.host.metrics.resubmits.inc({ system_id: user.system_id });
-      return this.write(pdu.response({ message_id: earlier }));
+    this.answerSubmit(pdu, await submitMulti(this.host.ctx, this.bound.user, pdu));
+  }
+
+  /** The submit_sm of one turn of a bound transmitter or transceiver; `answered` collects those answered. */
+  private async submitSms(pdus: Pdu[], answered: Set<Pdu>): Promise<void> {
+    const { user } = this.bound!;
+    const fresh: Pdu[] = [];
+    for (const pdu of pdus) {
+      const earlier = await this.resubmits.earlier(pdu);
+      if (earlier === undefined) fresh.push(pdu);
+      else {
+        answered.add(pdu);
+        if (earlier === 'busy') this.write(pdu.response({ command_status: Status.SYSERR }));
+        else {
+          this.host.metrics.resubmits.inc({ system_id: user.system_id });
+          this.write(pdu.response({ message_id: earlier }));
+        }
+      }
     }
-    const run = this.resubmits.started(pdu);
-    let reference: string | null = null;
+    if (fresh.length === 0) return;
+    const runs = fresh.map((pdu) => this.resubmits.started(pdu));
+    let answers: SubmitAnswer[] = [];
     try {
-      const answer = await submit(this.host.ctx, user, pdu);
-      reference = answer.messageId ?? null;
-      this.answerSubmit(pdu, answer);
+      answers = await submitTurn(this.host.ctx, user, fresh);
+      fresh.forEach((pdu, i) => {
+        answered.add(pdu);
+        this.answerSubmit(pdu, answers[i]);
+      });
     } finally {
-      await this.resubmits.finished(run, user.id, reference, this.writable());
+      const written = this.writable();
+      await Promise.all(
+        runs.map((run, i) => this.resubmits.finished(run, user.id, answers[i]?.messageId ?? null, written)),
+      );
     }
   }
 

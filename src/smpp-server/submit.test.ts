@@ -99,6 +99,26 @@ describeEngines('SMPP server: submit_sm', (engine) => {
     expect((await submit(receiver.session, text)).command_status).toBe(0x04);
   });
 
+  it('answers each submit_sm of one read on its own; the balance covers the first ones it can', async () => {
+    const { c, session } = await bound(3);
+    const text = { short_message: Buffer.from(gsmSeptets('hi')) };
+    // One write: the server reads them together and sends them as one turn.
+    const socket = (session as unknown as { socket: import('node:net').Socket }).socket;
+    socket.cork();
+    const asked = [
+      submit(session, { ...text, destination_addr: 'abc' }),
+      ...Array.from({ length: 4 }, () => submit(session, text)),
+      submit(session, { ...text, schedule_delivery_time: 'tomorrow' }),
+    ];
+    socket.uncork();
+    const answers = await Promise.all(asked);
+    expect(answers.map((a) => a.command_status)).toEqual([0x0b, 0, 0, 0, 0x45, 0x61]);
+    const ids = answers.filter((a) => a.command_status === 0).map((a) => a.message_id);
+    expect(new Set(ids).size).toBe(3);
+    for (const id of ids) expect(await message(id)).toMatchObject({ account_id: c.id, text: 'hi' });
+    expect(await balance(c.id)).toBe(0);
+  });
+
   it('answers 0x58 over the throughput in parts per second', async () => {
     const { session } = await bound(100, { throughput: 3 });
     const answers = await Promise.all(

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { decodeMessage, type Concatenation } from '../carriers/smpp/encoding.js';
-import { sendVerbatimSms } from '../features/sms/service.js';
+import { sendVerbatimSmsTurn, type VerbatimSmsInput } from '../features/sms/service.js';
 import { reserveParts } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { Status, type Pdu } from './pdus.js';
@@ -101,29 +101,48 @@ export function statusOfError(ctx: AppContext, user: SmppUserRow, err: unknown, 
 }
 
 /**
- * One submit_sm through the SMS feature's send path: decoded text, parts,
- * throughput (parts per second of the user, shared by every process),
- * destination, sender, schedule; refusals by the one table of refusals.ts.
+ * The submit_sm of one turn of a bind through the SMS feature's send path,
+ * an answer each: decoded text, parts, throughput (parts per second of the
+ * user, shared by every process), destination, sender, schedule; refusals
+ * by the one table of refusals.ts. The accepted ones are written together
+ * (sendVerbatimSmsTurn).
  */
-export async function submit(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Promise<SubmitAnswer> {
-  const read = readSubmission(user, pdu);
-  if ('status' in read) return read;
-  if (!(await reserveParts(ctx.db, user.id, user.throughput, read.parts))) return { status: Status.THROTTLED };
-  try {
-    const sent = await acceptingAs(bySmppUser(user.system_id), () =>
-      sendVerbatimSms(ctx, Number(user.account_id), {
-        ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton),
-        text: read.text,
-        parts: read.parts,
-        flash: read.flash,
-        sender: read.sender,
-        scheduledAt: read.scheduledAt,
-        validUntil: read.validUntil,
-        meta: { smpp: read.smpp },
-      }),
-    );
-    return { status: Status.OK, messageId: sent.reference };
-  } catch (err) {
-    return { status: statusOfError(ctx, user, err, 'submit_sm') };
+export async function submitTurn(ctx: AppContext, user: SmppUserRow, pdus: Pdu[]): Promise<SubmitAnswer[]> {
+  const answers: SubmitAnswer[] = [];
+  const inputs: Array<{ index: number; input: VerbatimSmsInput }> = [];
+  for (const [index, pdu] of pdus.entries()) {
+    const read = readSubmission(user, pdu);
+    if ('status' in read) answers[index] = read;
+    else if (!(await reserveParts(ctx.db, user.id, user.throughput, read.parts)))
+      answers[index] = { status: Status.THROTTLED };
+    else
+      inputs.push({
+        index,
+        input: {
+          ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton),
+          text: read.text,
+          parts: read.parts,
+          flash: read.flash,
+          sender: read.sender,
+          scheduledAt: read.scheduledAt,
+          validUntil: read.validUntil,
+          meta: { smpp: read.smpp },
+        },
+      });
   }
+  if (inputs.length === 0) return answers;
+  const outcomes = await acceptingAs(bySmppUser(user.system_id), () =>
+    sendVerbatimSmsTurn(
+      ctx,
+      Number(user.account_id),
+      inputs.map((i) => i.input),
+    ),
+  );
+  outcomes.forEach((outcome, k) => {
+    answers[inputs[k].index] =
+      'reference' in outcome
+        ? { status: Status.OK, messageId: outcome.reference }
+        : { status: statusOfError(ctx, user, outcome.error, 'submit_sm') };
+  });
+  return answers;
 }

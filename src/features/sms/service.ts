@@ -2,7 +2,7 @@ import type { AppContext, WithConfig, WithDb } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
-import { submitMessages } from '../../messaging/submit.js';
+import { submitMessageBatch } from '../../messaging/submit.js';
 import { DISPATCH_JOB } from '../../messaging/dispatch.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient, SubmitRequest, SubmitResult } from '../../messaging/types.js';
@@ -52,11 +52,7 @@ export const INLINE_MAX_RECIPIENTS = 10;
  * read-confirmation links), shared with concurrent sends (group commit).
  * Accepted whole or not at all.
  */
-export async function sendSms(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
-  accountId: number,
-  input: SmsSendInput,
-): Promise<SmsSendResult> {
+export async function sendSms(ctx: SendContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
   const now = Date.now();
   const numbers = channelNumbers(ctx.config, input.channel === 2 ? 'rcs' : 'sms');
   const recipients = parseRecipients(input.numbers, {
@@ -134,28 +130,44 @@ export async function sendSms(
  * when it runs a worker, the rest by the dispatch job lanes.
  */
 async function commitSend(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
+  ctx: SendContext,
   req: Omit<SubmitRequest, 'inlineDispatch'>,
   alsoWrite?: (trx: Transaction<Database>, r: SubmitResult) => Promise<void>,
 ): Promise<SubmitResult> {
-  const sandbox = req.sandbox === true;
-  const count = req.recipients.length;
-  // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
-  const inline = ctx.worker.running && !sandbox && !req.scheduledAt && count <= INLINE_MAX_RECIPIENTS;
-  // Inserted already claimed by the hand-off that submits them right after the commit: no claim to write then.
-  const claimedBy = inline ? ctx.handOff.claim() : undefined;
-  const result = await ctx.groupCommit.run(
+  const [result] = await commitSends(ctx, [req], alsoWrite && ((trx, [r]) => alsoWrite(trx, r)));
+  return result;
+}
+
+type SendContext = Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>;
+
+/** commitSend for several requests of one account as one work of the group commit (submitMessageBatch). */
+async function commitSends(
+  ctx: SendContext,
+  reqs: Array<Omit<SubmitRequest, 'inlineDispatch'>>,
+  alsoWrite?: (trx: Transaction<Database>, r: SubmitResult[]) => Promise<void>,
+): Promise<SubmitResult[]> {
+  const sends = reqs.map((req) => {
+    // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
+    const inline =
+      ctx.worker.running && req.sandbox !== true && !req.scheduledAt && req.recipients.length <= INLINE_MAX_RECIPIENTS;
+    // Inserted already claimed by the hand-off that submits them right after the commit: no claim to write then.
+    return { ...req, inlineDispatch: inline, claimedBy: inline ? ctx.handOff.claim() : undefined };
+  });
+  const results = await ctx.groupCommit.run(
     async (trx) => {
-      const r = await submitMessages(trx, ctx, { ...req, inlineDispatch: inline, claimedBy });
+      const r = await submitMessageBatch(trx, ctx, sends);
       await alsoWrite?.(trx, r);
       return r;
     },
-    req.accountId,
-    count,
+    reqs[0].accountId,
+    sends.reduce((n, s) => n + s.recipients.length, 0),
   );
-  if (inline) ctx.handOff.add(result.campaignId, result.messageIds, claimedBy);
-  else if (!sandbox && !req.scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
-  return result;
+  results.forEach((result, i) => {
+    const send = sends[i];
+    if (send.inlineDispatch) ctx.handOff.add(result.campaignId, result.messageIds, send.claimedBy);
+    else if (send.sandbox !== true && !send.scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
+  });
+  return results;
 }
 
 /**
@@ -217,44 +229,81 @@ function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<st
   return recipient;
 }
 
-/** The one send of verbatim messages: sender, prices (parts × the price of a part), credits, group commit, hand-off. */
-async function commitVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
+/** Lookups shared by the verbatim messages of one SMPP turn: each sender name, the account's price of one part. */
+interface VerbatimLookups {
+  senders: Map<string, Promise<string | null>>;
+  unit?: Promise<number>;
+}
+
+const newLookups = (): VerbatimLookups => ({ senders: new Map() });
+
+/** A verbatim message as a send: sender, prices (parts × the price of a part), schedule. Throws its ApiError. */
+async function verbatimRequest(
+  ctx: AppContext,
+  accountId: number,
+  input: VerbatimMessage,
+  recipients: Recipient[],
+  lookups: VerbatimLookups,
+): Promise<Omit<SubmitRequest, 'inlineDispatch'>> {
   if (input.text === '') throw new ApiError(400, 'sms_01');
-  const sender = await resolveSender(ctx, accountId, { sender: input.sender, channel: 1 });
-  const unit = input.parts > 1 ? await priceUnits(ctx.db.kysely, accountId, 'sms') : undefined;
+  let sender = lookups.senders.get(input.sender);
+  if (!sender)
+    lookups.senders.set(input.sender, (sender = resolveSender(ctx, accountId, { sender: input.sender, channel: 1 })));
+  if (input.parts > 1) lookups.unit ??= priceUnits(ctx.db.kysely, accountId, 'sms');
+  const unit = input.parts > 1 ? await lookups.unit : undefined;
   const now = Date.now();
-  return commitSend(ctx, {
+  return {
     accountId,
     channel: 'sms',
     source: 'sms',
     recipients,
     text: input.text,
-    sender,
+    sender: await sender,
     flash: input.flash,
     scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
     validUntil: input.validUntil,
     meta: input.meta,
     ...(unit !== undefined ? { priceUnits: unit * input.parts } : {}),
-  });
+  };
+}
+
+/** The one send of verbatim messages: sender, prices, credits, group commit, hand-off. */
+async function commitVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
+  return commitSend(ctx, await verbatimRequest(ctx, accountId, input, recipients, newLookups()));
 }
 
 /**
- * The SMPP form of a send: the same number rules, sender, prices, credits,
- * routes, group commit and hand-off as /sms/send, for one recipient whose
- * text is taken as it came. Throws the same ApiError codes.
+ * The submit_sm of one turn of an SMPP bind, as sendVerbatimSms would send
+ * each: its reference, or the error that refused it. They are written by one
+ * work of the group commit (one price lookup, opt-out query and debit); when
+ * that fails (the balance does not cover them all), each is sent alone so
+ * that only those the balance does not cover are refused.
  */
-export async function sendVerbatimSms(
+export async function sendVerbatimSmsTurn(
   ctx: AppContext,
   accountId: number,
-  input: VerbatimSmsInput,
-): Promise<{ reference: string; messageId: number; credit: number }> {
-  const recipient = verbatimRecipient(ctx, input, new Set());
-  const result = await commitVerbatim(ctx, accountId, input, [recipient]);
-  return {
-    reference: result.references[0].reference,
-    messageId: result.messageIds[0],
-    credit: toCredits(result.creditUnits),
-  };
+  inputs: VerbatimSmsInput[],
+): Promise<Array<{ reference: string } | { error: unknown }>> {
+  const outcomes: Array<{ reference: string } | { error: unknown }> = [];
+  const reqs: Array<{ index: number; req: Omit<SubmitRequest, 'inlineDispatch'> }> = [];
+  const lookups = newLookups();
+  for (const [index, input] of inputs.entries()) {
+    try {
+      const recipient = verbatimRecipient(ctx, input, new Set());
+      reqs.push({ index, req: await verbatimRequest(ctx, accountId, input, [recipient], lookups) });
+    } catch (error) {
+      outcomes[index] = { error };
+    }
+  }
+  if (reqs.length === 0) return outcomes;
+  const results = await commitSends(
+    ctx,
+    reqs.map((r) => r.req),
+  ).catch(() => Promise.all(reqs.map(({ req }) => commitSend(ctx, req).catch((error: unknown) => ({ error })))));
+  results.forEach((result, k) => {
+    outcomes[reqs[k].index] = 'error' in result ? result : { reference: result.references[0].reference };
+  });
+  return outcomes;
 }
 
 /**
