@@ -1,7 +1,7 @@
 import type { Insertable, Transaction } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
-import type { MessagesTable, MessageStatus } from './tables.js';
+import type { CampaignsTable, MessagesTable, MessageStatus } from './tables.js';
 import { compiledOnce } from '../db/prepared.js';
 import { debitCredits } from '../accounts/store.js';
 import { ApiError } from '../http/errors.js';
@@ -11,7 +11,7 @@ import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { pricesFor } from './prices.js';
 import type { PriceLookup } from './ports.js';
-import type { Channel, MessageSource, SubmitRequest, SubmitResult } from './types.js';
+import type { SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
@@ -27,36 +27,17 @@ export const INLINE_SAFETY_NET_MS = 30_000;
 /** Rows per INSERT at most: a power of two under SQLite's bound-parameter limit (32,766) with every column. */
 const CHUNK = 512;
 
-// The statements of every send, compiled once (see compiledOnce).
-const insertCampaign = compiledOnce(
-  (
-    db,
-    accountId: number,
-    name: string,
-    channel: Channel,
-    source: MessageSource,
-    sandbox: number,
-    total: number,
-    scheduledAt: number | null,
-    now: number,
-    acceptedBy: string | null,
-  ) =>
-    db
-      .insertInto('campaigns')
-      .values({
-        account_id: accountId,
-        name,
-        channel,
-        source,
-        sandbox,
-        total,
-        scheduled_at: scheduledAt,
-        created_at: now,
-        accepted_by: acceptedBy,
-      })
-      .returning('id'),
-);
-type MessageRow = Insertable<MessagesTable>;
+const CAMPAIGN_COLUMNS = [
+  'account_id',
+  'name',
+  'channel',
+  'source',
+  'sandbox',
+  'total',
+  'scheduled_at',
+  'created_at',
+  'accepted_by',
+] as const;
 const MESSAGE_COLUMNS = [
   'account_id',
   'campaign_id',
@@ -87,21 +68,37 @@ const MESSAGE_COLUMNS = [
   'claimed_until',
   'claim_token',
 ] as const;
-/** Rows of MESSAGE_COLUMNS values, one after the other. */
-const insertMessageRows = compiledOnce((db, ...values: unknown[]) =>
-  db
-    .insertInto('messages')
-    .values(
-      Array.from(
-        { length: values.length / MESSAGE_COLUMNS.length },
-        (_, row) =>
-          Object.fromEntries(
-            MESSAGE_COLUMNS.map((c, i) => [c, values[row * MESSAGE_COLUMNS.length + i]]),
-          ) as unknown as MessageRow,
-      ),
-    )
-    .returning(['id', 'reference']),
+type MessageRow = Insertable<MessagesTable>;
+
+/** The rows of a multi-row INSERT from their values, one row after the other in `columns` order. */
+const rowsOf = <T>(columns: readonly string[], values: unknown[]) =>
+  Array.from(
+    { length: values.length / columns.length },
+    (_, row) => Object.fromEntries(columns.map((c, i) => [c, values[row * columns.length + i]])) as T,
+  );
+
+// The statements of every send, compiled once per row count (see compiledOnce and inPieces).
+const insertCampaignRows = compiledOnce((db, ...values: unknown[]) =>
+  db.insertInto('campaigns').values(rowsOf<Insertable<CampaignsTable>>(CAMPAIGN_COLUMNS, values)).returning('id'),
 );
+const insertMessageRows = compiledOnce((db, ...values: unknown[]) =>
+  db.insertInto('messages').values(rowsOf<MessageRow>(MESSAGE_COLUMNS, values)).returning(['id', 'reference']),
+);
+
+/**
+ * Runs `insert` over `rows` in pieces of a power of two rows (CHUNK at most),
+ * so that a batch costs neither a Kysely build per row count nor a SQLite
+ * statement per row count: a few shapes, each compiled once.
+ */
+async function inPieces<T, R>(rows: T[], insert: (piece: T[]) => Promise<R[]>): Promise<R[]> {
+  const out: R[] = [];
+  for (let i = 0; i < rows.length;) {
+    const size = Math.min(CHUNK, 2 ** Math.floor(Math.log2(rows.length - i)));
+    out.push(...(await insert(rows.slice(i, i + size))));
+    i += size;
+  }
+  return out;
+}
 
 /**
  * The one entry point of every outbound message (SMS, RCS, chat-app, voice,
@@ -169,10 +166,9 @@ export async function submitMessageBatch(
   if (!debit) throw new ApiError(400, 'sms_07');
   if (debit.lowBalance) await recordLowBalance(trx, accountId);
 
-  const campaigns: number[] = [];
-  for (const { req, recipients } of sends) {
-    const { rows: inserted } = await insertCampaign(
-      trx,
+  const campaigns = await insertCampaigns(
+    trx,
+    sends.map(({ req, recipients }) => [
       accountId,
       req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`,
       channel,
@@ -182,9 +178,8 @@ export async function submitMessageBatch(
       scheduledFor(req, now),
       now,
       acceptedBy(),
-    );
-    campaigns.push(inserted[0].id);
-  }
+    ]),
+  );
   const rows = sends.map(({ req, recipients }, i) => {
     const scheduledAt = scheduledFor(req, now);
     const meta = req.meta ? JSON.stringify(req.meta) : null;
@@ -267,19 +262,35 @@ const sameBatch = (a: SubmitRequest, b: SubmitRequest) =>
   (a.ignoreOptouts === true) === (b.ignoreOptouts === true);
 
 /**
- * The message rows, ids by reference: INSERTs of a power of two rows (up to
- * CHUNK), each shape compiled once, so that a batch costs neither a Kysely
- * build per row count nor a SQLite statement per row count.
+ * The campaigns, an id each in order. The rows of one INSERT are identical
+ * (same name, size, schedule): RETURNING does not promise the order of its
+ * rows, and among identical rows it does not matter which id goes where.
  */
-async function insertMessages(trx: Transaction<Database>, rows: MessageRow[]): Promise<Map<string, number>> {
-  const ids = new Map<string, number>();
-  for (let i = 0; i < rows.length;) {
-    const size = Math.min(CHUNK, 2 ** Math.floor(Math.log2(rows.length - i)));
-    const values = rows.slice(i, i + size).flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c]));
-    for (const r of (await insertMessageRows(trx, ...values)).rows) ids.set(r.reference, r.id);
-    i += size;
+async function insertCampaigns(trx: Transaction<Database>, rows: unknown[][]): Promise<number[]> {
+  const alike = new Map<string, number[]>();
+  rows.forEach((row, i) => {
+    const key = JSON.stringify(row);
+    const members = alike.get(key);
+    if (members) members.push(i);
+    else alike.set(key, [i]);
+  });
+  const ids: number[] = [];
+  for (const members of alike.values()) {
+    const inserted = await inPieces(members, async (piece) =>
+      (await insertCampaignRows(trx, ...piece.flatMap((i) => rows[i]))).rows.map((r) => r.id),
+    );
+    members.forEach((i, k) => (ids[i] = inserted[k]));
   }
   return ids;
+}
+
+/** The message rows, ids by reference. */
+async function insertMessages(trx: Transaction<Database>, rows: MessageRow[]): Promise<Map<string, number>> {
+  const inserted = await inPieces(
+    rows,
+    async (piece) => (await insertMessageRows(trx, ...piece.flatMap((row) => MESSAGE_COLUMNS.map((c) => row[c])))).rows,
+  );
+  return new Map(inserted.map((r) => [r.reference, r.id]));
 }
 
 /** A message's price and state as it is accepted. */
