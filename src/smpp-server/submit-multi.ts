@@ -5,7 +5,7 @@ import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 import { Status, type Pdu } from './pdus.js';
-import { destinationOf, readSubmission, statusOfError } from './submit.js';
+import { destinationOf, readSubmission, statusOfError, verbatim } from './submit.js';
 
 /** One entry of submit_multi's dest_address: an SME address, or a distribution list's name. */
 type DestAddress = { dest_addr_ton?: number; dest_addr_npi?: number; destination_addr?: string; dl_name?: string };
@@ -59,13 +59,7 @@ export async function submitMulti(ctx: AppContext, user: SmppUserRow, pdu: Pdu):
       sendVerbatimSmsMulti(ctx, Number(user.account_id), {
         destinations: smes.map((d) => destinationOf(d.destination_addr, d.dest_addr_ton)),
         reference: messageId,
-        text: read.text,
-        parts: read.parts,
-        flash: read.flash,
-        sender: read.sender,
-        scheduledAt: read.scheduledAt,
-        validUntil: read.validUntil,
-        meta: { smpp: { ...read.smpp, message_id: messageId } },
+        ...verbatim(read, { ...read.smpp, message_id: messageId }),
       }),
     );
     for (const r of sent.refused)

@@ -128,6 +128,18 @@ describeEngines('SMPP server: submit_sm', (engine) => {
     expect(statuses).toEqual([0, 0, 0, 0x58, 0x58, 0x58]);
   });
 
+  it('grants a turn its throughput in order: each submit_sm whose parts still fit', async () => {
+    const { session } = await bound(100, { throughput: 3 });
+    const socket = (session as unknown as { socket: import('node:net').Socket }).socket;
+    const long = { message_payload: Buffer.from(gsmSeptets('z'.repeat(300))) };
+    socket.cork();
+    const asked = [long, long, { short_message: Buffer.from(gsmSeptets('hi')) }].map((fields) =>
+      submit(session, fields),
+    );
+    socket.uncork();
+    expect((await Promise.all(asked)).map((a) => a.command_status)).toEqual([0, 0x58, 0]);
+  });
+
   it('schedules by schedule_delivery_time, relative or absolute, and refuses a malformed one', async () => {
     const { session } = await bound();
     const text = { short_message: Buffer.from(gsmSeptets('later')) };

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
 import { decodeMessage, type Concatenation } from '../carriers/smpp/encoding.js';
-import { sendVerbatimSmsTurn, type VerbatimSmsInput } from '../features/sms/service.js';
-import { reserveParts } from '../features/smpp-users/throughput.js';
+import { sendVerbatimSmsTurn, type VerbatimMessage, type VerbatimSmsInput } from '../features/sms/service.js';
+import { reserveEach } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/store.js';
 import { Status, type Pdu } from './pdus.js';
 import { refusalStatus } from './refusals.js';
@@ -86,6 +86,12 @@ export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): S
   };
 }
 
+/** The message the send path takes from a submission; `smpp` is its meta.smpp. */
+export function verbatim(read: Submission, smpp = read.smpp): VerbatimMessage {
+  const { text, parts, flash, sender, scheduledAt, validUntil } = read;
+  return { text, parts, flash, sender, scheduledAt, validUntil, meta: { smpp } };
+}
+
 /** A destination's number as the send path reads it: with its country code for TON 1 or 12 digits and more. */
 export function destinationOf(address: unknown, ton: unknown): { destination: string; international: boolean } {
   const destination = String(address ?? '').trim();
@@ -109,27 +115,27 @@ export function statusOfError(ctx: AppContext, user: SmppUserRow, err: unknown, 
  */
 export async function submitTurn(ctx: AppContext, user: SmppUserRow, pdus: Pdu[]): Promise<SubmitAnswer[]> {
   const answers: SubmitAnswer[] = [];
+  const read = pdus.map((pdu) => readSubmission(user, pdu));
+  const readable = read.flatMap((r, index) => ('status' in r ? [] : [{ index, submission: r }]));
+  const granted = await reserveEach(
+    ctx.db,
+    user.id,
+    user.throughput,
+    readable.map((r) => r.submission.parts),
+  );
+  read.forEach((r, index) => {
+    if ('status' in r) answers[index] = r;
+  });
   const inputs: Array<{ index: number; input: VerbatimSmsInput }> = [];
-  for (const [index, pdu] of pdus.entries()) {
-    const read = readSubmission(user, pdu);
-    if ('status' in read) answers[index] = read;
-    else if (!(await reserveParts(ctx.db, user.id, user.throughput, read.parts)))
-      answers[index] = { status: Status.THROTTLED };
+  readable.forEach(({ index, submission }, k) => {
+    const pdu = pdus[index];
+    if (!granted[k]) answers[index] = { status: Status.THROTTLED };
     else
       inputs.push({
         index,
-        input: {
-          ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton),
-          text: read.text,
-          parts: read.parts,
-          flash: read.flash,
-          sender: read.sender,
-          scheduledAt: read.scheduledAt,
-          validUntil: read.validUntil,
-          meta: { smpp: read.smpp },
-        },
+        input: { ...destinationOf(pdu.destination_addr, pdu.dest_addr_ton), ...verbatim(submission) },
       });
-  }
+  });
   if (inputs.length === 0) return answers;
   const outcomes = await acceptingAs(bySmppUser(user.system_id), () =>
     sendVerbatimSmsTurn(

@@ -19,8 +19,23 @@ export const throughputKey = (userId: number) => `${KEY_PREFIX}${userId}`;
  * window slides past them.
  */
 export async function reserveParts(db: Db, userId: number, cap: number, parts: number, now = Date.now()) {
-  if (cap <= 0) return true;
-  if (parts > cap) return false;
+  return (await reserveEach(db, userId, cap, [parts], now))[0];
+}
+
+/**
+ * reserveParts for several messages in one transaction (the submit_sm of
+ * one turn): each in order gets its parts if they still fit, as if reserved
+ * one after the other.
+ */
+export async function reserveEach(
+  db: Db,
+  userId: number,
+  cap: number,
+  parts: number[],
+  now = Date.now(),
+): Promise<boolean[]> {
+  if (cap <= 0) return parts.map(() => true);
+  if (parts.every((p) => p > cap)) return parts.map(() => false);
   const key = throughputKey(userId);
   const slot = Math.floor(now / SLOT_MS);
   return db.kysely.transaction().execute(async (trx) => {
@@ -35,15 +50,22 @@ export async function reserveParts(db: Db, userId: number, cap: number, parts: n
       .where('carrier', '=', key)
       .where('second', '>', slot - SLOTS)
       .executeTakeFirst();
-    if (Number(row?.used ?? 0) + parts > cap) return false;
-    await trx
-      .insertInto('carrier_rate')
-      .values({ carrier: key, second: slot, used: parts })
-      .onConflict((oc) =>
-        oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', parts) })),
-      )
-      .execute();
-    return true;
+    const used = Number(row?.used ?? 0);
+    let taken = 0;
+    const granted = parts.map((p) => {
+      if (used + taken + p > cap) return false;
+      taken += p;
+      return true;
+    });
+    if (taken > 0)
+      await trx
+        .insertInto('carrier_rate')
+        .values({ carrier: key, second: slot, used: taken })
+        .onConflict((oc) =>
+          oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', taken) })),
+        )
+        .execute();
+    return granted;
   });
 }
 
