@@ -68,6 +68,25 @@ describeEngines('several sends of one account in one pass (submitMessageBatch)',
     }
   });
 
+  it('gives the ids of a send written in several INSERTs in recipient order', async () => {
+    const a = await h.createAccount(100);
+    // 37 rows: pieces of 32, 4 and 1.
+    const numbers = Array.from({ length: 37 }, (_, i) => `5255${String(10000000 + i)}`);
+    const [r] = await batch([
+      { ...send(a.id, numbers[0], 'muchos'), recipients: numbers.map((number) => ({ countryCode: '52', number })) },
+    ]);
+    const rows = await h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['id', 'number', 'reference'])
+      .where('campaign_id', '=', r.campaignId)
+      .execute();
+    const byId = new Map(rows.map((row) => [row.id, row]));
+    expect(r.messageIds).toHaveLength(37);
+    r.messageIds.forEach((id, i) =>
+      expect(byId.get(id)).toMatchObject({ number: numbers[i], reference: r.references[i].reference }),
+    );
+  });
+
   it('refuses the whole batch with sms_07 when the balance does not cover the sum, writing nothing', async () => {
     const a = await h.createAccount(2);
     const attempt = batch([1, 2, 3].map((n) => send(a.id, `52551111111${n}`, 'hola')));
