@@ -74,9 +74,9 @@ describeEngines('job queue', (engine) => {
   it('runs again after its lease a job whose worker died mid-run', async () => {
     await enqueue(h.ctx.db.kysely, 'lease.job', { n: 1 });
     // A worker claims it with a short lease and dies (never completes it).
-    const [claimed] = await claimJobs(h.ctx.db, 'dead-worker', ['lease.job'], 1, 200);
+    const [claimed] = await claimJobs(h.ctx.db, 'dead-worker', ['lease.job'], 1, 1000);
     expect(claimed).toBeDefined();
-    expect(await claimJobs(h.ctx.db, 'other', ['lease.job'], 1, 200)).toHaveLength(0);
+    expect(await claimJobs(h.ctx.db, 'other', ['lease.job'], 1, 1000)).toHaveLength(0);
     const ran: number[] = [];
     const w = worker();
     w.register('test', { kind: 'lease.job', handler: async (p) => void ran.push(p.n) });
@@ -90,12 +90,16 @@ describeEngines('job queue', (engine) => {
   it('keeps the lease of a job that runs longer than the lease, so no other worker runs it', async () => {
     const second = await secondConnection(h, engine);
     let runs = 0;
+    // The job outlives its lease two and a half times. The lease is long enough
+    // that a renewal delayed by a loaded machine (a busy CI runner) still lands
+    // before it runs out; a lease of 150 ms failed there once.
+    const leaseMs = 1000;
     const handler = async () => {
       runs++;
-      await new Promise((r) => setTimeout(r, 700));
+      await new Promise((r) => setTimeout(r, 2.5 * leaseMs));
     };
-    const a = new Worker(h.ctx.db, { concurrency: 1, pollMs: 10, leaseMs: 150 }, silent);
-    const b = new Worker(second, { concurrency: 1, pollMs: 10, leaseMs: 150 }, silent);
+    const a = new Worker(h.ctx.db, { concurrency: 1, pollMs: 10, leaseMs }, silent);
+    const b = new Worker(second, { concurrency: 1, pollMs: 10, leaseMs }, silent);
     a.register('test', { kind: 'long.job', handler });
     b.register('test', { kind: 'long.job', handler });
     await enqueue(h.ctx.db.kysely, 'long.job', {});
