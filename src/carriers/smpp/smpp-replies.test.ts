@@ -116,10 +116,11 @@ describeEngines('SMPP carriers end to end', (engine) => {
   });
 
   it('reassembles a reply sent with SAR TLVs', async () => {
-    const { smsc } = await carrier({}, [], { prefix: '525522' });
+    const { smsc, name } = await carrier({}, [], { prefix: '525522' });
     const a = await h.createAccount(10);
     const [ref] = await send(a.apikey, '5522000001');
-    await eventually(async () => smsc.submitted.length === 1);
+    // The reply matches by the connector recorded on the message once the SMSC answered, not when it received the submit_sm.
+    await eventually(async () => (await message(ref)).carrier === name);
     const long = 'Quiero cambiar la fecha de entrega al proximo lunes por la tarde, gracias. '.repeat(3);
     smsc.sendReply('525522000001', '', long, 'gsm', { sar: true, reference: 9 });
     const row = await eventually(() =>
