@@ -48,4 +48,5 @@ export const migrations: Record<string, Migration> = {
   '0039_carrier_event_counts': lazy(() => import('./0039_carrier_event_counts.js')),
   '0040_hot_status_updates': lazy(() => import('./0040_hot_status_updates.js')),
   '0041_unsent_sweep': lazy(() => import('./0041_unsent_sweep.js')),
+  '0042_provider_ids_created': lazy(() => import('./0042_provider_ids_created.js')),
 };
