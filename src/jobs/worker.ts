@@ -89,6 +89,10 @@ class Lane {
   private async loop(): Promise<void> {
     const kinds = [...this.defs.keys()];
     while (!this.stopped) {
+      // On SQLite every query settles as a microtask: without a turn of the event loop here, a lane whose jobs keep
+      // coming (each finishing one nudges the next claim) would claim and run them back to back, and no socket
+      // would be read meanwhile.
+      await new Promise<void>((resolve) => setImmediate(resolve));
       const free = this.opts.concurrency - this.running;
       let claimed: JobRow[] = [];
       if (free > 0) {
