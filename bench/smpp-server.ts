@@ -34,24 +34,31 @@ function bind(session: SmppSession, mode: string, systemId: string, password: st
   );
 }
 
-/** Runs `count` requests, `window` unanswered at most: requests per second and how many were refused. */
-function windowed(
-  count: number,
-  window: number,
-  request: () => Promise<boolean>,
-): Promise<{ rate: number; refused: number }> {
+interface LoopResult {
+  rate: number;
+  refused: number;
+  /** Milliseconds from a request's write to its answer, sorted. */
+  times: number[];
+}
+
+/** Runs `count` requests, `window` unanswered at most: requests per second, how many were refused, each one's time. */
+function windowed(count: number, window: number, request: () => Promise<boolean>): Promise<LoopResult> {
   return new Promise((resolve, reject) => {
     let sent = 0;
     let done = 0;
     let refused = 0;
+    const times: number[] = [];
     const t0 = performance.now();
     const next = () => {
       while (sent < count && sent - done < window) {
         sent++;
+        const at = performance.now();
         request().then((ok) => {
+          times.push(performance.now() - at);
           done++;
           if (!ok) refused++;
-          if (done === count) resolve({ rate: (count * 1000) / (performance.now() - t0), refused });
+          if (done === count)
+            resolve({ rate: (count * 1000) / (performance.now() - t0), refused, times: times.sort((a, b) => a - b) });
           else next();
         }, reject);
       }
@@ -60,8 +67,10 @@ function windowed(
   });
 }
 
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
+
 /** submit_sm accepted per second from one bind with `window` unanswered at most. */
-function submitLoop(session: SmppSession, count: number, window: number): Promise<{ rate: number; refused: number }> {
+function submitLoop(session: SmppSession, count: number, window: number): Promise<LoopResult> {
   return windowed(
     count,
     window,
@@ -91,12 +100,7 @@ async function bareServer(): Promise<{ port: number; close(): void }> {
  * `window` requests unanswered at most (one connection each): what an HTTP
  * customer gets in place of the bind.
  */
-function httpLoop(
-  base: string,
-  apikey: string,
-  count: number,
-  window: number,
-): Promise<{ rate: number; refused: number }> {
+function httpLoop(base: string, apikey: string, count: number, window: number): Promise<LoopResult> {
   const agent = new Agent({ keepAlive: true, maxSockets: window });
   const body = JSON.stringify({ numbers: '525512345678', find_country_code: 1, message: BODY_TEXT });
   const url = new URL('/sms/send', base);
@@ -148,19 +152,22 @@ export async function benchSmppServer(): Promise<string> {
     await bind(bareSession, 'transceiver', 'x', 'x');
     const order = ['bare', 'floor', 'life', 'w1', 'w10', 'w100', 'http100'];
     const rates: Record<string, number[]> = Object.fromEntries(order.map((name) => [name, []]));
+    // Response times of every round of a sender, pooled: its p50 and p99.
+    const times: Record<string, number[]> = Object.fromEntries(order.map((name) => [name, []]));
     let accepted = 0;
     for (let round = 0; round < ROUNDS; round++) {
       for (const name of [...order.slice(round % order.length), ...order.slice(0, round % order.length)]) {
         const window = ['bare', 'floor', 'life'].includes(name) ? 100 : Number(name.replace(/^\D+/, ''));
         const r =
           name === 'floor' || name === 'life'
-            ? { rate: floor[name === 'floor' ? 'run' : 'life'](COUNTS[name], window), refused: 0 }
+            ? { rate: floor[name === 'floor' ? 'run' : 'life'](COUNTS[name], window), refused: 0, times: [] }
             : name === 'http100'
               ? await httpLoop(svc.base, svc.apikey, COUNTS[name], window)
               : await submitLoop(name === 'bare' ? bareSession : ours, COUNTS[name], window);
         if (r.refused > 0) throw new Error(`${name}: ${r.refused} sends refused`);
         if (!['bare', 'floor', 'life'].includes(name)) accepted += COUNTS[name];
         rates[name].push(r.rate);
+        times[name].push(...r.times);
       }
     }
     const stored = await ctx.db.kysely
@@ -176,8 +183,12 @@ export async function benchSmppServer(): Promise<string> {
     const receipts = await receiptRate(svc.accountId, ctx, port, ours, sessions);
     // Both loops' work on one thread, nothing else: what no server storing every message here can beat.
     const ceiling = 1 / (1 / median(rates.bare) + 1 / median(rates.life));
+    const latency = (name: string) => {
+      const sorted = times[name].sort((a, b) => a - b);
+      return sorted.length === 0 ? '| |' : `${fmt(percentile(sorted, 0.5), 2)} | ${fmt(percentile(sorted, 0.99), 2)} |`;
+    };
     const row = (name: string, label: string) =>
-      `| ${label} | ${fmt(median(rates[name]))} | ${fmt(median(rates[name]) / median(rates.bare), 2)} |`;
+      `| ${label} | ${fmt(median(rates[name]))} | ${fmt(median(rates[name]) / median(rates.bare), 2)} | ${latency(name)}`;
     return [
       '## SMPP server (customers bind to the service)',
       '',
@@ -186,8 +197,8 @@ export async function benchSmppServer(): Promise<string> {
       'The HTTP row sends the same message to the same number by POST /sms/send (one recipient per request) from a',
       'keep-alive client in the same process, 100 requests unanswered at most, as the SMPP client keeps 100 submit_sm.',
       '',
-      '| sender | messages/s | vs bare server |',
-      '|---|---|---|',
+      '| sender | messages/s | vs bare server | p50 ms | p99 ms |',
+      '|---|---:|---:|---:|---:|',
       row('bare', 'bare `smpp` server answering from memory (window 100)'),
       row('floor', 'floor: the rows of each message written by raw better-sqlite3, 100 per commit, multi-row'),
       row('life', "floor of a message's whole life: the same, then its hand-off and delivery report, 100 per commit"),
