@@ -263,17 +263,18 @@ export async function applyWaitingReceipts(
   return applied;
 }
 
+/** Days an SMPP carrier id and an unmatched receipt are kept: receipts come within the validity period, at most a few days at SMSCs. */
+export const SMPP_IDS_KEEP_DAYS = 7;
 /** Days an HTTP provider's message id (and a read's marker) is kept: a WhatsApp read may come long after delivery. */
 export const PROVIDER_IDS_KEEP_DAYS = 30;
 
 /**
- * Housekeeping: SMPP carrier ids older than `idDays` (receipts come within
- * the validity period, at most a few days at SMSCs) and receipts that never
- * matched in that time are dropped (those of provider connectors too), HTTP
- * providers' ids after PROVIDER_IDS_KEEP_DAYS, and reply parts older than a day.
+ * Housekeeping: SMPP carrier ids and receipts that never matched (those of
+ * provider connectors too) after SMPP_IDS_KEEP_DAYS, HTTP providers' ids
+ * after PROVIDER_IDS_KEEP_DAYS, and reply parts older than a day.
  */
-export async function pruneReceipts(db: Db, now = Date.now(), idDays = 7): Promise<void> {
-  const cutoff = now - idDays * 86_400_000;
+export async function pruneReceipts(db: Db, now = Date.now()): Promise<void> {
+  const cutoff = now - SMPP_IDS_KEEP_DAYS * 86_400_000;
   await db.kysely.deleteFrom('smpp_ids').where('created_at', '<', cutoff).execute();
   await db.kysely.deleteFrom('carrier_receipts').where('at', '<', cutoff).execute();
   await db.kysely

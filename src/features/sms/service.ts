@@ -275,10 +275,10 @@ async function commitVerbatim(ctx: AppContext, accountId: number, input: Verbati
 /**
  * The submit_sm of one turn of an SMPP bind, each with /sms/send's number
  * rules, sender, prices, credits, routes and hand-off, its text as it came:
- * its reference, or the ApiError (or other error) that refused it. They are written by one
- * work of the group commit (one price lookup, opt-out query and debit); when
- * that fails (the balance does not cover them all), each is sent alone so
- * that only those the balance does not cover are refused.
+ * its reference, or the ApiError (or other error) that refused it. They are
+ * written by one work of the group commit (one price lookup, opt-out query
+ * and debit); when that fails (the balance does not cover them all), each is
+ * sent alone so that only those the balance does not cover are refused.
  */
 export async function sendVerbatimSmsTurn(
   ctx: AppContext,
