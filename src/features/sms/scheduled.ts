@@ -33,12 +33,13 @@ function namesSubmitMulti(reference: string, meta: string | null): boolean {
  * one transaction; false when it is not the account's, not scheduled, or
  * already on its way. A message is on its way from the moment a dispatcher
  * claims it (dispatch.ts writes its claim_token, then submits it; a claim
- * that ran out with its token set may have reached the carrier too): one
+ * that ran out with its token set may have reached the carrier too). One
  * conditional update decides, on a message still at stage 0 without a
- * claim_token (never claimed, or released after a transient failure), and the claim is conditional on stage 0, so of a cancel and a
- * claim racing for the same message exactly one wins, and the refund follows
- * only the rows this update changed. The message_id of an SMPP submit_multi
- * cancels every destination of it still scheduled and not claimed.
+ * claim_token (never claimed, or released after a transient failure), and
+ * the claim is conditional on stage 0: of a cancel and a claim racing for
+ * the same message exactly one wins, and the refund follows only the rows
+ * this update changed. The message_id of an SMPP submit_multi cancels every
+ * destination of it still scheduled and not claimed.
  */
 export async function cancelScheduled(db: Db, accountId: number, reference: string): Promise<boolean> {
   return db.kysely.transaction().execute(async (trx) => {
