@@ -1,7 +1,8 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.js';
 import { createLogger, type AppContext, type BaseContext } from './context.js';
-import { openDatabase } from './db/engine.js';
+import { openDatabase, type PgLimits } from './db/engine.js';
+import { DatabaseLiveness } from './db/liveness.js';
 import { migrateToLatest } from './db/migrate.js';
 import { loadServerSecret, Secrets } from './lib/secrets.js';
 
@@ -17,10 +18,21 @@ export interface ContextOptions {
   migrate?: boolean;
 }
 
+/** The PostgreSQL session and connection limits the configuration sets. */
+export function pgLimits(config: Config): PgLimits {
+  return {
+    statementMs: config.PG_STATEMENT_TIMEOUT_MS,
+    lockMs: config.PG_LOCK_TIMEOUT_MS,
+    idleInTransactionMs: config.PG_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+    connectMs: config.PG_CONNECT_TIMEOUT_MS,
+    keepAliveMs: config.PG_KEEPALIVE_MS,
+  };
+}
+
 /** The context of a CLI command: the database (migrated unless told not to), the secret and a logger. */
 export async function createBaseContext(config: Config, opts: ContextOptions = {}): Promise<BaseContext> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  const db = await openDatabase(config.DATABASE_URL, { pgSchema: opts.pgSchema });
+  const db = await openDatabase(config.DATABASE_URL, { pgSchema: opts.pgSchema, limits: pgLimits(config) });
   try {
     if (opts.migrate !== false) await migrateToLatest(db);
     const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
@@ -67,13 +79,16 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   await rateLimiter.connect((err) =>
     log.warn({ err: err.message }, 'Redis is unreachable: rate limits count per process until it answers'),
   );
-  const metrics = new Metrics(db);
+  const liveness = new DatabaseLiveness(db, log);
+  liveness.start();
+  const metrics = new Metrics(db, liveness);
   const paymentProvider = await configuredPaymentProvider(base);
   const ctx = {
     ...base,
     worker,
     rateLimiter,
     metrics,
+    liveness,
     groupCommit: new GroupCommit(db),
     paymentProvider,
   } as AppContext;
@@ -89,7 +104,10 @@ export async function closeBaseContext(ctx: BaseContext): Promise<void> {
   await ctx.db.close();
 }
 
-export async function closeContext(ctx: Pick<AppContext, 'db' | 'worker' | 'rateLimiter' | 'carriers'>): Promise<void> {
+export async function closeContext(
+  ctx: Pick<AppContext, 'db' | 'worker' | 'rateLimiter' | 'carriers' | 'liveness'>,
+): Promise<void> {
+  ctx.liveness.stop();
   await ctx.worker.stop();
   await ctx.carriers.close();
   await ctx.rateLimiter.close();

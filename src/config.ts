@@ -54,6 +54,12 @@ const schema = z.object({
   WORKER_CONCURRENCY: intFrom(4, 0),
   WORKER_POLL_MS: intFrom(250, 5),
   JOB_LEASE_MS: intFrom(60_000, 100),
+  // PostgreSQL: nothing waits for ever on a silent server, network or process (src/db/engine.ts PgLimits).
+  PG_STATEMENT_TIMEOUT_MS: intFrom(60_000, 0),
+  PG_LOCK_TIMEOUT_MS: intFrom(10_000, 0),
+  PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: intFrom(2_000, 0),
+  PG_CONNECT_TIMEOUT_MS: intFrom(5_000, 0),
+  PG_KEEPALIVE_MS: intFrom(10_000, 0),
   // Feature settings: each feature adds its variables under its own marker.
   // sms
   SMS_COUNTRY_CODES: z

@@ -1,6 +1,7 @@
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import type { Db } from './db/engine.js';
+import type { DatabaseLiveness } from './db/liveness.js';
 import type { Worker } from './jobs/worker.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SendRateLimiter } from './http/rate-limit.js';
@@ -37,6 +38,8 @@ export interface AppContext extends BaseContext {
   worker: Worker;
   rateLimiter: SendRateLimiter;
   metrics: Metrics;
+  /** Whether the database answers, checked every second (/readyz, /metrics, warn lines). */
+  liveness: DatabaseLiveness;
   carriers: ProcessCarriers;
   /** The group commit of this process's database: concurrent sends share one transaction. */
   groupCommit: GroupCommit;

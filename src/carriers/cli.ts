@@ -262,7 +262,9 @@ function reportCommands(carriers: Command, run: CliRunner): void {
     );
   carriers
     .command('rejections')
-    .description('provider webhooks refused (wrong signature, unknown connector, unreadable body), counted per hour')
+    .description(
+      'provider webhooks refused (wrong signature, unknown connector, unreadable body) and unreadable SMPP receipts, counted per hour',
+    )
     .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
     .option('--json', 'print one JSON object')
     .action((o) => run(o, (ctx) => rejections(ctx, o.limit)));

@@ -2,7 +2,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CarrierManager } from './manager.js';
 
-const COUNTERS = ['submitted', 'refused', 'throttled', 'errors', 'receipts', 'replies'] as const;
+const COUNTERS = ['submitted', 'refused', 'throttled', 'errors', 'receipts', 'unreadable_receipts', 'replies'] as const;
 
 /**
  * This process's connectors in /metrics: state (1 for the current one),
@@ -30,7 +30,7 @@ export function carrierMetrics(metrics: Metrics, manager: CarrierManager): void 
   });
   const counters = new Gauge({
     name: 'mensajero_carrier_messages',
-    help: 'Connector counters of this process since start (submitted, refused, throttled, errors, receipts, replies)',
+    help: 'Connector counters of this process since start (submitted, refused, throttled, errors, receipts, unreadable_receipts, replies)',
     labelNames: ['carrier', 'kind'],
     registers,
   });

@@ -11,6 +11,8 @@ export interface ConnectorStats {
   throttled: number;
   errors: number;
   receipts: number;
+  /** Receipts with no message id or no state, never applied (also in `carriers rejections`). */
+  unreadable_receipts: number;
   replies: number;
   last_error: string | null;
   last_error_at: number | null;
@@ -24,6 +26,7 @@ export const emptyStats = (): ConnectorStats => ({
   throttled: 0,
   errors: 0,
   receipts: 0,
+  unreadable_receipts: 0,
   replies: 0,
   last_error: null,
   last_error_at: null,
@@ -42,6 +45,7 @@ const COUNTERS = [
   'throttled',
   'errors',
   'receipts',
+  'unreadable_receipts',
   'replies',
 ] as const;
 

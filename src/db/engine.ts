@@ -5,6 +5,7 @@ import type pg from 'pg';
 import {
   CompiledQuery,
   Kysely,
+  sql,
   PostgresAdapter,
   PostgresDialect,
   SqliteDialect,
@@ -39,6 +40,13 @@ export interface Db {
    * change to the file: a row read at an unchanged version is still current.
    */
   dataVersion?: () => number;
+  /**
+   * Resolves when the database answers `select 1` within `timeoutMs`, rejects
+   * otherwise. On PostgreSQL it uses a connection of its own, so a pool whose
+   * connections all wait (on locks, on a slow query) does not read as a lost
+   * database.
+   */
+  ping(timeoutMs: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,6 +64,26 @@ export interface OpenOptions {
   /** PostgreSQL schema to use (created if missing); tests give each suite its own. */
   pgSchema?: string;
   poolSize?: number;
+  /** PostgreSQL only: how long anything may wait on the server or the network (none when absent). */
+  limits?: PgLimits;
+}
+
+/**
+ * What keeps a process from waiting on a silent peer, and the server from
+ * keeping a silent process's locks (docs/operators/postgresql-and-processes.md).
+ * Milliseconds; 0 turns one off.
+ */
+export interface PgLimits {
+  /** Server side: a statement running longer is cancelled. The client gives up `connectMs` after it. */
+  statementMs: number;
+  /** Server side: a statement waiting longer for a lock fails. */
+  lockMs: number;
+  /** Server side: a session idle this long inside a transaction is ended, and its locks released. */
+  idleInTransactionMs: number;
+  /** Client side: opening a connection, or waiting for one of the pool's. */
+  connectMs: number;
+  /** Client side: TCP keepalive probes after this much silence on a connection. */
+  keepAliveMs: number;
 }
 
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Db> {
@@ -81,8 +109,9 @@ async function openSqlite(path: string): Promise<Db> {
     dialect: new ImmediateSqliteDialect({ database: withStatementCache(sqlite) }),
     plugins: [new InlineLimitPlugin(), new InListSizesPlugin()],
   });
+  const ping = async () => void (await sql`select 1`.execute(kysely));
   if (file === ':memory:')
-    return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', close: () => kysely.destroy() };
+    return { kysely, engine: 'sqlite', describe: 'sqlite::memory:', ping, close: () => kysely.destroy() };
   const reader = withStatementCache(new SQLite(file, { readonly: true, fileMustExist: true }));
   const dataVersion = reader.prepare('PRAGMA data_version').pluck();
   return {
@@ -92,6 +121,7 @@ async function openSqlite(path: string): Promise<Db> {
     readRow: <T>(sqlText: string, parameters: readonly unknown[]) =>
       reader.prepare(sqlText).get(...parameters) as T | undefined,
     dataVersion: () => dataVersion.get() as number,
+    ping,
     close: async () => {
       reader.close();
       await kysely.destroy();
@@ -164,14 +194,109 @@ async function openPostgres(url: string, opts: OpenOptions): Promise<Db> {
       await admin.end();
     }
   }
+  const limits = opts.limits;
   const pool = new pg.Pool({
     connectionString: url,
     max: opts.poolSize ?? 10,
     ...(schema ? { options: `-c search_path=${schema}` } : {}),
+    ...(limits ? poolLimits(pg, limits) : {}),
   });
+  // A connection the server or the network closed (a restart, an idle-in-transaction time-out) errors the query
+  // that used it, which its caller handles; the client's own 'error' event, unheard, would end the process.
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const kysely = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   const u = new URL(url);
-  return { kysely, engine: 'postgres', describe: `postgres://${u.host}${u.pathname}`, close: () => kysely.destroy() };
+  const pinger = new Pinger(pg, url);
+  return {
+    kysely,
+    engine: 'postgres',
+    describe: `postgres://${u.host}${u.pathname}`,
+    ping: (timeoutMs) => pinger.ping(timeoutMs),
+    close: async () => {
+      pinger.close();
+      await kysely.destroy();
+    },
+  };
+}
+
+/** `select 1` on a connection of its own, dropped and opened anew whenever it fails or is late. */
+class Pinger {
+  private client: pg.Client | null = null;
+  constructor(
+    private readonly driver: typeof pg,
+    private readonly url: string,
+  ) {}
+
+  async ping(timeoutMs: number): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      // A busy event loop runs due timers before reading sockets: the answer may be waiting. Read them first.
+      const expire = () => setImmediate(() => reject(new Error(`no answer within ${timeoutMs} ms`)));
+      timer = setTimeout(expire, timeoutMs);
+    });
+    try {
+      await Promise.race([this.query(timeoutMs), late]);
+    } catch (err) {
+      this.close();
+      throw err;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  private async query(timeoutMs: number): Promise<void> {
+    if (!this.client) {
+      const client = new this.driver.Client({ connectionString: this.url, connectionTimeoutMillis: timeoutMs });
+      client.on('error', () => this.close());
+      this.client = client;
+      await client.connect();
+    }
+    await this.client.query('select 1');
+  }
+
+  close(): void {
+    const client = this.client;
+    this.client = null;
+    // end() would wait for a silent server: the socket is destroyed instead.
+    (client as unknown as { connection?: { stream?: { destroy(): void } } } | null)?.connection?.stream?.destroy();
+  }
+}
+
+/** pg.Pool settings for `limits`: the server's timeouts for each session, keepalives, and a client that gives up. */
+function poolLimits(driver: typeof pg, limits: PgLimits) {
+  const giveUpMs = limits.statementMs > 0 ? limits.statementMs + Math.max(limits.connectMs, 1000) : 0;
+  return {
+    statement_timeout: limits.statementMs,
+    lock_timeout: limits.lockMs,
+    idle_in_transaction_session_timeout: limits.idleInTransactionMs,
+    connectionTimeoutMillis: limits.connectMs,
+    keepAlive: limits.keepAliveMs > 0,
+    keepAliveInitialDelayMillis: limits.keepAliveMs,
+    ...(giveUpMs > 0 ? { Client: clientGivingUpAfter(driver, giveUpMs) } : {}),
+  };
+}
+
+/**
+ * A pg client that destroys its connection when a query has had no answer
+ * for `ms`: a server or network that fell silent (no reset) would otherwise
+ * keep the query, and the pool's connection, waiting for TCP's own time-out
+ * (many minutes). The pool then drops the connection and opens a new one.
+ */
+function clientGivingUpAfter(driver: typeof pg, ms: number): typeof pg.Client {
+  return class extends driver.Client {
+    override query(...args: unknown[]): any {
+      const result = (super.query as (...a: unknown[]) => unknown)(...args);
+      if (!(result instanceof Promise)) return result;
+      const timer = setTimeout(() => {
+        const stream = (this as unknown as { connection?: { stream?: { destroy(e?: Error): void } } }).connection
+          ?.stream;
+        stream?.destroy(new Error(`PostgreSQL gave no answer within ${ms} ms`));
+      }, ms);
+      timer.unref();
+      return result.finally(() => clearTimeout(timer));
+    }
+  } as typeof pg.Client;
 }
 
 /** For migrations, which receive a bare Kysely instance. */

@@ -1,5 +1,6 @@
-import { Migrator, sql, type Migration, type MigrationProvider } from 'kysely';
-import type { Db } from './engine.js';
+import { Migrator, sql, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { isPostgres, type Db } from './engine.js';
+import type { Database } from './schema.js';
 import { migrations } from './migrations/index.js';
 
 class StaticProvider implements MigrationProvider {
@@ -11,13 +12,33 @@ class StaticProvider implements MigrationProvider {
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   if (await upToDate(db)) return [];
-  const migrator = await migratorOf(db);
+  if (db.engine !== 'postgres') return migrate(db.kysely);
+  // A migration may build an index over millions of rows: no time limit on the connection that runs them.
+  return db.kysely.connection().execute(async (conn) => {
+    for (const setting of UNLIMITED) await sql`select set_config(${setting}, '0', false)`.execute(conn);
+    try {
+      return await migrate(conn);
+    } finally {
+      // Back to the pool's limits; a connection that cannot even do this is broken, and the pool drops it.
+      for (const setting of UNLIMITED)
+        await sql
+          .raw(`reset ${setting}`)
+          .execute(conn)
+          .catch(() => undefined);
+    }
+  });
+}
+
+const UNLIMITED = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'];
+
+async function migrate(kysely: Kysely<Database>): Promise<string[]> {
+  const migrator = await migratorOf(kysely);
   let { error, results } = await migrator.migrateToLatest();
   // Kysely checks for its tables by listing the tables of every schema; another
   // schema dropped meanwhile (parallel tests, another deployment's teardown)
   // fails that listing. Nothing was applied then (PostgreSQL runs the
   // migrations in one transaction), so it is safe to look again.
-  for (let retry = 0; retry < 5 && error && otherSchemaVanished(error, await currentSchema(db)); retry++) {
+  for (let retry = 0; retry < 5 && error && otherSchemaVanished(error, await currentSchema(kysely)); retry++) {
     ({ error, results } = await migrator.migrateToLatest());
   }
   if (error) {
@@ -33,7 +54,7 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
  * does not know (a newer version ran on it; this one refuses to start).
  */
 export async function migrationStatus(db: Db): Promise<{ pending: string[]; unknown: string[] }> {
-  const known = await (await migratorOf(db)).getMigrations();
+  const known = await (await migratorOf(db.kysely)).getMigrations();
   const pending = known.filter((m) => m.executedAt === undefined).map((m) => m.name);
   const executed = new Set(known.filter((m) => m.executedAt !== undefined).map((m) => m.name));
   const recorded = pending.length === known.length ? [] : await recordedMigrations(db);
@@ -63,20 +84,20 @@ async function recordedMigrations(db: Db): Promise<string[]> {
   return rows.rows.map((r) => r.name);
 }
 
-async function migratorOf(db: Db): Promise<Migrator> {
+async function migratorOf(kysely: Kysely<Database>): Promise<Migrator> {
   // Kysely looks for its own tables in every schema unless told which one: name
   // ours, or a database with several Mensajero schemas would confuse it.
-  const schema = await currentSchema(db);
+  const schema = await currentSchema(kysely);
   return new Migrator({
-    db: db.kysely,
+    db: kysely,
     provider: new StaticProvider(),
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
 }
 
-async function currentSchema(db: Db): Promise<string | undefined> {
-  if (db.engine !== 'postgres') return undefined;
-  return (await sql<{ s: string }>`select current_schema() as s`.execute(db.kysely)).rows[0].s;
+async function currentSchema(kysely: Kysely<Database>): Promise<string | undefined> {
+  if (!isPostgres(kysely)) return undefined;
+  return (await sql<{ s: string }>`select current_schema() as s`.execute(kysely)).rows[0].s;
 }
 
 function otherSchemaVanished(error: unknown, ours: string | undefined): boolean {

@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import type { Db } from '../db/engine.js';
+import type { DatabaseLiveness } from '../db/liveness.js';
 import { queueStats } from '../jobs/queue.js';
 
 /** Prometheus metrics of one process; features add theirs to `registry`. */
@@ -8,7 +9,7 @@ export class Metrics {
   readonly requests: Counter<'method' | 'route' | 'status'>;
   readonly latency: Histogram<'method' | 'route'>;
 
-  constructor(db: Db) {
+  constructor(db: Db, liveness?: Pick<DatabaseLiveness, 'reachable'>) {
     collectDefaultMetrics({ register: this.registry, prefix: 'mensajero_' });
     this.requests = new Counter({
       name: 'mensajero_http_requests_total',
@@ -35,6 +36,12 @@ export class Metrics {
       labelNames: ['kind'],
       registers: [this.registry],
     });
+    this.databaseUp = new Gauge({
+      name: 'mensajero_database_up',
+      help: 'Whether this process reached its database at its last check, every second (1) or not (0)',
+      registers: [this.registry],
+    });
+    this.liveness = liveness;
     // Queue figures are read from the database at scrape time, so every process reports the shared queue.
     const collect = async () => {
       depth.reset();
@@ -53,9 +60,14 @@ export class Metrics {
   }
 
   readonly beforeScrape: Array<() => Promise<void>> = [];
+  private readonly databaseUp: Gauge;
+  private readonly liveness?: Pick<DatabaseLiveness, 'reachable'>;
 
+  /** While the database does not answer, what is read from it keeps its last values, so the scrape still answers. */
   async render(): Promise<string> {
-    for (const f of this.beforeScrape) await f();
+    const up = this.liveness?.reachable !== false;
+    this.databaseUp.set(up ? 1 : 0);
+    if (up) for (const f of this.beforeScrape) await f();
     return this.registry.metrics();
   }
 }

@@ -49,6 +49,10 @@ export interface ReceiptPlan {
   tlv?: boolean;
   /** Send the receipt before submit_sm_resp. */
   beforeResponse?: boolean;
+  /** The receipt text in Latin-1 (data_coding 3) or UCS-2 (8) instead of data_coding 0. */
+  coding?: 'latin1' | 'ucs2';
+  /** Rewrites the receipt text before it is sent (a garbled receipt). */
+  text?: (text: string) => string;
 }
 
 const STATES: Record<string, number> = {
@@ -192,14 +196,15 @@ export class TestSmsc {
     const numeric = this.options.idFormat === 'decimal' ? BigInt(s.messageId) : BigInt(`0x${s.messageId}`);
     const id =
       plan.idIn === 'decimal' ? numeric.toString(10) : plan.idIn === 'hex' ? numeric.toString(16) : s.messageId;
-    const text = `id:${id} sub:001 dlvrd:${plan.stat === 'DELIVRD' ? '001' : '000'} submit date:2311230101 done date:2311230102 stat:${plan.stat} err:${plan.err ?? '000'} text:`;
+    const standard = `id:${id} sub:001 dlvrd:${plan.stat === 'DELIVRD' ? '001' : '000'} submit date:2311230101 done date:2311230102 stat:${plan.stat} err:${plan.err ?? '000'} text:`;
+    const text = plan.text ? plan.text(standard) : standard;
     target.send(
       new smpp.PDU('deliver_sm', {
         source_addr: s.destination,
         destination_addr: s.source,
         esm_class: 0x04,
-        data_coding: 0,
-        short_message: Buffer.from(text, 'latin1'),
+        data_coding: plan.coding === 'ucs2' ? 8 : plan.coding === 'latin1' ? 3 : 0,
+        short_message: plan.coding === 'ucs2' ? Buffer.from(text, 'utf16le').swap16() : Buffer.from(text, 'latin1'),
         ...(plan.tlv ? { receipted_message_id: id, message_state: STATES[plan.stat] ?? 7 } : {}),
       }),
     );

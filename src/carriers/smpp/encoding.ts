@@ -227,6 +227,16 @@ export function decodeMessage(
   return { text, concat };
 }
 
+/**
+ * The text of a delivery receipt: UCS-2 when data_coding says so (some SMSCs
+ * write receipts that way), otherwise read byte for byte. SMPP 3.4 Appendix B
+ * writes receipts in ASCII, so GSM's few differences from ASCII (`_`, `@`)
+ * would only corrupt an id that the submit_sm_resp gave in ASCII.
+ */
+export function receiptText(body: Uint8Array, dataCoding: number): string {
+  return alphabetOf(dataCoding) === 'ucs2' ? fromUcs2(body) : Buffer.from(body).toString('latin1');
+}
+
 function alphabetOf(dataCoding: number): Coding {
   if (dataCoding === 0x03) return 'latin1';
   if (dataCoding === 0x08) return 'ucs2';

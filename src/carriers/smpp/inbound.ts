@@ -1,6 +1,6 @@
 import type { CarrierSink, Receipt } from '../adapter.js';
 import type { ConnectorStats } from '../status.js';
-import { decodeMessage, type Concatenation } from './encoding.js';
+import { decodeMessage, receiptText, type Concatenation } from './encoding.js';
 import { isReceipt, type Pdu } from './pdu.js';
 import { messageStateName, parseReceiptText, receiptStatus } from './receipts.js';
 import type { SmppSettings } from './settings.js';
@@ -36,16 +36,17 @@ export class InboundHandler {
 
   private receipt(pdu: Pdu, body: Buffer): Promise<void> {
     this.stats.receipts++;
-    const text = body.toString('latin1');
+    const text = receiptText(body, Number(pdu.data_coding ?? 0));
     const fields = parseReceiptText(text);
     const id =
       typeof pdu.receipted_message_id === 'string' && pdu.receipted_message_id !== ''
         ? pdu.receipted_message_id
         : fields.id;
     const stat = messageStateName(pdu.message_state) ?? fields.stat;
+    if (!id || !stat) return this.unreadable();
     const code = receiptStatus(stat, fields.err);
-    // Not final (ACCEPTD, ENROUTE), or no id to match: acknowledged, nothing changes.
-    if (code === null || !id) return Promise.resolve();
+    // Not final (ACCEPTD, ENROUTE): acknowledged, nothing changes.
+    if (code === null) return Promise.resolve();
     return new Promise<void>((done, fail) => {
       this.batch.push({
         receipt: { carrierId: id, code, at: Date.now(), stat: fields.stat ?? stat, err: fields.err },
@@ -54,6 +55,16 @@ export class InboundHandler {
       });
       if (!this.flushing) this.flushing = new Promise<void>((r) => setImmediate(r)).then(() => this.flush());
     });
+  }
+
+  /**
+   * A receipt with no message id or no state: acknowledged (the SMSC would
+   * only send it again), and never silent: counted, and logged and listed by
+   * `carriers rejections` (per hour, so a flood of them stays bounded).
+   */
+  private async unreadable(): Promise<void> {
+    this.stats.unreadable_receipts++;
+    await this.sink.rejected({ carrier: this.carrier, reason: 'unreadable receipt', remoteAddress: 'smsc' });
   }
 
   /** Receipts that arrive together are stored and applied in one go (one transaction per batch). */

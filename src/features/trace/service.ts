@@ -2,7 +2,7 @@ import type { Executor } from '../../db/engine.js';
 import { toCredits } from '../../accounts/credits.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CostTable, formatCost } from '../../carriers/costs.js';
-import { normaliseId } from '../../carriers/smpp/receipts.js';
+import { idForms } from '../../carriers/smpp/receipts.js';
 import { listCosts } from '../../carriers/store.js';
 import { formatLocal } from '../../lib/time.js';
 import { describeAcceptedBy, keyHintsOf } from './accepted-by.js';
@@ -33,9 +33,10 @@ async function messageIds(db: Executor, q: TraceQuery): Promise<number[]> {
       .execute();
     return rows.map((r) => r.id);
   }
-  const id = normaliseId(q.carrierId);
+  // SMSCs disagree on the base of their ids: the id as given, and read in the other base.
+  const forms = idForms(q.carrierId);
   const [smpp, provider, direct] = await Promise.all([
-    db.selectFrom('smpp_ids').select('message_id').where('carrier_id', '=', id).limit(TRACE_LIMIT).execute(),
+    db.selectFrom('smpp_ids').select('message_id').where('carrier_id', 'in', forms).limit(TRACE_LIMIT).execute(),
     db
       .selectFrom('provider_message_ids')
       .select('message_id')
@@ -45,7 +46,7 @@ async function messageIds(db: Executor, q: TraceQuery): Promise<number[]> {
     db
       .selectFrom('messages')
       .select('id as message_id')
-      .where('carrier_id', '=', q.carrierId)
+      .where('carrier_id', 'in', [q.carrierId, ...forms])
       .limit(TRACE_LIMIT)
       .execute(),
   ]);

@@ -62,6 +62,11 @@ describeEngines('messages trace', (engine) => {
     expect(byNumber.messages.map((m: { reference: string }) => m.reference)).toEqual([ref]);
     const byCarrierId = await trace('--carrier-id', smsc.submitted[0].messageId);
     expect(byCarrierId.messages.map((m: { reference: string }) => m.reference)).toEqual([ref]);
+    // The SMSC answered in hex: the same id written in decimal (as its receipts may) finds the message too.
+    const decimal = BigInt(`0x${smsc.submitted[0].messageId}`).toString(10);
+    expect((await trace('--carrier-id', decimal)).messages.map((m: { reference: string }) => m.reference)).toEqual([
+      ref,
+    ]);
     expect((await trace('--reference', 'nope')).messages).toEqual([]);
   });
 

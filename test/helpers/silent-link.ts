@@ -1,0 +1,69 @@
+import { createConnection, createServer, type Server, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+
+/**
+ * A TCP forwarder to `target` that can fall silent: while cut, it drops every
+ * byte in both directions and keeps the sockets open, as a failed switch or a
+ * cloud network does (no reset, no FIN: the peers cannot tell it from a slow
+ * one). Healing forwards again what comes next; what was dropped stays lost,
+ * as on a real network whose TCP segments were never acknowledged — so a
+ * connection that carried traffic during the cut is usually broken after it.
+ */
+export class SilentLink {
+  private server: Server | null = null;
+  private readonly pairs = new Set<[Socket, Socket]>();
+  cut = false;
+
+  constructor(private readonly target: { host: string; port: number }) {}
+
+  async start(): Promise<this> {
+    this.server = createServer((client) => {
+      const upstream = createConnection(this.target);
+      const pair: [Socket, Socket] = [client, upstream];
+      this.pairs.add(pair);
+      const forward = (from: Socket, to: Socket) =>
+        from.on('data', (chunk) => {
+          if (!this.cut) to.write(chunk);
+        });
+      forward(client, upstream);
+      forward(upstream, client);
+      const end = () => {
+        this.pairs.delete(pair);
+        client.destroy();
+        upstream.destroy();
+      };
+      client.on('close', end).on('error', end);
+      upstream.on('close', end).on('error', end);
+    });
+    await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
+    return this;
+  }
+
+  get port(): number {
+    return (this.server!.address() as AddressInfo).port;
+  }
+
+  /** A connection URL like `url`, through this link. */
+  through(url: string): string {
+    const u = new URL(url);
+    u.host = `127.0.0.1:${this.port}`;
+    return u.toString();
+  }
+
+  /** New connections are still accepted while cut (the SYN gets through), but nothing they send arrives. */
+  silence(): void {
+    this.cut = true;
+  }
+
+  heal(): void {
+    this.cut = false;
+  }
+
+  async stop(): Promise<void> {
+    for (const [a, b] of this.pairs) {
+      a.destroy();
+      b.destroy();
+    }
+    await new Promise<void>((resolve) => (this.server ? this.server.close(() => resolve()) : resolve()));
+  }
+}
