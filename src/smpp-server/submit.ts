@@ -33,13 +33,16 @@ export interface Submission {
   smpp: Record<string, unknown>;
 }
 
+/** A submission refused as it is read, with the parts its text takes all the same (they count against the throughput). */
+export type Unreadable = { status: number; parts: number };
+
 /**
  * Reads the message of a submit_sm or submit_multi: decoded text, parts,
  * schedule and validity (0x61, 0x62 when unreadable; a validity that ends
  * before the schedule or now is 0x62). A UDH or SAR part is one message
  * like any other: its parts are those its text takes on the air.
  */
-export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): Submission | { status: number } {
+export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): Submission | Unreadable {
   const dataCoding = Number(pdu.data_coding ?? 0);
   const body: Buffer =
     Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
@@ -52,10 +55,10 @@ export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): S
   const flash = isFlash(dataCoding);
   const parts = smsParts(decoded.text, flash);
   const scheduledAt = smppTime(pdu.schedule_delivery_time, now);
-  if (scheduledAt === 'invalid') return { status: Status.INVSCHED };
+  if (scheduledAt === 'invalid') return { status: Status.INVSCHED, parts };
   const validUntil = smppTime(pdu.validity_period, now);
   if (validUntil === 'invalid' || (validUntil !== null && validUntil <= Math.max(now, scheduledAt ?? 0)))
-    return { status: Status.INVEXPIRY };
+    return { status: Status.INVEXPIRY, parts };
   const receipt = Number(pdu.registered_delivery ?? 0) & 0x03;
   return {
     text: decoded.text,
@@ -96,27 +99,24 @@ export function statusOfError(ctx: AppContext, user: SmppUserRow, err: unknown, 
 /**
  * The submit_sm of one turn of a bind through the SMS feature's send path,
  * an answer each: decoded text, parts, throughput (parts per second of the
- * user, shared by every process), destination, sender, schedule; refusals
- * by the one table of refusals.ts. The accepted ones are written together
- * (sendVerbatimSmsTurn).
+ * user, shared by every process: every submit_sm counts, refused ones too),
+ * destination, sender, schedule; refusals by the one table of refusals.ts.
+ * The accepted ones are written together (sendVerbatimSmsTurn).
  */
 export async function submitTurn(ctx: AppContext, user: SmppUserRow, pdus: Pdu[]): Promise<SubmitAnswer[]> {
   const answers: SubmitAnswer[] = [];
   const read = pdus.map((pdu) => readSubmission(user, pdu));
-  const readable = read.flatMap((r, index) => ('status' in r ? [] : [{ index, submission: r }]));
   const granted = await reserveEach(
     ctx.db,
     user.id,
     user.throughput,
-    readable.map((r) => r.submission.parts),
+    read.map((r) => r.parts),
   );
-  read.forEach((r, index) => {
-    if ('status' in r) answers[index] = r;
-  });
   const inputs: Array<{ index: number; input: VerbatimSmsInput }> = [];
-  readable.forEach(({ index, submission }, k) => {
+  read.forEach((submission, index) => {
     const pdu = pdus[index];
-    if (!granted[k]) answers[index] = { status: Status.THROTTLED };
+    if ('status' in submission) answers[index] = { status: submission.status };
+    else if (!granted[index]) answers[index] = { status: Status.THROTTLED };
     else
       inputs.push({
         index,
