@@ -11,13 +11,14 @@ import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { pricesFor } from './prices.js';
 import type { PriceLookup } from './ports.js';
-import type { SubmitRequest, SubmitResult } from './types.js';
+import type { Channel, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutAmong } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
+import { smsParts } from '../carriers/smpp/encoding.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
@@ -74,13 +75,15 @@ export async function submitMessageBatch(
     sandbox || first.ignoreOptouts
       ? new Set<string>()
       : await optedOutAmong(trx, accountId, numbers, first.source === 'otp');
-  // Each request's recipients, with their price: recipient k of the batch is priced.prices[k].
+  // Each request's recipients, with their price: recipient k of the batch is priced.prices[k], times its parts.
+  const partsOf = partsCounter(channel);
   let k = 0;
   const sends = reqs.map((req) => ({
     req,
     recipients: req.recipients.map((r) => {
-      const price = req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
+      const one = req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
       k++;
+      const price = { ...one, units: one.units * partsOf(r.text ?? req.text, req.flash === true) };
       return { ...r, price, blocked: blocked.has(r.number) };
     }),
   }));
@@ -172,6 +175,22 @@ export async function submitMessageBatch(
     });
   }
   return results;
+}
+
+/**
+ * The parts of a message on `channel`: an SMS as many as the carrier
+ * connector sends it in (smsParts), any other message one. Remembers each
+ * text of the batch, which is most often one text for every recipient.
+ */
+function partsCounter(channel: Channel): (text: string, flash: boolean) => number {
+  if (channel !== 'sms') return () => 1;
+  const known = new Map<string, number>();
+  return (text, flash) => {
+    const key = `${flash ? 1 : 0}${text}`;
+    let parts = known.get(key);
+    if (parts === undefined) known.set(key, (parts = smsParts(text, flash)));
+    return parts;
+  };
 }
 
 /** When a send waits to be dispatched: a future schedule of a request that is not a sandbox one, else null (now). */

@@ -36,7 +36,7 @@ export interface SubmitRequest {
   extraParams?: string | null;
   /** Channel-specific data stored with each message (JSON-serialisable). */
   meta?: Record<string, unknown> | null;
-  /** Overrides the account's channel price per message, in credit units. */
+  /** Overrides the price of one part to every recipient, in credit units (0: free); each message still counts its parts. */
   priceUnits?: number;
   /**
    * The sender submits the messages itself right after commit: dispatchMessages

@@ -41,18 +41,19 @@ const unsuccessOf = (d: DestAddress, status: number): Unsuccess => ({
  * unsuccess_sme with the command_status submit_sm would get; when none is
  * accepted, the answer is the first refusal's status. Refusals of the whole
  * message (text, schedule, validity, credits, throughput) are its status.
- * Throughput counts the message's parts for every SME destination listed.
+ * Throughput counts the message's parts for every SME destination listed,
+ * whatever the answer.
  */
 export async function submitMulti(ctx: AppContext, user: SmppUserRow, pdu: Pdu): Promise<MultiAnswer> {
   const dests = (Array.isArray(pdu.dest_address) ? pdu.dest_address : []) as DestAddress[];
   if (dests.length === 0) return { status: INVNUMDESTS };
   const read = readSubmission(user, pdu);
-  if ('status' in read) return read;
   const unsuccess: Unsuccess[] = dests.filter((d) => 'dl_name' in d).map((d) => unsuccessOf(d, INVDLNAME));
   const smes = dests.filter((d) => !('dl_name' in d));
   if (smes.length === 0) return { status: INVDLNAME };
-  if (!(await reserveParts(ctx.db, user.id, user.throughput, read.parts * smes.length)))
-    return { status: Status.THROTTLED };
+  const granted = await reserveParts(ctx.db, user.id, user.throughput, read.parts * smes.length);
+  if ('status' in read) return { status: read.status };
+  if (!granted) return { status: Status.THROTTLED };
   const messageId = timeOrderedId();
   try {
     const sent = await acceptingAs(bySmppUser(user.system_id), () =>

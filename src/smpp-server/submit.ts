@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { decodeMessage, type Concatenation } from '../carriers/smpp/encoding.js';
+import { decodeMessage, smsParts, type Concatenation } from '../carriers/smpp/encoding.js';
 import { sendVerbatimSmsTurn, type VerbatimMessage, type VerbatimSmsInput } from '../features/sms/service.js';
 import { reserveEach } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/store.js';
@@ -9,23 +9,6 @@ import { smppTime } from '../lib/smpp-time.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 
 export type SubmitAnswer = { status: number; messageId?: string };
-
-/** Units per part of a concatenated message: GSM septets, Latin-1 octets, UCS-2 units. */
-const ROOM = { single: { gsm: 160, latin1: 140, ucs2: 70 }, part: { gsm: 153, latin1: 134, ucs2: 67 } };
-
-function alphabet(dataCoding: number): 'gsm' | 'latin1' | 'ucs2' {
-  if (dataCoding === 0x03) return 'latin1';
-  if (dataCoding === 0x08 || dataCoding === 0x18 || (dataCoding & 0xfc) === 0x18) return 'ucs2';
-  return 'gsm';
-}
-
-/** Parts a submit_sm's text takes on the air: one per submit_sm that fits one SMS, more for a long message_payload. */
-export function partsOf(text: string, dataCoding: number, concat: Concatenation | null): number {
-  if (concat) return 1;
-  const a = alphabet(dataCoding);
-  const length = a === 'ucs2' ? text.length : [...text].length;
-  return length <= ROOM.single[a] ? 1 : Math.ceil(length / ROOM.part[a]);
-}
 
 /** Flash: data_coding of message class 0 (0x10 GSM, 0x14 8-bit, 0x18 UCS-2; 0xF0 in the 1111 group). */
 const isFlash = (dc: number) => ((dc & 0xc0) === 0 && (dc & 0x13) === 0x10) || (dc & 0xf3) === 0xf0;
@@ -40,6 +23,7 @@ function sarOf(pdu: Pdu): Concatenation | null {
 /** What a submit_sm or submit_multi asks to send, whatever its destinations. */
 export interface Submission {
   text: string;
+  /** The parts the carrier connector sends the text in (smsParts), whatever concatenation the PDU claims. */
   parts: number;
   flash: boolean;
   sender: string;
@@ -49,12 +33,16 @@ export interface Submission {
   smpp: Record<string, unknown>;
 }
 
+/** A submission refused as it is read, with the parts its text takes all the same (they count against the throughput). */
+export type Unreadable = { status: number; parts: number };
+
 /**
  * Reads the message of a submit_sm or submit_multi: decoded text, parts,
  * schedule and validity (0x61, 0x62 when unreadable; a validity that ends
- * before the schedule or now is 0x62).
+ * before the schedule or now is 0x62). A UDH or SAR part is one message
+ * like any other: its parts are those its text takes on the air.
  */
-export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): Submission | { status: number } {
+export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): Submission | Unreadable {
   const dataCoding = Number(pdu.data_coding ?? 0);
   const body: Buffer =
     Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
@@ -64,16 +52,18 @@ export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): S
         : Buffer.alloc(0);
   const decoded = decodeMessage(body, dataCoding, Number(pdu.esm_class ?? 0));
   const concat = decoded.concat ?? sarOf(pdu);
+  const flash = isFlash(dataCoding);
+  const parts = smsParts(decoded.text, flash);
   const scheduledAt = smppTime(pdu.schedule_delivery_time, now);
-  if (scheduledAt === 'invalid') return { status: Status.INVSCHED };
+  if (scheduledAt === 'invalid') return { status: Status.INVSCHED, parts };
   const validUntil = smppTime(pdu.validity_period, now);
   if (validUntil === 'invalid' || (validUntil !== null && validUntil <= Math.max(now, scheduledAt ?? 0)))
-    return { status: Status.INVEXPIRY };
+    return { status: Status.INVEXPIRY, parts };
   const receipt = Number(pdu.registered_delivery ?? 0) & 0x03;
   return {
     text: decoded.text,
-    parts: partsOf(decoded.text, dataCoding, concat),
-    flash: isFlash(dataCoding),
+    parts,
+    flash,
     sender: String(pdu.source_addr ?? ''),
     scheduledAt,
     validUntil,
@@ -88,8 +78,8 @@ export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): S
 
 /** The message the send path takes from a submission; `smpp` is its meta.smpp. */
 export function verbatim(read: Submission, smpp = read.smpp): VerbatimMessage {
-  const { text, parts, flash, sender, scheduledAt, validUntil } = read;
-  return { text, parts, flash, sender, scheduledAt, validUntil, meta: { smpp } };
+  const { text, flash, sender, scheduledAt, validUntil } = read;
+  return { text, flash, sender, scheduledAt, validUntil, meta: { smpp } };
 }
 
 /** A destination's number as the send path reads it: with its country code for TON 1 or 12 digits and more. */
@@ -109,27 +99,24 @@ export function statusOfError(ctx: AppContext, user: SmppUserRow, err: unknown, 
 /**
  * The submit_sm of one turn of a bind through the SMS feature's send path,
  * an answer each: decoded text, parts, throughput (parts per second of the
- * user, shared by every process), destination, sender, schedule; refusals
- * by the one table of refusals.ts. The accepted ones are written together
- * (sendVerbatimSmsTurn).
+ * user, shared by every process: every submit_sm counts, refused ones too),
+ * destination, sender, schedule; refusals by the one table of refusals.ts.
+ * The accepted ones are written together (sendVerbatimSmsTurn).
  */
 export async function submitTurn(ctx: AppContext, user: SmppUserRow, pdus: Pdu[]): Promise<SubmitAnswer[]> {
   const answers: SubmitAnswer[] = [];
   const read = pdus.map((pdu) => readSubmission(user, pdu));
-  const readable = read.flatMap((r, index) => ('status' in r ? [] : [{ index, submission: r }]));
   const granted = await reserveEach(
     ctx.db,
     user.id,
     user.throughput,
-    readable.map((r) => r.submission.parts),
+    read.map((r) => r.parts),
   );
-  read.forEach((r, index) => {
-    if ('status' in r) answers[index] = r;
-  });
   const inputs: Array<{ index: number; input: VerbatimSmsInput }> = [];
-  readable.forEach(({ index, submission }, k) => {
+  read.forEach((submission, index) => {
     const pdu = pdus[index];
-    if (!granted[k]) answers[index] = { status: Status.THROTTLED };
+    if ('status' in submission) answers[index] = { status: submission.status };
+    else if (!granted[index]) answers[index] = { status: Status.THROTTLED };
     else
       inputs.push({
         index,

@@ -131,38 +131,47 @@ function units(text: string, coding: Coding): number[][] {
   return [...text].map((ch) => [...Array(ch.length).keys()].map((k) => ch.charCodeAt(k)));
 }
 
+/** The coding a text goes in when it is flashed: message class 0 has no Latin-1, so flash Latin-1 goes as UCS-2. */
+const effectiveCoding = (coding: Coding, flash?: boolean): Coding => (flash && coding === 'latin1' ? 'ucs2' : coding);
+
+/**
+ * The units of each segment a text is sent as, in `coding`: one segment when
+ * the whole text fits one SMS, else as many as the concatenated room takes,
+ * never splitting an escape pair or a surrogate pair. The one splitting of
+ * the connector: encodeMessage sends these, smsParts counts them.
+ */
+function splitSegments(text: string, coding: Coding): number[][] {
+  const [single, part] = ROOM[coding];
+  // The common case, one segment, without per-character arrays.
+  const whole =
+    coding === 'gsm'
+      ? gsmSeptets(text)
+      : coding === 'latin1'
+        ? [...text].map((ch) => ch.charCodeAt(0) & 0xff)
+        : Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
+  if (whole.length <= single) return [whole];
+  const parts: number[][] = [];
+  let current: number[] = [];
+  for (const u of units(text, coding)) {
+    if (current.length + u.length > part) {
+      parts.push(current);
+      current = [];
+    }
+    current.push(...u);
+  }
+  if (current.length > 0) parts.push(current);
+  return parts;
+}
+
 /**
  * Encodes a message into one or more submit_sm segments. Long texts are
  * split with an 8-bit concatenation UDH (esm_class 0x40) using `reference`.
  */
 export function encodeMessage(text: string, opts: EncodeOptions, reference = 0): EncodedSegment[] {
-  const { coding } = opts;
-  // Message class 0 (flash) exists only in the general data coding group, which has no Latin-1: flash Latin-1 goes as UCS-2.
-  const effective: Coding = opts.flash && coding === 'latin1' ? 'ucs2' : coding;
+  const effective = effectiveCoding(opts.coding, opts.flash);
   const base = effective === 'gsm' ? DataCoding.GSM : effective === 'latin1' ? DataCoding.LATIN1 : DataCoding.UCS2;
   const dataCoding = opts.flash ? (effective === 'ucs2' ? FLASH_UCS2 : FLASH_GSM) : base;
-  const [single, part] = ROOM[effective];
-  const parts: number[][] = [];
-  // The common case, one segment, without per-character arrays.
-  const whole =
-    effective === 'gsm'
-      ? gsmSeptets(text)
-      : effective === 'latin1'
-        ? [...text].map((ch) => ch.charCodeAt(0) & 0xff)
-        : Array.from({ length: text.length }, (_, k) => text.charCodeAt(k));
-  if (whole.length <= single) parts.push(whole);
-  else {
-    const chars = units(text, effective);
-    let current: number[] = [];
-    for (const u of chars) {
-      if (current.length + u.length > part) {
-        parts.push(current);
-        current = [];
-      }
-      current.push(...u);
-    }
-    if (current.length > 0) parts.push(current);
-  }
+  const parts = splitSegments(text, effective);
   return parts.map((p, i) => {
     const udh =
       parts.length > 1 ? Buffer.from([0x05, 0x00, 0x03, reference & 0xff, parts.length, i + 1]) : Buffer.alloc(0);
@@ -172,6 +181,17 @@ export function encodeMessage(text: string, opts: EncodeOptions, reference = 0):
     else body = Buffer.from(new Uint16Array(p).buffer).swap16();
     return { dataCoding, esmClass: udh.length ? 0x40 : 0, shortMessage: Buffer.concat([udh, body]) };
   });
+}
+
+/**
+ * The SMS parts (submit_sm segments) a text is sent as by a connector with
+ * the default coding: GSM-7 when every character has a GSM-7 form (an
+ * extension character such as `€` taking two septets), else UCS-2; 160/70
+ * units in one SMS, 153/67 a part once concatenated. What a message is
+ * charged and counted for, whatever concatenation its submitter claimed.
+ */
+export function smsParts(text: string, flash = false): number {
+  return splitSegments(text, effectiveCoding(chooseCoding(text), flash)).length;
 }
 
 export interface Concatenation {

@@ -16,7 +16,9 @@ export const throughputKey = (userId: number) => `${KEY_PREFIX}${userId}`;
  * carrier_rate keyed `smpp-user:<id>`; the user's row is locked first
  * (an UPDATE), so two processes never both take the last of the budget.
  * The cap bursts: all N parts may come at once, then none until the
- * window slides past them.
+ * window slides past them. Refused parts count too: a client that retries
+ * in a loop keeps its window full, and is served once it waits the
+ * window out.
  */
 export async function reserveParts(db: Db, userId: number, cap: number, parts: number, now = Date.now()) {
   return (await reserveEach(db, userId, cap, [parts], now))[0];
@@ -24,8 +26,9 @@ export async function reserveParts(db: Db, userId: number, cap: number, parts: n
 
 /**
  * reserveParts for several messages in one transaction (the submit_sm of
- * one turn): each in order gets its parts if they still fit, as if reserved
- * one after the other.
+ * one turn), as if reserved one after the other: each in order gets its
+ * parts while they fit, and every one's parts count, granted or not (so
+ * after the first refused, the rest of the turn is refused too).
  */
 export async function reserveEach(
   db: Db,
@@ -35,7 +38,6 @@ export async function reserveEach(
   now = Date.now(),
 ): Promise<boolean[]> {
   if (cap <= 0) return parts.map(() => true);
-  if (parts.every((p) => p > cap)) return parts.map(() => false);
   const key = throughputKey(userId);
   const slot = Math.floor(now / SLOT_MS);
   return db.kysely.transaction().execute(async (trx) => {
@@ -51,18 +53,17 @@ export async function reserveEach(
       .where('second', '>', slot - SLOTS)
       .executeTakeFirst();
     const used = Number(row?.used ?? 0);
-    let taken = 0;
+    let counted = 0;
     const granted = parts.map((p) => {
-      if (used + taken + p > cap) return false;
-      taken += p;
-      return true;
+      counted += p;
+      return used + counted <= cap;
     });
-    if (taken > 0)
+    if (counted > 0)
       await trx
         .insertInto('carrier_rate')
-        .values({ carrier: key, second: slot, used: taken })
+        .values({ carrier: key, second: slot, used: counted })
         .onConflict((oc) =>
-          oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', taken) })),
+          oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', counted) })),
         )
         .execute();
     return granted;

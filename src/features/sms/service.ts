@@ -11,7 +11,6 @@ import type { Database } from '../../db/schema.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
-import { priceUnits } from '../../messaging/pricing.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
 
@@ -194,10 +193,8 @@ async function resolveSender(
 export interface VerbatimMessage {
   /** Used when it is one of the account's registered senders. */
   sender: string;
-  /** Decoded short_message: kept and reported as sent (no GSM-7 replacement). */
+  /** Decoded short_message: kept and reported as sent (no GSM-7 replacement); charged for the parts the carrier sends it in. */
   text: string;
-  /** SMS parts the text occupies: credits are parts × the price of one part. */
-  parts: number;
   flash: boolean;
   /** Epoch ms; null or past: now. */
   scheduledAt: number | null;
@@ -229,15 +226,14 @@ function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<st
   return recipient;
 }
 
-/** Lookups shared by the verbatim messages of one SMPP turn: each sender name, the account's price of one part. */
+/** Lookups shared by the verbatim messages of one SMPP turn: each sender name. */
 interface VerbatimLookups {
   senders: Map<string, Promise<string | null>>;
-  unit?: Promise<number>;
 }
 
 const newLookups = (): VerbatimLookups => ({ senders: new Map() });
 
-/** A verbatim message as a send: sender, prices (parts × the price of a part), schedule. Throws its ApiError. */
+/** A verbatim message as a send: sender, schedule (priced as every send: parts × each recipient's price). Throws its ApiError. */
 async function verbatimRequest(
   ctx: AppContext,
   accountId: number,
@@ -249,8 +245,6 @@ async function verbatimRequest(
   let sender = lookups.senders.get(input.sender);
   if (!sender)
     lookups.senders.set(input.sender, (sender = resolveSender(ctx, accountId, { sender: input.sender, channel: 1 })));
-  if (input.parts > 1) lookups.unit ??= priceUnits(ctx.db.kysely, accountId, 'sms');
-  const unit = input.parts > 1 ? await lookups.unit : undefined;
   const now = Date.now();
   return {
     accountId,
@@ -263,7 +257,6 @@ async function verbatimRequest(
     scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
     validUntil: input.validUntil,
     meta: input.meta,
-    ...(unit !== undefined ? { priceUnits: unit * input.parts } : {}),
   };
 }
 
