@@ -1,5 +1,7 @@
+import { once } from 'node:events';
 import type { Readable } from 'node:stream';
-import { parse as csvParser } from 'csv-parse';
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import { parse as csvParser, type Parser } from 'csv-parse';
 import { ApiError } from '../http/errors.js';
 import { fullNumber } from '../features/optouts/service.js';
 import { refuse } from './view.js';
@@ -16,6 +18,9 @@ export interface CsvNumbers {
   errors: RowError[];
   errorCount: number;
 }
+
+/** Bytes parsed between two turns of the event loop. */
+const SLICE = 16 * 1024;
 
 interface Limits {
   rows: number;
@@ -78,32 +83,44 @@ export async function numbersOfCsv(body: Readable, limits: Limits): Promise<CsvN
 }
 
 /**
- * Writes the body into the parser at the parser's pace, counting bytes; past
- * `maxBytes` the parser fails with 413. Returns what stops reading: the body
- * is left paused, never drained (the answer closes the connection).
+ * Writes the body into the parser SLICE bytes at a time, at the parser's
+ * pace and with a turn of the event loop after each slice (parsing is all
+ * CPU: a few milliseconds a slice, never the whole body at once), counting
+ * bytes; past `maxBytes` the parser fails with 413. Returns what stops
+ * reading: the body is left paused, never drained (the answer closes the
+ * connection).
  */
-function feed(body: Readable, parser: ReturnType<typeof csvParser>, maxBytes: number): () => void {
+function feed(body: Readable, parser: Parser, maxBytes: number): () => void {
+  const stopped = new AbortController();
   let bytes = 0;
-  const resume = () => body.resume();
-  const onData = (chunk: Buffer) => {
-    bytes += chunk.length;
-    if (bytes > maxBytes) {
-      stop();
-      parser.destroy(refuse(413, 'import_too_large', { max: maxBytes }));
-    } else if (!parser.write(chunk)) {
-      body.pause();
-      parser.once('drain', resume);
+  const writeSlices = async (chunk: Buffer) => {
+    for (let i = 0; i < chunk.length && !stopped.signal.aborted; i += SLICE) {
+      const slice = chunk.subarray(i, i + SLICE);
+      bytes += slice.length;
+      if (bytes > maxBytes) return void parser.destroy(refuse(413, 'import_too_large', { max: maxBytes }));
+      if (!parser.write(slice)) await once(parser, 'drain', { signal: stopped.signal });
+      await nextTurn();
     }
   };
-  const onEnd = () => parser.end();
+  // 'end' may come while slices are still being written: it waits for them.
+  let written = Promise.resolve();
+  const onData = (chunk: Buffer | string) => {
+    body.pause();
+    written = written
+      .then(() => writeSlices(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk)))
+      .then(
+        () => void (!stopped.signal.aborted && body.resume()),
+        (err: Error) => void (!stopped.signal.aborted && parser.destroy(err)),
+      );
+  };
+  const onEnd = () => void written.then(() => !stopped.signal.aborted && parser.end());
   const onClose = () => {
     if (!body.readableEnded) parser.destroy(refuse(400, 'import_malformed', { detail: 'the upload was cut short' }));
   };
-  const stop = () => {
+  body.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
+  return () => {
+    stopped.abort();
     body.off('data', onData).off('end', onEnd).off('close', onClose).off('error', onClose);
-    parser.off('drain', resume);
     body.pause();
   };
-  body.on('data', onData).on('end', onEnd).on('close', onClose).on('error', onClose);
-  return stop;
 }
