@@ -77,6 +77,7 @@ const schema = z.object({
     )
     .default('US,CA'),
   SANDBOX_DAILY_LIMIT: intFrom(1000, 0),
+  OPTOUT_LIST_LIMIT: intFrom(1_000_000, 1),
   DISPATCH_RETRY_MS: intFrom(5000, 10),
   // chatapp, voice
   // reports

@@ -111,6 +111,37 @@ export async function optedOutAmong(
   return found;
 }
 
+/** Entries on the owner's list. */
+export async function listSize(db: Executor, owner: number): Promise<number> {
+  const { n } = await db
+    .selectFrom('optouts')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('account_id', '=', owner)
+    .executeTakeFirstOrThrow();
+  return Number(n);
+}
+
+/** How many of `numbers` (distinct) the owner's list holds; `between` runs between statements (a turn of the event loop). */
+export async function listedAmong(
+  db: Executor,
+  owner: number,
+  numbers: string[],
+  between: () => Promise<unknown>,
+): Promise<number> {
+  let listed = 0;
+  for (let i = 0; i < numbers.length; i += CHUNK) {
+    const { n } = await db
+      .selectFrom('optouts')
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .where('account_id', '=', owner)
+      .where('number', 'in', numbers.slice(i, i + CHUNK))
+      .executeTakeFirstOrThrow();
+    listed += Number(n);
+    await between();
+  }
+  return listed;
+}
+
 /** Puts numbers on the owner's list; returns those that were not on it (a number already there keeps its first source and date). */
 export async function addOptouts(
   db: Executor,

@@ -74,7 +74,7 @@ export async function submitMessageBatch(
   const blocked =
     sandbox || first.ignoreOptouts
       ? new Set<string>()
-      : await optedOutAmong(trx, accountId, numbers, first.source === 'otp');
+      : await optedOutAmong(trx, accountId, numbers, first.source === 'otp' && first.standardOtpText === true);
   // Each request's recipients, with their price: recipient k of the batch is priced.prices[k], times its parts.
   const partsOf = partsCounter(channel);
   let k = 0;
@@ -202,7 +202,8 @@ const sameBatch = (a: SubmitRequest, b: SubmitRequest) =>
   a.channel === b.channel &&
   a.source === b.source &&
   (a.sandbox === true) === (b.sandbox === true) &&
-  (a.ignoreOptouts === true) === (b.ignoreOptouts === true);
+  (a.ignoreOptouts === true) === (b.ignoreOptouts === true) &&
+  (a.standardOtpText === true) === (b.standardOtpText === true);
 
 /** A message's price and state as it is accepted. */
 function sendable(sandbox: boolean, scheduledAt: number | null, unit: number) {

@@ -54,6 +54,12 @@ export interface SubmitRequest {
   claimedBy?: InlineClaim;
   /** Sends even to numbers on the opt-out list: only the confirmation of an opt-out itself. */
   ignoreOptouts?: boolean;
+  /**
+   * An OTP code in its standard text (no custom message): the only message
+   * a family's OTP exemption lets through to an opted-out number. A custom
+   * text could carry anything, so it obeys the list like any message.
+   */
+  standardOtpText?: boolean;
 }
 
 /** A claim taken at insert: the hand-off's token and the end of its lease (epoch ms). */

@@ -1,4 +1,6 @@
 /* Shared setup of the opt-out suites (src/features/optouts/*.test.ts). */
+import type { Readable } from 'node:stream';
+import { createSession, SESSION_COOKIE } from '../../src/panel/session.js';
 import type { Harness, TestAccount } from './harness.js';
 
 export function optoutTools(get: () => Harness) {
@@ -32,4 +34,35 @@ export function optoutTools(get: () => Harness) {
     return sub;
   };
   return { credit, optOut, list, message, events, subAccountOf };
+}
+
+/** A signed-in panel account (a sub-account of `parentId` when given) and what the Opt-outs page does for it. */
+export async function panelOptouts(h: Harness, parentId?: number) {
+  const account = await h.createAccount(10);
+  if (parentId)
+    await h.ctx.db.kysely.updateTable('accounts').set({ parent_id: parentId }).where('id', '=', account.id).execute();
+  const cookie = `${SESSION_COOKIE}=${await createSession(h.ctx.db.kysely, 'account', account.id, 1)}`;
+  const page = async (url = '/panel/optouts') => (await h.request('GET', url, { headers: { cookie } })).body as string;
+  const csrf = async () => /name="_csrf" value="([^"]+)"/.exec(await page())![1];
+  const action = async (name: 'add' | 'remove', form: Record<string, string>) =>
+    h.request('POST', `/panel/optouts/${name}`, { headers: { cookie }, form: { _csrf: await csrf(), ...form } });
+  const importHeaders = async (token?: string) => ({
+    cookie,
+    'content-type': 'text/csv',
+    accept: 'application/json',
+    'x-csrf-token': token ?? (await csrf()),
+  });
+  const upload = async (csv: string, token?: string) =>
+    h.request('POST', '/panel/optouts/import', { body: csv, headers: await importHeaders(token) });
+  /** An import whose body is `body` (read as the service pulls it) and whose answer is read as it streams. */
+  const uploadStream = async (body: Readable) =>
+    h.app.inject({
+      method: 'POST',
+      url: '/panel/optouts/import',
+      headers: await importHeaders(),
+      payload: body,
+      payloadAsStream: true,
+    });
+  const list = async () => (await h.get('/optouts', account.apikey)).body.optouts as Array<Record<string, string>>;
+  return { account, cookie, page, action, upload, uploadStream, list };
 }

@@ -1,33 +1,10 @@
 import { expect, it } from 'vitest';
 import { describePanel } from '../helpers/panel.js';
-import { createSession, SESSION_COOKIE } from '../../src/panel/session.js';
+import { panelOptouts } from '../helpers/optouts.js';
 import { MAX_OPTOUT_ROWS } from '../../src/panel/pages/optouts.js';
-import type { Harness } from '../helpers/harness.js';
 
 const NOTICE = /<p class="notice" role="status">([^<]*)<\/p>/;
-
-async function signedIn(h: Harness, parentId?: number) {
-  const account = await h.createAccount(10);
-  if (parentId)
-    await h.ctx.db.kysely.updateTable('accounts').set({ parent_id: parentId }).where('id', '=', account.id).execute();
-  const cookie = `${SESSION_COOKIE}=${await createSession(h.ctx.db.kysely, 'account', account.id, 1)}`;
-  const page = async (url = '/panel/optouts') => (await h.request('GET', url, { headers: { cookie } })).body as string;
-  const csrf = async () => /name="_csrf" value="([^"]+)"/.exec(await page())![1];
-  const action = async (name: 'add' | 'remove', form: Record<string, string>) =>
-    h.request('POST', `/panel/optouts/${name}`, { headers: { cookie }, form: { _csrf: await csrf(), ...form } });
-  const upload = async (csv: string, token?: string) =>
-    h.request('POST', '/panel/optouts/import', {
-      body: csv,
-      headers: {
-        cookie,
-        'content-type': 'text/csv',
-        accept: 'application/json',
-        'x-csrf-token': token ?? (await csrf()),
-      },
-    });
-  const list = async () => (await h.get('/optouts', account.apikey)).body.optouts as Array<Record<string, string>>;
-  return { account, cookie, page, action, upload, list };
-}
+const signedIn = panelOptouts;
 
 /** The panel's Opt-outs page: the family's list, forms, CSV import (bounded, all or nothing) and export. */
 describePanel('panel opt-outs', { over: 'http' }, (panel) => {

@@ -49,4 +49,5 @@ export const migrations: Record<string, Migration> = {
   '0040_hot_status_updates': lazy(() => import('./0040_hot_status_updates.js')),
   '0041_unsent_sweep': lazy(() => import('./0041_unsent_sweep.js')),
   '0042_provider_ids_created': lazy(() => import('./0042_provider_ids_created.js')),
+  '0043_optouts_in_order': lazy(() => import('./0043_optouts_in_order.js')),
 };

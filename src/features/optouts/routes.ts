@@ -1,10 +1,10 @@
 import type { z } from 'zod';
-import { ok } from '../../http/errors.js';
+import { badRequest, ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { AddedReply, ListReply, NumbersBody, PageQuery, RemovedReply } from './schemas.js';
-import { optIn, optOut, optoutPage, parseNumbers } from './service.js';
+import { fitsOnList, optIn, optOut, optoutPage, parseNumbers } from './service.js';
 
 const schema = (summary: string, reply: z.ZodType, input: { body?: z.ZodType; querystring?: z.ZodType }) => ({
   tags: ['opt-outs'],
@@ -19,6 +19,7 @@ export const optouts: Feature = {
   name: 'optouts',
   routes(api, ctx) {
     const db = ctx.db.kysely;
+    const limit = ctx.config.OPTOUT_LIST_LIMIT;
     const numbersOf = (body: unknown) => {
       const input = parse(NumbersBody, body, 'optout_05');
       return parseNumbers(input.numbers, input.country_code);
@@ -26,10 +27,16 @@ export const optouts: Feature = {
 
     api.get(
       '/optouts',
-      { schema: schema('The opt-out list, 100 numbers a page', ListReply, { querystring: PageQuery }) },
+      {
+        schema: schema('The opt-out list, 100 numbers a page (by page, or after a number)', ListReply, {
+          querystring: PageQuery,
+        }),
+      },
       async (request) => {
-        const { page } = parse(PageQuery, request.query, 'optout_08');
-        return ok('optout_01', 'optouts_found', { optouts: await optoutPage(db, request.account.id, page) });
+        const { page, after } = parse(PageQuery, request.query, 'optout_08');
+        const optouts = await optoutPage(db, request.account.id, { page: page ?? 1, after }, limit);
+        if (!optouts) throw badRequest('optout_10');
+        return ok('optout_01', 'optouts_found', { optouts });
       },
     );
 
@@ -37,7 +44,10 @@ export const optouts: Feature = {
       '/optouts',
       { schema: schema('Put numbers on the opt-out list', AddedReply, { body: NumbersBody }) },
       async (request) => {
-        const added = await optOut(db, request.account.id, numbersOf(request.body), 'api');
+        const numbers = numbersOf(request.body);
+        if (!(await fitsOnList(db, request.account.id, numbers, limit)))
+          throw badRequest('optout_09', undefined, { limit });
+        const added = await optOut(db, request.account.id, numbers, 'api');
         return ok('optout_02', 'optouts_added', { added });
       },
     );

@@ -11,6 +11,8 @@ defineMessages({
   optout_06: 'country_code is 1 to 3 digits',
   optout_07: `At most ${10_000} numbers a request`,
   optout_08: 'page is a whole number from 1',
+  optout_09: 'The opt-out list is full: these numbers would take it past its limit',
+  optout_10: 'after is the full number of an entry on the list (the last of the previous page), without page',
 });
 
 /** Numbers one POST or DELETE may carry (the panel's CSV import has its own bound). */
@@ -35,12 +37,22 @@ export const NumbersBody = z.object({
     .describe('the country code of 10-digit numbers; default 52'),
 });
 
-export const PageQuery = z.object({
-  page: z
-    .preprocess((v) => (v === undefined || v === '' ? 1 : v), integer('optout_08'))
-    .pipe(z.number().min(1, { error: 'optout_08' }).max(MAX_PAGE, { error: 'optout_08' }))
-    .describe('page number, from 1 (100 entries a page)'),
-});
+export const PageQuery = z
+  .object({
+    page: z
+      .preprocess((v) => (v === undefined || v === '' ? undefined : v), integer('optout_08').optional())
+      .pipe(z.number().min(1, { error: 'optout_08' }).max(MAX_PAGE, { error: 'optout_08' }).optional())
+      .describe('page number, from 1 (100 entries a page)'),
+    after: optionalText('optout_10')
+      .pipe(
+        z
+          .string()
+          .regex(/^\d{11,15}$/, { error: 'optout_10' })
+          .optional(),
+      )
+      .describe('the number of the last entry of the previous page: the page right after it, however deep'),
+  })
+  .refine((q) => q.page === undefined || q.after === undefined, { error: 'optout_10' });
 
 const envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
 

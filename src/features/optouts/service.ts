@@ -1,13 +1,27 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
+import type { Kysely } from 'kysely';
 import type { Executor } from '../../db/engine.js';
+import type { Database } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
 import { formatLocal } from '../../lib/time.js';
-import { addOptouts, listOwner, MAX_CONFIRMATION, optoutSettings, removeOptouts } from '../../messaging/optouts.js';
+import {
+  addOptouts,
+  listedAmong,
+  listOwner,
+  listSize,
+  MAX_CONFIRMATION,
+  optoutSettings,
+  removeOptouts,
+} from '../../messaging/optouts.js';
 
 export { MAX_CONFIRMATION, optoutSettings };
 import { MAX_NUMBERS, PAGE_SIZE } from './schemas.js';
 import type { OptoutSource } from './tables.js';
 
 export { MAX_NUMBERS, PAGE_SIZE };
+
+/** Numbers an import writes per transaction: another tenant's write waits for one of them at most. */
+export const IMPORT_CHUNK = 1_000;
 
 export interface OptoutEntry {
   number: string;
@@ -41,18 +55,72 @@ export function fullNumber(written: string, countryCode = '52'): string | null {
   return /^\+\d{11,15}$/.test(digits) ? digits.slice(1) : null;
 }
 
-/** One page (from 1) of the list the account shares with its family, oldest first; [] past the last. */
-export async function optoutPage(db: Executor, accountId: number, page: number): Promise<OptoutEntry[]> {
+/**
+ * One page of the list the account shares with its family, oldest first; []
+ * past the last. `page` (from 1) counts entries on the index of the list's
+ * order, and a page past the last one the list may hold (`limit`) is [] at
+ * once. `after` (the number of the last entry of the previous page) starts
+ * right after that entry, however deep: null when it is not on the list.
+ */
+export async function optoutPage(
+  db: Executor,
+  accountId: number,
+  at: { page: number; after?: string },
+  limit: number,
+): Promise<OptoutEntry[] | null> {
+  if (at.after === undefined && (at.page - 1) * PAGE_SIZE >= limit) return [];
   const owner = await listOwner(db, accountId);
-  const rows = await db
-    .selectFrom('optouts')
+  const inList = db.selectFrom('optouts').where('account_id', '=', owner);
+  const start =
+    at.after === undefined
+      ? inList
+          .select('id')
+          .orderBy('id')
+          .offset((at.page - 1) * PAGE_SIZE)
+          .limit(1)
+      : inList.select('id').where('number', '=', at.after);
+  const first = await start.executeTakeFirst();
+  if (!first) return at.after === undefined ? [] : null;
+  const rows = await inList
     .select(['number', 'source', 'created_at'])
-    .where('account_id', '=', owner)
+    .where('id', at.after === undefined ? '>=' : '>', first.id)
     .orderBy('id')
     .limit(PAGE_SIZE)
-    .offset((page - 1) * PAGE_SIZE)
     .execute();
   return rows.map((r) => ({ number: r.number, source: r.source, created_at: formatLocal(Number(r.created_at)) }));
+}
+
+/** Whether the numbers not yet on the account's family's list fit under `limit` entries. */
+export async function fitsOnList(db: Executor, accountId: number, numbers: string[], limit: number): Promise<boolean> {
+  const owner = await listOwner(db, accountId);
+  const listed = await listSize(db, owner);
+  if (listed + numbers.length <= limit) return true;
+  return listed + numbers.length - (await listedAmong(db, owner, numbers, nextTurn)) <= limit;
+}
+
+/**
+ * Puts many numbers on the family's list in transactions of IMPORT_CHUNK
+ * numbers, giving the event loop a turn between them, so another tenant's
+ * send never waits for the whole import. `written(n)` follows each commit.
+ * Returns how many were not on the list.
+ */
+export async function importOptouts(
+  db: Kysely<Database>,
+  accountId: number,
+  numbers: string[],
+  written: (count: number) => void,
+): Promise<number> {
+  const owner = await listOwner(db, accountId);
+  let added = 0;
+  for (let i = 0; i < numbers.length; i += IMPORT_CHUNK) {
+    const chunk = numbers.slice(i, i + IMPORT_CHUNK);
+    added += await db
+      .transaction()
+      .execute(async (trx) => (await addOptouts(trx, owner, chunk, 'panel', Date.now())).length);
+    written(i + chunk.length);
+    await nextTurn();
+  }
+  return added;
 }
 
 /** Puts the numbers on the family's list; returns how many were not on it. */

@@ -28,7 +28,7 @@ import {
   type NumberKey,
   type Verification,
 } from './store.js';
-import { checkMessage, renderText } from './text.js';
+import { checkMessage, isStandardText, renderText } from './text.js';
 import {
   channelText,
   checkAndRecordStart,
@@ -124,6 +124,7 @@ export async function sendCode(
           source: 'otp',
           recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
           text: renderText(p.channel, template, company, code),
+          standardOtpText: isStandardText(template),
           inlineDispatch: true,
           claimedBy: claimed,
         });

@@ -7,9 +7,18 @@ export type OtpChannel = 'sms' | 'chatapp' | 'voice';
 /** The spec's default text for sms and voice. */
 export const DEFAULT_MESSAGE = '{{code}} is your verification code from {{company}}. Do not share it.';
 
-export { CHATAPP_TEMPLATE } from '../../text/chatapp-otp.js';
+import { CHATAPP_TEMPLATE } from '../../text/chatapp-otp.js';
+
+export { CHATAPP_TEMPLATE };
 
 export const MAX_TEXT = 160;
+
+/**
+ * The code's standard text: the default for sms and voice (a custom message
+ * that repeats it counts too) or chat-app's fixed template. Only these may
+ * skip the opt-out list when a family exempts OTP codes.
+ */
+export const isStandardText = (template: string) => template === DEFAULT_MESSAGE || template === CHATAPP_TEMPLATE;
 
 /**
  * The company as it will appear in a GSM-7 text: accents a GSM-7 text lacks

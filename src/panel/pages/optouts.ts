@@ -1,11 +1,14 @@
-import { PassThrough } from 'node:stream';
-import type { FastifyInstance, FastifyReply } from 'fastify';
-import { parse as parseCsv } from 'csv-parse/sync';
+import { PassThrough, Readable } from 'node:stream';
+import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
+import type { Kysely } from 'kysely';
+import type { Database } from '../../db/schema.js';
 import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
 import { NumbersBody } from '../../features/optouts/schemas.js';
 import {
-  fullNumber,
+  fitsOnList,
+  IMPORT_CHUNK,
+  importOptouts,
   optIn,
   optOut,
   optoutPage,
@@ -16,6 +19,7 @@ import {
 import { listOwner } from '../../messaging/optouts.js';
 import { html } from '../html.js';
 import { sendCsv } from '../csv.js';
+import { numbersOfCsv, type RowError } from '../optouts-csv.js';
 import {
   accountOf,
   csrfField,
@@ -28,16 +32,18 @@ import {
   type View,
 } from '../view.js';
 
-/** One import: at most this many rows and bytes (a national do-not-contact list is split into files of this size). */
+/** One import: at most this many rows (a national do-not-contact list is split into files of this size). */
 export const MAX_OPTOUT_ROWS = 200_000;
-const MAX_OPTOUT_BYTES = 8 * 1024 * 1024;
+/** And this many bytes: the row limit at 48 bytes a row (the export's rows are 42), so a body past it is refused unread. */
+export const MAX_OPTOUT_BYTES = MAX_OPTOUT_ROWS * 48;
 const MAX_ERRORS_SHOWN = 100;
-/** Numbers written per statement batch during an import (a progress line after each). */
-const WRITE_BATCH = 5_000;
+export { IMPORT_CHUNK };
 
 /** The family's opt-out list: add, remove, import a CSV (all or nothing), export. */
 export function optoutsPage(scope: FastifyInstance, shared: Shared): Section {
   const db = shared.ctx.db.kysely;
+  /** Families with an import under way in this process: one at a time each (429 import_busy). */
+  const importing = new Set<number>();
   const section: Section = {
     path: '/panel/optouts',
     title: 'optouts',
@@ -50,7 +56,7 @@ export function optoutsPage(scope: FastifyInstance, shared: Shared): Section {
         .select((eb) => eb.fn.countAll<number>().as('n'))
         .where('account_id', '=', owner)
         .executeTakeFirstOrThrow();
-      const entries = await optoutPage(db, account.id, 1);
+      const entries = (await optoutPage(db, account.id, { page: 1 }, shared.ctx.config.OPTOUT_LIST_LIMIT)) ?? [];
       return html`<section class="card" aria-labelledby="optouts-title">
         <h2 id="optouts-title">${v.t('optouts_list')}</h2>
         <p data-testid="optout-count">${v.t('optouts_count', { count: formatNumber(v, Number(n)) })}</p>
@@ -91,38 +97,36 @@ export function optoutsPage(scope: FastifyInstance, shared: Shared): Section {
   });
 
   scope.register(async (importer) => {
-    importer.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: MAX_OPTOUT_BYTES }, (_req, body, done) =>
-      done(null, body),
-    );
+    // The body stays a stream: numbersOfCsv reads it as it parses, and stops at the limits.
+    importer.addContentTypeParser('text/csv', (_request, payload, done) => done(null, payload));
     importer.post(
       '/optouts/import',
       { schema: { hide: true }, config: { panel: 'account', panelBodyLimit: MAX_OPTOUT_BYTES } },
       async (request, reply) => {
-        const v = makeView(shared.ctx, shared.assets(), request);
-        if (typeof request.body !== 'string') throw refuse(415, 'import_csv_only');
-        const { numbers, errors } = numbersOfCsv(request.body);
-        if (errors.length > 0) return refuseRows(reply, errors);
-        const out = new PassThrough();
-        const line = (value: unknown) => out.write(JSON.stringify(value) + '\n');
-        line({ total: numbers.length });
-        const accountId = accountOf(v).id;
-        db.transaction()
-          .execute(async (trx) => {
-            let added = 0;
-            for (let i = 0; i < numbers.length; i += WRITE_BATCH) {
-              added += await optOut(trx, accountId, numbers.slice(i, i + WRITE_BATCH), 'panel');
-              line({ written: Math.min(i + WRITE_BATCH, numbers.length) });
-              await new Promise((resolve) => setImmediate(resolve));
-            }
-            return added;
-          })
-          .then(() => line({ done: true, written: numbers.length }))
-          .catch((err) => {
-            request.log.error({ err }, 'opt-out import failed');
-            line({ failed: true, message: 'the import failed; nothing was written' });
-          })
-          .finally(() => out.end());
-        return reply.type('application/x-ndjson; charset=utf-8').send(out);
+        const accountId = accountOf(makeView(shared.ctx, shared.assets(), request)).id;
+        if (!(request.body instanceof Readable)) throw refuse(415, 'import_csv_only');
+        // Whatever the answer, the rest of a refused body is never read: the connection closes after it.
+        reply.header('connection', 'close');
+        if (Number(request.headers['content-length']) > MAX_OPTOUT_BYTES)
+          throw refuse(413, 'import_too_large', { max: MAX_OPTOUT_BYTES });
+        const owner = await listOwner(db, accountId);
+        if (importing.has(owner)) throw refuse(429, 'import_busy');
+        importing.add(owner);
+        let writing = false;
+        try {
+          const limits = { rows: MAX_OPTOUT_ROWS, bytes: MAX_OPTOUT_BYTES, shown: MAX_ERRORS_SHOWN };
+          const { numbers, errors, errorCount } = await numbersOfCsv(request.body, limits);
+          if (errorCount > 0) return refuseRows(reply, errors, errorCount);
+          if (!(await fitsOnList(db, accountId, numbers, shared.ctx.config.OPTOUT_LIST_LIMIT)))
+            throw refuse(400, 'import_list_full', { max: shared.ctx.config.OPTOUT_LIST_LIMIT });
+          reply.removeHeader('connection');
+          writing = true;
+          const out = writeImport(db, accountId, numbers, request.log);
+          void out.finished.finally(() => importing.delete(owner));
+          return reply.type('application/x-ndjson; charset=utf-8').send(out);
+        } finally {
+          if (!writing) importing.delete(owner);
+        }
       },
     );
   });
@@ -149,62 +153,35 @@ export function optoutsPage(scope: FastifyInstance, shared: Shared): Section {
   return section;
 }
 
-interface RowError {
-  line: number;
-  code: string;
-  message: string;
-}
-
-/**
- * The numbers of an opt-out CSV: the first column of every row (10 digits
- * with country code 52, or + and the full number), or the columns `number`
- * and `country_code` when the first row names them. Every row is checked.
- * A leading apostrophe (how the export keeps +52… as text) is dropped.
- */
-function numbersOfCsv(text: string): { numbers: string[]; errors: RowError[] } {
-  let rows: string[][];
-  try {
-    rows = parseCsv(text, {
-      bom: true,
-      skip_empty_lines: true,
-      trim: true,
-      relax_column_count: true,
-      max_record_size: 1024,
-    });
-  } catch (err) {
-    throw refuse(400, 'import_malformed', { detail: String((err as Error).message).slice(0, 200) });
-  }
-  const header = rows[0]?.map((c) => c.toLowerCase());
-  const named = header?.includes('number') ?? false;
-  const [numberAt, ccAt] = named ? [header!.indexOf('number'), header!.indexOf('country_code')] : [0, -1];
-  const body = named ? rows.slice(1) : rows;
-  if (body.length === 0) throw refuse(400, 'import_empty');
-  if (body.length > MAX_OPTOUT_ROWS) throw refuse(400, 'import_too_many', { max: MAX_OPTOUT_ROWS });
-  const numbers = new Set<string>();
-  const errors: RowError[] = [];
-  body.forEach((row, i) => {
-    const cc = ccAt >= 0 && row[ccAt] ? row[ccAt] : '52';
-    const full = /^\+?\d{1,3}$/.test(cc) ? fullNumber((row[numberAt] ?? '').replace(/^'/, ''), cc) : null;
-    if (full) numbers.add(full);
-    else
-      errors.push({
-        line: i + (named ? 2 : 1),
-        code: 'optout_05',
-        message: `malformed number: ${String(row[numberAt] ?? '').slice(0, 20)}`,
-      });
-  });
-  return { numbers: [...numbers], errors };
-}
-
-function refuseRows(reply: FastifyReply, errors: RowError[]) {
+function refuseRows(reply: FastifyReply, errors: RowError[], count: number) {
   return reply.code(400).send({
     success: false,
     status: 400,
     code: 'import_rows',
-    message: `${errors.length} rows are not valid; nothing was imported`,
-    errors: errors.slice(0, MAX_ERRORS_SHOWN),
-    error_count: errors.length,
+    message: `${count} rows are not valid; nothing was imported`,
+    errors,
+    error_count: count,
   });
+}
+
+/**
+ * The import's answer, one JSON line each: the total, then `written` after
+ * each committed chunk, then `done` (or `failed`, with what was written:
+ * importing the file again finishes it, a listed number is skipped).
+ */
+function writeImport(db: Kysely<Database>, accountId: number, numbers: string[], log: FastifyBaseLogger) {
+  const out = new PassThrough();
+  const line = (value: unknown) => out.write(JSON.stringify(value) + '\n');
+  line({ total: numbers.length });
+  let written = 0;
+  const finished = importOptouts(db, accountId, numbers, (count) => line({ written: (written = count) }))
+    .then(() => line({ done: true, written: numbers.length }))
+    .catch((err) => {
+      log.error({ err }, 'opt-out import failed');
+      line({ failed: true, written, message: `the import stopped after ${written} numbers; import the file again` });
+    })
+    .finally(() => out.end());
+  return Object.assign(out, { finished });
 }
 
 function entryTable(v: View, entries: OptoutEntry[]) {
