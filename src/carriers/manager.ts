@@ -6,7 +6,7 @@ import { randomToken } from '../lib/ids.js';
 import type { CarrierSink, Connector, ConnectorDeps, Coordination } from './adapter.js';
 import type { OutboundMessage } from './driver.js';
 import { kindOf, parseSettings } from './kinds.js';
-import type { RouteEntry, Strategy } from './routing.js';
+import { routesWithout, type RouteEntry, type Strategy } from './routing.js';
 import { costCache, CostTable } from './costs.js';
 import { evaluateQuality, pruneReceiptCounts, type QualityChange } from './quality.js';
 import type { CarrierHealth } from './strategies.js';
@@ -204,7 +204,7 @@ export class CarrierManager {
     ]);
     this.rows = rows;
     this.costs = await this.costCache.current(this.services.db.kysely);
-    this.routes = routes.map((r) => ({
+    const entries = routes.map((r) => ({
       channel: r.channel,
       prefix: r.prefix,
       accountId: Number(r.account_id),
@@ -212,6 +212,8 @@ export class CarrierManager {
       strategy: r.strategy as Strategy,
       weights: r.weights ? (JSON.parse(r.weights) as number[]) : null,
     }));
+    // With the simulators off the simulator never comes back in this process: routes leave it out (routesWithout).
+    this.routes = this.services.config.SIMULATORS ? entries : routesWithout(entries, SIMULATOR);
     this.simulator.enabled = rows.some((r) => r.name === SIMULATOR && r.enabled === 1);
     const wanted = new Map(rows.filter((r) => kindOf(r.type) && r.enabled === 1).map((r) => [r.name, r]));
     for (const [name, c] of this.connectors) if (wanted.get(name)?.version !== c.version) this.retire(name, c);

@@ -34,8 +34,14 @@ describeEngines('quality-aware failover with real SMSCs', (engine) => {
     await setCost(steady.name, '525571', 150);
     await route('525571', [flaky.name, steady.name], 'least-cost');
     const a = await h.createAccount(1000);
+    // Three accounts' failures: one account's alone never demotes a shared carrier (quality-accounts.test.ts).
+    const [b, c] = [await h.createAccount(10), await h.createAccount(10)];
 
-    const first = await sendAll(a.apikey, numbers('525571', 10));
+    const first = [
+      ...(await sendAll(a.apikey, numbers('525571', 4))),
+      ...(await sendAll(b.apikey, numbers('525571', 3, 4))),
+      ...(await sendAll(c.apikey, numbers('525571', 3, 7))),
+    ];
     expect(byCarrier(first)).toEqual({ [flaky.name]: 10 });
     await allFinal(first);
     // The minimum set once its receipts are in: the demotion comes from them, not from how the sends were batched.

@@ -72,7 +72,10 @@ async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, n
     .executeTakeFirst();
   const [delivered, failed] = [Number(counts?.delivered ?? 0), Number(counts?.failed ?? 0)];
   const receipts = delivered + failed;
-  if (receipts < q.min_messages || delivered * RATE_SCALE >= q.min_delivery_rate! * receipts) return { demoted: false };
+  if (!below(q, { delivered, receipts })) return { demoted: false };
+  // Below over all receipts: demoted only if it stays below with any one account's receipts left out.
+  const families = await familyReceipts(db, q.carrier, start - q.window_minutes * 60_000, start);
+  if (families.length > 0 && leaveOneOut(families).some((rest) => !below(q, rest))) return { demoted: false };
   const rate = Math.round((delivered * RATE_SCALE) / receipts);
   const result = await db
     .updateTable('carrier_quality')
@@ -89,21 +92,12 @@ async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, 
   let rate: number | null = null;
   let receipts = 0;
   if (q.min_delivery_rate !== null) {
-    const probes = await db
-      .selectFrom('messages')
-      .select((eb) => [
-        eb.fn.countAll<number>().as('receipts'),
-        eb.fn.sum<number>(sql`case when dlr_code = 0 then 1 else 0 end`).as('delivered'),
-      ])
-      .where('carrier', '=', q.carrier)
-      .where('sent_at', '>=', start)
-      .where('stage', '=', 2)
-      .where('dlr_code', 'is not', null)
-      .executeTakeFirst();
-    receipts = Number(probes?.receipts ?? 0);
-    const delivered = Number(probes?.delivered ?? 0);
-    if (receipts < q.min_messages || delivered * RATE_SCALE < q.min_delivery_rate * receipts) return { demoted: true };
-    rate = Math.round((delivered * RATE_SCALE) / receipts);
+    // Its probes since the demotion, all of them or with any one account's left out: one account cannot hold it down.
+    const families = await familyReceipts(db, q.carrier, start, null);
+    const back = [total(families), ...leaveOneOut(families)].find((r) => r.receipts >= q.min_messages && !below(q, r));
+    if (!back) return { demoted: true };
+    receipts = back.receipts;
+    rate = Math.round((back.delivered * RATE_SCALE) / back.receipts);
   }
   const result = await db
     .updateTable('carrier_quality')
@@ -114,6 +108,55 @@ async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, 
   // Another process brought it back first.
   if (affected(result) === 0) return { demoted: false };
   return { demoted: false, change: change(q, 'recovered', rate, receipts) };
+}
+
+/** Final receipts: delivered ones among all. */
+type Receipts = { delivered: number; receipts: number };
+
+/** At least `min_messages` receipts whose rate is under the connector's minimum. */
+const below = (q: QualityRow, r: Receipts) =>
+  r.receipts >= q.min_messages && r.delivered * RATE_SCALE < q.min_delivery_rate! * r.receipts;
+
+const total = (families: Receipts[]): Receipts =>
+  families.reduce((t, f) => ({ delivered: t.delivered + f.delivered, receipts: t.receipts + f.receipts }), {
+    delivered: 0,
+    receipts: 0,
+  });
+
+/** The receipts with each family's left out in turn. */
+function leaveOneOut(families: Receipts[]): Receipts[] {
+  const all = total(families);
+  return families.map((f) => ({ delivered: all.delivered - f.delivered, receipts: all.receipts - f.receipts }));
+}
+
+/**
+ * The final receipts of the messages handed to a connector since `sentSince`
+ * (receipts since `receivedSince`, when given), per family: a top-level
+ * account with its sub-accounts. Read only when the connector's rate is
+ * under its minimum (the index on carrier and sent_at bounds it).
+ */
+async function familyReceipts(
+  db: Kysely<Database>,
+  carrier: string,
+  sentSince: number,
+  receivedSince: number | null,
+): Promise<Receipts[]> {
+  const rows = await db
+    .selectFrom('messages as m')
+    .innerJoin('accounts as a', 'a.id', 'm.account_id')
+    .select((eb) => [
+      eb.fn.coalesce('a.parent_id', 'a.id').as('family'),
+      eb.fn.countAll<number>().as('receipts'),
+      eb.fn.sum<number>(sql`case when m.dlr_code = 0 then 1 else 0 end`).as('delivered'),
+    ])
+    .where('m.carrier', '=', carrier)
+    .where('m.sent_at', '>=', sentSince)
+    .where('m.stage', '=', 2)
+    .where('m.dlr_code', 'is not', null)
+    .$if(receivedSince !== null, (q) => q.where('m.dlr_at', '>=', receivedSince!))
+    .groupBy((eb) => eb.fn.coalesce('a.parent_id', 'a.id'))
+    .execute();
+  return rows.map((r) => ({ delivered: Number(r.delivered ?? 0), receipts: Number(r.receipts) }));
 }
 
 function change(q: QualityRow, kind: QualityChange['change'], rate: number | null, receipts: number): QualityChange {

@@ -62,3 +62,25 @@ export function pickRoute(
 ): string[] | null {
   return matchRoute(routes, channel, number, accountId)?.carriers ?? null;
 }
+
+/**
+ * The routes without one connector (the simulator while SIMULATORS is off):
+ * it leaves each route's list (with its weight), and a route left with no
+ * connector is dropped, so a less specific route, or none, applies to its
+ * messages (no route: refused with status 12 and refunded at once, never
+ * left waiting for a connector that cannot come back).
+ */
+export function routesWithout(routes: readonly RouteEntry[], name: string): RouteEntry[] {
+  return routes.flatMap((r) => {
+    if (!r.carriers.includes(name)) return [r];
+    const kept = r.carriers.flatMap((c, i) => (c === name ? [] : [i]));
+    if (kept.length === 0) return [];
+    return [
+      {
+        ...r,
+        carriers: kept.map((i) => r.carriers[i]),
+        ...(r.weights ? { weights: kept.map((i) => r.weights![i]) } : {}),
+      },
+    ];
+  });
+}

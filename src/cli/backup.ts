@@ -1,4 +1,4 @@
-import { existsSync, renameSync, rmSync } from 'node:fs';
+import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
 import type { Command } from 'commander';
@@ -10,6 +10,9 @@ import { CliError, type CliRunner } from './runner.js';
  * copy is taken in one backup step, so it is one consistent snapshot (WAL
  * lets writers carry on meanwhile); it goes to a temporary file beside the
  * target, is checked with PRAGMA quick_check, then renamed into place.
+ * That temporary file is created readable by its owner only (0600) before
+ * SQLite writes to it (SQLite would create it 0644, and its journal takes the
+ * database file's mode), so no copy of the data is ever readable by others.
  */
 export async function backupSqlite(source: string, target: string): Promise<{ pages: number; bytes: number }> {
   const to = resolve(target);
@@ -18,6 +21,7 @@ export async function backupSqlite(source: string, target: string): Promise<{ pa
   const partial = `${to}.partial-${process.pid}`;
   const db = new SQLite(source, { readonly: true, fileMustExist: true });
   try {
+    closeSync(openSync(partial, 'wx', 0o600)); // 'wx': never an existing file; the mode is set before any data
     // The first step only opens the backup; then everything in one step (a larger number than any page count).
     const progress = await db.backup(partial, { progress: () => 0x7fffffff });
     const copy = new SQLite(partial);

@@ -4,6 +4,7 @@ import { migrationStatus } from '../db/migrate.js';
 import { apiKeyHash, openApiKey } from '../accounts/keys.js';
 import { readServerSecret, secretFile, Secrets } from '../lib/secrets.js';
 import { carrierStatus } from '../carriers/status.js';
+import { routesNamingOffCarriers } from '../carriers/routes-off.js';
 import { httpGet, localAddress, pingRedis, portIsFree } from './doctor-probes.js';
 import { checkCertificate, smppAnswers } from './doctor-smpp.js';
 
@@ -199,6 +200,26 @@ function carrierOutcome(c: Awaited<ReturnType<typeof carrierStatus>>[number]): O
   return c.state === 'bound' ? ok(detail) : warn(detail);
 }
 
+/**
+ * Routes that name a connector which is off: the simulator while SIMULATORS
+ * is off (the router leaves it out: a route left without a connector no
+ * longer applies, and its messages are refused with status 12 and refunded)
+ * or a connector the operator disabled (its messages wait, or fail over to
+ * the route's next connector). Also a name no connector has.
+ */
+export async function routesCheck(state: Pick<DoctorState, 'config' | 'db'>): Promise<Outcome> {
+  const problems = await routesNamingOffCarriers(state.db!.kysely, state.config!.SIMULATORS);
+  if (problems.length === 0) return ok('every route names enabled carriers');
+  const simulatorOff = !state.config!.SIMULATORS && problems.some((p) => p.includes('(SIMULATORS is off)'));
+  return warn(
+    `routes naming a carrier that is off: ${problems.join('; ')}` +
+      (simulatorOff
+        ? '. The simulator is left out of routes: a message no other route or carrier takes is refused (status 12) and refunded'
+        : '') +
+      '. Remove or change these routes (mensajero routes add/remove)',
+  );
+}
+
 async function redis(state: DoctorState): Promise<Outcome> {
   const c = state.config!;
   try {
@@ -222,6 +243,7 @@ export const checks: Check[] = [
     run: async ({ config }) => checkCertificate(config!.SMPP_SERVER_TLS_CERT!, config!.SMPP_SERVER_TLS_KEY!),
   },
   { name: 'carriers', needs: 'schema', run: carriers },
+  { name: 'routes', needs: 'schema', run: routesCheck },
   { name: 'redis', needs: 'config', applies: (c) => c.RATE_LIMIT_STORE === 'redis', run: redis },
 ];
 

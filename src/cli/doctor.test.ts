@@ -42,7 +42,14 @@ for (const engine of engines) {
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.json.ok).toBe(true);
       expect(r.json.checks.map((c: { status: string }) => c.status)).toEqual(r.json.checks.map(() => 'ok'));
-      expect(Object.keys(r.checks)).toEqual(['configuration', 'database', 'secret', 'http port', 'carrier simulator']);
+      expect(Object.keys(r.checks)).toEqual([
+        'configuration',
+        'database',
+        'secret',
+        'http port',
+        'carrier simulator',
+        'routes',
+      ]);
       expect(r.checks.secret.detail).toContain('opens the stored API keys');
       expect(r.checks.database.detail).toContain('reachable and migrated');
     });

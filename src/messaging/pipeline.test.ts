@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { simulatedReply } from '../../test/helpers/simulated-reply.js';
 import { toUnits } from '../accounts/credits.js';
 import { simulatedRefusal, simulatedStatus } from '../carriers/simulator/driver.js';
 import { applyDeliveryReports } from './delivery.js';
@@ -200,7 +201,7 @@ describeEngines('messaging pipeline', (engine) => {
   it('turns a simulated reply into a response event with the original reference', async () => {
     const a = await h.createAccount(2);
     const res = await submit(request(a.id, ['5512345678']));
-    const r = await h.post('/simulator/replies', { number: '5512345678', response: 'SI' }, a.apikey);
+    const r = await simulatedReply(h, a.apikey, '5512345678', 'SI');
     expect(r.status).toBe(200);
     expect(r.body.reference).toBe(res.references[0].reference);
     const event = await h.ctx.db.kysely

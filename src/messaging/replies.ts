@@ -23,7 +23,7 @@ type Original = {
 
 /**
  * A customer's reply to a message the account sent that number (`messageId`,
- * or by default the latest): stored, with its `response` event, in one
+ * or by default the latest; only among those `carrier` took, when given): stored, with its `response` event, in one
  * transaction. An opt-out keyword in it changes the account's opt-out list in
  * that same transaction (and its confirmation text, if any, is sent). Returns
  * the original message's reference, or null when the account never sent that
@@ -31,7 +31,7 @@ type Original = {
  */
 export async function recordReply(
   ctx: Pick<AppContext, 'db' | 'config' | 'prices'>,
-  input: { accountId: number; number: string; text: string; at: number; messageId?: number },
+  input: { accountId: number; number: string; text: string; at: number; messageId?: number; carrier?: string },
 ): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const original = await trx
@@ -53,6 +53,7 @@ export async function recordReply(
       .where('number', '=', input.number)
       .where('sandbox', '=', 0)
       .$if(input.messageId !== undefined, (q) => q.where('id', '=', input.messageId!))
+      .$if(input.carrier !== undefined, (q) => q.where('carrier', '=', input.carrier!))
       .orderBy('id', 'desc')
       .limit(1)
       .executeTakeFirst();
@@ -96,11 +97,38 @@ export async function recordReply(
   });
 }
 
+/** A number gets the opt-out confirmation text at most once in this period, however often it opts out and back in. */
+export const CONFIRMATION_PERIOD_MS = 24 * 3_600_000;
+
+const CONFIRMATION_CAMPAIGN = 'Opt-out confirmation';
+
+/** Whether the family of `owner` sent `number` its opt-out confirmation (free, in its own campaign) since `since`. */
+async function confirmedSince(trx: Transaction<Database>, owner: number, number: string, since: number) {
+  const row = await trx
+    .selectFrom('messages as m')
+    .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
+    .select('m.id')
+    .where('m.number', '=', number)
+    .where('m.created_at', '>=', since)
+    .where('m.price_units', '=', 0)
+    .where('c.name', '=', CONFIRMATION_CAMPAIGN)
+    .where('m.account_id', 'in', (eb) =>
+      eb
+        .selectFrom('accounts')
+        .select('id')
+        .where((w) => w.or([w('id', '=', owner), w('parent_id', '=', owner)])),
+    )
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
  * STOP-like words put the number on the list of the account that sent the
  * replied message (its top-level account's list); START-like words take it
  * off. A number newly put on the list gets the account's confirmation text,
- * once, free of charge, on the channel and from the sender of the replied
+ * free of charge, at most once per CONFIRMATION_PERIOD_MS (an opt-out, ALTA,
+ * opt-out again within a day is confirmed once), on the channel and from the sender of the replied
  * message (not by voice: a call is not a confirmation).
  */
 async function applyKeyword(
@@ -121,6 +149,7 @@ async function applyKeyword(
   if (added.length === 0) return;
   const { confirmation } = await optoutSettings(trx, owner);
   if (!confirmation || original.channel === 'voice') return;
+  if (await confirmedSince(trx, owner, original.number, at - CONFIRMATION_PERIOD_MS)) return;
   const chatapp = original.channel === 'chatapp';
   const meta = original.meta ? (JSON.parse(original.meta) as Record<string, unknown>) : {};
   await submitMessages(trx, ctx, {
@@ -129,7 +158,7 @@ async function applyKeyword(
     source: chatapp ? 'chatapp' : 'sms',
     recipients: [{ countryCode: original.country_code, number: original.number }],
     text: confirmation,
-    campaignName: 'Opt-out confirmation',
+    campaignName: CONFIRMATION_CAMPAIGN,
     sender: original.sender,
     meta: chatapp ? { instance_id: meta.instance_id, type: 'text' } : null,
     priceUnits: 0,

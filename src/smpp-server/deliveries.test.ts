@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
+import { simulatedReply } from '../../test/helpers/simulated-reply.js';
 import { ask, bindClient, closed, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
 import { gsmSeptets } from '../carriers/smpp/encoding.js';
 import type { Pdu, SmppSession } from '../carriers/smpp/pdu.js';
@@ -109,7 +110,7 @@ describeEngines('SMPP server: receipts and replies as deliver_sm', (engine) => {
     const { session } = await bindClient(h.smppPort, c.systemId, c.password);
     const got = collect(session);
     await submit(session, 'question', 0);
-    const r = await h.post('/simulator/replies', { number: '5512345678', response: 'Sí, gracias ✓' }, c.apikey);
+    const r = await simulatedReply(h, c.apikey, '5512345678', 'Sí, gracias ✓');
     expect(r.status).toBe(200);
     await eventually(async () => got.length === 1);
     expect(got[0].esm_class).toBe(0);

@@ -5,7 +5,8 @@ import { gsmSeptets } from '../carriers/smpp/encoding.js';
 import type { Pdu } from '../carriers/smpp/pdu.js';
 
 /**
- * No carrier takes SMS here (SIMULATORS off), and a failed hand-off would be
+ * No carrier takes SMS here (the operator disabled the simulator, so messages
+ * wait for it), and a failed hand-off would be
  * retried only a minute later: a message whose validity_period ends first is
  * closed at that end, never sent.
  */
@@ -13,9 +14,11 @@ describeEngines('SMPP server: validity_period', (engine) => {
   let h: Harness & { smppPort: number };
   beforeAll(async () => {
     h = await startSmppHarness(engine, {
-      env: { SIMULATORS: 'false', DISPATCH_RETRY_MS: '60000' },
+      env: { DISPATCH_RETRY_MS: '60000' },
       smpp: { deliverMs: 50 },
     });
+    await h.ctx.db.kysely.updateTable('carriers').set({ enabled: 0 }).where('name', '=', 'simulator').execute();
+    await h.ctx.carriers.manager.refreshNow();
   });
   afterAll(() => h.close());
 

@@ -48,7 +48,7 @@ export class SimulatorDriver implements CarrierDriver {
       if (simulatedRefusal(m.number))
         outcomes.push({ ok: false, permanent: true, error: 'simulated carrier refused the number' });
       else {
-        outcomes.push({ ok: true });
+        outcomes.push({ ok: true, carrier: this.name }); // also behind a driver that hands it on: the simulator carried it
         reports.push({ messageId: m.id, code: simulatedStatus(m.number) });
       }
     }

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { simulatedReply } from '../../../test/helpers/simulated-reply.js';
 import { optoutTools } from '../../../test/helpers/optouts.js';
 import { freshPhone, otpClient, recordCarrier } from '../otp/testing.js';
 import { setOptoutSettings } from './service.js';
@@ -140,7 +141,7 @@ describeEngines('opt-outs in the send path', (engine) => {
     await setOptoutSettings(h.ctx.db.kysely, a.id, { confirmation: 'Listo, ya no te escribiremos.' });
     const chat = (number: string) => h.post('/chatapp/send', { instance_id, number, message: 'Hola' }, a.apikey);
     expect((await chat('5512340060')).body.credit).toBe(0.5);
-    expect((await h.post('/simulator/replies', { number: '5512340060', response: 'Stop' }, a.apikey)).status).toBe(200);
+    expect((await simulatedReply(h, a.apikey, '5512340060', 'Stop')).status).toBe(200);
     const blocked = await chat('5512340060');
     expect(blocked.body).toMatchObject({ success: true, credit: 0 });
     expect(await message(blocked.body.reference)).toMatchObject({ channel: 'chatapp', dlr_code: 10, price_units: 0 });

@@ -4,13 +4,14 @@ import { jsonSchema, text } from '../../http/fields.js';
 import { defineMessages } from '../../http/codes.js';
 import { parse } from '../../http/validate.js';
 import { recordReply } from '../../messaging/replies.js';
+import { SIMULATOR } from '../../carriers/index.js';
 import type { Feature } from '../feature.js';
 
 defineMessages({
   simulator_01: 'reply_recorded',
   simulator_02: 'number is required: 10 digits, or the full number with its country code',
   simulator_03: 'response is required (1 to 1000 characters)',
-  simulator_04: 'This account never sent a message to that number',
+  simulator_04: 'This account never sent a message through the simulator to that number',
 });
 
 const Body = z.object({
@@ -23,7 +24,8 @@ const Body = z.object({
 
 /**
  * POST /simulator/replies (CONTRACT.md): makes a number reply to the latest
- * message the account sent it. A 10-digit number gets the country code
+ * message the account sent it through the simulator (one a real carrier took,
+ * or not handed over yet, gets 404). A 10-digit number gets the country code
  * (default 52). Exists only while the simulators are on.
  */
 export const simulator: Feature = {
@@ -41,6 +43,7 @@ export const simulator: Feature = {
           number,
           text: body.response,
           at: Date.now(),
+          carrier: SIMULATOR, // only what the simulator carried: never invented replies to a real carrier's messages
         });
         if (!reference) throw new ApiError(404, 'simulator_04');
         ctx.worker.nudge();

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
 import { allowIps, bounded, LIMITS, smppPassword, SmppUserProblem, systemId } from './schemas.js';
 import {
   addSmppUser,
@@ -19,6 +20,9 @@ export async function readStdinLine(): Promise<string> {
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
 }
+
+/** An SMPP user's settings as printed: a sub-account by the email its holder wrote, not its stored `<parent id> <email>` form. */
+const printed = <T extends { email: string }>(settings: T): T => ({ ...settings, email: shownEmail(settings.email) });
 
 /** A problem with what the operator typed is an operator mistake (exit code 2). */
 async function operatorInput<T>(work: () => Promise<T>): Promise<T> {
@@ -83,7 +87,7 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
       operatorInput(async () => {
         const input = { systemId: systemId(o.systemId), password: checkedPassword(raw)!, ...limits(o) };
         const account = await requireAccount(ctx, o.email, o.parent);
-        return { ...(await addSmppUser(ctx.db, account, input)) };
+        return { ...printed(await addSmppUser(ctx.db, account, input)) };
       }),
     );
   });
@@ -97,7 +101,7 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
     .action((o) =>
       run(o, async (ctx) => {
         const account = o.email === undefined ? undefined : await requireAccount(ctx, o.email, o.parent);
-        return { smpp_users: await smppUserSettings(ctx.db, account?.id) };
+        return { smpp_users: (await smppUserSettings(ctx.db, account?.id)).map(printed) };
       }),
     );
 
@@ -113,7 +117,7 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
       operatorInput(async () => {
         const password = checkedPassword(raw);
         const changes = { ...limits(o), ...(password !== undefined ? { password } : {}) };
-        return { ...(await setSmppUser(ctx.db, systemId(o.systemId), changes)) };
+        return { ...printed(await setSmppUser(ctx.db, systemId(o.systemId), changes)) };
       }),
     );
   });
