@@ -288,10 +288,9 @@ export class CustomerSession {
         mode,
         holder: this.host.holder,
       });
-      this.host.metrics.binds.inc({
-        system_id: String(pdu.system_id ?? '').slice(0, 16),
-        status: String(outcome.status),
-      });
+      // Only SMPP users' system ids label the metric: invented ones would grow /metrics without limit.
+      const systemId = 'user' in outcome ? outcome.user.system_id : (outcome.systemId ?? 'unknown');
+      this.host.metrics.binds.inc({ system_id: systemId, status: String(outcome.status) });
       if (!('user' in outcome))
         return this.write(newPdu(command, { sequence_number: pdu.sequence_number, command_status: outcome.status }));
       if (mode !== 'receiver') await this.resubmits.bound(outcome.user.id);
