@@ -359,7 +359,7 @@ export class CustomerSession {
     const { bindTimeoutMs, readTimeoutMs } = this.host.options;
     if (this.closed) return;
     const late =
-      !this.bound && now - this.opened >= bindTimeoutMs
+      !this.bound && !this.binding && now - this.opened >= bindTimeoutMs
         ? 'bind'
         : this.partialSince !== null && now - this.partialSince >= readTimeoutMs
           ? 'read'
