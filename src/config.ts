@@ -158,6 +158,9 @@ const schema = z.object({
   SMPP_SERVER_DELIVERY_TTL_HOURS: intFrom(72, 1),
   // A submit_sm whose response a dropped bind never got: resubmitted within this window, it gets the first message_id (0: never).
   SMPP_SERVER_RESUBMIT_WINDOW_SECONDS: intFrom(300, 0),
+  // A connection not bound this long after it opened is closed; so is one whose PDU is not complete this long after its first octet.
+  SMPP_SERVER_BIND_TIMEOUT_SECONDS: intFrom(30, 1),
+  SMPP_SERVER_READ_TIMEOUT_SECONDS: intFrom(10, 1),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -2,7 +2,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, WithDb } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
-import { verifyPassword } from '../lib/passwords.js';
+import { checkPassword } from './confirm.js';
 import { randomToken } from '../lib/ids.js';
 import { html } from './html.js';
 import { translator } from './i18n.js';
@@ -313,10 +313,19 @@ async function signin(ctx: AppContext, assets: PanelAssets, request: FastifyRequ
   const candidates = await signinCandidates(db, email, request.ip);
   const usable = password.length > 0 && password.length <= 1024;
   const checks = Array.from({ length: SIGNIN_CANDIDATES }, (_, i) =>
-    usable ? verifyPassword(password, candidates[i]?.hash ?? NO_SUCH_PERSON).catch(() => false) : false,
+    usable ? checkPassword(password, candidates[i]?.hash ?? NO_SUCH_PERSON, request.ip) : false,
   );
   const matches = await Promise.all(checks);
-  const who = candidates.find((_, i) => matches[i]);
+  if (matches.includes('busy')) {
+    // This address already has its share of the hashing queue: refused unchecked, and counted as a guess.
+    await finishSignin(db, attempt, 'failed');
+    return signinForm(ctx, assets, request, reply, {
+      status: 429,
+      error: t('signin_throttled', { minutes: 1 }),
+      email,
+    });
+  }
+  const who = candidates.find((_, i) => matches[i] === true);
   if (!who) {
     await finishSignin(db, attempt, 'failed');
     return signinForm(ctx, assets, request, reply, { status: 401, error: t('signin_wrong'), email });

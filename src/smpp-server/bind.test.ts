@@ -52,9 +52,9 @@ describeEngines('SMPP server: users and binds', (engine) => {
     expect((await ask(ok.session, 'enquire_link')).command_status).toBe(0);
   });
 
-  it('answers 0x0D outside the allow-list and over max_binds across the deployment', async () => {
+  it('answers 0x0E outside the allow-list (as a wrong password) and 0x0D over max_binds across the deployment', async () => {
     const fenced = await smppCustomer(h, 10, { allowIps: JSON.stringify(['10.1.0.0/16']) });
-    expect((await bindClient(h.smppPort, fenced.systemId, fenced.password)).status).toBe(0x0d);
+    expect((await bindClient(h.smppPort, fenced.systemId, fenced.password)).status).toBe(0x0e);
     const c = await smppCustomer(h, 10, { maxBinds: 2 });
     const binds = await Promise.all([1, 2, 3, 4].map(() => bindClient(h.smppPort, c.systemId, c.password)));
     expect(binds.map((b) => b.status).sort()).toEqual([0, 0, 0x0d, 0x0d]);

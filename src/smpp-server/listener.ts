@@ -28,6 +28,8 @@ const DEFAULTS = {
   enquireLinkMs: 30_000,
   inactivityMs: 90_000,
   maxInFlight: 200,
+  outputPauseBytes: 64 * 1024,
+  outputLimitBytes: 1024 * 1024,
   maxConnectionsPerAddress: 32,
   renewMs: 1000,
   deliverMs: 250,
@@ -56,7 +58,7 @@ export class SmppServer implements SessionHost {
   readonly options: SessionOptions;
   private readonly servers: Server[] = [];
   private readonly perAddress = new Map<string, number>();
-  private readonly settings: typeof DEFAULTS;
+  private readonly settings: typeof DEFAULTS & SessionOptions;
   private timer: NodeJS.Timeout | null = null;
   private deliverTimer: NodeJS.Timeout | null = null;
   readonly pump: DeliveryPump;
@@ -68,7 +70,12 @@ export class SmppServer implements SessionHost {
     readonly ctx: AppContext,
     options: SmppServerOptions = {},
   ) {
-    this.settings = { ...DEFAULTS, ...options };
+    this.settings = {
+      ...DEFAULTS,
+      bindTimeoutMs: ctx.config.SMPP_SERVER_BIND_TIMEOUT_SECONDS * 1000,
+      readTimeoutMs: ctx.config.SMPP_SERVER_READ_TIMEOUT_SECONDS * 1000,
+      ...options,
+    };
     this.options = this.settings;
     this.metrics = new SmppServerMetrics(ctx.metrics.registry, ctx.db, ctx.metrics.beforeScrape);
     this.pump = new DeliveryPump({

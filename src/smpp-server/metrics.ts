@@ -8,6 +8,8 @@ export class SmppServerMetrics {
   readonly resubmits: Counter<'system_id'>;
   readonly malformed: Counter;
   readonly inactive: Counter;
+  readonly timedOut: Counter<'reason'>;
+  readonly unread: Counter;
   readonly bound: Gauge<'system_id' | 'bind'>;
   readonly delivered: Counter<'system_id' | 'kind'>;
   readonly dropped: Counter<'kind'>;
@@ -55,6 +57,17 @@ export class SmppServerMetrics {
     this.inactive = new Counter({
       name: 'mensajero_smpp_server_inactive_total',
       help: 'Sessions unbound after the inactivity timeout',
+      registers,
+    });
+    this.timedOut = new Counter({
+      name: 'mensajero_smpp_server_timeouts_total',
+      help: 'Sessions closed for not binding within SMPP_SERVER_BIND_TIMEOUT_SECONDS (bind) or for a PDU not complete within SMPP_SERVER_READ_TIMEOUT_SECONDS (read)',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.unread = new Counter({
+      name: 'mensajero_smpp_server_unread_total',
+      help: 'Sessions closed because the customer left too many bytes of answers unread',
       registers,
     });
     this.bound = new Gauge({

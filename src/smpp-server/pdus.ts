@@ -46,6 +46,12 @@ export class PduReader {
     this.buffered = this.buffered.length === 0 ? chunk : Buffer.concat([this.buffered, chunk]);
   }
 
+  /** Whether the bytes held begin a PDU that is not complete yet. */
+  incomplete(): boolean {
+    const held = this.buffered.length;
+    return held > 0 && (held < 4 || held < this.buffered.readUInt32BE(0));
+  }
+
   next(): Pdu | 'malformed' | null {
     if (this.buffered.length < 4) return null;
     const length = this.buffered.readUInt32BE(0);

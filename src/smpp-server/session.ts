@@ -18,6 +18,14 @@ export interface SessionOptions {
   inactivityMs: number;
   /** Requests of one session handled at once; over it, the socket is not read (back-pressure). */
   maxInFlight: number;
+  /** A session not bound this long after it connected is closed (SMPP_SERVER_BIND_TIMEOUT_SECONDS). */
+  bindTimeoutMs: number;
+  /** A PDU begun and not complete this long later closes the session (SMPP_SERVER_READ_TIMEOUT_SECONDS). */
+  readTimeoutMs: number;
+  /** Answers waiting for the customer to read them past this many bytes: the socket is not read until they drain. */
+  outputPauseBytes: number;
+  /** Past this many bytes waiting to be read by the customer, the session is closed. */
+  outputLimitBytes: number;
 }
 
 export interface SessionHost {
@@ -47,7 +55,10 @@ export class CustomerSession {
   private binding = false;
   private closed = false;
   private corked = false;
-  private lastHeard = Date.now();
+  private readonly opened = Date.now();
+  private lastHeard = this.opened;
+  /** Since when the reader holds the beginning of a PDU not complete yet (null: none). */
+  private partialSince: number | null = null;
   private timer: NodeJS.Timeout;
   private readonly resubmits: Resubmissions;
 
@@ -59,12 +70,14 @@ export class CustomerSession {
     socket.on('data', (chunk: Buffer) => this.received(chunk));
     socket.on('error', () => this.close());
     socket.on('close', () => this.ended());
+    socket.on('drain', () => this.drain());
     this.resubmits = new Resubmissions(
       host.ctx.db,
       host.ctx.log,
       host.ctx.config.SMPP_SERVER_RESUBMIT_WINDOW_SECONDS * 1000,
     );
-    const tick = Math.max(50, Math.min(host.options.enquireLinkMs, host.options.inactivityMs) / 2);
+    const { enquireLinkMs, inactivityMs, bindTimeoutMs, readTimeoutMs } = host.options;
+    const tick = Math.max(50, Math.min(enquireLinkMs, inactivityMs, bindTimeoutMs, readTimeoutMs) / 2);
     this.timer = setInterval(() => this.watchSilence(), tick);
   }
 
@@ -77,28 +90,42 @@ export class CustomerSession {
     return Math.max(0, this.bound.user.window_size - this.outstanding);
   }
 
+  /** Requests sent and waiting for their response. */
+  get awaiting(): number {
+    return this.waiting.size;
+  }
+
   /** Sends one deliver_sm; resolves with the customer's command_status, or null (no answer in time, session closed). */
   async deliver(fields: Record<string, unknown>, timeoutMs: number): Promise<number | null> {
     this.outstanding++;
-    let timer: NodeJS.Timeout | undefined;
     try {
-      const timeout = new Promise<null>((r) => (timer = setTimeout(() => r(null), timeoutMs)));
-      const resp = await Promise.race([this.request('deliver_sm', fields), timeout]);
+      const resp = await this.request('deliver_sm', fields, timeoutMs);
       if (resp?.command_status === 0) this.counts.delivered++;
       return resp ? resp.command_status : null;
     } finally {
-      clearTimeout(timer);
       this.outstanding--;
     }
   }
 
-  /** Sends a request and resolves with its response (or null when the session closes first). */
-  request(command: string, options: Record<string, unknown> = {}): Promise<Pdu | null> {
+  /**
+   * Sends a request and resolves with its response, or null when the session
+   * closes first or no response comes within `timeoutMs` (then a late one is ignored).
+   */
+  request(command: string, options: Record<string, unknown> = {}, timeoutMs = 10_000): Promise<Pdu | null> {
     if (this.closed) return Promise.resolve(null);
     this.sequence = this.sequence >= 0x7fffffff ? 1 : this.sequence + 1;
-    const pdu = newPdu(command, { ...options, sequence_number: this.sequence });
+    const sequence = this.sequence;
+    const pdu = newPdu(command, { ...options, sequence_number: sequence });
     return new Promise((resolve) => {
-      this.waiting.set(pdu.sequence_number, resolve);
+      const timer = setTimeout(() => {
+        this.waiting.delete(sequence);
+        resolve(null);
+      }, timeoutMs);
+      timer.unref();
+      this.waiting.set(sequence, (resp) => {
+        clearTimeout(timer);
+        resolve(resp);
+      });
       this.write(pdu);
     });
   }
@@ -106,8 +133,7 @@ export class CustomerSession {
   /** Unbind politely, then close whatever the answer. */
   async unbind(): Promise<void> {
     if (this.closed) return;
-    const timeout = new Promise<null>((r) => setTimeout(() => r(null), 1000).unref());
-    await Promise.race([this.request('unbind'), timeout]);
+    await this.request('unbind', {}, 1000);
     this.close();
   }
 
@@ -139,6 +165,21 @@ export class CustomerSession {
       });
     }
     this.socket.write(pdu.toBuffer());
+    if (this.socket.writableLength > this.host.options.outputLimitBytes) {
+      this.host.metrics.unread.inc();
+      this.closed = true;
+      this.socket.destroy();
+    }
+  }
+
+  /**
+   * Answers wait for the customer to read them: reading more requests would
+   * only pile up more. Never under the socket's high-water mark, so the
+   * socket's 'drain' (emitted once it empties) resumes the reading.
+   */
+  private outputFull(): boolean {
+    const bound = Math.max(this.host.options.outputPauseBytes, this.socket.writableHighWaterMark);
+    return this.socket.writableLength >= bound;
   }
 
   private received(chunk: Buffer): void {
@@ -150,7 +191,7 @@ export class CustomerSession {
   private drain(): void {
     // The submit_sm read in one go are sent as one turn: one write of their messages (submitTurn).
     const turn: Pdu[] = [];
-    while (!this.closed && this.inFlight < this.host.options.maxInFlight) {
+    while (!this.closed && this.inFlight < this.host.options.maxInFlight && !this.outputFull()) {
       const pdu = this.reader.next();
       if (pdu === null) break;
       if (pdu === 'malformed') {
@@ -165,7 +206,10 @@ export class CustomerSession {
       } else this.dispatch(pdu);
     }
     if (turn.length > 0) this.runTurn(turn);
-    if (this.inFlight >= this.host.options.maxInFlight) this.socket.pause();
+    if (this.closed) return;
+    if (this.reader.incomplete()) this.partialSince ??= Date.now();
+    else this.partialSince = null;
+    if (this.inFlight >= this.host.options.maxInFlight || this.outputFull()) this.socket.pause();
     else this.socket.resume();
   }
 
@@ -244,10 +288,9 @@ export class CustomerSession {
         mode,
         holder: this.host.holder,
       });
-      this.host.metrics.binds.inc({
-        system_id: String(pdu.system_id ?? '').slice(0, 16),
-        status: String(outcome.status),
-      });
+      // Only SMPP users' system ids label the metric: invented ones would grow /metrics without limit.
+      const systemId = 'user' in outcome ? outcome.user.system_id : (outcome.systemId ?? 'unknown');
+      this.host.metrics.binds.inc({ system_id: systemId, status: String(outcome.status) });
       if (!('user' in outcome))
         return this.write(newPdu(command, { sequence_number: pdu.sequence_number, command_status: outcome.status }));
       if (mode !== 'receiver') await this.resubmits.bound(outcome.user.id);
@@ -312,7 +355,21 @@ export class CustomerSession {
   }
 
   private watchSilence(): void {
-    const idle = Date.now() - this.lastHeard;
+    const now = Date.now();
+    const { bindTimeoutMs, readTimeoutMs } = this.host.options;
+    if (this.closed) return;
+    const late =
+      !this.bound && !this.binding && now - this.opened >= bindTimeoutMs
+        ? 'bind'
+        : this.partialSince !== null && now - this.partialSince >= readTimeoutMs
+          ? 'read'
+          : null;
+    if (late) {
+      this.host.metrics.timedOut.inc({ reason: late });
+      this.closed = true;
+      return void this.socket.destroy();
+    }
+    const idle = now - this.lastHeard;
     if (idle >= this.host.options.inactivityMs) {
       this.host.metrics.inactive.inc();
       void this.unbind();

@@ -83,6 +83,17 @@ export async function dropBinds(db: Executor, userId: number, now = Date.now()):
   return rows.filter((r) => Number(r.expires_at) >= now).length;
 }
 
+/** Binds of the user live now (its lease not expired), across the deployment. */
+export async function liveBindCount(db: Executor, userId: number, now = Date.now()): Promise<number> {
+  const row = await db
+    .selectFrom('smpp_binds')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('smpp_user_id', '=', userId)
+    .where('expires_at', '>=', now)
+    .executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
 export type NewBind = Pick<SmppBindRow, 'smpp_user_id' | 'holder' | 'account_id' | 'mode' | 'address'>;
 
 /**
