@@ -9,7 +9,8 @@ import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './close-unsent.js';
-import type { InlineClaim } from './types.js';
+import type { Channel, InlineClaim } from './types.js';
+import { recordAcceptedUnrecorded } from './accepted-unrecorded.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -157,6 +158,8 @@ export async function dispatchMessages(
       )
       .orderBy('id')
       .execute();
+    // First: one the carrier accepted is sent, whatever happened to its account or validity since.
+    candidates = await withoutAccepted(ctx, candidates, own, results);
     const suspended = await closeSuspended(ctx, candidates);
     const expired = await closeExpired(
       ctx,
@@ -220,6 +223,29 @@ export async function dispatchMessages(
     }
   }
   return results;
+}
+
+/**
+ * Of messages whose claim ran out (a token set: in flight when their
+ * dispatcher stopped), those the carrier had accepted, with their carrier
+ * ids recorded, are recorded as sent rather than handed over again
+ * (accepted-unrecorded.ts); the others are returned. Messages a dispatcher of
+ * this process is handing over are left to it.
+ */
+async function withoutAccepted<C extends { id: number; channel: Channel; claim_token?: string | null }>(
+  ctx: DispatchContext,
+  candidates: C[],
+  own: InlineClaim | undefined,
+  results: DispatchOutcome[],
+): Promise<C[]> {
+  const lapsed = candidates.filter(
+    (c) => c.claim_token != null && c.claim_token !== own?.token && !ctx.carriers.inFlight.has(c.id),
+  );
+  if (lapsed.length === 0) return candidates;
+  const accepted = await recordAcceptedUnrecorded(ctx, lapsed);
+  if (accepted.size === 0) return candidates;
+  for (const id of accepted) results.push({ messageId: id, outcome: { ok: true } });
+  return candidates.filter((c) => !accepted.has(c.id));
 }
 
 const SUSPENDED_ERROR = 'not sent: the operator archived the account or its parent';

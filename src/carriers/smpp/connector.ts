@@ -9,11 +9,15 @@ import type { SmppSettings } from './settings.js';
 import { classifyStatus, statusCode, statusName } from './status.js';
 import { SharedThroughput } from './throughput.js';
 import { InboundHandler } from './inbound.js';
+import { Semaphore } from '../../lib/semaphore.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Retries of one segment refused with ESME_RTHROTTLED / ESME_RMSGQFUL before the message goes back to the dispatcher. */
 const MAX_THROTTLED_RETRIES = 8;
+
+/** How long a failing record of accepted submits is retried (as the dispatcher retries its record of outcomes). */
+const ACCEPTED_RECORD_RETRY_MS = 600_000;
 
 export interface ConnectorConfig {
   name: string;
@@ -37,6 +41,8 @@ export class SmppConnector implements Connector {
   private pauseMs = 0;
   private reference = Math.floor(Math.random() * 256);
   private closed = false;
+  /** Places for messages written to the SMSC whose acceptance is not recorded yet: window × binds. */
+  private readonly unrecorded: Semaphore;
 
   private readonly sink: CarrierSink;
   private readonly log: ConnectorDeps['log'];
@@ -50,6 +56,7 @@ export class SmppConnector implements Connector {
     this.leases = new BindLeases(coordination.leases, config.name, holder);
     this.rate = new SharedThroughput(coordination.throughput, config.name, config.settings.throughput);
     this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
+    this.unrecorded = new Semaphore(config.settings.window * config.settings.binds);
   }
 
   /** Counters, with binds and window in use as of now. */
@@ -124,19 +131,67 @@ export class SmppConnector implements Connector {
     this.counters.last_error_at = Date.now();
   }
 
-  async submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
-    const accepted: Array<{ messageId: number; carrierIds: string[] }> = [];
-    const outcomes = await Promise.all(
-      batch.map(async (m) => {
-        const r = await this.submitOne(m);
-        if (r.ids) accepted.push({ messageId: m.id, carrierIds: r.ids });
-        return r.outcome;
-      }),
-    );
-    // The ids go to the database before the outcomes go back: a receipt that
-    // came first (kept in carrier_receipts) is applied right here.
-    if (accepted.length > 0) await this.sink.accepted(this.name, accepted);
-    return outcomes;
+  /**
+   * Submits each message of the batch. A message's carrier ids are recorded
+   * (smpp_ids) as soon as its last segment is acknowledged, before its
+   * outcome comes back, and at most window × binds messages are between
+   * their first submit_sm and that record at any moment (this.unrecorded):
+   * a crash can leave no more acknowledged messages unrecorded, and those
+   * recorded are never handed over again (see docs/contributors/architecture.md).
+   */
+  submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]> {
+    return Promise.all(batch.map((m) => this.submitRecorded(m)));
+  }
+
+  /** Holds one of the window × binds places from before the first submit_sm until the ids are durable or the submit failed. */
+  private submitRecorded(m: OutboundMessage): Promise<SubmitOutcome> {
+    return this.unrecorded.run(async () => {
+      const r = await this.submitOne(m);
+      if (r.ids && r.ids.length > 0) await this.recordAccepted(m.id, r.ids);
+      return r.outcome;
+    });
+  }
+
+  /**
+   * Records the ids of one accepted message; what is acknowledged in the same
+   * turn of the event loop is recorded together (a receipt that came first,
+   * kept in carrier_receipts, is applied right there). A failing write is
+   * retried (while the connector is open, for up to ACCEPTED_RECORD_RETRY_MS):
+   * the place stays taken, so nothing more goes to the SMSC meanwhile. After
+   * that the outcome goes back anyway, and the dispatcher's record of it is
+   * the durable one.
+   */
+  private recordAccepted(messageId: number, carrierIds: string[]): Promise<void> {
+    return new Promise<void>((done) => {
+      this.acceptedQueue.push({ entry: { messageId, carrierIds }, done });
+      this.recordingAccepted ??= new Promise<void>((r) => setImmediate(r)).then(() => this.flushAccepted());
+    });
+  }
+
+  private acceptedQueue: Array<{ entry: { messageId: number; carrierIds: string[] }; done: () => void }> = [];
+  private recordingAccepted: Promise<void> | null = null;
+
+  private async flushAccepted(): Promise<void> {
+    while (this.acceptedQueue.length > 0) {
+      const group = this.acceptedQueue.splice(0, this.acceptedQueue.length);
+      const started = Date.now();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await this.sink.accepted(
+            this.name,
+            group.map((g) => g.entry),
+          );
+          break;
+        } catch (err) {
+          this.error(`recording accepted submits: ${(err as Error).message}`);
+          if (this.closed || Date.now() - started >= ACCEPTED_RECORD_RETRY_MS) break;
+          this.log.error({ err, messages: group.length, attempt }, 'recording accepted submits failed; retrying');
+          await sleep(Math.min(50 * 2 ** attempt, 5000));
+        }
+      }
+      for (const g of group) g.done();
+    }
+    this.recordingAccepted = null;
   }
 
   private async submitOne(m: OutboundMessage): Promise<{ outcome: SubmitOutcome; ids?: string[] }> {
