@@ -31,6 +31,8 @@ export interface ConnectorConfig<S> {
  * processes together never exceed the connector's `binds` (coordination-store.ts).
  */
 export interface BindLeaseStore {
+  /** How long a lease lasts once written: another holder may take the slot after that. */
+  readonly leaseMs: number;
   /** Renews the slots `holder` still holds; returns those. */
   renew(carrier: string, holder: string, slots: number[]): Promise<number[]>;
   /** Takes `slot` when it is free or its lease expired; false when another holder has it. */

@@ -16,6 +16,7 @@ export function databaseCoordination(db: Db): Coordination {
  */
 function bindLeases(db: Db): BindLeaseStore {
   return {
+    leaseMs: LEASE_MS,
     async renew(carrier, holder, slots) {
       if (slots.length === 0) return [];
       const now = Date.now();

@@ -31,6 +31,21 @@ export interface OutboundMessage {
   meta: Record<string, unknown> | null;
   /** The sending account (per-account routes). */
   accountId?: number;
+  /**
+   * Whether this process still holds the message's claim (src/lib/fence.ts).
+   * A driver checks it right before it writes the message to its carrier and,
+   * once it is false, answers `{ ok: false, permanent: false }` without
+   * writing it: another process may take the message over soon.
+   */
+  fence?: { readonly valid: boolean };
+}
+
+/** The answer of a driver for a message whose fence closed before it was written to the carrier. */
+export const FENCED_ERROR = 'not handed over: this process could not renew its claim';
+
+/** The outcome of a message this process may no longer hand over, or null when it may. */
+export function fencedOut(m: Pick<OutboundMessage, 'fence'>): SubmitOutcome | null {
+  return m.fence && !m.fence.valid ? { ok: false, permanent: false, error: FENCED_ERROR } : null;
 }
 
 /**

@@ -14,10 +14,15 @@ export interface HeldJob {
 }
 
 /** Extends the lease of every job still held under `lockedBy`; the number renewed. */
-export async function renewHeldJobs(db: Executor, lockedBy: string, leaseMs: number): Promise<number> {
+export async function renewHeldJobs(
+  db: Executor,
+  lockedBy: string,
+  leaseMs: number,
+  now = Date.now(),
+): Promise<number> {
   const result = await db
     .updateTable('jobs')
-    .set({ locked_until: Date.now() + leaseMs })
+    .set({ locked_until: now + leaseMs })
     .where('locked_by', '=', lockedBy)
     .executeTakeFirst();
   return affected(result);

@@ -175,12 +175,12 @@ function claimStatement(kindCount: number, limit: number) {
 }
 
 /** Extends a running job's lease; false when this run no longer holds it (it ran out and another run took the job). */
-export async function renewJobLease(db: Executor, job: JobRow, leaseMs: number): Promise<boolean> {
+export async function renewJobLease(db: Executor, job: JobRow, leaseMs: number, now = Date.now()): Promise<boolean> {
   return (
     affected(
       await db
         .updateTable('jobs')
-        .set({ locked_until: Date.now() + leaseMs })
+        .set({ locked_until: now + leaseMs })
         .where('id', '=', job.id)
         .where('locked_by', '=', job.locked_by)
         .execute(),

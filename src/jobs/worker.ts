@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Db } from '../db/engine.js';
+import { Fence } from '../lib/fence.js';
 import { claimJobs, completeJob, failJob, renewJobLease, type JobRow } from './queue.js';
 
 export interface JobContext {
@@ -138,29 +139,39 @@ class Lane {
   /**
    * Renews the job's lease every third of a lease while it runs, so a job that
    * waits (a slow carrier, pacing) is never taken over by another run while
-   * this one is alive. Aborts `lost` when the lease could not be kept.
+   * this one is alive. Aborts `lost` when another run took the job, or when
+   * the fence of its lease closes (src/lib/fence.ts: two thirds of a lease
+   * after the last renewal that took effect), before any other process may
+   * take the job: a run cut off from the database stops on its own.
    */
   private heartbeat(job: JobRow, lost: AbortController): () => void {
     const leaseMs = this.opts.leaseMs;
-    let renewedAt = Date.now();
+    const fence = new Fence(leaseMs, Number(job.locked_until) - leaseMs);
     let busy = false;
-    const timer = setInterval(
-      async () => {
-        if (busy || lost.signal.aborted) return;
-        busy = true;
-        try {
-          if (await renewJobLease(this.db.kysely, job, leaseMs)) renewedAt = Date.now();
-          else lost.abort(new Error('the job lease was taken over'));
-        } catch (err) {
-          this.log.warn({ err, jobId: job.id }, 'renewing a job lease failed');
-          if (Date.now() - renewedAt >= leaseMs) lost.abort(new Error('the job lease could not be renewed'));
-        } finally {
-          busy = false;
-        }
+    const renew = async () => {
+      if (busy || lost.signal.aborted) return;
+      busy = true;
+      const sentAt = Date.now();
+      try {
+        if (await renewJobLease(this.db.kysely, job, leaseMs, sentAt)) fence.renewed(sentAt);
+        else lost.abort(new Error('the job lease was taken over'));
+      } catch (err) {
+        this.log.warn({ err, jobId: job.id }, 'renewing a job lease failed');
+      } finally {
+        busy = false;
+      }
+    };
+    const renewals = setInterval(() => void renew(), Math.max(Math.floor(leaseMs / 3), 10));
+    const watch = setInterval(
+      () => {
+        if (!fence.valid && !lost.signal.aborted) lost.abort(new Error('the job lease could not be renewed'));
       },
-      Math.max(Math.floor(leaseMs / 3), 10),
+      Math.max(Math.floor(leaseMs / 12), 10),
     );
-    return () => clearInterval(timer);
+    return () => {
+      clearInterval(renewals);
+      clearInterval(watch);
+    };
   }
 
   private async execute(job: JobRow): Promise<void> {

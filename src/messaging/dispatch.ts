@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import { FENCED_ERROR, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../carriers/driver.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordDurably } from './handoff-record.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
@@ -11,6 +11,7 @@ import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './close-unsent.js';
 import type { Channel, InlineClaim } from './types.js';
 import { recordAcceptedUnrecorded } from './accepted-unrecorded.js';
+import { Fence } from '../lib/fence.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -197,9 +198,10 @@ export async function dispatchMessages(
         await route.pacer.take(slice.length);
         const taken = ownedBatch(ctx, slice, byId, own);
         const token = taken ? own!.token : randomUUID();
-        const batch = (taken ?? (await claim(ctx, slice, token, own?.token))).filter(
-          (r) => !ctx.carriers.inFlight.has(r.id),
-        );
+        const claimed = taken
+          ? { rows: taken, fence: new Fence(ctx.config.JOB_LEASE_MS, own!.until - ctx.config.JOB_LEASE_MS) }
+          : await claim(ctx, slice, token, own?.token);
+        const batch = claimed.rows.filter((r) => !ctx.carriers.inFlight.has(r.id));
         if (batch.length === 0) continue;
         for (const r of batch) ctx.carriers.inFlight.add(r.id);
         try {
@@ -207,9 +209,10 @@ export async function dispatchMessages(
             ctx,
             batch.map((r) => r.id),
             token,
+            claimed.fence,
             async () => {
-              const outcomes = await handOff(route.driver, batch);
-              await recordDurably(ctx, route.driver.name, batch, outcomes, holdMs);
+              const outcomes = await handOff(route.driver, batch, claimed.fence);
+              await recordDurably(ctx, route.driver.name, batch, outcomes, { token, holdMs });
               return outcomes;
             },
           );
@@ -328,7 +331,8 @@ const HANDED_OVER = [
   'extra_params',
 ] as const;
 
-type Candidate = Awaited<ReturnType<typeof claim>>[number] & { claim_token?: string | null };
+type Claimed = Awaited<ReturnType<typeof claim>>;
+type Candidate = Claimed['rows'][number] & { claim_token?: string | null };
 
 /**
  * The batch as it is, when every message of it was inserted claimed by `own`
@@ -345,9 +349,13 @@ function ownedBatch(
   return rows.every((r) => r.claim_token === own.token) ? rows : undefined;
 }
 
-/** Claims the batch for `token`: messages nobody holds, or held by `own` (the caller's claim at insert). */
+/**
+ * Claims the batch for `token`: messages nobody holds, or held by `own` (the caller's claim at insert). The fence
+ * counts from before the write was sent: an answer that comes late (a network that healed) extends nothing.
+ */
 async function claim(ctx: DbAndConfig, ids: number[], token: string, own?: string) {
   const now = Date.now();
+  const fence = new Fence(ctx.config.JOB_LEASE_MS, now);
   const rows = await ctx.db.kysely
     .updateTable('messages')
     .set({ claimed_until: now + ctx.config.JOB_LEASE_MS, claim_token: token })
@@ -368,30 +376,43 @@ async function claim(ctx: DbAndConfig, ids: number[], token: string, own?: strin
     )
     .returning(HANDED_OVER)
     .execute();
-  return rows.sort((a, b) => a.id - b.id);
+  return { rows: rows.sort((a, b) => a.id - b.id), fence };
 }
 
-/** Runs `work` while renewing the claim `token` holds on `ids` every third of JOB_LEASE_MS. */
+/**
+ * Runs `work` while renewing the claim `token` holds on `ids` every third of JOB_LEASE_MS, one renewal at a time.
+ * A renewal that still found every message under `token` extends the fence from when it was sent; one that
+ * failed, hung or found fewer leaves the fence to close, and the batch's messages not yet written to the carrier
+ * are not handed over by this process.
+ */
 async function keepClaimed<T>(
   ctx: Pick<AppContext, 'config' | 'db' | 'log'>,
   ids: number[],
   token: string,
+  fence: Fence,
   work: () => Promise<T>,
 ): Promise<T> {
   const leaseMs = ctx.config.JOB_LEASE_MS;
-  const timer = setInterval(
-    () => {
-      ctx.db.kysely
+  let renewing = false;
+  const renew = async () => {
+    renewing = true;
+    const sentAt = Date.now();
+    try {
+      const rows = await ctx.db.kysely
         .updateTable('messages')
-        .set({ claimed_until: Date.now() + leaseMs })
+        .set({ claimed_until: sentAt + leaseMs })
         .where('id', 'in', ids)
         .where('claim_token', '=', token)
-        .where('stage', '=', 0)
-        .execute()
-        .catch((err) => ctx.log.warn({ err }, 'renewing message claims failed'));
-    },
-    Math.max(Math.floor(leaseMs / 3), 10),
-  );
+        .returning('id')
+        .execute();
+      if (rows.length === ids.length) fence.renewed(sentAt);
+    } catch (err) {
+      ctx.log.warn({ err }, 'renewing message claims failed');
+    } finally {
+      renewing = false;
+    }
+  };
+  const timer = setInterval(() => void (renewing || renew()), Math.max(Math.floor(leaseMs / 3), 10));
   try {
     return await work();
   } finally {
@@ -399,8 +420,10 @@ async function keepClaimed<T>(
   }
 }
 
-async function handOff(driver: CarrierDriver, batch: Awaited<ReturnType<typeof claim>>): Promise<SubmitOutcome[]> {
+async function handOff(driver: CarrierDriver, batch: Claimed['rows'], fence: Fence): Promise<SubmitOutcome[]> {
+  if (!fence.valid) return batch.map(() => ({ ok: false as const, permanent: false, error: FENCED_ERROR }));
   const outbound: OutboundMessage[] = batch.map((r) => ({
+    fence,
     id: r.id,
     reference: r.reference,
     channel: r.channel,

@@ -12,18 +12,27 @@ import { recordFailedAttempts } from './attempts.js';
 /** How long a failing write of hand-off outcomes is retried before the claims are left to expire. */
 export const RECORD_RETRY_FOR_MS = 600_000;
 
+/**
+ * How a hand-off releases what it did not hand over: only messages its claim `token` still holds (another process
+ * may have taken them over), kept claimed for `holdMs` when they have no dispatch job.
+ */
+export interface Release {
+  token: string;
+  holdMs?: number;
+}
+
 /** Records the outcomes, retrying a failed write with backoff (the caller keeps the claims alive meanwhile). */
 export async function recordDurably(
   ctx: Pick<AppContext, 'db' | 'log'>,
   carrier: string,
   batch: Row[],
   outcomes: SubmitOutcome[],
-  holdMs?: number,
+  release: Release,
 ): Promise<void> {
   const started = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
-      await recordOutcomes(ctx, carrier, batch, outcomes, holdMs);
+      await recordOutcomes(ctx, carrier, batch, outcomes, release);
       return;
     } catch (err) {
       if (Date.now() - started >= RECORD_RETRY_FOR_MS) throw err;
@@ -59,7 +68,7 @@ async function recordOutcomes(
   carrier: string,
   batch: Row[],
   outcomes: SubmitOutcome[],
-  holdMs: number | undefined,
+  { token, holdMs }: Release,
 ): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
@@ -154,6 +163,7 @@ async function recordOutcomes(
           retry.map((r) => r.id),
         )
         .where('stage', '=', 0)
+        .where('claim_token', '=', token)
         .execute();
   });
 }

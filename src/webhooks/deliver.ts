@@ -14,6 +14,7 @@ import { DELIVER_JOB } from './record.js';
 import { renewHeldJobs, type HeldJob } from '../jobs/held-jobs.js';
 import { compiledOnce } from '../db/prepared.js';
 import { OutcomeWriter, type AttemptOutcome, type Settlement } from './outcome-writer.js';
+import { Fence } from '../lib/fence.js';
 
 /** Per request of the event itself; the HEAD check has its own, shorter limit (WEBHOOK_HEAD_TIMEOUT_MS). */
 export const DELIVERY_TIMEOUT_MS = 10_000;
@@ -82,7 +83,12 @@ const BATCH_MAX_EXTRAS = 31;
  * cut short by a crash leaves its jobs leased, to run again once the lease
  * runs out.
  */
-export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): Promise<typeof JOB_SETTLED> {
+export async function deliverEvent(
+  d: Delivery,
+  eventId: number,
+  own: HeldJob,
+  ownLease: AbortSignal,
+): Promise<typeof JOB_SETTLED> {
   const { ctx } = d;
   const room = ctx.config.WEBHOOK_CONCURRENCY * BATCH_SHARE - d.held;
   // A small claim costs as much as a large one: none when the process holds nearly its share.
@@ -90,6 +96,7 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
   // The room is taken before the claim: the lane's other jobs, starting meanwhile, do not claim it too.
   d.held += wanted;
   let claimed: Awaited<ReturnType<typeof claimJobs>> = [];
+  const extrasFence = new Fence(ctx.config.JOB_LEASE_MS, Date.now());
   try {
     if (wanted > 0) claimed = await claimJobs(ctx.db, ctx.worker.id, [DELIVER_JOB], wanted, ctx.config.JOB_LEASE_MS);
   } finally {
@@ -100,7 +107,8 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
     eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId),
   }));
   let unsettled = extras.length;
-  const stopRenewing = extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy) : () => undefined;
+  const stopRenewing =
+    extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy, extrasFence, () => unsettled) : () => undefined;
   try {
     const batch: Batch = {
       rows: await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]),
@@ -109,7 +117,7 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
     };
     const settleExtra = async (e: (typeof extras)[number]) => {
       try {
-        await d.writer.write(await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS), e.job);
+        await d.writer.write(await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS, extrasFence), e.job);
       } catch (err) {
         // Left leased: it runs again when the lease runs out.
         ctx.log.warn({ err, eventId: e.eventId }, 'a webhook delivery could not be recorded');
@@ -121,7 +129,12 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
     const others = Promise.all(extras.map(settleExtra));
     try {
       // The lane's job is settled with the others, in the writer's group: the lane writes nothing more.
-      await d.writer.write(await turn(d, batch, eventId, SLOT_WAIT_MS), own);
+      const ownFence = {
+        get valid() {
+          return !ownLease.aborted;
+        },
+      };
+      await d.writer.write(await turn(d, batch, eventId, SLOT_WAIT_MS, ownFence), own);
     } finally {
       await others;
     }
@@ -132,17 +145,26 @@ export async function deliverEvent(d: Delivery, eventId: number, own: HeldJob): 
   return JOB_SETTLED;
 }
 
-/** Keeps the batch's own jobs leased while it runs (the lane renews its own job). */
-function renewWhileRunning(d: Delivery, lockedBy: string): () => void {
+/**
+ * Keeps the batch's own jobs leased while it runs (the lane renews its own job), one renewal at a time; one that
+ * still found every unsettled job extends `fence` from when it was sent.
+ */
+function renewWhileRunning(d: Delivery, lockedBy: string, fence: Fence, unsettled: () => number): () => void {
   const leaseMs = d.ctx.config.JOB_LEASE_MS;
-  const timer = setInterval(
-    () => {
-      renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs).catch((err) =>
-        d.ctx.log.warn({ err }, 'renewing webhook delivery leases failed'),
-      );
-    },
-    Math.max(Math.floor(leaseMs / 3), 10),
-  );
+  let renewing = false;
+  const renew = async () => {
+    renewing = true;
+    const sentAt = Date.now();
+    const expected = unsettled();
+    try {
+      if ((await renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs, sentAt)) >= expected) fence.renewed(sentAt);
+    } catch (err) {
+      d.ctx.log.warn({ err }, 'renewing webhook delivery leases failed');
+    } finally {
+      renewing = false;
+    }
+  };
+  const timer = setInterval(() => void (renewing || renew()), Math.max(Math.floor(leaseMs / 3), 10));
   return () => clearInterval(timer);
 }
 
@@ -198,7 +220,13 @@ function beforeAttempt(row: LoadedEvent | undefined, now: number): Settlement | 
 }
 
 /** One event's turn: attempted, closed, deferred, or nothing to do. Never throws for an expected outcome. */
-async function turn(d: Delivery, batch: Batch, eventId: number, slotWaitMs: number): Promise<Settlement> {
+async function turn(
+  d: Delivery,
+  batch: Batch,
+  eventId: number,
+  slotWaitMs: number,
+  fence: { readonly valid: boolean },
+): Promise<Settlement> {
   let row = batch.rows.get(eventId);
   const early = beforeAttempt(row, Date.now());
   if (early || !row) return early ?? { kind: 'none' };
@@ -219,6 +247,8 @@ async function turn(d: Delivery, batch: Batch, eventId: number, slotWaitMs: numb
         if (changed || !row || destinationHost(row.url!) !== host)
           return changed ?? { kind: 'defer', delayMs: 0, reason: 'webhook changed' };
       }
+      // This process may no longer hold the job (cut off from the database): left leased, for whoever takes it.
+      if (!fence.valid) throw new Error('not delivered: this process could not renew its lease');
       outcome = await attempt(d.ctx, row, {
         url: row.url!,
         method: row.webhook_method === 'GET' ? 'GET' : 'POST',

@@ -145,8 +145,8 @@ export const webhooks: Feature = {
       LANE,
       {
         kind: DELIVER_JOB,
-        handler: (p: { eventId: number }, { job }) =>
-          deliverEvent(delivery, p.eventId, { id: Number(job.id), lockedBy: job.locked_by! }),
+        handler: (p: { eventId: number }, { job, signal }) =>
+          deliverEvent(delivery, p.eventId, { id: Number(job.id), lockedBy: job.locked_by! }, signal),
       },
       ctx.config.WEBHOOK_CONCURRENCY,
     );

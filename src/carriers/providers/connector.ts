@@ -1,4 +1,4 @@
-import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
+import { fencedOut, Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
 import type { CarrierSink, Connector } from '../adapter.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 
@@ -40,7 +40,7 @@ export abstract class HttpProviderConnector implements Connector {
         const i = next++;
         await this.pacer.take(1);
         try {
-          outcomes[i] = await this.send(batch[i]);
+          outcomes[i] = fencedOut(batch[i]) ?? (await this.send(batch[i]));
         } catch (err) {
           outcomes[i] = { ok: false, permanent: false, error: `${this.name}: ${(err as Error).message}` };
         }

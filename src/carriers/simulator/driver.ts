@@ -1,5 +1,5 @@
 import type { CarrierSink, ScheduledReport } from '../adapter.js';
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../driver.js';
+import { fencedOut, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../driver.js';
 
 export const SIMULATOR_DLR_JOB = 'simulator.dlr';
 
@@ -45,7 +45,9 @@ export class SimulatorDriver implements CarrierDriver {
     const outcomes: SubmitOutcome[] = [];
     const reports: ScheduledReport[] = [];
     for (const m of batch) {
-      if (simulatedRefusal(m.number))
+      const fenced = fencedOut(m);
+      if (fenced) outcomes.push(fenced);
+      else if (simulatedRefusal(m.number))
         outcomes.push({ ok: false, permanent: true, error: 'simulated carrier refused the number' });
       else {
         outcomes.push({ ok: true, carrier: this.name }); // also behind a driver that hands it on: the simulator carried it

@@ -105,11 +105,11 @@ export class SmppBind {
     }, reconnectDelay(++this.attempt));
   }
 
-  /** Unbinds (after outstanding responses, see SmppLink.close) and stops reconnecting. */
-  async close(): Promise<void> {
+  /** Unbinds (after outstanding responses unless `quick`, see SmppLink.close) and stops reconnecting. */
+  async close(quick = false): Promise<void> {
     this.stopped = true;
     if (this.timer) clearTimeout(this.timer);
-    await Promise.all([this.links.tx?.close(), this.links.rx?.close()]);
+    await Promise.all([this.links.tx?.close(quick), this.links.rx?.close(quick)]);
     this.state = 'connecting';
   }
 }

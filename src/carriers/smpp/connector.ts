@@ -1,5 +1,5 @@
 import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
-import type { FailedAttempt, OutboundMessage, SubmitOutcome } from '../driver.js';
+import { FENCED_ERROR, type FailedAttempt, type OutboundMessage, type SubmitOutcome } from '../driver.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from './encoding.js';
@@ -31,6 +31,9 @@ export interface ConnectorConfig {
  * leases.ts), the shared throughput cap, the throttling slow-down, and
  * submission of messages as submit_sm (one per segment).
  */
+/** How often the binds' lease fences are checked. */
+const FENCE_WATCH_MS = 500;
+
 export class SmppConnector implements Connector {
   private readonly counters: ConnectorStats = emptyStats();
   private readonly binds = new Map<number, SmppBind>();
@@ -57,6 +60,34 @@ export class SmppConnector implements Connector {
     this.rate = new SharedThroughput(coordination.throughput, config.name, config.settings.throughput);
     this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
     this.unrecorded = new Semaphore(config.settings.window * config.settings.binds);
+    this.fenceWatch = setInterval(() => this.closeUnrenewedBinds(), FENCE_WATCH_MS);
+    this.fenceWatch.unref();
+  }
+
+  private readonly fenceWatch: NodeJS.Timeout;
+  private renewing = false;
+
+  /**
+   * A bind whose lease this process could not renew in time (cut off from the
+   * database) is closed at once, without waiting for its outstanding
+   * responses, before another process may bind in its place: the SMSC never
+   * sees more than `binds` sessions of this connector.
+   */
+  private closeUnrenewedBinds(): void {
+    // The upkeep renews every CARRIER_POLL_MS; when that is long (or a round is late), renew from here.
+    if (!this.renewing && [...this.binds.keys()].some((slot) => this.leases.due(slot))) {
+      this.renewing = true;
+      void this.leases
+        .renew([...this.binds.keys()])
+        .catch(() => undefined)
+        .finally(() => (this.renewing = false));
+    }
+    for (const [slot, bind] of this.binds) {
+      if (this.leases.holds(slot)) continue;
+      this.binds.delete(slot);
+      this.log.warn({ carrier: this.name, slot }, 'closing a bind whose lease could not be renewed');
+      void bind.close(true);
+    }
   }
 
   /** Counters, with binds and window in use as of now. */
@@ -227,14 +258,16 @@ export class SmppConnector implements Connector {
         if (this.rate.capped) await this.rate.take();
         const link = this.pickLink();
         if (!link) return fail(false, `${this.name}: not bound`);
-        let resp: Pdu;
+        let resp: Pdu | null;
         try {
-          resp = await link.submit(fields);
+          // Checked right before the first segment is written only: a message is never cut in two by its fence.
+          resp = await link.submit(fields, ids.length === 0 ? m.fence : undefined);
         } catch (err) {
           this.error((err as Error).message);
           // Not taken, or taken with its response lost (err.maybeSent): either way the dispatcher sends it again (docs/contributors/architecture.md, duplicates).
           return fail(false, `${this.name}: ${(err as Error).message}`);
         }
+        if (resp === null) return fail(false, FENCED_ERROR);
         const kind = classifyStatus(resp.command_status);
         if (kind === 'ok') {
           this.pauseMs = 0;
@@ -304,6 +337,7 @@ export class SmppConnector implements Connector {
 
   private async unbindAll(): Promise<void> {
     this.closed = true;
+    clearInterval(this.fenceWatch);
     const slots = [...this.binds.keys()];
     const keep = setInterval(() => void this.leases.renew(slots).catch(() => undefined), 5000);
     try {

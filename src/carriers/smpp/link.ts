@@ -164,11 +164,18 @@ export class SmppLink {
     }
   }
 
-  /** Waits for room in the window, sends submit_sm, resolves with its response (any command_status). */
-  async submit(fields: Record<string, unknown>): Promise<Pdu> {
+  /**
+   * Waits for room in the window, sends submit_sm, resolves with its response (any command_status); null, and
+   * nothing sent, when `fence` closed meanwhile (this process may no longer hand the message over).
+   */
+  async submit(fields: Record<string, unknown>, fence?: { readonly valid: boolean }): Promise<Pdu | null> {
     while (this.outstanding.size >= this.o.settings.window) {
       if (!this.bound) throw new LinkError('not bound');
       await new Promise<void>((r) => this.waiters.push(r));
+    }
+    if (fence && !fence.valid) {
+      this.waiters.shift()?.(); // the room it waited for goes to the next in line
+      return null;
     }
     const session = this.session;
     if (!this.bound || !session) throw new LinkError('not bound');
@@ -221,18 +228,21 @@ export class SmppLink {
 
   /**
    * Graceful close: waits (up to the response timeout) for outstanding
-   * responses, so no message is left in doubt, then unbind and close.
+   * responses, so no message is left in doubt, then unbind and close. `quick`
+   * (a bind whose lease can no longer be renewed): no wait for responses, and
+   * at most a second for the unbind, so the session is gone before another
+   * process may bind in its place.
    */
-  async close(): Promise<void> {
+  async close(quick = false): Promise<void> {
     if (this.closed) return;
     this.bound = false;
-    const deadline = Date.now() + this.o.settings.response_timeout_seconds * 1000;
+    const deadline = quick ? 0 : Date.now() + this.o.settings.response_timeout_seconds * 1000;
     while (this.outstanding.size > 0 && Date.now() < deadline && this.session)
       await new Promise((r) => setTimeout(r, 20));
     const session = this.session;
     if (session && session.socket.writable) {
       await new Promise<void>((resolve) => {
-        const t = setTimeout(resolve, 2000);
+        const t = setTimeout(resolve, quick ? 1000 : 2000);
         session.send(new smpp.PDU('unbind', { sequence_number: this.nextSequence() }), () => {
           clearTimeout(t);
           resolve();
