@@ -1,4 +1,4 @@
-import { affected, type Executor } from '../db/engine.js';
+import { isPostgres, type Executor } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
 
 /**
@@ -13,19 +13,29 @@ export interface HeldJob {
   lockedBy: string;
 }
 
-/** Extends the lease of every job still held under `lockedBy`; the number renewed. */
+/**
+ * Extends the lease of every job still held under `lockedBy`; the ids renewed. On PostgreSQL a job whose row
+ * another transaction holds (the outcome writer settling it) is skipped rather than waited for: waiting, with the
+ * writer's transaction taking the same rows in another order, is a deadlock.
+ */
 export async function renewHeldJobs(
   db: Executor,
   lockedBy: string,
   leaseMs: number,
   now = Date.now(),
-): Promise<number> {
-  const result = await db
+): Promise<number[]> {
+  const rows = await db
     .updateTable('jobs')
     .set({ locked_until: now + leaseMs })
     .where('locked_by', '=', lockedBy)
-    .executeTakeFirst();
-  return affected(result);
+    .$if(isPostgres(db), (q) =>
+      q.where('id', 'in', (eb) =>
+        eb.selectFrom('jobs').select('id').where('locked_by', '=', lockedBy).forUpdate().skipLocked(),
+      ),
+    )
+    .returning('id')
+    .execute();
+  return rows.map((r) => Number(r.id));
 }
 
 /** Removes finished jobs, those of one claim per statement (up to 32 at a time: a claim's size). */

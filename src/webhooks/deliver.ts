@@ -107,8 +107,10 @@ export async function deliverEvent(
     eventId: Number((JSON.parse(j.payload) as { eventId: number }).eventId),
   }));
   let unsettled = extras.length;
+  // Jobs whose event is not attempted yet: the fence matters for them only.
+  const unattempted = new Set(extras.map((e) => e.job.id));
   const stopRenewing =
-    extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy, extrasFence, () => unsettled) : () => undefined;
+    extras.length > 0 ? renewWhileRunning(d, extras[0].job.lockedBy, extrasFence, unattempted) : () => undefined;
   try {
     const batch: Batch = {
       rows: await loadEvents(d, [eventId, ...extras.map((e) => e.eventId)]),
@@ -117,7 +119,10 @@ export async function deliverEvent(
     };
     const settleExtra = async (e: (typeof extras)[number]) => {
       try {
-        await d.writer.write(await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS, extrasFence), e.job);
+        const settlement = await turn(d, batch, e.eventId, BATCH_SLOT_WAIT_MS, extrasFence).finally(() =>
+          unattempted.delete(e.job.id),
+        );
+        await d.writer.write(settlement, e.job);
       } catch (err) {
         // Left leased: it runs again when the lease runs out.
         ctx.log.warn({ err, eventId: e.eventId }, 'a webhook delivery could not be recorded');
@@ -147,17 +152,17 @@ export async function deliverEvent(
 
 /**
  * Keeps the batch's own jobs leased while it runs (the lane renews its own job), one renewal at a time; one that
- * still found every unsettled job extends `fence` from when it was sent.
+ * still held every job not attempted yet extends `fence` from when it was sent (settled jobs leave the lease).
  */
-function renewWhileRunning(d: Delivery, lockedBy: string, fence: Fence, unsettled: () => number): () => void {
+function renewWhileRunning(d: Delivery, lockedBy: string, fence: Fence, unattempted: Set<number>): () => void {
   const leaseMs = d.ctx.config.JOB_LEASE_MS;
   let renewing = false;
   const renew = async () => {
     renewing = true;
     const sentAt = Date.now();
-    const expected = unsettled();
     try {
-      if ((await renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs, sentAt)) >= expected) fence.renewed(sentAt);
+      const renewed = new Set(await renewHeldJobs(d.ctx.db.kysely, lockedBy, leaseMs, sentAt));
+      if ([...unattempted].every((id) => renewed.has(id))) fence.renewed(sentAt);
     } catch (err) {
       d.ctx.log.warn({ err }, 'renewing webhook delivery leases failed');
     } finally {

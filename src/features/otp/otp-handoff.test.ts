@@ -32,7 +32,8 @@ describeEngines('OTP hand-off of the code', (engine) => {
     expect(r.status).toBe(201);
     const [m] = await c.messages();
     const row = await claimOf(m.id);
-    expect(row.stage).toBe(1);
+    // Handed over (1), or already delivered (2): the simulator's receipt may come first on a loaded machine.
+    expect(row.stage).toBeGreaterThanOrEqual(1);
     expect(row.claim_token).toBe(h.ctx.sharedDispatch.claim().token);
     expect(await dispatchMessages(h.ctx, [m.id])).toEqual([]);
     expect(carrier.textsTo(c.fullNumber)).toHaveLength(1);
