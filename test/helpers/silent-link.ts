@@ -12,13 +12,15 @@ import type { AddressInfo } from 'node:net';
 export class SilentLink {
   private server: Server | null = null;
   private readonly pairs = new Set<[Socket, Socket]>();
+  /** The local port of every connection this link opened to `target`: how the target tells what came through it. */
+  readonly carried = new Set<number>();
   cut = false;
 
   constructor(private readonly target: { host: string; port: number }) {}
 
   async start(): Promise<this> {
     this.server = createServer((client) => {
-      const upstream = createConnection(this.target);
+      const upstream = createConnection(this.target, () => this.carried.add(upstream.localPort!));
       const pair: [Socket, Socket] = [client, upstream];
       this.pairs.add(pair);
       const forward = (from: Socket, to: Socket) =>
