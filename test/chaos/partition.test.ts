@@ -65,6 +65,7 @@ function figures(r: Run) {
       chargedOnce: r.credits === r.initialCredits - charged,
       handedAtCut: r.handedAtCut,
       handedByA: fromA.length,
+      smppByA: fromA.filter((h) => h.number.startsWith('52553')).length,
       inFlightAtCut: r.inFlight.size,
       twice: twice.length,
       twiceNotWrittenByABeforeFence: twice.filter(
@@ -93,7 +94,7 @@ async function partition(cut: Cut, run: number) {
   const r = await partitionRun(cut, size);
   const f = figures(r);
   console.info('chaos partition', JSON.stringify({ run, ...f.figures }));
-  if (f.figures.deadlocks > 0) console.info('deadlocks', JSON.stringify(r.deadlocks.slice(0, 4)));
+  if (f.figures.deadlocks > 0) console.info('deadlocks', JSON.stringify(r.deadlocks));
 
   // Nothing lost, charged once.
   expect(r.messages).toHaveLength(r.references.length);

@@ -16,7 +16,18 @@ export class SilentLink {
   readonly carried = new Set<number>();
   cut = false;
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  /** Pairs one side of which closed while cut: the other side learns it at the heal. */
+  private readonly held = new Set<[Socket, Socket]>();
+
+  /**
+   * `holdCloses`: while cut, a side that closes is not seen closing by the
+   * other until the heal (a FIN is a packet too, dropped like the others), as
+   * an SMSC does not learn that a cut-off client closed its session.
+   */
+  constructor(
+    private readonly target: { host: string; port: number },
+    private readonly options: { holdCloses?: boolean } = {},
+  ) {}
 
   async start(): Promise<this> {
     this.server = createServer((client) => {
@@ -29,13 +40,17 @@ export class SilentLink {
         });
       forward(client, upstream);
       forward(upstream, client);
-      const end = () => {
+      const end = (closed: Socket) => {
+        if (this.cut && this.options.holdCloses) {
+          closed.destroy();
+          this.held.add(pair);
+          return;
+        }
         this.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
       };
-      client.on('close', end).on('error', end);
-      upstream.on('close', end).on('error', end);
+      for (const side of pair) side.on('close', () => end(side)).on('error', () => end(side));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return this;
@@ -59,6 +74,11 @@ export class SilentLink {
 
   heal(): void {
     this.cut = false;
+    for (const pair of this.held) {
+      this.pairs.delete(pair);
+      for (const side of pair) side.destroy();
+    }
+    this.held.clear();
   }
 
   async stop(): Promise<void> {
