@@ -12,13 +12,26 @@ import type { AddressInfo } from 'node:net';
 export class SilentLink {
   private server: Server | null = null;
   private readonly pairs = new Set<[Socket, Socket]>();
+  /** The local port of every connection this link opened to `target`: how the target tells what came through it. */
+  readonly carried = new Set<number>();
   cut = false;
 
-  constructor(private readonly target: { host: string; port: number }) {}
+  /** Pairs one side of which closed while cut: the other side learns it at the heal. */
+  private readonly held = new Set<[Socket, Socket]>();
+
+  /**
+   * `holdCloses`: while cut, a side that closes is not seen closing by the
+   * other until the heal (a FIN is a packet too, dropped like the others), as
+   * an SMSC does not learn that a cut-off client closed its session.
+   */
+  constructor(
+    private readonly target: { host: string; port: number },
+    private readonly options: { holdCloses?: boolean } = {},
+  ) {}
 
   async start(): Promise<this> {
     this.server = createServer((client) => {
-      const upstream = createConnection(this.target);
+      const upstream = createConnection(this.target, () => this.carried.add(upstream.localPort!));
       const pair: [Socket, Socket] = [client, upstream];
       this.pairs.add(pair);
       const forward = (from: Socket, to: Socket) =>
@@ -27,13 +40,17 @@ export class SilentLink {
         });
       forward(client, upstream);
       forward(upstream, client);
-      const end = () => {
+      const end = (closed: Socket) => {
+        if (this.cut && this.options.holdCloses) {
+          closed.destroy();
+          this.held.add(pair);
+          return;
+        }
         this.pairs.delete(pair);
         client.destroy();
         upstream.destroy();
       };
-      client.on('close', end).on('error', end);
-      upstream.on('close', end).on('error', end);
+      for (const side of pair) side.on('close', () => end(side)).on('error', () => end(side));
     });
     await new Promise<void>((resolve) => this.server!.listen(0, '127.0.0.1', resolve));
     return this;
@@ -57,6 +74,11 @@ export class SilentLink {
 
   heal(): void {
     this.cut = false;
+    for (const pair of this.held) {
+      this.pairs.delete(pair);
+      for (const side of pair) side.destroy();
+    }
+    this.held.clear();
   }
 
   async stop(): Promise<void> {

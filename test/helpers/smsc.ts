@@ -144,9 +144,12 @@ export class TestSmsc {
 
   /** Every submit_sm received, whatever the answer. */
   received = 0;
+  /** When each submit_sm arrived, for which number, and from which port of the peer (which process, behind a link). */
+  readonly arrivals: Array<{ at: number; destination: string; peerPort: number }> = [];
 
   private onSubmit(session: SmppSession, pdu: Pdu): void {
     const index = this.received++;
+    this.arrivals.push({ at: Date.now(), destination: pdu.destination_addr, peerPort: session.socket.remotePort ?? 0 });
     const raw = this.nextId++;
     const messageId = this.options.idFormat === 'decimal' ? String(raw) : raw.toString(16);
     if (this.options.record === false) return void session.send(pdu.response({ message_id: messageId }));
