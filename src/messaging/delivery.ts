@@ -120,7 +120,8 @@ function firstPerMessage(reports: DeliveryReport[]): DeliveryReport[] {
  * statement text is the same for every batch and nothing is bound per message.
  */
 async function applyOnPostgres(trx: Transaction<Database>, reports: DeliveryReport[]): Promise<Applied[]> {
-  const all = firstPerMessage(reports);
+  // In id order, as every other writer of several messages takes them: no two transactions wait on each other.
+  const all = firstPerMessage(reports).sort((a, b) => a.messageId - b.messageId);
   const updated: Applied[] = [];
   for (let i = 0; i < all.length; i += 5000) {
     const batch = all.slice(i, i + 5000);

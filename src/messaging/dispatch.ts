@@ -398,11 +398,24 @@ async function keepClaimed<T>(
     renewing = true;
     const sentAt = Date.now();
     try {
+      // On PostgreSQL rows another transaction holds (a record, a receipt) are skipped, never waited for: a
+      // renewal that waits while holding the rows it renewed is one half of a deadlock.
       const rows = await ctx.db.kysely
         .updateTable('messages')
         .set({ claimed_until: sentAt + leaseMs })
         .where('id', 'in', ids)
         .where('claim_token', '=', token)
+        .$if(ctx.db.engine === 'postgres', (q) =>
+          q.where('id', 'in', (eb) =>
+            eb
+              .selectFrom('messages')
+              .select('id')
+              .where('id', 'in', ids)
+              .where('claim_token', '=', token)
+              .forUpdate()
+              .skipLocked(),
+          ),
+        )
         .returning('id')
         .execute();
       if (rows.length === ids.length) fence.renewed(sentAt);

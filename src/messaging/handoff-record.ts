@@ -1,6 +1,7 @@
-import { sql } from 'kysely';
+import { sql, type Transaction } from 'kysely';
 import type { AppContext, WithDb } from '../context.js';
-import { affected } from '../db/engine.js';
+import type { Database } from '../db/schema.js';
+import { affected, isPostgres } from '../db/engine.js';
 import type { SubmitOutcome } from '../carriers/driver.js';
 import { countReceipts } from './receipt-counts.js';
 import { closeUnsent, REFUSED_STATUS } from './close-unsent.js';
@@ -72,6 +73,7 @@ async function recordOutcomes(
 ): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
+    await lockInIdOrder(trx, batch);
     // The connector that took or refused each message (a router names it, and why), else the driver, with its cost then.
     const plain = new Map<string, { handedTo: HandedTo; ids: number[] }>();
     for (let k = 0; k < batch.length; k++) {
@@ -166,4 +168,24 @@ async function recordOutcomes(
         .where('claim_token', '=', token)
         .execute();
   });
+}
+
+/**
+ * PostgreSQL: the batch's messages locked first, in id order, as the claims, their renewals and the receipts take
+ * them. The writes below go by outcome (taken, refused, released), not by id, and another process's claim or
+ * record of the same messages (after a takeover) would otherwise wait on them in another order: a deadlock.
+ */
+async function lockInIdOrder(trx: Transaction<Database>, batch: Row[]): Promise<void> {
+  if (batch.length < 2 || !isPostgres(trx)) return;
+  await trx
+    .selectFrom('messages')
+    .select('id')
+    .where(
+      'id',
+      'in',
+      batch.map((r) => r.id),
+    )
+    .orderBy('id')
+    .forUpdate()
+    .execute();
 }

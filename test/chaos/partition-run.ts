@@ -76,7 +76,10 @@ async function cluster(size: PartitionSize) {
     CHAOS_REDIRECT: JSON.stringify([[smsc.port, links.smpp.port]]),
     NODE_OPTIONS: `${cli.env.NODE_OPTIONS ?? ''} --import=${pathToFileURL(resolve(import.meta.dirname, 'redirect.mjs'))}`,
   };
-  const stop = async (db: Db, children: Array<{ child: { exitCode: number | null; kill(s: string): void } }>) => {
+  const stop = async (
+    db: Db,
+    children: Array<{ child: { exitCode: number | null; kill(s: NodeJS.Signals): boolean } }>,
+  ) => {
     for (const c of children) if (c.child.exitCode === null) c.child.kill('SIGKILL');
     await db.close();
     for (const link of Object.values(links)) await link?.stop();
@@ -195,13 +198,13 @@ export async function partitionRun(cut: Cut, size: PartitionSize) {
       ...c.carrier.batches.flatMap((x) =>
         x.ids.map((id) => ({
           number: numberOf.get(id) ?? `#${id}`,
-          by: x.pid === pidA ? ('A' as const) : 'B',
+          by: x.pid === pidA ? ('A' as const) : ('B' as const),
           at: x.at,
         })),
       ),
       ...c.smsc.arrivals.map((x) => ({
         number: x.destination,
-        by: c.links.smpp.carried.has(x.peerPort) ? ('A' as const) : 'B',
+        by: c.links.smpp.carried.has(x.peerPort) ? ('A' as const) : ('B' as const),
         at: x.at,
       })),
     ];
