@@ -26,8 +26,7 @@ describe.runIf(url)('a database behind a network that falls silent', () => {
   let cutOff: Db;
   let direct: Db;
   beforeAll(async () => {
-    const u = new URL(url!);
-    link = await new SilentLink({ host: u.hostname, port: Number(u.port || 5432) }).start();
+    link = await SilentLink.toPostgres(url!);
     direct = await openDatabase(url!, { pgSchema: schema, limits: LIMITS });
     await sql`create table balances (id int primary key, credits int not null)`.execute(direct.kysely);
     await sql`insert into balances values (1, 100)`.execute(direct.kysely);
@@ -84,8 +83,7 @@ describe.runIf(url)('readiness of a service whose database falls silent', () => 
   let link: SilentLink;
   let h: Harness;
   beforeAll(async () => {
-    const u = new URL(url!);
-    link = await new SilentLink({ host: u.hostname, port: Number(u.port || 5432) }).start();
+    link = await SilentLink.toPostgres(url!);
     h = await startHarness('postgres', {
       env: { DATABASE_URL: link.through(url!), PG_STATEMENT_TIMEOUT_MS: '1500', PG_CONNECT_TIMEOUT_MS: '500' },
       worker: false,

@@ -61,10 +61,9 @@ async function cluster(size: PartitionSize) {
     WEBHOOK_HOST_CONCURRENCY: '32',
     RATE_LIMIT_PER_SECOND: '10000',
   });
-  const pgUrl = new URL(process.env.TEST_DATABASE_URL!);
   const carrierUrl = new URL(carrier.url);
   const links = {
-    db: await new SilentLink({ host: pgUrl.hostname, port: Number(pgUrl.port || 5432) }).start(),
+    db: await SilentLink.toPostgres(process.env.TEST_DATABASE_URL!),
     smpp: await new SilentLink({ host: '127.0.0.1', port: smsc.port }, { holdCloses: true }).start(),
     carrier: await new SilentLink({ host: '127.0.0.1', port: Number(carrierUrl.port) }).start(),
     http: null as SilentLink | null,

@@ -56,6 +56,12 @@ export class SilentLink {
     return this;
   }
 
+  /** A started link to the PostgreSQL server of `url` (port 5432 when the URL names none). */
+  static toPostgres(url: string): Promise<SilentLink> {
+    const u = new URL(url);
+    return new SilentLink({ host: u.hostname, port: Number(u.port || 5432) }).start();
+  }
+
   get port(): number {
     return (this.server!.address() as AddressInfo).port;
   }

@@ -15,8 +15,7 @@ describe.runIf(url)('SMPP hand-offs of a process cut off from PostgreSQL', () =>
   let link: SilentLink;
   let h: Harness;
   beforeAll(async () => {
-    const u = new URL(url!);
-    link = await new SilentLink({ host: u.hostname, port: Number(u.port || 5432) }).start();
+    link = await SilentLink.toPostgres(url!);
     h = await startHarness('postgres', {
       env: {
         ...SMPP_ENV,
