@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readConfig } from '../../src/config.js';
 
 const run = promisify(execFile);
 const UNITS_DIR = join(import.meta.dirname, '..', '..', 'deploy', 'systemd');
@@ -60,6 +61,20 @@ describe.each(UNITS)('deploy/systemd/%s', (unit) => {
 it('mensajero@.service takes its PORT from the instance name and runs one process', () => {
   const execStart = serviceSettings('mensajero@.service').get('ExecStart')?.[0];
   expect(execStart).toMatch(/^\/usr\/bin\/env PORT=%i WEB_CONCURRENCY=1 /);
+});
+
+it('mensajero.env.example is a configuration the service accepts once its secret is filled in', () => {
+  const lines = readFileSync(join(UNITS_DIR, 'mensajero.env.example'), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '' && !line.startsWith('#'));
+  const env = Object.fromEntries(
+    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  expect(env.MENSAJERO_SECRET).toBe('');
+  expect(env).toMatchObject({ SIMULATORS: 'false', DATA_DIR: '/var/lib/mensajero' });
+  for (const value of Object.values(env)) expect(value).not.toMatch(/[\s"']/);
+  const read = readConfig({ ...env, MENSAJERO_SECRET: 'ab'.repeat(32) });
+  expect('problems' in read ? read.problems : []).toEqual([]);
 });
 
 const systemdAnalyze = findSystemdAnalyze();
