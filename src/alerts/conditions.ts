@@ -177,7 +177,7 @@ export async function checkDisabledWebhooks(c: Check): Promise<void> {
 /**
  * carrier_demoted: a connector the route quality rule demoted (carrier_quality.demoted_at,
  * src/carriers/quality.ts) opens one episode, `since` its demotion. It ends quietly when the
- * connector recovers or is disabled; there is no "promoted" alert (the contract names none).
+ * connector recovers or is disabled; there is no "promoted" alert (docs/operators/metrics-and-alerts.md names none).
  */
 export async function checkDemoted(c: Check): Promise<void> {
   const db = c.db.kysely;

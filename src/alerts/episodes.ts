@@ -6,7 +6,7 @@ import type { AlertType, DeliveryChannel, EpisodeType } from './tables.js';
 
 export const ALERT_DELIVER_JOB = 'alerts.deliver';
 
-/** An alert's flat JSON body (CONTRACT): its type, its subject's fields, `since` in ISO 8601 UTC. */
+/** An alert's flat JSON body (docs/operators/metrics-and-alerts.md): its type, its subject's fields, `since` in ISO 8601 UTC. */
 export type AlertBody = { type: AlertType; since: string } & Record<string, string | number>;
 
 export const isoTime = (ms: number) => new Date(ms).toISOString();

@@ -1,6 +1,6 @@
 import type { Generated } from 'kysely';
 
-/** The operator alerts (CONTRACT, "Opt-outs, alerts and operational assets"). carrier_up closes a carrier_down episode. */
+/** The operator alerts (docs/operators/metrics-and-alerts.md, "Alerts"). carrier_up closes a carrier_down episode. */
 export type AlertType = 'carrier_down' | 'carrier_up' | 'carrier_demoted' | 'queue_delayed' | 'webhook_disabled';
 
 /** What opens an episode: every alert type except carrier_up, which closes a carrier_down one. */

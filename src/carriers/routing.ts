@@ -1,6 +1,6 @@
 import { PrefixTable } from '../lib/prefix-table.js';
 
-/** How a route shares its traffic among its connectors (CONTRACT: route strategies). */
+/** How a route shares its traffic among its connectors (docs/operators/carriers-and-routes.md, "Route strategies and quality failover"). */
 export const STRATEGIES = ['priority', 'least-cost', 'weighted'] as const;
 export type Strategy = (typeof STRATEGIES)[number];
 

@@ -7,7 +7,7 @@ import { shownEmail } from '../accounts/subaccount-email.js';
 export type CarrierRow = Selectable<CarriersTable>;
 export type RouteRow = Selectable<CarrierRoutesTable>;
 
-/** The simulator connector's name (CONTRACT.md). */
+/** The simulator connector's name (docs/operators/carriers-and-routes.md). */
 export const SIMULATOR = 'simulator';
 
 export const listCarriers = (db: Executor) => db.selectFrom('carriers').selectAll().orderBy('name').execute();

@@ -17,7 +17,7 @@ const otpStart = {
 };
 
 /**
- * Every request shape of spec/legacy-shapes.md, as integrations send it: the
+ * Every request shape of docs/api/compatibility.md, as integrations send it: the
  * service accepts each one, so a client that validates its requests against
  * /openapi.json (Ajv) must find each one allowed.
  */
@@ -246,7 +246,7 @@ const SHAPES: Array<[string, string, string, RequestShape]> = [
   ['webhook status "1"', 'post', '/webhook/status', { json: { status: 1 } }],
 ];
 
-describe('/openapi.json allows every request shape integrations send (spec/legacy-shapes.md)', () => {
+describe('/openapi.json allows every request shape integrations send (docs/api/compatibility.md)', () => {
   let h: Harness;
   let check: ReturnType<typeof requestValidator>;
   beforeAll(async () => {

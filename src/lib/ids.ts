@@ -3,7 +3,7 @@ import { v7 as uuidv7 } from 'uuid';
 
 /**
  * Unguessable identifiers that are still time-ordered, so indexes on hot
- * insert paths grow at their right edge (see DESIGN.md, "Measured").
+ * insert paths grow at their right edge (docs/contributors/performance.md, "Identifiers on hot insert paths").
  */
 export const timeOrderedId = (): string => uuidv7().replaceAll('-', '');
 

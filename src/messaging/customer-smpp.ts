@@ -20,7 +20,7 @@ export interface QueuedDeliverSm {
   message_state?: number;
 }
 
-/** STAT and message_state of a status code (CONTRACT, "SMPP server"). */
+/** STAT and message_state of a status code (docs/operators/smpp-server.md). */
 export function receiptState(code: number): { stat: string; state: number } {
   if (code === 0) return { stat: 'DELIVRD', state: 2 };
   if (code === 3) return { stat: 'EXPIRED', state: 3 };

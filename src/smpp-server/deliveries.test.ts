@@ -36,7 +36,7 @@ describeEngines('SMPP server: receipts and replies as deliver_sm', (engine) => {
       short_message: Buffer.from(gsmSeptets(text)),
     });
 
-  it('sends the receipt in the CONTRACT format, with receipted_message_id and message_state', async () => {
+  it('sends the receipt in the format of docs/operators/smpp-server.md, with receipted_message_id and message_state', async () => {
     const c = await smppCustomer(h);
     const { session } = await bindClient(h.smppPort, c.systemId, c.password);
     const got = collect(session);

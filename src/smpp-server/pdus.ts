@@ -29,7 +29,7 @@ export const Status = {
   QUERYFAIL: 0x67,
 } as const;
 
-/** A PDU is at least its 16-octet header and at most 64 KiB (CONTRACT); anything else closes the session. */
+/** A PDU is at least its 16-octet header and at most 64 KiB (docs/operators/smpp-server.md); anything else closes the session. */
 export const MIN_PDU = 16;
 export const MAX_PDU = 64 * 1024;
 if (smpp.PDU.maxLength < MAX_PDU) smpp.PDU.maxLength = MAX_PDU;

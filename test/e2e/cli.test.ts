@@ -14,7 +14,7 @@ describeEngines('mensajero CLI and serve', (engine) => {
     expect(r.json).toEqual({ migrated: true });
   });
 
-  it('administers an account while the service runs, as CONTRACT.md says', async () => {
+  it('administers an account while the service runs, as docs/operators/cli.md says', async () => {
     const serve = await startServe(e.env);
     try {
       const created = await runMensajero(

@@ -21,7 +21,7 @@ function runWithStdin(
 }
 
 /**
- * Several processes on one database is the PostgreSQL deployment (DESIGN.md):
+ * Several processes on one database is the PostgreSQL deployment (docs/operators/postgresql-and-processes.md):
  * two processes there; on SQLite (one process per file) the same scenario
  * with one process holding both binds.
  */

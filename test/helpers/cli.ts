@@ -86,13 +86,14 @@ export function runMensajeroJson(
  * Starts `mensajero serve` on a port the system picks (PORT=0: a port chosen
  * here and released before the child binds it could be taken meanwhile, which
  * gave EADDRINUSE), reads the port from the "mensajero is serving" log line,
- * and waits until /readyz answers.
+ * and waits until /readyz answers. `main`: the script to run, the built bundle unless another install's.
  */
 export async function startServe(
   env: Record<string, string>,
   args: string[] = [],
+  main = MAIN,
 ): Promise<{ child: ChildProcess; base: string; exited: Promise<number | null>; output: () => string }> {
-  const child = spawn(process.execPath, [MAIN, 'serve', ...args], {
+  const child = spawn(process.execPath, [main, 'serve', ...args], {
     env: { ...env, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

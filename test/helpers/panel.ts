@@ -25,7 +25,7 @@ export async function createOperator(h: Harness, email: string, password: string
     .execute();
 }
 
-/** Signs in through the form at /panel/ (the CONTRACT's names) and waits for the signed-in page. */
+/** Signs in through the form at /panel/ (the names of docs/operators/panel.md) and waits for the signed-in page. */
 export async function signIn(page: Page, base: string, email: string, password: string): Promise<void> {
   await page.goto(`${base}/panel/`);
   await page.fill('input[name=email]', email);

@@ -7,7 +7,7 @@ export const SIMULATOR_DLR_JOB = 'simulator.dlr';
 const national = (full: string) => full.slice(-10);
 
 /**
- * The delivery status the simulated carrier reports (CONTRACT.md): NN for
+ * The delivery status the simulated carrier reports (docs/api/sms.md, "Simulator"): NN for
  * 10-digit numbers 55500000NN with NN from 00 to 12, 0 (delivered) for
  * every other number.
  */
@@ -19,7 +19,7 @@ export function simulatedStatus(fullNumber: string): number {
 
 /**
  * Numbers the simulated carrier refuses outright at submission, to exercise
- * the refusal path (an addition to CONTRACT.md): 10-digit numbers starting
+ * the refusal path (docs/api/sms.md, "Simulator"): 10-digit numbers starting
  * with 5559999.
  */
 export const simulatedRefusal = (fullNumber: string): boolean => national(fullNumber).startsWith('5559999');

@@ -15,7 +15,7 @@ export function parseReceiptText(text: string): ReceiptFields {
   return { id: field('id'), stat: field('stat')?.toUpperCase() ?? null, err: field('err') };
 }
 
-/** stat → status code; null: not final (ACCEPTD, ENROUTE), nothing changes. CONTRACT.md fixes DELIVRD…UNKNOWN. */
+/** stat → status code; null: not final (ACCEPTD, ENROUTE), nothing changes. DELIVRD…UNKNOWN: docs/operators/carriers-and-routes.md, "Delivery receipts". */
 const STAT_CODES: Record<string, number | null> = {
   DELIVRD: 0,
   UNDELIV: 1,

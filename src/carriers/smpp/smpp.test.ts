@@ -35,7 +35,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
   afterAll(() => h.close());
   const { carrier, send, message, finalMessage } = smppTools(() => h);
 
-  it('sends the PDU the contract asks for: GSM data_coding 0 with @ and $ intact, TON/NPI, registered_delivery, flash as class 0', async () => {
+  it('sends the PDU docs/operators/carriers-and-routes.md describes: GSM data_coding 0 with @ and $ intact, TON/NPI, registered_delivery, flash as class 0', async () => {
     const { smsc } = await carrier({}, [], { prefix: '525511' });
     const a = await h.createAccount(100);
     await h.ctx.db.kysely

@@ -11,7 +11,7 @@ import { chatappCli } from './cli.js';
 /**
  * The chatapp-instances commands through the real CLI runner (commander
  * parsing, runCli, --json output) against a database that a running
- * service shares, as CONTRACT.md requires.
+ * service shares, as docs/operators/providers.md describes.
  */
 describeEngines('mensajero chatapp-instances', (engine) => {
   let e: CliEnv;

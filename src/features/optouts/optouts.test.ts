@@ -3,7 +3,7 @@ import { describeEngines, startHarness, type Harness } from '../../../test/helpe
 import { optoutTools } from '../../../test/helpers/optouts.js';
 import { formatLocal } from '../../lib/time.js';
 
-/** GET/POST/DELETE /optouts (CONTRACT.md, "Opt-outs, alerts and operational assets"). */
+/** GET/POST/DELETE /optouts (docs/operators/opt-outs.md). */
 describeEngines('GET/POST/DELETE /optouts', (engine) => {
   let h: Harness;
   beforeAll(async () => {

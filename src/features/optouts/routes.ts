@@ -14,7 +14,7 @@ const schema = (summary: string, reply: z.ZodType, input: { body?: z.ZodType; qu
   response: { 200: jsonSchema(reply) },
 });
 
-/** GET/POST/DELETE /optouts: the list of numbers the account's family does not send to (CONTRACT.md). */
+/** GET/POST/DELETE /optouts: the list of numbers the account's family does not send to (docs/operators/opt-outs.md). */
 export const optouts: Feature = {
   name: 'optouts',
   routes(api, ctx) {

@@ -3,7 +3,7 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../.
 import { freshPhone, otpClient, recordCarrier } from './testing.js';
 
 /**
- * sandbox on POST /v2/otp (spec/legacy-shapes.md, "OTP sandbox"): every
+ * sandbox on POST /v2/otp (docs/api/compatibility.md, "Sandbox on POST /v2/otp"): every
  * parameter and state rule is checked and the answer is the one a real
  * request would get, but nothing is sent, charged or written for the number.
  */

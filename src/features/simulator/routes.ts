@@ -23,7 +23,7 @@ const Body = z.object({
 });
 
 /**
- * POST /simulator/replies (CONTRACT.md): makes a number reply to the latest
+ * POST /simulator/replies (docs/api/sms.md): makes a number reply to the latest
  * message the account sent it through the simulator (one a real carrier took,
  * or not handed over yet, gets 404). A 10-digit number gets the country code
  * (default 52). Exists only while the simulators are on.

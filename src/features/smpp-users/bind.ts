@@ -6,7 +6,7 @@ import { CallerBusy } from '../../lib/fair-queue.js';
 import { verifyPassword } from '../../lib/passwords.js';
 import { acquireBindSlot, findSmppUser, liveBindCount, type NewBind, type SmppUserRow } from './store.js';
 
-/** command_status of a refused bind (CONTRACT, "SMPP server"). */
+/** command_status of a refused bind (docs/operators/smpp-server.md). */
 export const BindStatus = { BINDFAIL: 0x0d, INVPASWD: 0x0e, INVSYSID: 0x0f } as const;
 
 /** Failed binds counted per address and per system id within this window; over the limit, binds are refused unchecked. */

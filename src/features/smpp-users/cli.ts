@@ -62,7 +62,7 @@ function checkedPassword(raw: string | undefined): string | undefined {
   return smppPassword(raw);
 }
 
-/** `mensajero smpp-users add|list|set|remove|binds|kick` (CONTRACT, "SMPP server"). */
+/** `mensajero smpp-users add|list|set|remove|binds|kick` (docs/operators/smpp-server.md). */
 export function smppUserCommands(program: Command, run: CliRunner, readPassword = readStdinLine): void {
   const users = program.command('smpp-users').description('SMPP logins of accounts (customers binding to the service)');
   const limitOptions = (c: Command) =>

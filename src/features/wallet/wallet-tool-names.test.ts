@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { walletShops } from '../../../test/helpers/wallet.js';
 
-/** The official assistant-tool server reads wallets[] and contacts[] (spec/legacy-shapes.md); the spec names result[]. */
+/** The official assistant-tool server reads wallets[] and contacts[] (docs/api/compatibility.md); the interface names result[]. */
 describeEngines('wallet listings under the spec name and the tool server names', (engine) => {
   let h: Harness;
   beforeAll(async () => {
