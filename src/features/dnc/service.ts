@@ -94,7 +94,7 @@ function numberOfLine(line: number, text: string): string | null {
 
 /** The numbers of the input, IMPORT_CHUNK at a time, read as it streams. */
 async function* numberChunks(source: AsyncIterable<Buffer | string>, limits: ImportLimits) {
-  let chunk: string[] = [];
+  const chunk: string[] = [];
   try {
     for await (const { line, text } of numberedLines(source, limits)) {
       const number = numberOfLine(line, text);
