@@ -35,8 +35,9 @@ export const INLINE_SAFETY_NET_MS = 30_000;
  * and 429 sms_17 when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
  * A recipient on the account's opt-out list or on the deployment's
- * do-not-contact list (src/messaging/optouts.ts) is recorded closed with status 10, not charged, never dispatched, and its
- * confirmation event (status 10) is written here; the others go out as usual.
+ * do-not-contact list (src/messaging/optouts.ts) is recorded closed with
+ * status 10, not charged, never dispatched, and its confirmation event
+ * (status 10) and SMPP receipt are written here; the others go out as usual.
  * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
  * prompt dispatch, or with inlineDispatch hand the messages over yourself
  * (dispatchMessages, or ctx.handOff.add for shared rounds).
@@ -53,9 +54,9 @@ export async function submitMessages(
  * submitMessages for several requests of one account, channel and source at
  * once (the submit_sm of one turn of an SMPP bind): each keeps its campaign,
  * messages, answer and hand-off, but they share one price lookup, one
- * opt-out and do-not-contact query, one debit and the message INSERTs. Accepted all or none:
- * sms_07 when the balance does not cover them all, and the caller may then
- * submit them one by one to learn which fit.
+ * opt-out and do-not-contact query, one debit and the message INSERTs.
+ * Accepted all or none: sms_07 when the balance does not cover them all,
+ * and the caller may then submit them one by one to learn which fit.
  */
 export async function submitMessageBatch(
   trx: Transaction<Database>,
