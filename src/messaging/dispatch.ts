@@ -7,7 +7,7 @@ import { RetryLater } from '../jobs/worker.js';
 import { recordDurably } from './handoff-record.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
-import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutMessages } from './optouts.js';
+import { OPTOUT_STATUS, optedOutMessages } from './optouts.js';
 import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './close-unsent.js';
 import type { Channel, InlineClaim } from './types.js';
 import { recordAcceptedUnrecorded } from './accepted-unrecorded.js';
@@ -168,9 +168,9 @@ export async function dispatchMessages(
       now,
     );
     const optedOut = await closeOptedOut(ctx, candidates, new Set([...suspended, ...expired]));
-    const held = new Set([...suspended, ...expired, ...optedOut]);
+    const held = new Set([...suspended, ...expired, ...optedOut.keys()]);
     for (const id of held) {
-      const error = suspended.has(id) ? SUSPENDED_ERROR : expired.has(id) ? EXPIRED_ERROR : OPTOUT_ERROR;
+      const error = suspended.has(id) ? SUSPENDED_ERROR : expired.has(id) ? EXPIRED_ERROR : optedOut.get(id)!;
       results.push({ messageId: id, outcome: { ok: false, permanent: true, error } });
     }
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
@@ -294,25 +294,30 @@ async function closeSuspended(
 }
 
 /**
- * Messages to a number that opted out after they were accepted (scheduled
- * ones, a queue that waited) are never handed over either: closed with
- * status 10 and refunded, with their confirmation events.
+ * Messages to a number that opted out, or went on the do-not-contact list,
+ * after they were accepted (scheduled ones, a queue that waited) are never
+ * handed over either: closed with status 10 and refunded, with their
+ * confirmation events. Returns their ids with the error recorded.
  */
 async function closeOptedOut(
   ctx: Pick<AppContext, 'db' | 'worker'>,
   candidates: Array<{ id: number }>,
   held: Set<number>,
-): Promise<number[]> {
-  const ids = await optedOutMessages(
+): Promise<Map<number, string>> {
+  const found = await optedOutMessages(
     ctx.db.kysely,
     candidates.filter((c) => !held.has(c.id)).map((c) => c.id),
   );
-  if (ids.length === 0) return ids;
-  await ctx.db.kysely
-    .transaction()
-    .execute((trx) => closeUnsent(trx, ids, OPTOUT_STATUS, OPTOUT_ERROR, null, Date.now()));
+  if (found.size === 0) return found;
+  const now = Date.now();
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    for (const error of new Set(found.values())) {
+      const ids = [...found].filter(([, e]) => e === error).map(([id]) => id);
+      await closeUnsent(trx, ids, OPTOUT_STATUS, error, null, now);
+    }
+  });
   ctx.worker.nudge(); // confirmation events to deliver
-  return ids;
+  return found;
 }
 
 /** The columns a hand-off submits and records, which claim() returns. */

@@ -1,3 +1,4 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
 import type { OptoutSource } from '../features/optouts/tables.js';
@@ -10,6 +11,9 @@ export const OPTOUT_STATUS = 10;
 
 /** The error recorded on such a message. */
 export const OPTOUT_ERROR = 'not sent: the number opted out';
+
+/** …and on a message to a number of the deployment's do-not-contact list (src/features/dnc), same status 10. */
+export const DNC_ERROR = 'not sent: the number is on the do-not-contact list';
 
 const STOP_WORDS = new Set(['STOP', 'BAJA', 'ALTO', 'CANCELAR', 'UNSUBSCRIBE']);
 const START_WORDS = new Set(['ALTA', 'START', 'SUSCRIBIR']);
@@ -54,8 +58,9 @@ export async function optoutSettings(
 
 /**
  * One number (a single-recipient send, every OTP code) in one statement: the
- * number as its family's list holds it (null when it does not) and the
- * top-level account's OTP exemption.
+ * number as its family's list holds it (null when it does not), the
+ * top-level account's OTP exemption, and the number as the do-not-contact
+ * list holds it.
  */
 const oneNumberListed = compiledOnce((db, accountId: number, number: string) =>
   db
@@ -74,39 +79,52 @@ const oneNumberListed = compiledOnce((db, accountId: number, number: string) =>
           .select('optout_settings.exempt_otp')
           .where('optout_settings.account_id', '=', owner)
           .as('exempt_otp'),
+        eb.selectFrom('do_not_contact').select('do_not_contact.number').where('number', '=', number).as('dnc'),
       ];
     })
     .where('accounts.id', '=', accountId),
 );
 
 /**
- * The numbers among `numbers` that the account's list holds. OTP codes skip
- * the list when the top-level account exempts them.
+ * The numbers among `numbers` that are not sent to, each with the error its
+ * message records: those on the do-not-contact list (DNC_ERROR), then those
+ * on the account's family's opt-out list (OPTOUT_ERROR). `otp` is an OTP
+ * code in its standard text: the do-not-contact list (about unsolicited
+ * contact) never holds it back, the opt-out list only when the top-level
+ * account does not exempt codes. One statement for one number; for more,
+ * one per CHUNK numbers that reads both lists.
  */
-export async function optedOutAmong(
+export async function blockedAmong(
   db: Executor,
   accountId: number,
   numbers: string[],
   otp: boolean,
-): Promise<Set<string>> {
-  const found = new Set<string>();
+): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
   if (numbers.length === 0) return found;
   if (numbers.length === 1) {
     const row = (await oneNumberListed(db, accountId, numbers[0])).rows[0];
     if (!row) throw new Error(`no account ${accountId}`);
-    if (row.listed !== null && !(otp && Number(row.exempt_otp) === 1)) found.add(numbers[0]);
+    if (row.dnc !== null && !otp) found.set(numbers[0], DNC_ERROR);
+    else if (row.listed !== null && !(otp && Number(row.exempt_otp) === 1)) found.set(numbers[0], OPTOUT_ERROR);
     return found;
   }
   const owner = await listOwner(db, accountId);
   if (otp && (await optoutSettings(db, owner)).exemptOtp) return found;
   for (let i = 0; i < numbers.length; i += CHUNK) {
-    const rows = await db
+    const chunk = numbers.slice(i, i + CHUNK);
+    const inOptouts = db
       .selectFrom('optouts')
-      .select('number')
+      .select(['number', sql<number>`0`.as('dnc')])
       .where('account_id', '=', owner)
-      .where('number', 'in', numbers.slice(i, i + CHUNK))
-      .execute();
-    for (const r of rows) found.add(r.number);
+      .where('number', 'in', chunk);
+    const inDnc = db
+      .selectFrom('do_not_contact')
+      .select(['number', sql<number>`1`.as('dnc')])
+      .where('number', 'in', chunk);
+    for (const r of await (otp ? inOptouts : inDnc.unionAll(inOptouts)).execute())
+      if (Number(r.dnc) === 1) found.set(r.number, DNC_ERROR);
+      else if (!found.has(r.number)) found.set(r.number, OPTOUT_ERROR);
   }
   return found;
 }
@@ -179,12 +197,23 @@ export async function removeOptouts(db: Executor, owner: number, numbers: string
 }
 
 /**
- * Of these messages, those whose number went on their family's list after
- * they were accepted (a scheduled send, a queue that waited), OTP codes of a
- * family that exempts them left out.
+ * Of these messages, those whose number went on a list after they were
+ * accepted (a scheduled send, a queue that waited), each with the error to
+ * record: the do-not-contact list (OTP codes left out: a code accepted
+ * before its number was listed goes out within its short validity), or the
+ * family's opt-out list (OTP codes of a family that exempts them left out).
+ * One statement.
  */
-export async function optedOutMessages(db: Executor, messageIds: number[]): Promise<number[]> {
-  if (messageIds.length === 0) return [];
+export async function optedOutMessages(db: Executor, messageIds: number[]): Promise<Map<number, string>> {
+  if (messageIds.length === 0) return new Map();
+  const onDnc = db
+    .selectFrom('messages as m')
+    .innerJoin('do_not_contact as d', 'd.number', 'm.number')
+    .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
+    .select(['m.id', sql<number>`1`.as('dnc')])
+    .where('m.id', 'in', messageIds)
+    .whereRef('m.created_at', '<', 'd.created_at')
+    .where('c.source', '!=', 'otp');
   const rows = await db
     .selectFrom('messages as m')
     .innerJoin('accounts as a', 'a.id', 'm.account_id')
@@ -195,11 +224,16 @@ export async function optedOutMessages(db: Executor, messageIds: number[]): Prom
     )
     .innerJoin('campaigns as c', 'c.id', 'm.campaign_id')
     .leftJoin('optout_settings as s', 's.account_id', 'o.account_id')
-    .select('m.id')
+    .select(['m.id', sql<number>`0`.as('dnc')])
     .where('m.id', 'in', messageIds)
     // Later messages passed the list when accepted: held back then, or sent on purpose (an opt-out's confirmation).
     .whereRef('m.created_at', '<', 'o.created_at')
     .where((eb) => eb.or([eb('c.source', '!=', 'otp'), eb(eb.fn.coalesce('s.exempt_otp', eb.val(0)), '=', 0)]))
+    .unionAll(onDnc)
     .execute();
-  return rows.map((r) => Number(r.id));
+  const found = new Map<number, string>();
+  for (const r of rows)
+    if (Number(r.dnc) === 1) found.set(Number(r.id), DNC_ERROR);
+    else if (!found.has(Number(r.id))) found.set(Number(r.id), OPTOUT_ERROR);
+  return found;
 }

@@ -15,8 +15,9 @@ import type { Channel, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
-import { OPTOUT_ERROR, OPTOUT_STATUS, optedOutAmong } from './optouts.js';
+import { blockedAmong, OPTOUT_STATUS } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
+import { queueReceipts } from './customer-smpp.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 import { smsParts } from '../carriers/smpp/encoding.js';
 
@@ -33,9 +34,10 @@ export const INLINE_SAFETY_NET_MS = 30_000;
  * Throws ApiError sms_07 when the balance does not cover it (nothing written),
  * and 429 sms_17 when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
- * A recipient on the account's opt-out list (src/messaging/optouts.ts) is
- * recorded closed with status 10, not charged, never dispatched, and its
- * confirmation event (status 10) is written here; the others go out as usual.
+ * A recipient on the account's opt-out list or on the deployment's
+ * do-not-contact list (src/messaging/optouts.ts) is recorded closed with
+ * status 10, not charged, never dispatched, and its confirmation event
+ * (status 10) and SMPP receipt are written here; the others go out as usual.
  * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
  * prompt dispatch, or with inlineDispatch hand the messages over yourself
  * (dispatchMessages, or ctx.handOff.add for shared rounds).
@@ -52,9 +54,9 @@ export async function submitMessages(
  * submitMessages for several requests of one account, channel and source at
  * once (the submit_sm of one turn of an SMPP bind): each keeps its campaign,
  * messages, answer and hand-off, but they share one price lookup, one
- * opt-out query, one debit and the message INSERTs. Accepted all or none:
- * sms_07 when the balance does not cover them all, and the caller may then
- * submit them one by one to learn which fit.
+ * opt-out and do-not-contact query, one debit and the message INSERTs.
+ * Accepted all or none: sms_07 when the balance does not cover them all,
+ * and the caller may then submit them one by one to learn which fit.
  */
 export async function submitMessageBatch(
   trx: Transaction<Database>,
@@ -73,8 +75,8 @@ export async function submitMessageBatch(
   const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
   const blocked =
     sandbox || first.ignoreOptouts
-      ? new Set<string>()
-      : await optedOutAmong(trx, accountId, numbers, first.source === 'otp' && first.standardOtpText === true);
+      ? new Map<string, string>()
+      : await blockedAmong(trx, accountId, numbers, first.source === 'otp' && first.standardOtpText === true);
   // Each request's recipients, with their price: recipient k of the batch is priced.prices[k], times its parts.
   const partsOf = partsCounter(channel);
   let k = 0;
@@ -84,11 +86,13 @@ export async function submitMessageBatch(
       const one = req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
       k++;
       const price = { ...one, units: one.units * partsOf(r.text ?? req.text, req.flash === true) };
-      return { ...r, price, blocked: blocked.has(r.number) };
+      // blocked: the error recorded for a recipient not sent to (opt-out, do-not-contact), else undefined.
+      return { ...r, price, blocked: blocked.get(r.number) };
     }),
   }));
   let total = 0;
-  if (!sandbox) for (const { recipients } of sends) for (const r of recipients) if (!r.blocked) total += r.price.units;
+  if (!sandbox)
+    for (const { recipients } of sends) for (const r of recipients) if (r.blocked === undefined) total += r.price.units;
   const debit = await debitCredits(trx, accountId, total);
   if (!debit) throw new ApiError(400, 'sms_07');
   if (debit.lowBalance) await recordLowBalance(trx, accountId);
@@ -113,7 +117,7 @@ export async function submitMessageBatch(
     const inline = req.inlineDispatch === true && !scheduledAt;
     return recipients.map((r) => ({
       ...sendable(sandbox, scheduledAt, r.price.units),
-      ...(r.blocked ? optedOut(now) : {}),
+      ...(r.blocked !== undefined ? optedOut(now, r.blocked) : {}),
       account_id: accountId,
       campaign_id: campaigns[i],
       reference: r.reference ?? timeOrderedId(),
@@ -135,19 +139,29 @@ export async function submitMessageBatch(
       created_at: now,
       sent_at: null,
       // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
-      claimed_until: inline && !r.blocked ? (req.claimedBy?.until ?? null) : null,
-      claim_token: inline && !r.blocked ? (req.claimedBy?.token ?? null) : null,
+      claimed_until: inline && r.blocked === undefined ? (req.claimedBy?.until ?? null) : null,
+      claim_token: inline && r.blocked === undefined ? (req.claimedBy?.token ?? null) : null,
     }));
   });
   const ids = await insertMessages(trx, rows.flat());
-  if (blocked.size > 0)
+  if (blocked.size > 0) {
+    const closed = rows.flat().filter((r) => r.dlr_code === OPTOUT_STATUS);
     await recordEvents(
       trx,
-      rows
-        .flat()
-        .filter((r) => r.stage === 2)
-        .map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
+      closed.map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
     );
+    // An SMPP customer that asked for receipts gets this one too (REJECTD), as for any final state.
+    await queueReceipts(
+      trx,
+      closed.map((r) => ({
+        id: ids.get(r.reference)!,
+        account_id: accountId,
+        meta: r.meta,
+        code: OPTOUT_STATUS,
+        at: now,
+      })),
+    );
+  }
   const results: SubmitResult[] = [];
   for (let i = 0; i < sends.length; i++) {
     const { req, recipients } = sends[i];
@@ -159,7 +173,7 @@ export async function submitMessageBatch(
     const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
     // A validity end keeps the job, due then: a message still unsent is closed as expired at that end, not a sweep later.
     const swept = inline && req.claimedBy !== undefined && req.validUntil == null;
-    if (!sandbox && !swept && recipients.some((r) => !r.blocked))
+    if (!sandbox && !swept && recipients.some((r) => r.blocked === undefined))
       await enqueue(
         trx,
         DISPATCH_JOB,
@@ -170,8 +184,8 @@ export async function submitMessageBatch(
       campaignId: campaigns[i],
       references: rows[i].map((r) => ({ reference: r.reference, number: r.number })),
       messageIds: rows[i].map((r) => ids.get(r.reference)!),
-      creditUnits: sandbox ? 0 : recipients.reduce((sum, r) => sum + (r.blocked ? 0 : r.price.units), 0),
-      optedOut: [...new Set(recipients.filter((r) => r.blocked).map((r) => r.number))],
+      creditUnits: sandbox ? 0 : recipients.reduce((sum, r) => sum + (r.blocked !== undefined ? 0 : r.price.units), 0),
+      optedOut: [...new Set(recipients.filter((r) => r.blocked !== undefined).map((r) => r.number))],
     });
   }
   return results;
@@ -217,14 +231,14 @@ function sendable(sandbox: boolean, scheduledAt: number | null, unit: number) {
   };
 }
 
-/** …and, to an opted-out number, closed at once: never charged, never handed over. */
-function optedOut(now: number) {
+/** …and, to an opted-out or do-not-contact number, closed at once: never charged, never handed over. */
+function optedOut(now: number, error: string) {
   return {
     price_units: 0,
     stage: 2,
     status: 'refused' as MessageStatus,
     dlr_code: OPTOUT_STATUS,
-    error: OPTOUT_ERROR,
+    error,
     dlr_at: now,
   };
 }

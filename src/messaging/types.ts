@@ -75,6 +75,6 @@ export interface SubmitResult {
   messageIds: number[];
   /** Credit units charged for the whole request (0 in sandbox). */
   creditUnits: number;
-  /** The recipients on the opt-out list: recorded with status 10, not charged, not sent. */
+  /** The recipients on the opt-out or the do-not-contact list: recorded with status 10, not charged, not sent. */
   optedOut: string[];
 }
