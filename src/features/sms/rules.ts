@@ -3,7 +3,7 @@ import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { findUrls } from '../../text/urls.js';
-import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../../phone/numbers.js';
 import type { ChannelNumbers } from '../../phone/accepted.js';
 import type { Recipient } from '../../messaging/types.js';
 
@@ -13,7 +13,7 @@ defineMessages({
     'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link)',
   sms_03: 'numbers is required: comma-separated 10-digit numbers',
   sms_04:
-    'A number is malformed: 10 digits without country code, or the country code and 10 digits with find_country_code 1',
+    "A number is malformed: 10 digits without country code (another country's own length for its code), or with its country code with find_country_code 1",
   sms_05: 'country_code is missing',
   sms_06: 'The campaign name is longer than 100 characters',
   sms_11: 'sent_messages',
@@ -51,7 +51,8 @@ export interface NumberRules {
  * sms_15 over 500, sms_04 malformed, sms_05/sms_18 country code missing or
  * unsupported, sms_24 a number that is not a mobile or geographic line the
  * channel sends to (premium, toll-free, +1 outside NANP_ALLOWED_REGIONS…),
- * sms_16 a repeat. A number is 10 national digits; with find_country_code 1 it starts
+ * sms_16 a repeat. A number is 10 national digits (another country of the
+ * list: its own length, see hasNationalLength); with find_country_code 1 it starts
  * with its country code, which libphonenumber's metadata splits off
  * (`15512345678` → 1 + 5512345678, `525512345678` → 52 + 5512345678).
  * Numbers are taken as clients write them: spaces, dashes and dots are
@@ -71,29 +72,39 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
   const recipients: Recipient[] = [];
   for (const part of parts) {
     const { digits, international } = splitWritten(cleanNumber(part));
-    if (!/^\d{10,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
+    if (!/^\d{4,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
     let countryCode: string;
     let national: string;
     if (rules.findCountryCode || international) {
-      // A country code and 10 national digits: at least 11 digits.
-      const split = digits.length > 10 ? splitCountryCode(digits) : null;
-      if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      if (!rules.numbers.countryCodes.has(split.countryCode))
-        throw new ApiError(400, 'sms_18', undefined, { number: digits });
-      if (split.national.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      ({ countryCode, national } = split);
+      ({ countryCode, national } = splitNumber(digits, rules.numbers.countryCodes));
     } else {
-      if (digits.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
       countryCode = requestCountryCode;
       national = digits;
     }
-    if (rules.numbers.refusal(countryCode, national)) throw new ApiError(400, 'sms_24', undefined, { number: digits });
+    const refused = rules.numbers.refusal(countryCode, national);
+    if (refused) throw new ApiError(400, refused === 'number' ? 'sms_24' : 'sms_04', undefined, { number: digits });
     const full = countryCode + national;
     if (seen.has(full)) throw new ApiError(400, 'sms_16', undefined, { number: digits });
     seen.add(full);
     recipients.push({ countryCode, number: full });
   }
   return recipients;
+}
+
+/**
+ * A number written with its country code → the two (sms_04 when no country
+ * code is found, sms_18 when it is not served). A country code and 10
+ * national digits is at least 11 digits: a shorter number is malformed unless
+ * its country code is one of the channel's whose numbers are shorter (+34…).
+ */
+function splitNumber(digits: string, countryCodes: ReadonlySet<string>): { countryCode: string; national: string } {
+  const split = splitCountryCode(digits);
+  if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
+  const served = countryCodes.has(split.countryCode);
+  if (digits.length <= 10 && (!served || TEN_DIGIT_CODES.has(split.countryCode)))
+    throw new ApiError(400, 'sms_04', undefined, { number: digits });
+  if (!served) throw new ApiError(400, 'sms_18', undefined, { number: digits });
+  return split;
 }
 
 /** The text to send, with the URL to shorten when shorten_url is 1. */
