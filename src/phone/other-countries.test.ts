@@ -18,7 +18,11 @@ describeEngines('numbers of other countries', (engine) => {
 
   const credit = async () => (await h.post('/credits/consult', {}, a.apikey)).body.credit as number;
   const stored = (reference: string) =>
-    h.ctx.db.kysely.selectFrom('messages').select(['number', 'price_units']).where('reference', '=', reference).execute();
+    h.ctx.db.kysely
+      .selectFrom('messages')
+      .select(['number', 'price_units'])
+      .where('reference', '=', reference)
+      .execute();
   const send = (body: Record<string, unknown>) => h.post('/sms/send', { message: 'Hola', ...body }, a.apikey);
 
   it('sends to 34 612345678 in every written form, stored as 34612345678 and charged', async () => {

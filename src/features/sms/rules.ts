@@ -1,7 +1,8 @@
 import { normaliseHttpUrl } from '../../http/redirect.js';
 import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
-import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
+import { gsm7Length, isGsm7, toGsm7 as gsm7 } from '../../text/gsm7.js';
+import { smsParts } from '../../carriers/smpp/encoding.js';
 import { findUrls } from '../../text/urls.js';
 import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../../phone/numbers.js';
 import type { ChannelNumbers } from '../../phone/accepted.js';
@@ -10,7 +11,7 @@ import type { Recipient } from '../../messaging/types.js';
 defineMessages({
   sms_01: 'The message is empty',
   sms_02:
-    'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link)',
+    'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link), or than the SMS parts the account may send (max_parts)',
   sms_03: 'numbers is required: comma-separated 10-digit numbers',
   sms_04:
     "A number is malformed: 10 digits without country code (another country's own length for its code), or with its country code with find_country_code 1",
@@ -37,6 +38,27 @@ defineMessages({
 
 export const MAX_RECIPIENTS = 500;
 export const MAX_SMS_LENGTH = 160;
+/** The most SMS parts a long message of an account with long SMS on is sent in (10 × 153 GSM-7 characters). */
+export const MAX_LONG_PARTS = 10;
+
+/**
+ * What an account may send over HTTP (`accounts set --long-sms`, `--unicode`).
+ * Both off: one SMS of 160 GSM-7 characters, others replaced (the spec's rule).
+ */
+export interface TextRules {
+  /** Up to MAX_LONG_PARTS concatenated parts. */
+  long: boolean;
+  /** A text GSM-7 cannot hold goes as it is (UCS-2), not replaced. */
+  unicode: boolean;
+}
+
+export const ONE_GSM_SMS: TextRules = { long: false, unicode: false };
+
+/** The text rules of an account from its caller row (its own settings, else its parent's). */
+export const textRulesOf = (a: { long_sms: number; unicode_sms: number }): TextRules => ({
+  long: a.long_sms === 1,
+  unicode: a.unicode_sms === 1,
+});
 
 export interface NumberRules {
   findCountryCode: boolean;
@@ -115,7 +137,7 @@ export interface ComposedText {
   shortenedUrl: string | null;
 }
 
-/** Longer input cannot fit 160 characters whatever transliteration does to it; refused before any work. */
+/** Longer input cannot fit 160 characters, nor 10 parts, whatever transliteration does to it; refused before any work. */
 const MAX_INPUT = 2000;
 
 /**
@@ -125,9 +147,11 @@ const MAX_INPUT = 2000;
  * The 160 check is separate (checkLength) because a read-confirmation link
  * is appended after.
  */
-export function composeText(message: string, shortLink: string | null): ComposedText {
+export function composeText(message: string, shortLink: string | null, rules = ONE_GSM_SMS): ComposedText {
   if (message.trim() === '') throw new ApiError(400, 'sms_01');
   if (message.length > MAX_INPUT) throw new ApiError(400, 'sms_02');
+  // Unicode on: a text GSM-7 cannot hold is kept as written (the carrier gets it in UCS-2).
+  const toGsm7 = rules.unicode && !isGsm7(message) ? (s: string) => s : gsm7;
   if (shortLink === null) {
     const text = toGsm7(message);
     if (text.trim() === '') throw new ApiError(400, 'sms_01');
@@ -144,9 +168,21 @@ export function composeText(message: string, shortLink: string | null): Composed
   return { text, shortenedUrl: target };
 }
 
-/** sms_02 when the final text (links included: they are sent) passes 160 GSM-7 characters. */
-export function checkLength(finalText: string): void {
-  if (gsm7Length(finalText) > MAX_SMS_LENGTH) throw new ApiError(400, 'sms_02');
+/**
+ * sms_02 when the final text (links included: they are sent) passes 160 GSM-7
+ * characters; for an account with long SMS or Unicode on, when it needs more
+ * SMS parts than it may send (1, or MAX_LONG_PARTS with long SMS), counted as
+ * the carrier connector splits and charges it (smsParts: 160/153 GSM-7,
+ * 70/67 UCS-2). Then the error says `parts` and `max_parts`.
+ */
+export function checkLength(finalText: string, rules = ONE_GSM_SMS): void {
+  if (!rules.long && !rules.unicode) {
+    if (gsm7Length(finalText) > MAX_SMS_LENGTH) throw new ApiError(400, 'sms_02');
+    return;
+  }
+  const max = rules.long ? MAX_LONG_PARTS : 1;
+  const parts = smsParts(finalText);
+  if (parts > max) throw new ApiError(400, 'sms_02', undefined, { parts, max_parts: max });
 }
 
 const MAX_EXTRA_PARAMS = 4096;

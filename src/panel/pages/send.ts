@@ -5,7 +5,7 @@ import { toCredits } from '../../accounts/credits.js';
 import { selectCaller } from '../../accounts/index.js';
 import { SendBody } from '../../features/sms/schemas.js';
 import { sendSms } from '../../features/sms/service.js';
-import { MAX_SMS_LENGTH, parseRecipients } from '../../features/sms/rules.js';
+import { MAX_SMS_LENGTH, parseRecipients, textRulesOf } from '../../features/sms/rules.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { listOrFail } from '../../features/contacts/service.js';
 import { allLists } from '../../features/lists/service.js';
@@ -164,7 +164,7 @@ ${was('message')}</textarea>
       },
       'sms_04',
     );
-    const result = await sendSms(ctx, accountOf(v).id, input);
+    const result = await sendSms(ctx, accountOf(v).id, input, textRulesOf(caller));
     return { done: 'sent_ok', count: result.total_messages };
   });
   return section;
