@@ -11,7 +11,10 @@ describeEngines('numbers of other countries', (engine) => {
   let h: Harness;
   let a: TestAccount;
   beforeAll(async () => {
-    h = await startHarness(engine, { worker: false, env: { SMS_COUNTRY_CODES: '52,1,57,34' } });
+    h = await startHarness(engine, {
+      worker: false,
+      env: { SMS_COUNTRY_CODES: '52,1,57,34', PAYMENT_COUNTRY_CODES: '52,34' },
+    });
     a = await h.createAccount(1000);
   });
   afterAll(() => h.close());
@@ -66,7 +69,7 @@ describeEngines('numbers of other countries', (engine) => {
     expect((await send({ numbers: '791112345', country_code: '44' })).body.code).toBe('sms_18');
   });
 
-  it('sends an OTP to 34 612345678 by SMS; a wrong length is refused as an unsupported number', async () => {
+  it('sends an OTP and a payment link to 34 612345678; a wrong length is refused as an unsupported number', async () => {
     const ok = await h.post(
       '/v2/otp',
       { phone_number: '612345678', country_code: '34', company: 'Acme', channel: 'sms' },
@@ -79,6 +82,14 @@ describeEngines('numbers of other countries', (engine) => {
       a.apikey,
     );
     expect(bad.body).toMatchObject({ success: false, error: 'otp_number_unsupported', field: 'phone_number' });
+    const pay = (number: string) =>
+      h.post(
+        '/paymentrequest/send',
+        { number, country_code: '34', template: 'F1', message: 'Paga', amount: 100 },
+        a.apikey,
+      );
+    expect((await pay('612345678')).status).toBe(200);
+    expect((await pay('61234567')).body.code).toBe('payment_02');
   });
 
   it('stores contacts and opt-outs of 34 by their country length; an opted-out 34 number is not charged', async () => {
