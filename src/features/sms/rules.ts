@@ -185,6 +185,18 @@ export function checkLength(finalText: string, rules = ONE_GSM_SMS): void {
   if (parts > max) throw new ApiError(400, 'sms_02', undefined, { parts, max_parts: max });
 }
 
+/**
+ * What the panel's counter shows of a final text: its length in the units of
+ * its coding (GSM-7 septets, or UTF-16 units for UCS-2), the most the account
+ * may send in them, and the SMS parts it is charged for (checkLength's rule).
+ */
+export function textCapacity(text: string, rules = ONE_GSM_SMS): { length: number; max: number; parts: number } {
+  if (!rules.long && !rules.unicode) return { length: gsm7Length(text), max: MAX_SMS_LENGTH, parts: 1 };
+  const parts = rules.long ? MAX_LONG_PARTS : 1;
+  if (isGsm7(text)) return { length: gsm7Length(text), max: parts === 1 ? 160 : 153 * parts, parts: smsParts(text) };
+  return { length: text.length, max: parts === 1 ? 70 : 67 * parts, parts: smsParts(text) };
+}
+
 const MAX_EXTRA_PARAMS = 4096;
 
 /**
