@@ -19,6 +19,9 @@ export type AuthenticatedAccount = Pick<
   'id' | 'email' | 'credits' | 'parent_id' | 'allow_ips' | 'rate_limit_per_sec'
 > & {
   rate_bucket: number;
+  /** 1 when the account (or, without its own setting, its parent) sends long SMS / Unicode over HTTP. */
+  long_sms: number;
+  unicode_sms: number;
   /** The API key the request came with (its id, never the key): the trace shows what accepted a message. */
   key_id?: number | string;
 };
@@ -48,6 +51,8 @@ export function selectCaller(db: Executor) {
       sql<number>`case when accounts.rate_limit_per_sec is null and accounts.parent_id is not null then accounts.parent_id else accounts.id end`.as(
         'rate_bucket',
       ),
+      sql<number>`coalesce(accounts.long_sms, parent.long_sms, 0)`.as('long_sms'),
+      sql<number>`coalesce(accounts.unicode_sms, parent.unicode_sms, 0)`.as('unicode_sms'),
     ])
     .where('accounts.status', '=', 'active')
     .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]));

@@ -22,6 +22,7 @@ import { formatMoney, parseMoney } from '../lib/money.js';
 import type { Channel } from '../messaging/types.js';
 import { optoutSettings } from '../messaging/optouts.js';
 import { OPTOUT_OPTIONS, optoutChanges } from './optout-options.js';
+import { SMS_TEXT_OPTIONS, smsTextChanges, smsTextSettings } from './sms-text-options.js';
 
 export function settingsOf(a: Account) {
   return {
@@ -183,6 +184,8 @@ export function accountCommands(program: Command, run: CliRunner): void {
     .option(...OPTOUT_OPTIONS[1])
     .option('--low-balance <n>', 'credits below which the account gets one low_balance event per crossing, or off')
     .option('--credit-value <amount>', 'money per credit, up to 4 decimals, or default (CREDIT_VALUE)')
+    .option(...SMS_TEXT_OPTIONS[0])
+    .option(...SMS_TEXT_OPTIONS[1])
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
@@ -199,8 +202,10 @@ export function accountCommands(program: Command, run: CliRunner): void {
             | 'low_balance_units'
             | 'low_balance_sent'
             | 'credit_value'
+            | 'long_sms'
+            | 'unicode_sms'
           >
-        > = {};
+        > = smsTextChanges(o);
         if (o.lowBalance !== undefined) Object.assign(changes, lowBalanceSetting(o.lowBalance));
         if (o.creditValue !== undefined) changes.credit_value = creditValueOption(o.creditValue);
         if (o.webhookMethod !== undefined) {
@@ -251,8 +256,10 @@ export function accountCommands(program: Command, run: CliRunner): void {
           if (optout && setOptoutSettings) await setOptoutSettings(trx, account.id, optout);
         });
         const { exemptOtp, confirmation } = await optoutSettings(ctx.db.kysely, account.parent_id ?? account.id);
+        const updated = await requireAccount(ctx, o.email, o.parent);
         return {
-          ...settingsOf(await requireAccount(ctx, o.email, o.parent)),
+          ...settingsOf(updated),
+          ...(await smsTextSettings(ctx.db.kysely, updated)),
           prices: await pricesOf(ctx, account.id),
           credit_value: formatMoney(
             (await accountPricing(ctx.db.kysely, account.id, 'sms')).creditValue ?? ctx.config.CREDIT_VALUE,

@@ -49,6 +49,10 @@ export interface AccountsTable {
   low_balance_sent: Generated<number>;
   /** Money per credit in ten-thousandths of COST_CURRENCY; null: CREDIT_VALUE (migration 0034). */
   credit_value?: number | null;
+  /** 1: long SMS over HTTP (concatenated parts); 0 off; null as its parent, off at the top (migration 0045). */
+  long_sms?: number | null;
+  /** 1: texts GSM-7 cannot hold go as UCS-2 instead of being replaced; 0 off; null as its parent (migration 0045). */
+  unicode_sms?: number | null;
 }
 
 export interface ApiKeysTable {

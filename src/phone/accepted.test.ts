@@ -11,14 +11,15 @@ describe('channelNumbers', () => {
     ['sms', '52', '5550000012', null],
     ['sms', '52', '9001234567', 'number'],
     ['sms', '52', '8001234567', 'number'],
-    ['sms', '52', '1234', 'number'],
+    ['sms', '52', '1234', 'length'],
+    ['sms', '52', '551234567', 'length'],
     ['sms', '1', '2125551234', null],
     ['sms', '1', '4165551234', null],
     ['sms', '1', '8762101234', 'number'],
     ['sms', '1', '9002345678', 'number'],
     ['sms', '1', '8005551234', 'number'],
     ['sms', '1', '5005551234', 'number'],
-    ['sms', '1', '5551234', 'number'],
+    ['sms', '1', '5551234', 'length'],
     ['sms', '57', '3001234567', null],
     ['sms', '57', '6012345678', null],
     ['sms', '34', '612345678', 'country'],
@@ -30,6 +31,25 @@ describe('channelNumbers', () => {
     ['chatapp', '52', '9001234567', 'number'],
   ])('%s: +%s %s → %s', (channel, cc, national, refusal) => {
     expect(channelNumbers(config, channel).refusal(cc, national)).toBe(refusal);
+  });
+
+  it.each<[SendChannel, string, string, string | null]>([
+    ['sms', '34', '612345678', null],
+    ['sms', '34', '712345678', null],
+    ['sms', '34', '61234567', 'length'],
+    ['sms', '34', '6123456789', 'length'],
+    ['sms', '34', '0612345678', 'length'],
+    ['sms', '34', '912345678', 'number'],
+    ['sms', '34', '901234567', 'number'],
+    ['sms', '34', '800123456', 'number'],
+    ['rcs', '34', '612345678', null],
+    ['sms', '44', '7911123456', null],
+    ['sms', '44', '2079460000', 'number'],
+    ['sms', '354', '6111234', null],
+    ['sms', '999', '612345678', 'country'],
+  ])('SMS_COUNTRY_CODES=52,1,57,34,44,354,999 %s: +%s %s → %s', (channel, cc, national, refusal) => {
+    const wider = { ...config, SMS_COUNTRY_CODES: '52,1,57,34,44,354' };
+    expect(channelNumbers(wider, channel).refusal(cc, national)).toBe(refusal);
   });
 
   it('accepts +1 numbers of the regions NANP_ALLOWED_REGIONS lists', () => {

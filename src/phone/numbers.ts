@@ -1,4 +1,26 @@
-import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
+import { parsePhoneNumberFromString, validatePhoneNumberLength } from 'libphonenumber-js/max';
+
+/**
+ * The default country codes (Mexico, NANP, Colombia), whose national numbers
+ * are 10 digits: for them the rule is exactly 10 digits, as it always was.
+ */
+export const TEN_DIGIT_CODES: ReadonlySet<string> = new Set(['52', '1', '57']);
+
+/**
+ * Whether `national` (digits, without country code or trunk prefix) has the
+ * length of its country's numbers: 10 digits for TEN_DIGIT_CODES, otherwise
+ * a length libphonenumber's metadata gives the country (`612345678` for 34).
+ * The one length rule of numbers written with a country code apart.
+ */
+export function hasNationalLength(countryCode: string, national: string): boolean {
+  if (TEN_DIGIT_CODES.has(countryCode)) return /^\d{10}$/.test(national);
+  if (!/^\d{4,14}$/.test(national) || !/^[1-9]\d{0,3}$/.test(countryCode)) return false;
+  try {
+    return validatePhoneNumberLength(national, { defaultCallingCode: countryCode }) === undefined;
+  } catch {
+    return false; // a calling code the metadata does not know
+  }
+}
 
 /**
  * Splits a full international number (digits only, no '+') into its country

@@ -86,10 +86,10 @@ function recipientNumber(input: ChatappSendInput, rule: ChannelNumbers): string 
     national = digits.slice(2);
   } else {
     if (!rule.countryCodes.has(cleanCountryCode(input.country_code ?? '52'))) throw badRequest('whatsapp_06');
-    if (!/^\d{10}$/.test(digits)) throw badRequest('whatsapp_05');
     national = digits;
   }
-  if (rule.refusal('52', national)) throw badRequest('whatsapp_05');
+  // Chat-app serves 52 only; the rule refuses a national number that is not 10 digits ('length') as any other.
+  if (!/^\d+$/.test(national) || rule.refusal('52', national)) throw badRequest('whatsapp_05');
   return `52${national}`;
 }
 

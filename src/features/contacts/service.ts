@@ -4,7 +4,14 @@ import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { formatLocal, parseLocal } from '../../lib/time.js';
-import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten } from '../../phone/numbers.js';
+import {
+  cleanCountryCode,
+  cleanNumber,
+  hasNationalLength,
+  splitCountryCode,
+  splitWritten,
+  TEN_DIGIT_CODES,
+} from '../../phone/numbers.js';
 import {
   copyContact,
   deleteContact,
@@ -47,7 +54,8 @@ const COUNTRY_CODE = /^\+?(\d{1,3})$/;
 
 /**
  * The number as stored: country code + national number, digits only.
- * Without findCountryCode the number is the 10-digit national number (a
+ * Without findCountryCode the number is the 10-digit national number (or,
+ * for a country code other than 52, 1 and 57, one of its country's length; a
  * number already starting with the given country code is accepted too).
  * With findCountryCode a longer number carries its own country code, read
  * from libphonenumber's metadata; a 10-digit one is still national.
@@ -61,6 +69,9 @@ export function normalizeNumber(
   // As clients write them: '55 1234-5678', '+52 55 1234 5678' (with its country code), country code '+52' or '052'.
   const { digits, international } = splitWritten(cleanNumber(raw));
   const cc = COUNTRY_CODE.exec(cleanCountryCode(countryCodeInput))?.[1];
+  // A country whose numbers are not 10 digits (34: 612345678): its own length (the send path's rule).
+  if (cc && !international && !TEN_DIGIT_CODES.has(cc) && hasNationalLength(cc, digits))
+    return { countryCode: cc, number: cc + digits };
   if (!/^\d{10,15}$/.test(digits) || !cc) return null;
   if (digits.length === NATIONAL_DIGITS && !international) return { countryCode: cc, number: cc + digits };
   if (findCountryCode || international) {

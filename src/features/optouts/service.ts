@@ -15,6 +15,7 @@ import {
 } from '../../messaging/optouts.js';
 
 export { MAX_CONFIRMATION, optoutSettings };
+import { hasNationalLength, TEN_DIGIT_CODES } from '../../phone/numbers.js';
 import { MAX_NUMBERS, PAGE_SIZE } from './schemas.js';
 import type { OptoutSource } from './tables.js';
 
@@ -30,8 +31,9 @@ export interface OptoutEntry {
 }
 
 /**
- * The full numbers written in `raw` (comma-separated): 10 digits take
- * `countryCode`; `+` and 11 to 15 digits is a full number. Spaces, dashes,
+ * The full numbers written in `raw` (comma-separated): 10 digits (or a
+ * national number of the length of `countryCode`'s country, when that is not
+ * 52, 1 or 57) take `countryCode`; `+` and 11 to 15 digits is a full number. Spaces, dashes,
  * dots and parentheses are ignored. One malformed number refuses them all
  * (optout_05, with the number); repeats count once.
  */
@@ -51,7 +53,10 @@ export function parseNumbers(raw: string, countryCode = '52'): string[] {
 /** One written number as stored (country code and digits), or null when it is malformed (see parseNumbers). */
 export function fullNumber(written: string, countryCode = '52'): string | null {
   const digits = written.replace(/[\s().-]/g, '');
-  if (/^\d{10}$/.test(digits)) return countryCode.replace(/^\+/, '') + digits;
+  const cc = countryCode.replace(/^\+/, '');
+  if (/^\d{10}$/.test(digits)) return cc + digits;
+  // A country whose numbers are not 10 digits (34: 612345678): its own length (the send path's rule).
+  if (!TEN_DIGIT_CODES.has(cc) && hasNationalLength(cc, digits)) return cc + digits;
   return /^\+\d{11,15}$/.test(digits) ? digits.slice(1) : null;
 }
 

@@ -91,7 +91,7 @@ export function checkNumber(ctx: WithConfig, p: Pick<CreateParams, 'channel' | '
       field: 'country_code',
     });
   }
-  if (refused === 'number') {
+  if (refused === 'number' || refused === 'length') {
     const nanp = p.country_code === '1' ? ` +1 numbers only of ${ctx.config.NANP_ALLOWED_REGIONS}.` : '';
     throw new OtpError(400, 'otp_number_unsupported', {
       hint: `Codes go only to mobile or geographic numbers of the country's plan: not to premium-rate, toll-free or other non-geographic ranges, nor to numbers the plan does not have.${nanp}`,

@@ -9,6 +9,8 @@ import { parse } from '../../http/validate.js';
 import type { Feature } from '../feature.js';
 import { SendBody } from './schemas.js';
 import { clickShortLink, sendSms, shortLinkTarget } from './service.js';
+import { textRulesOf } from './rules.js';
+import type { AuthenticatedAccount } from '../../accounts/index.js';
 
 defineMessages({ short_link_01: 'No such link' });
 
@@ -29,10 +31,10 @@ function routes(
   api: FastifyInstance,
   ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
 ): void {
-  const handle = async (accountId: number, input: unknown, query: unknown) => {
+  const handle = async (account: AuthenticatedAccount, input: unknown, query: unknown) => {
     const body = parse(SendBody, input, 'sms_04');
     const show = body.showCampaignId ?? parse(ShowCampaignId, query ?? {}).showCampaignId ?? false;
-    const { code, campaignId, ...result } = await sendSms(ctx, accountId, body);
+    const { code, campaignId, ...result } = await sendSms(ctx, account.id, body, textRulesOf(account));
     return ok(code, 'sent_messages', show ? { ...result, campaignId } : result);
   };
   const response = { 200: jsonSchema(Reply) };
@@ -48,7 +50,7 @@ function routes(
         response,
       },
     },
-    async (request) => handle(request.account.id, request.body, request.query),
+    async (request) => handle(request.account, request.body, request.query),
   );
   api.get(
     '/sms/send',
@@ -61,7 +63,7 @@ function routes(
         response,
       },
     },
-    async (request) => handle(request.account.id, request.query, {}),
+    async (request) => handle(request.account, request.query, {}),
   );
 }
 

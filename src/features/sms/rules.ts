@@ -1,19 +1,20 @@
 import { normaliseHttpUrl } from '../../http/redirect.js';
 import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
-import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
+import { gsm7Length, isGsm7, toGsm7 as gsm7 } from '../../text/gsm7.js';
+import { smsParts } from '../../carriers/smpp/encoding.js';
 import { findUrls } from '../../text/urls.js';
-import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../../phone/numbers.js';
 import type { ChannelNumbers } from '../../phone/accepted.js';
 import type { Recipient } from '../../messaging/types.js';
 
 defineMessages({
   sms_01: 'The message is empty',
   sms_02:
-    'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link)',
+    'The message is longer than 160 GSM-7 characters (after transliteration, with any short or read-confirmation link), or than the SMS parts the account may send (max_parts)',
   sms_03: 'numbers is required: comma-separated 10-digit numbers',
   sms_04:
-    'A number is malformed: 10 digits without country code, or the country code and 10 digits with find_country_code 1',
+    "A number is malformed: 10 digits without country code (another country's own length for its code), or with its country code with find_country_code 1",
   sms_05: 'country_code is missing',
   sms_06: 'The campaign name is longer than 100 characters',
   sms_11: 'sent_messages',
@@ -37,6 +38,27 @@ defineMessages({
 
 export const MAX_RECIPIENTS = 500;
 export const MAX_SMS_LENGTH = 160;
+/** The most SMS parts a long message of an account with long SMS on is sent in (10 × 153 GSM-7 characters). */
+export const MAX_LONG_PARTS = 10;
+
+/**
+ * What an account may send over HTTP (`accounts set --long-sms`, `--unicode`).
+ * Both off: one SMS of 160 GSM-7 characters, others replaced (the spec's rule).
+ */
+export interface TextRules {
+  /** Up to MAX_LONG_PARTS concatenated parts. */
+  long: boolean;
+  /** A text GSM-7 cannot hold goes as it is (UCS-2), not replaced. */
+  unicode: boolean;
+}
+
+export const ONE_GSM_SMS: TextRules = { long: false, unicode: false };
+
+/** The text rules of an account from its caller row (its own settings, else its parent's). */
+export const textRulesOf = (a: { long_sms: number; unicode_sms: number }): TextRules => ({
+  long: a.long_sms === 1,
+  unicode: a.unicode_sms === 1,
+});
 
 export interface NumberRules {
   findCountryCode: boolean;
@@ -51,7 +73,8 @@ export interface NumberRules {
  * sms_15 over 500, sms_04 malformed, sms_05/sms_18 country code missing or
  * unsupported, sms_24 a number that is not a mobile or geographic line the
  * channel sends to (premium, toll-free, +1 outside NANP_ALLOWED_REGIONS…),
- * sms_16 a repeat. A number is 10 national digits; with find_country_code 1 it starts
+ * sms_16 a repeat. A number is 10 national digits (another country of the
+ * list: its own length, see hasNationalLength); with find_country_code 1 it starts
  * with its country code, which libphonenumber's metadata splits off
  * (`15512345678` → 1 + 5512345678, `525512345678` → 52 + 5512345678).
  * Numbers are taken as clients write them: spaces, dashes and dots are
@@ -71,29 +94,39 @@ export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
   const recipients: Recipient[] = [];
   for (const part of parts) {
     const { digits, international } = splitWritten(cleanNumber(part));
-    if (!/^\d{10,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
+    if (!/^\d{4,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
     let countryCode: string;
     let national: string;
     if (rules.findCountryCode || international) {
-      // A country code and 10 national digits: at least 11 digits.
-      const split = digits.length > 10 ? splitCountryCode(digits) : null;
-      if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      if (!rules.numbers.countryCodes.has(split.countryCode))
-        throw new ApiError(400, 'sms_18', undefined, { number: digits });
-      if (split.national.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-      ({ countryCode, national } = split);
+      ({ countryCode, national } = splitNumber(digits, rules.numbers.countryCodes));
     } else {
-      if (digits.length !== 10) throw new ApiError(400, 'sms_04', undefined, { number: digits });
       countryCode = requestCountryCode;
       national = digits;
     }
-    if (rules.numbers.refusal(countryCode, national)) throw new ApiError(400, 'sms_24', undefined, { number: digits });
+    const refused = rules.numbers.refusal(countryCode, national);
+    if (refused) throw new ApiError(400, refused === 'number' ? 'sms_24' : 'sms_04', undefined, { number: digits });
     const full = countryCode + national;
     if (seen.has(full)) throw new ApiError(400, 'sms_16', undefined, { number: digits });
     seen.add(full);
     recipients.push({ countryCode, number: full });
   }
   return recipients;
+}
+
+/**
+ * A number written with its country code → the two (sms_04 when no country
+ * code is found, sms_18 when it is not served). A country code and 10
+ * national digits is at least 11 digits: a shorter number is malformed unless
+ * its country code is one of the channel's whose numbers are shorter (+34…).
+ */
+function splitNumber(digits: string, countryCodes: ReadonlySet<string>): { countryCode: string; national: string } {
+  const split = splitCountryCode(digits);
+  if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
+  const served = countryCodes.has(split.countryCode);
+  if (digits.length <= 10 && (!served || TEN_DIGIT_CODES.has(split.countryCode)))
+    throw new ApiError(400, 'sms_04', undefined, { number: digits });
+  if (!served) throw new ApiError(400, 'sms_18', undefined, { number: digits });
+  return split;
 }
 
 /** The text to send, with the URL to shorten when shorten_url is 1. */
@@ -104,7 +137,7 @@ export interface ComposedText {
   shortenedUrl: string | null;
 }
 
-/** Longer input cannot fit 160 characters whatever transliteration does to it; refused before any work. */
+/** Longer input cannot fit 160 characters, nor 10 parts, whatever transliteration does to it; refused before any work. */
 const MAX_INPUT = 2000;
 
 /**
@@ -114,9 +147,11 @@ const MAX_INPUT = 2000;
  * The 160 check is separate (checkLength) because a read-confirmation link
  * is appended after.
  */
-export function composeText(message: string, shortLink: string | null): ComposedText {
+export function composeText(message: string, shortLink: string | null, rules = ONE_GSM_SMS): ComposedText {
   if (message.trim() === '') throw new ApiError(400, 'sms_01');
   if (message.length > MAX_INPUT) throw new ApiError(400, 'sms_02');
+  // Unicode on: a text GSM-7 cannot hold is kept as written (the carrier gets it in UCS-2).
+  const toGsm7 = rules.unicode && !isGsm7(message) ? (s: string) => s : gsm7;
   if (shortLink === null) {
     const text = toGsm7(message);
     if (text.trim() === '') throw new ApiError(400, 'sms_01');
@@ -133,9 +168,33 @@ export function composeText(message: string, shortLink: string | null): Composed
   return { text, shortenedUrl: target };
 }
 
-/** sms_02 when the final text (links included: they are sent) passes 160 GSM-7 characters. */
-export function checkLength(finalText: string): void {
-  if (gsm7Length(finalText) > MAX_SMS_LENGTH) throw new ApiError(400, 'sms_02');
+/**
+ * sms_02 when the final text (links included: they are sent) passes 160 GSM-7
+ * characters; for an account with long SMS or Unicode on, when it needs more
+ * SMS parts than it may send (1, or MAX_LONG_PARTS with long SMS), counted as
+ * the carrier connector splits and charges it (smsParts: 160/153 GSM-7,
+ * 70/67 UCS-2). Then the error says `parts` and `max_parts`.
+ */
+export function checkLength(finalText: string, rules = ONE_GSM_SMS): void {
+  if (!rules.long && !rules.unicode) {
+    if (gsm7Length(finalText) > MAX_SMS_LENGTH) throw new ApiError(400, 'sms_02');
+    return;
+  }
+  const max = rules.long ? MAX_LONG_PARTS : 1;
+  const parts = smsParts(finalText);
+  if (parts > max) throw new ApiError(400, 'sms_02', undefined, { parts, max_parts: max });
+}
+
+/**
+ * What the panel's counter shows of a final text: its length in the units of
+ * its coding (GSM-7 septets, or UTF-16 units for UCS-2), the most the account
+ * may send in them, and the SMS parts it is charged for (checkLength's rule).
+ */
+export function textCapacity(text: string, rules = ONE_GSM_SMS): { length: number; max: number; parts: number } {
+  if (!rules.long && !rules.unicode) return { length: gsm7Length(text), max: MAX_SMS_LENGTH, parts: 1 };
+  const parts = rules.long ? MAX_LONG_PARTS : 1;
+  if (isGsm7(text)) return { length: gsm7Length(text), max: parts === 1 ? 160 : 153 * parts, parts: smsParts(text) };
+  return { length: text.length, max: parts === 1 ? 70 : 67 * parts, parts: smsParts(text) };
 }
 
 const MAX_EXTRA_PARAMS = 4096;

@@ -9,7 +9,7 @@ import type { Recipient, SubmitRequest, SubmitResult } from '../../messaging/typ
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { channelNumbers } from '../../phone/accepted.js';
-import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
+import { checkLength, composeText, ONE_GSM_SMS, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
@@ -51,7 +51,12 @@ export const INLINE_MAX_RECIPIENTS = 10;
  * read-confirmation links), shared with concurrent sends (group commit).
  * Accepted whole or not at all.
  */
-export async function sendSms(ctx: SendContext, accountId: number, input: SmsSendInput): Promise<SmsSendResult> {
+export async function sendSms(
+  ctx: SendContext,
+  accountId: number,
+  input: SmsSendInput,
+  textRules = ONE_GSM_SMS,
+): Promise<SmsSendResult> {
   const now = Date.now();
   const numbers = channelNumbers(ctx.config, input.channel === 2 ? 'rcs' : 'sms');
   const recipients = parseRecipients(input.numbers, {
@@ -60,10 +65,10 @@ export async function sendSms(ctx: SendContext, accountId: number, input: SmsSen
     numbers,
   });
   const shortCode = input.shorten_url === 1 ? randomToken(6) : null;
-  const composed = composeText(input.message, shortCode ? shortLinkUrl(ctx, shortCode) : null);
+  const composed = composeText(input.message, shortCode ? shortLinkUrl(ctx, shortCode) : null, textRules);
   // Every read-confirmation link has the same length: one sample checks them all.
   const withReadLink = (text: string, token: string) => `${text} ${readLink(ctx, token)}`;
-  checkLength(input.read_confirmation ? withReadLink(composed.text, newReadTokens(1)[0]) : composed.text);
+  checkLength(input.read_confirmation ? withReadLink(composed.text, newReadTokens(1)[0]) : composed.text, textRules);
   const extraParams = parseExtraParams(input.extra_params);
   const scheduledAt = parseSendDate(input.date, now);
   if (input.flash === 1 && input.channel === 2) throw new ApiError(400, 'sms_40');

@@ -5,12 +5,12 @@ import { toCredits } from '../../accounts/credits.js';
 import { selectCaller } from '../../accounts/index.js';
 import { SendBody } from '../../features/sms/schemas.js';
 import { sendSms } from '../../features/sms/service.js';
-import { MAX_SMS_LENGTH, parseRecipients } from '../../features/sms/rules.js';
+import { MAX_SMS_LENGTH, parseRecipients, textCapacity, textRulesOf } from '../../features/sms/rules.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { listOrFail } from '../../features/contacts/service.js';
 import { allLists } from '../../features/lists/service.js';
 import { pricesFor } from '../../messaging/prices.js';
-import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
+import { isGsm7, toGsm7 } from '../../text/gsm7.js';
 import { html } from '../html.js';
 import {
   accountOf,
@@ -112,10 +112,15 @@ ${was('message')}</textarea>
     const v = makeView(ctx, shared.assets(), request);
     const body = (request.body ?? {}) as Record<string, string>;
     const message = field(body, 'message').slice(0, 2000);
-    const text = toGsm7(message);
-    const changed = [...new Set([...message].filter((ch) => toGsm7(ch) !== ch))].map(
-      (ch) => `${ch} → ${toGsm7(ch) || '∅'}`,
-    );
+    const caller = await selectCaller(db).where('accounts.id', '=', accountOf(v).id).executeTakeFirstOrThrow();
+    const rules = textRulesOf(caller);
+    // As the send composes it: with Unicode on, a text GSM-7 cannot hold is kept as written.
+    const kept = rules.unicode && !isGsm7(message);
+    const text = kept ? message : toGsm7(message);
+    const changed = kept
+      ? []
+      : [...new Set([...message].filter((ch) => toGsm7(ch) !== ch))].map((ch) => `${ch} → ${toGsm7(ch) || '∅'}`);
+    const capacity = textCapacity(text, rules);
     let numbers: string[] = [];
     let problem: string | null = null;
     try {
@@ -137,12 +142,12 @@ ${was('message')}</textarea>
     // Priced per recipient as the send will be: prefix prices make one number dearer than another.
     const { prices } = await pricesFor(db, ctx.prices, accountOf(v).id, 'sms', numbers);
     return {
-      length: gsm7Length(text),
-      max: MAX_SMS_LENGTH,
+      length: capacity.length,
+      max: capacity.max,
       text,
       changed,
       recipients: numbers.length,
-      cost: formatNumber(v, toCredits(prices.reduce((sum, p) => sum + p.units, 0))),
+      cost: formatNumber(v, toCredits(prices.reduce((sum, p) => sum + p.units, 0) * capacity.parts)),
       problem,
     };
   });
@@ -164,7 +169,7 @@ ${was('message')}</textarea>
       },
       'sms_04',
     );
-    const result = await sendSms(ctx, accountOf(v).id, input);
+    const result = await sendSms(ctx, accountOf(v).id, input, textRulesOf(caller));
     return { done: 'sent_ok', count: result.total_messages };
   });
   return section;
