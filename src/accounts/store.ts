@@ -277,3 +277,23 @@ export async function unarchiveAccount(
   if (affected(revived) !== 1) return undefined;
   return rotateKey(db, encryptionKey, accountId);
 }
+
+/** The settings `accounts set` changes on the account row itself. */
+export type AccountSettingChanges = Partial<
+  Pick<
+    Account,
+    | 'webhook_method'
+    | 'allow_ips'
+    | 'panel_allow_ip'
+    | 'rate_limit_per_sec'
+    | 'max_subaccounts'
+    | 'low_balance_units'
+    | 'low_balance_sent'
+    | 'credit_value'
+  >
+>;
+
+export async function updateAccountSettings(db: Executor, accountId: number, changes: AccountSettingChanges) {
+  if (Object.keys(changes).length === 0) return;
+  await db.updateTable('accounts').set(changes).where('id', '=', accountId).execute();
+}
