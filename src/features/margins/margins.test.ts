@@ -69,14 +69,25 @@ describeEngines('reports margins', (engine) => {
     ]);
     const byCarrier = await margins('--email', a.email, '--by', 'carrier');
     expect(byCarrier.rows).toEqual([
-      { carrier: 'simulator', parts: 3, delivered: 2, failed: 1, revenue: '1.50', cost: '0.02', cost_unknown: 0, margin: '1.48' },
+      {
+        carrier: 'simulator',
+        parts: 3,
+        delivered: 2,
+        failed: 1,
+        revenue: '1.50',
+        cost: '0.02',
+        cost_unknown: 0,
+        margin: '1.48',
+      },
     ]);
     const byDay = await margins('--email', a.email, '--by', 'day');
     expect(byDay.rows).toEqual(
       [{ ...byCarrier.rows[0], carrier: undefined, day: today }].map(({ carrier: _, ...r }) => r),
     );
     const csv = await margins('--email', a.email, '--by', 'carrier', '--csv');
-    expect(csv.csv).toBe('carrier,parts,delivered,failed,revenue,cost,cost_unknown,margin\nsimulator,3,2,1,1.50,0.02,0,1.48');
+    expect(csv.csv).toBe(
+      'carrier,parts,delivered,failed,revenue,cost,cost_unknown,margin\nsimulator,3,2,1,1.50,0.02,0,1.48',
+    );
   });
 
   it('puts each message in its Mexico City day, also across midnight there (06:00 UTC)', async () => {
