@@ -297,3 +297,8 @@ export async function updateAccountSettings(db: Executor, accountId: number, cha
   if (Object.keys(changes).length === 0) return;
   await db.updateTable('accounts').set(changes).where('id', '=', accountId).execute();
 }
+
+/** The newest API key as stored (hash and sealed key): `doctor` opens it to check the server secret. */
+export async function newestStoredKey(db: Executor) {
+  return db.selectFrom('api_keys').select(['key_hash', 'key_enc']).orderBy('id', 'desc').executeTakeFirst();
+}
