@@ -8,13 +8,23 @@ await import('./lib/threadpool.js');
 const { Command, InvalidArgumentError } = await import('commander');
 const { loadConfig, MAX_WORKERS } = await import('./config.js');
 const { runCli } = await import('./cli/run.js');
+const { CliError } = await import('./cli/runner.js');
 const { registerCommands } = await import('./cli/commands.js');
 const { packageVersion } = await import('./lib/package.js');
 
 const program = new Command('mensajero')
   .description('Mensajero messaging service')
   .version(packageVersion(), '-V, --version', 'print the version')
-  .showHelpAfterError();
+  .showHelpAfterError()
+  // Usage errors commander reports (a missing or unknown option) are the operator's mistake: exit code 2, as CliError.
+  .exitOverride((err) => refused(err.exitCode === 0 ? 0 : 2, err.message));
+
+/** Ends a command that never ran: under --json its one JSON object is the error, on standard output. */
+function refused(code: number, message: string): never {
+  if (code !== 0 && process.argv.includes('--json'))
+    process.stdout.write(JSON.stringify({ error: message.replace(/^error: /, '') }) + '\n');
+  process.exit(code);
+}
 
 const workerCount = (value: string) => {
   const n = Number(value);
@@ -51,6 +61,8 @@ program
 if (!['-V', '--version'].includes(process.argv[2] ?? '')) await registerCommands(program, runCli, process.argv[2]);
 
 program.parseAsync(process.argv).catch((err) => {
-  process.stderr.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
-  process.exit(1);
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`error: ${message}\n`);
+  // An option value a command refused while reading it (CliError) is a mistake too.
+  refused(err instanceof CliError ? 2 : 1, message);
 });

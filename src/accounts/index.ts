@@ -1,4 +1,16 @@
 // The public surface of accounts: what features, commands and panel pages call (the queries stay in the stores).
 export * from './store.js';
-export { searchAccounts, totalBalance, type AccountRow } from './listing-store.js';
+export {
+  ACCOUNTS_PAGE_SIZE,
+  emailsByIds,
+  listAccounts,
+  MAX_ACCOUNT_SEARCH,
+  searchAccounts,
+  subaccountIds,
+  totalBalance,
+  type AccountListing,
+  type AccountPage,
+  type AccountRow,
+} from './listing-store.js';
 export { apiKeyHints, type KeyHint } from './key-hints.js';
+export { accountSettings, type AccountSettingsView } from './settings.js';

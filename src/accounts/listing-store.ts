@@ -1,4 +1,7 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
+import { toCredits } from './credits.js';
+import { shownEmail } from './subaccount-email.js';
 
 export interface AccountRow {
   id: number;
@@ -38,4 +41,71 @@ export async function totalBalance(db: Executor): Promise<number> {
     .where('status', '=', 'active')
     .executeTakeFirst();
   return Number(row?.total ?? 0);
+}
+
+/** Accounts a page holds (`accounts list`, `GET /operator/v1/accounts`). */
+export const ACCOUNTS_PAGE_SIZE = 100;
+
+/** The longest search text: an email is at most 254 characters. */
+export const MAX_ACCOUNT_SEARCH = 254;
+
+/** One account as `accounts list` and the operator API list it: a sub-account by the email its holder wrote. */
+export interface AccountListing {
+  id: number;
+  email: string;
+  credits: number;
+  status: 'active' | 'archived';
+  parent_id: number | null;
+}
+
+export interface AccountPage {
+  accounts: AccountListing[];
+  page: number;
+  has_more: boolean;
+}
+
+/**
+ * One page of accounts in id order (pages from 1, ACCOUNTS_PAGE_SIZE a page),
+ * those whose email contains `search` (any case; `%` and `_` are plain
+ * characters) when given. The caller bounds `page` and `search`.
+ */
+export async function listAccounts(db: Executor, q: { search?: string; page: number }): Promise<AccountPage> {
+  let query = db.selectFrom('accounts').select(['id', 'email', 'credits', 'status', 'parent_id']);
+  if (q.search) {
+    const pattern = `%${q.search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    query = query.where(sql<boolean>`accounts.email like ${pattern} escape '\\'`);
+  }
+  const rows = await query
+    .orderBy('id')
+    .limit(ACCOUNTS_PAGE_SIZE + 1)
+    .offset((q.page - 1) * ACCOUNTS_PAGE_SIZE)
+    .execute();
+  return {
+    accounts: rows.slice(0, ACCOUNTS_PAGE_SIZE).map((r) => ({
+      id: Number(r.id),
+      email: shownEmail(r.email),
+      credits: toCredits(Number(r.credits)),
+      status: r.status === 'archived' ? 'archived' : 'active',
+      parent_id: r.parent_id === null ? null : Number(r.parent_id),
+    })),
+    page: q.page,
+    has_more: rows.length > ACCOUNTS_PAGE_SIZE,
+  };
+}
+
+/** The shown emails of these accounts, by id (a sub-account by the email its holder wrote). */
+export async function emailsByIds(db: Executor, ids: readonly number[]): Promise<Map<number, string>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db
+    .selectFrom('accounts')
+    .select(['id', 'email'])
+    .where('id', 'in', [...ids])
+    .execute();
+  return new Map(rows.map((r) => [Number(r.id), shownEmail(r.email)]));
+}
+
+/** The ids of an account's sub-accounts. */
+export async function subaccountIds(db: Executor, parentId: number): Promise<number[]> {
+  const rows = await db.selectFrom('accounts').select('id').where('parent_id', '=', parentId).execute();
+  return rows.map((r) => Number(r.id));
 }

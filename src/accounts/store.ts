@@ -282,3 +282,30 @@ export async function unarchiveAccount(
   if (affected(revived) !== 1) return undefined;
   return rotateKey(db, encryptionKey, accountId);
 }
+
+/** The settings `accounts set` changes on the account row itself. */
+export type AccountSettingChanges = Partial<
+  Pick<
+    Account,
+    | 'webhook_method'
+    | 'allow_ips'
+    | 'panel_allow_ip'
+    | 'rate_limit_per_sec'
+    | 'max_subaccounts'
+    | 'low_balance_units'
+    | 'low_balance_sent'
+    | 'credit_value'
+    | 'long_sms'
+    | 'unicode_sms'
+  >
+>;
+
+export async function updateAccountSettings(db: Executor, accountId: number, changes: AccountSettingChanges) {
+  if (Object.keys(changes).length === 0) return;
+  await db.updateTable('accounts').set(changes).where('id', '=', accountId).execute();
+}
+
+/** The newest API key as stored (hash and sealed key): `doctor` opens it to check the server secret. */
+export async function newestStoredKey(db: Executor) {
+  return db.selectFrom('api_keys').select(['key_hash', 'key_enc']).orderBy('id', 'desc').executeTakeFirst();
+}

@@ -23,7 +23,8 @@ import { costCommands } from './costs-cli.js';
 
 import { routeCommands } from './route-commands.js';
 import { qualityOptions, qualityRequest, statsCommand } from './quality-commands.js';
-import { deleteQuality, qualityOf, setQuality } from './quality-settings.js';
+import { deleteQuality, qualityByCarrier, qualityOf, setQuality } from './quality-settings.js';
+import { table } from '../cli/helpers.js';
 
 const int = (v: string) => {
   if (!/^-?\d+$/.test(v)) throw new CliError(`not an integer: ${v}`);
@@ -182,8 +183,26 @@ async function removeCarrier(ctx: BaseContext, name: string) {
     throw new CliError(`${name} is in ${using.length} route(s): remove or change them first (routes list)`);
   await deleteCarrier(ctx.db.kysely, row.id);
   await deleteQuality(ctx.db.kysely, name);
-  return publicCarrier(row);
+  return { removed: true };
 }
+
+/** Every connector's settings (never a secret) with its quality settings and whether it is demoted now. */
+async function listWithQuality(ctx: BaseContext) {
+  const [rows, quality] = await Promise.all([listCarriers(ctx.db.kysely), qualityByCarrier(ctx.db.kysely)]);
+  return { carriers: rows.map((row) => ({ ...publicCarrier(row), ...quality(row.name) })) };
+}
+
+const QUALITY_COLUMNS = ['min_delivery_rate', 'quality_window_minutes', 'quality_min_messages', 'demoted'];
+
+/** `carriers list` without --json: where each connector sends (an SMPP host, a provider's number or account) and its quality. */
+const carriersTable = (r: { carriers: Array<Record<string, unknown>> }) =>
+  table(
+    r.carriers.map((c) => ({
+      ...c,
+      address: c.host !== undefined ? `${c.host}:${c.port}` : (c.phone_number_id ?? c.account_sid),
+    })),
+    ['name', 'type', 'enabled', 'address', ...QUALITY_COLUMNS],
+  );
 
 const statusLine = (c: Awaited<ReturnType<typeof carrierStatus>>[number]) =>
   `${c.name} (${c.type}): ${c.state}  submitted ${c.submitted}  window ${c.window_in_use}  throttled ${c.throttled}  errors ${c.errors}  receipts ${c.receipts}  replies ${c.replies}${c.last_error ? `  last error: ${c.last_error}` : ''}`;
@@ -226,7 +245,7 @@ function connectorCommands(carriers: Command, run: CliRunner): void {
   carriers
     .command('list')
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, async (ctx) => ({ carriers: (await listCarriers(ctx.db.kysely)).map(publicCarrier) })));
+    .action((o) => run(o, listWithQuality, carriersTable));
   for (const [command, enabled] of [
     ['disable', 0],
     ['enable', 1],
@@ -246,7 +265,13 @@ function connectorCommands(carriers: Command, run: CliRunner): void {
     .command('remove')
     .requiredOption('--name <name>')
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => removeCarrier(ctx, o.name)));
+    .action((o) =>
+      run(
+        o,
+        (ctx) => removeCarrier(ctx, o.name),
+        () => `removed ${o.name}`,
+      ),
+    );
 }
 
 function reportCommands(carriers: Command, run: CliRunner): void {
@@ -257,7 +282,7 @@ function reportCommands(carriers: Command, run: CliRunner): void {
       run(
         o,
         async (ctx) => ({ carriers: await carrierStatus(ctx) }),
-        (r) => r.carriers.map(statusLine).join('\n'),
+        (r) => r.carriers.map(statusLine).join('\n') || '(none)',
       ),
     );
   carriers
@@ -267,13 +292,25 @@ function reportCommands(carriers: Command, run: CliRunner): void {
     )
     .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => rejections(ctx, o.limit)));
+    .action((o) =>
+      run(
+        o,
+        (ctx) => rejections(ctx, o.limit),
+        (r) => table(r.rejections, ['last_at', 'carrier', 'reason', 'from', 'count']),
+      ),
+    );
   carriers
     .command('replies')
     .option('--unmatched', 'replies that matched no sent message (the only kind listed here)')
     .option('--limit <n>', 'newest first, at most this many (default 100)', int, 100)
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => unmatchedReplies(ctx, o.limit)));
+    .action((o) =>
+      run(
+        o,
+        (ctx) => unmatchedReplies(ctx, o.limit),
+        (r) => table(r.replies, ['received_at', 'carrier', 'number', 'to', 'text']),
+      ),
+    );
 }
 
 export function carrierCommands(program: Command, run: CliRunner): void {

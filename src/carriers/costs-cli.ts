@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { formatMoney, parseMoney } from '../lib/money.js';
 import { listCarrierCosts, removeCarrierCost, setCarrierCost, type CarrierCost } from './costs.js';
@@ -37,7 +38,13 @@ export function costCommands(carriers: Command, run: CliRunner): void {
     .command('list')
     .option('--name <name>', 'only this connector')
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, async (ctx) => ({ costs: (await listCarrierCosts(ctx.db.kysely, o.name)).map(shown) })));
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => ({ costs: (await listCarrierCosts(ctx.db.kysely, o.name)).map(shown) }),
+        (r) => table(r.costs, ['name', 'prefix', 'cost']),
+      ),
+    );
   costs
     .command('remove')
     .requiredOption('--name <name>')

@@ -59,7 +59,7 @@ export function statsCommand(carriers: Command, run: CliRunner): void {
           if (!BY.includes(o.by)) throw new CliError(`--by is one of ${BY.join(', ')}`);
           return { carriers: await carrierFigures(ctx.db.kysely, Date.now() - age, o.by) };
         },
-        (r) => r.carriers.map(line).join('\n'),
+        (r) => r.carriers.map(line).join('\n') || '(none)',
       ),
     );
 }

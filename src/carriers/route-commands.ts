@@ -116,7 +116,7 @@ export function routeCommands(program: Command, run: CliRunner): void {
               (x) =>
                 `${x.channel} ${x.prefix || '(any)'}${x.account ? ` [${x.account}]` : ''} ${x.strategy}: ${x.explain}`,
             )
-            .join('\n'),
+            .join('\n') || '(none)',
       ),
     );
   routes

@@ -1,117 +1,46 @@
 import type { Command } from 'commander';
-import { thresholdUnits, toCredits, toUnits } from '../accounts/credits.js';
+import { toCredits, toUnits } from '../accounts/credits.js';
 import {
+  accountSettings,
   adjustCredits,
   archiveAccount,
   findAccountByEmail,
   insertAccount,
+  listAccounts,
+  MAX_ACCOUNT_SEARCH,
   rotateKey,
   unarchiveAccount,
+  updateAccountSettings,
   type Account,
+  type AccountSettingsView,
 } from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
-import { normaliseAllowList } from '../auth/allow-list.js';
 import { hashPassword } from '../lib/passwords.js';
 import { isAccountEmail } from '../text/email.js';
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
+import { setPrice } from '../messaging/pricing.js';
 import { CliError, type CliRunner } from './runner.js';
-import { PARENT_OPTION, requireAccount } from './helpers.js';
-import { accountPricing, DEFAULT_PRICES, priceUnits, setPrice } from '../messaging/pricing.js';
-import { formatMoney, parseMoney } from '../lib/money.js';
-import type { Channel } from '../messaging/types.js';
-import { optoutSettings } from '../messaging/optouts.js';
-import { OPTOUT_OPTIONS, optoutChanges } from './optout-options.js';
-import { SMS_TEXT_OPTIONS, smsTextChanges, smsTextSettings } from './sms-text-options.js';
+import { PARENT_OPTION, requireAccount, table } from './helpers.js';
+import { optoutChanges } from './optout-options.js';
+import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './account-options.js';
 
-export function settingsOf(a: Account) {
-  return {
-    email: shownEmail(a.email),
-    status: a.status,
-    credits: toCredits(a.credits),
-    webhook_method: a.webhook_method,
-    allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
-    panel_allow_ip: a.panel_allow_ip === 1,
-    rate_limit_per_sec: a.rate_limit_per_sec,
-    max_subaccounts: a.max_subaccounts,
-    parent_id: a.parent_id,
-    low_balance: a.low_balance_units === null ? null : toCredits(Number(a.low_balance_units)),
-  };
+/** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
+const MAX_PAGE = 1_000_000;
+
+const JSON_OPTION = ['--json', 'print one JSON object'] as const;
+
+/** An account's settings as `accounts show` and `accounts set` print them without --json: one `name: value` a line. */
+function settingsText(view: Record<string, unknown>): string {
+  return Object.entries(view)
+    .map(([name, value]) => `${name}: ${value !== null && typeof value === 'object' ? JSON.stringify(value) : value}`)
+    .join('\n');
 }
 
-const number = (v: string) => {
-  const n = Number(v);
-  if (!Number.isFinite(n)) throw new CliError(`not a number: ${v}`);
-  return n;
-};
+const settingsOf = (ctx: BaseContext, account: Account) =>
+  accountSettings(ctx.db.kysely, account, ctx.config.CREDIT_VALUE);
 
-const PRICE_OPTIONS: Array<[Channel, string]> = [
-  ['sms', 'priceSms'],
-  ['rcs', 'priceRcs'],
-  ['chatapp', 'priceChatapp'],
-  ['voice', 'priceVoice'],
-];
-
-/** The --price-<channel> options given, validated: a price is zero or more credits, at most 4 decimals (one unit). */
-function priceOptions(o: Record<string, unknown>): Array<[Channel, number]> {
-  const prices: Array<[Channel, number]> = [];
-  for (const [channel, key] of PRICE_OPTIONS) {
-    const value = o[key];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || value < 0 || value > 1_000_000 || toCredits(toUnits(value)) !== value) {
-      throw new CliError(`--price-${channel} is a number of credits from 0 to 1000000 with at most 4 decimals`);
-    }
-    prices.push([channel, value]);
-  }
-  return prices;
-}
-
-/** --credit-value: money per credit (ten-thousandths), or null for `default` (CREDIT_VALUE, or the parent's). */
-function creditValueOption(value: string): number | null {
-  if (value === 'default') return null;
-  const amount = parseMoney(value);
-  if (amount === null) throw new CliError('--credit-value is an amount of money with at most 4 decimals, or default');
-  return amount;
-}
-
-/** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
-async function pricesOf(ctx: BaseContext, accountId: number): Promise<Record<Channel, number>> {
-  const prices = { ...DEFAULT_PRICES };
-  for (const channel of Object.keys(prices) as Channel[])
-    prices[channel] = toCredits(await priceUnits(ctx.db.kysely, accountId, channel));
-  return prices;
-}
-
-/**
- * The new account's password: --password-stdin (first line of standard
- * input), else --password (kept for scripts; the
- * process list shows it to every local user), else MENSAJERO_PASSWORD.
- */
-async function passwordFrom(o: { passwordStdin?: boolean; password?: string }): Promise<string> {
-  let password: string | undefined;
-  if (o.passwordStdin) {
-    const chunks: Buffer[] = [];
-    for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-    password = Buffer.concat(chunks).toString('utf8').split(/\r?\n/)[0];
-  } else password = o.password || process.env.MENSAJERO_PASSWORD;
-  if (!password)
-    throw new CliError(
-      'no password: pipe it with --password-stdin or set MENSAJERO_PASSWORD (--password works but shows it in the process list)',
-    );
-  return password;
-}
-
-/** --low-balance N (credits, at most 4 decimals) or off; a new threshold is armed: the next debit below it is reported. */
-function lowBalanceSetting(value: string): { low_balance_units: number | null; low_balance_sent: number } {
-  const units = value.trim() === '' ? undefined : thresholdUnits(value);
-  if (units === undefined)
-    throw new CliError('--low-balance is a number of credits above 0 with at most 4 decimals, or off');
-  return { low_balance_units: units, low_balance_sent: 0 };
-}
-
-export function accountCommands(program: Command, run: CliRunner): void {
-  const accounts = program.command('accounts').description('create and administer accounts');
-
+function createCommand(accounts: Command, run: CliRunner): void {
   accounts
     .command('create')
     .requiredOption('--email <email>')
@@ -121,7 +50,7 @@ export function accountCommands(program: Command, run: CliRunner): void {
       'UNSAFE: visible in the process list; prefer --password-stdin or MENSAJERO_PASSWORD',
     )
     .option('--credits <n>', 'starting balance', number, 0)
-    .option('--json', 'print one JSON object')
+    .option(...JSON_OPTION)
     .action((o) =>
       run(
         o,
@@ -142,13 +71,15 @@ export function accountCommands(program: Command, run: CliRunner): void {
         (r) => `created account ${r.id} (${r.email}) with ${r.credits} credits\napikey: ${r.apikey}`,
       ),
     );
+}
 
+function creditsCommand(accounts: Command, run: CliRunner): void {
   accounts
     .command('credits')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
-    .option('--json', 'print one JSON object')
+    .option(...JSON_OPTION)
     .action((o) =>
       run(
         o,
@@ -166,115 +97,76 @@ export function accountCommands(program: Command, run: CliRunner): void {
         (r) => `${r.email}: ${r.credits} credits`,
       ),
     );
+}
 
+async function setAccount(ctx: BaseContext, o: Record<string, any>): Promise<AccountSettingsView> {
+  const account = await requireAccount(ctx, o.email, o.parent);
+  const optout = optoutChanges(o, account);
+  const changes = settingChanges(o);
+  const prices = priceOptions(o);
+  // The opt-out feature (its request schemas) is loaded only when a change needs it.
+  const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
+  await ctx.db.kysely.transaction().execute(async (trx) => {
+    await updateAccountSettings(trx, account.id, changes);
+    for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
+    if (optout && setOptoutSettings) await setOptoutSettings(trx, account.id, optout);
+  });
+  return settingsOf(ctx, await requireAccount(ctx, o.email, o.parent));
+}
+
+/** `accounts list [--search TEXT] [--page N]` and `accounts show --email E`: what is there, changing nothing. */
+function readCommands(accounts: Command, run: CliRunner): void {
   accounts
-    .command('set')
+    .command('list')
+    .description('accounts in id order, 100 a page, with their balance and status')
+    .option('--search <text>', 'only accounts whose email contains this text (any case)')
+    .option('--page <n>', 'the page, from 1', '1')
+    .option(...JSON_OPTION)
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => {
+          const page = Number(o.page);
+          if (!/^\d{1,7}$/.test(o.page) || page < 1 || page > MAX_PAGE)
+            throw new CliError(`--page is a whole number from 1 to ${MAX_PAGE}`);
+          if (o.search !== undefined && String(o.search).length > MAX_ACCOUNT_SEARCH)
+            throw new CliError(`--search is at most ${MAX_ACCOUNT_SEARCH} characters`);
+          return { ...(await listAccounts(ctx.db.kysely, { search: o.search, page })) };
+        },
+        (r) =>
+          table(r.accounts, ['id', 'email', 'credits', 'status', 'parent_id']) +
+          (r.has_more ? `\n(more: --page ${r.page + 1})` : ''),
+      ),
+    );
+  accounts
+    .command('show')
+    .description('one account with its settings, prices in force and opt-out settings')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
-    .option('--webhook-method <method>', 'GET or POST')
-    .option('--allow-ip <cidrs>', 'comma-separated CIDRs, or none')
-    .option('--panel-allow-ip <on|off>', 'apply the allow-list to the panel too (a parent: its sub-accounts too)')
-    .option('--rate-limit <n>', 'message-sending requests per second (default: RATE_LIMIT_PER_SECOND)', number)
-    .option('--max-subaccounts <n>', 'sub-accounts this account may have, or default (SUBACCOUNTS_PER_ACCOUNT)')
-    .option('--price-sms <n>', `credits per SMS (default ${DEFAULT_PRICES.sms})`, number)
-    .option('--price-rcs <n>', `credits per RCS message (default ${DEFAULT_PRICES.rcs})`, number)
-    .option('--price-chatapp <n>', `credits per chat-app message (default ${DEFAULT_PRICES.chatapp})`, number)
-    .option('--price-voice <n>', `credits per voice call (default ${DEFAULT_PRICES.voice})`, number)
-    .option(...OPTOUT_OPTIONS[0])
-    .option(...OPTOUT_OPTIONS[1])
-    .option('--low-balance <n>', 'credits below which the account gets one low_balance event per crossing, or off')
-    .option('--credit-value <amount>', 'money per credit, up to 4 decimals, or default (CREDIT_VALUE)')
-    .option(...SMS_TEXT_OPTIONS[0])
-    .option(...SMS_TEXT_OPTIONS[1])
-    .option('--json', 'print one JSON object')
+    .option(...JSON_OPTION)
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = await requireAccount(ctx, o.email, o.parent);
-        const optout = optoutChanges(o, account);
-        const changes: Partial<
-          Pick<
-            Account,
-            | 'webhook_method'
-            | 'allow_ips'
-            | 'panel_allow_ip'
-            | 'rate_limit_per_sec'
-            | 'max_subaccounts'
-            | 'low_balance_units'
-            | 'low_balance_sent'
-            | 'credit_value'
-            | 'long_sms'
-            | 'unicode_sms'
-          >
-        > = smsTextChanges(o);
-        if (o.lowBalance !== undefined) Object.assign(changes, lowBalanceSetting(o.lowBalance));
-        if (o.creditValue !== undefined) changes.credit_value = creditValueOption(o.creditValue);
-        if (o.webhookMethod !== undefined) {
-          const m = String(o.webhookMethod).toUpperCase();
-          if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
-          changes.webhook_method = m;
-        }
-        if (o.allowIp !== undefined) {
-          if (o.allowIp === 'none' || o.allowIp === '') changes.allow_ips = null;
-          else {
-            try {
-              changes.allow_ips = JSON.stringify(
-                normaliseAllowList(
-                  String(o.allowIp)
-                    .split(',')
-                    .filter((s) => s.trim() !== ''),
-                ),
-              );
-            } catch (err) {
-              throw new CliError((err as Error).message);
-            }
-          }
-        }
-        if (o.panelAllowIp !== undefined) {
-          if (o.panelAllowIp !== 'on' && o.panelAllowIp !== 'off') throw new CliError('--panel-allow-ip is on or off');
-          changes.panel_allow_ip = o.panelAllowIp === 'on' ? 1 : 0;
-        }
-        if (o.rateLimit !== undefined) {
-          if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1)
-            throw new CliError('--rate-limit is a positive integer');
-          changes.rate_limit_per_sec = o.rateLimit;
-        }
-        if (o.maxSubaccounts !== undefined) {
-          const n = o.maxSubaccounts === 'default' ? null : Number(o.maxSubaccounts);
-          if (n !== null && (!Number.isInteger(n) || n < 0))
-            throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default');
-          changes.max_subaccounts = n;
-        }
-        const prices = priceOptions(o);
-        // The opt-out feature (its request schemas) is loaded only when a change needs it.
-        const setOptoutSettings = optout
-          ? (await import('../features/optouts/service.js')).setOptoutSettings
-          : undefined;
-        await ctx.db.kysely.transaction().execute(async (trx) => {
-          if (Object.keys(changes).length > 0)
-            await trx.updateTable('accounts').set(changes).where('id', '=', account.id).execute();
-          for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
-          if (optout && setOptoutSettings) await setOptoutSettings(trx, account.id, optout);
-        });
-        const { exemptOtp, confirmation } = await optoutSettings(ctx.db.kysely, account.parent_id ?? account.id);
-        const updated = await requireAccount(ctx, o.email, o.parent);
-        return {
-          ...settingsOf(updated),
-          ...(await smsTextSettings(ctx.db.kysely, updated)),
-          prices: await pricesOf(ctx, account.id),
-          credit_value: formatMoney(
-            (await accountPricing(ctx.db.kysely, account.id, 'sms')).creditValue ?? ctx.config.CREDIT_VALUE,
-          ),
-          optouts: { exempt_otp: exemptOtp, confirmation },
-        };
-      }),
+      run(
+        o,
+        async (ctx) => ({ ...(await settingsOf(ctx, await requireAccount(ctx, o.email, o.parent))) }),
+        settingsText,
+      ),
     );
+}
 
+function setCommand(accounts: Command, run: CliRunner): void {
+  settingOptions(accounts.command('set')).action((o) =>
+    run(o, async (ctx) => ({ ...(await setAccount(ctx, o)) }), settingsText),
+  );
+}
+
+/** `accounts archive|unarchive|rotate-key`: suspending, reviving, and replacing the key. */
+function keyCommands(accounts: Command, run: CliRunner): void {
   accounts
     .command('archive')
     .description('suspend the account and its sub-accounts: keys, tokens, panel sessions and pending sends stop')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
-    .option('--json', 'print one JSON object')
+    .option(...JSON_OPTION)
     .action((o) =>
       run(
         o,
@@ -287,13 +179,12 @@ export function accountCommands(program: Command, run: CliRunner): void {
           `${r.email} archived, with ${r.subaccounts_archived} sub-accounts (unarchive each with accounts unarchive)`,
       ),
     );
-
   accounts
     .command('unarchive')
     .description('revive this one account with a new API key; its sub-accounts stay archived')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
-    .option('--json', 'print one JSON object')
+    .option(...JSON_OPTION)
     .action((o) =>
       run(
         o,
@@ -309,12 +200,11 @@ export function accountCommands(program: Command, run: CliRunner): void {
           `${r.email} is active again\nnew apikey: ${r.apikey}\n(its sub-accounts stay archived: unarchive each one)`,
       ),
     );
-
   accounts
     .command('rotate-key')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
-    .option('--json', 'print one JSON object')
+    .option(...JSON_OPTION)
     .action((o) =>
       run(
         o,
@@ -328,4 +218,13 @@ export function accountCommands(program: Command, run: CliRunner): void {
         (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`,
       ),
     );
+}
+
+export function accountCommands(program: Command, run: CliRunner): void {
+  const accounts = program.command('accounts').description('create and administer accounts');
+  createCommand(accounts, run);
+  creditsCommand(accounts, run);
+  setCommand(accounts, run);
+  readCommands(accounts, run);
+  keyCommands(accounts, run);
 }

@@ -2,6 +2,7 @@ import { readConfig, type Config } from '../config.js';
 import { openDatabase, type Db } from '../db/engine.js';
 import { migrationStatus } from '../db/migrate.js';
 import { apiKeyHash, openApiKey } from '../accounts/keys.js';
+import { newestStoredKey } from '../accounts/index.js';
 import { readServerSecret, secretFile, Secrets } from '../lib/secrets.js';
 import { carrierStatus } from '../carriers/status.js';
 import { routesNamingOffCarriers } from '../carriers/routes-off.js';
@@ -87,7 +88,7 @@ async function secret(state: DoctorState): Promise<Outcome> {
   } catch (err) {
     return fail(`${source}: ${(err as Error).message}`);
   }
-  const newest = state.migrated ? await newestStoredKey(state.db!) : undefined;
+  const newest = state.migrated ? await newestStoredKey(state.db!.kysely) : undefined;
   if (!master && newest) return fail(`no secret (${source} is missing) but the database holds keys sealed with one`);
   if (!master) return warn(`none yet: the first command or serve creates ${source}; several processes share one`);
   if (!state.migrated)
@@ -98,10 +99,6 @@ async function secret(state: DoctorState): Promise<Outcome> {
   return opensWith(master, newest)
     ? ok(`${source} opens the stored API keys`)
     : fail(`${source} does not open the stored API keys: the secret changed since they were issued`);
-}
-
-async function newestStoredKey(db: Db) {
-  return db.kysely.selectFrom('api_keys').select(['key_hash', 'key_enc']).orderBy('id', 'desc').executeTakeFirst();
 }
 
 function opensWith(master: Buffer, stored: { key_hash: string; key_enc: string }): boolean {

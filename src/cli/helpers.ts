@@ -41,3 +41,28 @@ export function programName(raw: string): string {
     throw new CliError('--name must be 1 to 100 characters');
   return name;
 }
+
+/** One cell as a terminal shows it: `-` for nothing, yes/no, lists joined by commas, control characters as spaces. */
+function cellText(value: unknown): string {
+  if (value === null || value === undefined || value === '') return '-';
+  if (typeof value === 'boolean') return value ? 'yes' : 'no';
+  if (Array.isArray(value)) return value.length === 0 ? '-' : value.map(cellText).join(',');
+  const text = typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return text.replace(/\p{Cc}/gu, ' ');
+}
+
+/**
+ * What a list command prints without --json: a header naming `columns` (the
+ * JSON fields), then one line per row, each column as wide as its widest cell;
+ * `(none)` under the header when there is no row.
+ */
+export function table(rows: readonly object[], columns: readonly string[]): string {
+  const cells = rows.map((row) => columns.map((c) => cellText((row as Record<string, unknown>)[c])));
+  const widths = columns.map((c, i) => Math.max(c.length, ...cells.map((line) => line[i].length)));
+  const line = (values: readonly string[]) =>
+    values
+      .map((v, i) => (i === values.length - 1 ? v : v.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
+  return [line(columns), ...(cells.length === 0 ? ['(none)'] : cells.map(line))].join('\n');
+}

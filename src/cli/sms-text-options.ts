@@ -1,5 +1,4 @@
-import { findAccountById, type Account } from '../accounts/index.js';
-import type { Executor } from '../db/engine.js';
+import type { Account } from '../accounts/index.js';
 import { MAX_LONG_PARTS } from '../features/sms/rules.js';
 import { CliError } from './runner.js';
 
@@ -32,13 +31,4 @@ export function smsTextChanges(o: {
   if (o.longSms !== undefined) changes.long_sms = setting(o.longSms, '--long-sms');
   if (o.unicode !== undefined) changes.unicode_sms = setting(o.unicode, '--unicode');
   return changes;
-}
-
-/** The settings in force for the account, as its sends over HTTP follow them: its own, else its parent's, else off. */
-export async function smsTextSettings(db: Executor, a: Account): Promise<{ long_sms: boolean; unicode: boolean }> {
-  const parent = a.parent_id === null ? undefined : await findAccountById(db, a.parent_id);
-  return {
-    long_sms: (a.long_sms ?? parent?.long_sms ?? 0) === 1,
-    unicode: (a.unicode_sms ?? parent?.unicode_sms ?? 0) === 1,
-  };
 }

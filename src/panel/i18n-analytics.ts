@@ -15,6 +15,10 @@ export const analyticsEs = {
   margins_no_carrier: 'Sin operador',
   margins_help:
     'Mensajes aceptados en el periodo (días de la Ciudad de México): ingresos = créditos que quedaron cobrados × valor del crédito al aceptarlos; costo = costo del operador al entregárselo; margen = ingresos − costo. Como mensajero reports margins.',
+  margins_cost_unknown:
+    '{count} mensajes se entregaron a un operador sin costo conocido para ellos: su costo no está en Costo y el margen está sobrestimado (configúralo con mensajero carriers costs set).',
+  margins_cost_unknown_help: 'Mensajes entregados sin costo conocido del operador',
+  cost_unknown: 'Sin costo conocido',
   parts: 'Partes',
   revenue: 'Ingresos',
   cost: 'Costo',
@@ -47,6 +51,10 @@ export const analyticsEn: Record<keyof typeof analyticsEs, string> = {
   margins_no_carrier: 'No carrier',
   margins_help:
     'Messages accepted in the period (Mexico City days): revenue = credits that stayed charged × the credit value when they were accepted; cost = what the carrier charged at hand-off; margin = revenue − cost. The same as mensajero reports margins.',
+  margins_cost_unknown:
+    '{count} messages were handed to a carrier with no cost known for them: their cost is not in Cost and the margin is overstated (set it with mensajero carriers costs set).',
+  margins_cost_unknown_help: 'Messages handed over with no carrier cost known',
+  cost_unknown: 'Cost unknown',
   parts: 'Parts',
   revenue: 'Revenue',
   cost: 'Cost',

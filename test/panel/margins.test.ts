@@ -62,7 +62,7 @@ describeEngines('panel margins', (engine) => {
       expect(body).toMatch(new RegExp(`<option value="${by}"\\s+selected`));
       const rows = [...body.matchAll(/<tr data-key="([^"]*)">([\s\S]*?)<\/tr>/g)];
       expect(rows.map((r) => unescape(r[1]))).toEqual(report.rows.map((r: Record<string, string>) => r[by]));
-      const fields = ['parts', 'delivered', 'failed', 'revenue', 'cost', 'margin'];
+      const fields = ['parts', 'delivered', 'failed', 'revenue', 'cost', 'cost_unknown', 'margin'];
       rows.forEach((r, i) => expect(cellsOf(r[2]).slice(1)).toEqual(fields.map((f) => String(report.rows[i][f]))));
       const totals = /<tr data-testid="margins-totals">([\s\S]*?)<\/tr>/.exec(body)![1];
       expect(cellsOf(totals).slice(1)).toEqual(fields.map((f) => String(report.totals[f])));
@@ -113,6 +113,25 @@ describeEngines('panel margins', (engine) => {
     const plain = String((await page('')).body);
     expect(plain).toContain(`value="${today.slice(0, 8)}01"`);
     expect(plain).toContain(`value="${today}"`);
+  });
+
+  it('flags the messages a carrier took with no cost known, on their row, in the totals and above the table', async () => {
+    expect(String((await page(period)).body)).not.toContain('data-testid="margins-cost-unknown"');
+    await ok('carriers', 'costs', 'remove', '--name', 'simulator', '--prefix', '52');
+    await h.ctx.carriers.manager.refreshNow();
+    await afterPoll();
+    const c = await h.createAccount(10);
+    await send(c.apikey, '5512345601,5512345602');
+    await eventually(async () => {
+      const open = await h.ctx.db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).execute();
+      return open.length === 0;
+    }, 10_000);
+    const body = String((await page(period)).body);
+    expect(body).toMatch(/data-testid="margins-cost-unknown"[^>]*>\s*2 mensajes se entregaron a un operador sin costo/);
+    const row = new RegExp(`<tr data-key="${c.email}">([\\s\\S]*?)</tr>`).exec(body)![1];
+    expect(row).toMatch(/data-testid="cost-unknown"[^>]*>\s*2\s*</);
+    const totals = /<tr data-testid="margins-totals">([\s\S]*?)<\/tr>/.exec(body)![1];
+    expect(cellsOf(totals)[6]).toBe('2');
   });
 
   it('is for operators only, and linked from the operator nav', async () => {

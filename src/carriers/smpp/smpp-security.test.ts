@@ -97,7 +97,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
     expect((await cli('carriers', 'status')).carriers.find((c: { name: string }) => c.name === name).state).toBe(
       'disabled',
     );
-    expect((await cli('carriers', 'remove', '--name', name)).name).toBe(name);
+    expect(await cli('carriers', 'remove', '--name', name)).toEqual({ removed: true });
     expect((await cli('carriers', 'list')).carriers.map((c: { name: string }) => c.name)).not.toContain(name);
   });
 });

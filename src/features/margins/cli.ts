@@ -1,9 +1,28 @@
 import type { Command } from 'commander';
+import { subaccountIds } from '../../accounts/index.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
-import { marginCsv, marginReport, MarginError, type MarginBy } from './service.js';
+import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
+import { marginCsv, marginFields, marginReport, MarginError, type MarginBy, type MarginRow } from './service.js';
 
 const BY: MarginBy[] = ['account', 'carrier', 'prefix', 'day'];
+
+type Report = { currency: string; rows: MarginRow[]; totals: MarginRow };
+
+/**
+ * The report without --json: its rows as a table with the totals last, in the
+ * currency; a warning under it when carriers took messages with no cost known
+ * (their cost is missing from `cost`, so `margin` is too high).
+ */
+export function marginsText(r: Report, by: MarginBy = 'account'): string {
+  const rows = [...r.rows, ...(r.rows.length > 0 ? [{ ...r.totals, [by]: 'total' }] : [])];
+  const lines = [table(rows, marginFields(by)), `(${r.currency})`];
+  const unknown = r.totals.cost_unknown;
+  if (unknown > 0)
+    lines.push(
+      `warning: ${unknown} messages were handed to a carrier with no cost known for them: their cost is not in "cost" and the margin is too high (set it with carriers costs set)`,
+    );
+  return lines.join('\n');
+}
 
 /** `reports margins`: revenue, carrier cost and margin of a period. */
 export function marginCommands(program: Command, run: CliRunner): void {
@@ -20,17 +39,12 @@ export function marginCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(
         o,
-        async (ctx) => {
+        async (ctx): Promise<Report | { currency: string; csv: string }> => {
           if (!BY.includes(o.by)) throw new CliError(`--by is one of ${BY.join(', ')}`);
           let accountIds: number[] | undefined;
           if (o.email !== undefined) {
             const account = await requireAccount(ctx, o.email, o.parent);
-            const subs = await ctx.db.kysely
-              .selectFrom('accounts')
-              .select('id')
-              .where('parent_id', '=', account.id)
-              .execute();
-            accountIds = [account.id, ...subs.map((s) => Number(s.id))];
+            accountIds = [account.id, ...(await subaccountIds(ctx.db.kysely, account.id))];
           }
           try {
             const report = await marginReport(ctx, { from: o.from, to: o.to, accountIds, by: o.by });
@@ -40,7 +54,7 @@ export function marginCommands(program: Command, run: CliRunner): void {
             throw err;
           }
         },
-        (r) => ('csv' in r ? String(r.csv) : JSON.stringify(r, null, 2)),
+        (r) => ('csv' in r ? r.csv : marginsText(r, o.by)),
       ),
     );
 }

@@ -68,6 +68,7 @@ describeEngines('margins with two SMSCs at different costs, one degrading', (eng
       failed: 3,
       revenue: '3.00',
       cost: '0.03',
+      cost_unknown: 0,
       margin: '2.97',
     });
     expect(row(dear.name)).toEqual({
@@ -77,6 +78,7 @@ describeEngines('margins with two SMSCs at different costs, one degrading', (eng
       failed: 0,
       revenue: '3.00',
       cost: '0.06',
+      cost_unknown: 0,
       margin: '2.94',
     });
     expect(row(refusing.name)).toMatchObject({ parts: 1, delivered: 0, failed: 1, revenue: '0.00', cost: '0.00' });

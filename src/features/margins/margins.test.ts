@@ -51,6 +51,7 @@ describeEngines('reports margins', (engine) => {
         failed: 2,
         revenue: '0.88', // (0.5 × 3 + 1) × 0.35 = 0.875: what left the balance, in money
         cost: '0.05', // four hand-offs × 0.0123
+        cost_unknown: 0,
         margin: '0.83',
       },
     ]);
@@ -68,14 +69,25 @@ describeEngines('reports margins', (engine) => {
     ]);
     const byCarrier = await margins('--email', a.email, '--by', 'carrier');
     expect(byCarrier.rows).toEqual([
-      { carrier: 'simulator', parts: 3, delivered: 2, failed: 1, revenue: '1.50', cost: '0.02', margin: '1.48' },
+      {
+        carrier: 'simulator',
+        parts: 3,
+        delivered: 2,
+        failed: 1,
+        revenue: '1.50',
+        cost: '0.02',
+        cost_unknown: 0,
+        margin: '1.48',
+      },
     ]);
     const byDay = await margins('--email', a.email, '--by', 'day');
     expect(byDay.rows).toEqual(
       [{ ...byCarrier.rows[0], carrier: undefined, day: today }].map(({ carrier: _, ...r }) => r),
     );
     const csv = await margins('--email', a.email, '--by', 'carrier', '--csv');
-    expect(csv.csv).toBe('carrier,parts,delivered,failed,revenue,cost,margin\nsimulator,3,2,1,1.50,0.02,1.48');
+    expect(csv.csv).toBe(
+      'carrier,parts,delivered,failed,revenue,cost,cost_unknown,margin\nsimulator,3,2,1,1.50,0.02,0,1.48',
+    );
   });
 
   it('puts each message in its Mexico City day, also across midnight there (06:00 UTC)', async () => {

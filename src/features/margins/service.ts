@@ -52,6 +52,7 @@ function shown(key: Record<string, string>, s: MarginSums) {
     failed: s.failed,
     revenue: formatCents(revenue, REVENUE_SCALE),
     cost: formatCents(cost, REVENUE_SCALE),
+    cost_unknown: s.costUnknown,
     margin: formatCents(revenue - cost, REVENUE_SCALE),
   };
 }
@@ -83,8 +84,9 @@ function total(rows: MarginSums[]): MarginSums {
       failed: t.failed + r.failed,
       revenue: t.revenue + r.revenue,
       cost: t.cost + r.cost,
+      costUnknown: t.costUnknown + r.costUnknown,
     }),
-    { key: '', parts: 0, delivered: 0, failed: 0, revenue: 0n, cost: 0n },
+    { key: '', parts: 0, delivered: 0, failed: 0, revenue: 0n, cost: 0n, costUnknown: 0 },
   );
 }
 
@@ -97,7 +99,7 @@ function total(rows: MarginSums[]): MarginSums {
 export async function marginReport(ctx: BaseContext, req: MarginRequest) {
   const start = dayStart(req.from, '--from');
   dayStart(req.to, '--to');
-  if (req.to < req.from) throw new MarginError('--to is not before --from');
+  if (req.to < req.from) throw new MarginError('--to is before --from');
   const days = daysOf(req.from, req.to);
   if (days.length > MAX_DAYS) throw new MarginError(`a report covers at most ${MAX_DAYS} days`);
   const query: MarginQuery = {
@@ -129,7 +131,7 @@ async function emailsOf(ctx: BaseContext, ids: number[]): Promise<Map<number, st
 
 /** A report row's fields in order (the CSV's header row). */
 export const marginFields = (by: MarginBy) =>
-  [by, 'parts', 'delivered', 'failed', 'revenue', 'cost', 'margin'] as const;
+  [by, 'parts', 'delivered', 'failed', 'revenue', 'cost', 'cost_unknown', 'margin'] as const;
 
 /** A text cell a spreadsheet would run as a formula gets a leading apostrophe; one with a separator is quoted. */
 function textCell(value: string): string {

@@ -9,8 +9,10 @@ export interface MarginSums {
   failed: number;
   /** Credit units × ten-thousandths of money per credit: 1e-8 of the currency. */
   revenue: bigint;
-  /** Ten-thousandths of the currency. */
+  /** Ten-thousandths of the currency: the costs known. */
   cost: bigint;
+  /** Messages a carrier took with no cost known for them (left out of `cost`). */
+  costUnknown: number;
 }
 
 /** `hour`: the hour since the epoch the message was accepted in (the service folds hours into Mexico City days). */
@@ -34,7 +36,8 @@ const big = (v: unknown): bigint => BigInt(String(v ?? 0));
  * Sums the messages accepted in [from, to) (sandbox ones excluded) by `key`.
  * Revenue is what stayed charged: the price of each message not refunded,
  * times the credit value in force at its acceptance; cost is what its
- * connector's cost was when it took it (nothing for a message never handed over).
+ * connector's cost was when it took it (nothing for a message never handed over);
+ * a message handed over without a cost known counts in `costUnknown`.
  * The database sums prices per credit value; the products are bigint here,
  * so no sum can overflow a 64-bit column.
  */
@@ -56,6 +59,9 @@ export async function sumMargins(db: Executor, q: MarginQuery, key: MarginKey): 
       sql<number>`sum(case when messages.status in ('undelivered', 'refused') then 1 else 0 end)`.as('failed'),
       sql<string>`sum(case when messages.refunded = 0 then messages.price_units else 0 end)`.as('charged'),
       sql<string>`sum(coalesce(messages.cost, 0))`.as('cost'),
+      sql<number>`sum(case when messages.parts is not null and messages.cost is null then 1 else 0 end)`.as(
+        'cost_unknown',
+      ),
     ])
     .where('messages.created_at', '>=', q.from)
     .where('messages.created_at', '<', q.to)
@@ -66,12 +72,21 @@ export async function sumMargins(db: Executor, q: MarginQuery, key: MarginKey): 
   const byKey = new Map<string, MarginSums>();
   for (const r of await query.execute()) {
     const k = String(r.key);
-    const sums = byKey.get(k) ?? { key: k, parts: 0, delivered: 0, failed: 0, revenue: 0n, cost: 0n };
+    const sums = byKey.get(k) ?? {
+      key: k,
+      parts: 0,
+      delivered: 0,
+      failed: 0,
+      revenue: 0n,
+      cost: 0n,
+      costUnknown: 0,
+    };
     sums.parts += Number(r.parts);
     sums.delivered += Number(r.delivered ?? 0);
     sums.failed += Number(r.failed ?? 0);
     sums.revenue += big(r.charged) * BigInt(r.credit_value ?? q.defaultCreditValue);
     sums.cost += big(r.cost);
+    sums.costUnknown += Number(r.cost_unknown ?? 0);
     byKey.set(k, sums);
   }
   return [...byKey.values()].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));

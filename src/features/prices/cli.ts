@@ -2,7 +2,8 @@ import type { Command } from 'commander';
 import { toCredits, toUnits } from '../../accounts/credits.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
+import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
+import { emailsByIds } from '../../accounts/index.js';
 import type { BaseContext } from '../../context.js';
 import {
   DEPLOYMENT,
@@ -41,10 +42,7 @@ async function scopeOf(ctx: BaseContext, o: { email?: string; parent?: string })
 
 async function shownList(ctx: BaseContext, prices: PrefixPrice[]) {
   const ids = [...new Set(prices.map((p) => p.accountId).filter((id) => id !== DEPLOYMENT))];
-  const emails = new Map<number, string>();
-  if (ids.length > 0)
-    for (const a of await ctx.db.kysely.selectFrom('accounts').select(['id', 'email']).where('id', 'in', ids).execute())
-      emails.set(Number(a.id), shownEmail(a.email));
+  const emails = await emailsByIds(ctx.db.kysely, ids);
   return prices.map((p) => ({
     channel: p.channel,
     prefix: p.prefix,
@@ -78,10 +76,14 @@ export function priceCommands(program: Command, run: CliRunner): void {
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const accountId = o.email === undefined ? undefined : (await scopeOf(ctx, o)).accountId;
-        return { prices: await shownList(ctx, await listPrefixPrices(ctx.db.kysely, accountId)) };
-      }),
+      run(
+        o,
+        async (ctx) => {
+          const accountId = o.email === undefined ? undefined : (await scopeOf(ctx, o)).accountId;
+          return { prices: await shownList(ctx, await listPrefixPrices(ctx.db.kysely, accountId)) };
+        },
+        (r) => table(r.prices, ['channel', 'prefix', 'credits', 'account']),
+      ),
     );
   prices
     .command('remove')

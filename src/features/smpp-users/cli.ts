@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
+import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { allowIps, bounded, LIMITS, smppPassword, SmppUserProblem, systemId } from './schemas.js';
@@ -99,10 +99,14 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
     .option(...PARENT_OPTION)
     .option('--json', 'print one JSON object')
     .action((o) =>
-      run(o, async (ctx) => {
-        const account = o.email === undefined ? undefined : await requireAccount(ctx, o.email, o.parent);
-        return { smpp_users: (await smppUserSettings(ctx.db, account?.id)).map(printed) };
-      }),
+      run(
+        o,
+        async (ctx) => {
+          const account = o.email === undefined ? undefined : await requireAccount(ctx, o.email, o.parent);
+          return { smpp_users: (await smppUserSettings(ctx.db, account?.id)).map(printed) };
+        },
+        (r) => table(r.smpp_users, ['system_id', 'email', 'max_binds', 'throughput', 'window', 'allow_ip']),
+      ),
     );
 
   limitOptions(
@@ -132,10 +136,13 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
   bySystemId('binds', 'open binds across every process')
     .option('--system-id <id>')
     .action((o) =>
-      run(o, (ctx) =>
-        operatorInput(async () => ({
-          binds: await bindViews(ctx.db, o.systemId === undefined ? undefined : systemId(o.systemId)),
-        })),
+      run(
+        o,
+        (ctx) =>
+          operatorInput(async () => ({
+            binds: await bindViews(ctx.db, o.systemId === undefined ? undefined : systemId(o.systemId)),
+          })),
+        (r) => table(r.binds, ['system_id', 'bind', 'address', 'since', 'submitted', 'delivered']),
       ),
     );
   bySystemId('kick', 'close every open bind of an SMPP user, whichever process holds it')

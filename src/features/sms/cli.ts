@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { importLandlines, upsertSender, type LandlineRow } from './store.js';
+import { countLandlines, importLandlines, upsertSender, type LandlineRow } from './store.js';
 
 /** An alphanumeric sender id: 1 to 11 letters, digits or spaces, at least one letter. */
 const SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
@@ -79,11 +79,7 @@ export function smsCommands(program: Command, run: CliRunner): void {
           }
           const rows = parseLandlineFile(content);
           await ctx.db.kysely.transaction().execute((trx) => importLandlines(trx, rows, o.replace === true));
-          const total = await ctx.db.kysely
-            .selectFrom('landline_prefixes')
-            .select((eb) => eb.fn.countAll<number>().as('n'))
-            .executeTakeFirstOrThrow();
-          return { imported: rows.length, total: Number(total.n) };
+          return { imported: rows.length, total: await countLandlines(ctx.db.kysely) };
         },
         (r) => `imported ${r.imported} landline prefixes (${r.total} in the table)`,
       ),

@@ -92,3 +92,12 @@ export async function clickShortLink(db: Executor, code: string): Promise<string
     .executeTakeFirst();
   return row?.url;
 }
+
+/** The prefixes in the landline numbering plan. */
+export async function countLandlines(db: Executor): Promise<number> {
+  const row = await db
+    .selectFrom('landline_prefixes')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
+  return Number(row.n);
+}

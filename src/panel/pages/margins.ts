@@ -16,6 +16,25 @@ import { formatNumber, makeView, refuse, type Section, type Shared, type View } 
 const BY: MarginBy[] = ['account', 'carrier', 'prefix', 'day'];
 const MONEY = ['revenue', 'cost', 'margin'] as const;
 const COUNTS = ['parts', 'delivered', 'failed'] as const;
+/** The table's columns after the grouping, in the order of the report's fields. */
+const COLUMNS = [...COUNTS, 'revenue', 'cost', 'cost_unknown', 'margin'] as const;
+type Column = (typeof COLUMNS)[number];
+
+const isMoney = (c: Column): c is (typeof MONEY)[number] => (MONEY as readonly string[]).includes(c);
+
+function columnHeading(v: View, c: Column, currency: string) {
+  return isMoney(c) ? html`<th scope="col">${v.t(c)} (${currency})</th>` : html`<th scope="col">${v.t(c)}</th>`;
+}
+
+/** A cell of a row or of the totals; a count of messages with no carrier cost known is flagged. */
+function cell(v: View, c: Column, r: MarginRow) {
+  if (isMoney(c)) return html`<td>${r[c]}</td>`;
+  if (c === 'cost_unknown' && r.cost_unknown > 0)
+    return html`<td class="cost-unknown" data-testid="cost-unknown" title="${v.t('margins_cost_unknown_help')}">
+      ${formatNumber(v, r.cost_unknown)}
+    </td>`;
+  return html`<td>${formatNumber(v, r[c])}</td>`;
+}
 
 interface Filters {
   by: MarginBy;
@@ -87,6 +106,13 @@ export function marginsPage(scope: FastifyInstance, shared: Shared): Section {
         </form>
         <p><a href="${csv}" data-testid="margins-csv" download>${v.t('export_csv')}</a></p>
         <p class="help">${v.t('margins_help')}</p>
+        ${
+          shown.totals.cost_unknown > 0
+            ? html`<p class="warning" role="status" data-testid="margins-cost-unknown">
+                ${v.t('margins_cost_unknown', { count: String(shown.totals.cost_unknown) })}
+              </p>`
+            : ''
+        }
         <h3 id="margins-chart-title">${v.t('margins_chart', { currency: shown.currency })}</h3>
         ${dailyChart(v, f, shown.currency, daily.rows)}
         ${
@@ -97,8 +123,7 @@ export function marginsPage(scope: FastifyInstance, shared: Shared): Section {
                   <thead>
                     <tr>
                       <th scope="col">${v.t(`margins_by_${f.by}`)}</th>
-                      ${COUNTS.map((c) => html`<th scope="col">${v.t(c)}</th>`)}
-                      ${MONEY.map((m) => html`<th scope="col">${v.t(m)} (${shown.currency})</th>`)}
+                      ${COLUMNS.map((c) => columnHeading(v, c, shown.currency))}
                     </tr>
                   </thead>
                   <tbody>
@@ -106,16 +131,14 @@ export function marginsPage(scope: FastifyInstance, shared: Shared): Section {
                       (r) =>
                         html`<tr data-key="${keyOf(f.by, r)}">
                           <td>${keyCell(v, f.by, keyOf(f.by, r))}</td>
-                          ${COUNTS.map((c) => html`<td>${formatNumber(v, r[c])}</td>`)}
-                          ${MONEY.map((m) => html`<td>${r[m]}</td>`)}
+                          ${COLUMNS.map((c) => cell(v, c, r))}
                         </tr>`,
                     )}
                   </tbody>
                   <tfoot>
                     <tr data-testid="margins-totals">
                       <th scope="row">${v.t('total')}</th>
-                      ${COUNTS.map((c) => html`<td>${formatNumber(v, shown.totals[c])}</td>`)}
-                      ${MONEY.map((m) => html`<td>${shown.totals[m]}</td>`)}
+                      ${COLUMNS.map((c) => cell(v, c, shown.totals))}
                     </tr>
                   </tfoot>
                 </table>
@@ -141,7 +164,7 @@ export function marginsPage(scope: FastifyInstance, shared: Shared): Section {
         fields,
         async (after) => numbered.slice(after, after + 1000),
         (r) => fields.map((field) => String((r as Record<string, unknown>)[field] ?? '')),
-        { numeric: new Set([1, 2, 3, 4, 5, 6]) },
+        { numeric: new Set([1, 2, 3, 4, 5, 6, 7]) },
       );
     },
   );

@@ -1,0 +1,74 @@
+import type { Executor } from '../db/engine.js';
+import { formatMoney } from '../lib/money.js';
+import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing.js';
+import { optoutSettings } from '../messaging/optouts.js';
+import type { Channel } from '../messaging/types.js';
+import { toCredits } from './credits.js';
+import { shownEmail } from './subaccount-email.js';
+import { findAccountById, type Account } from './store.js';
+
+/** What `accounts set` and `accounts show` print: the account, its settings, prices in force and opt-out settings. */
+export interface AccountSettingsView {
+  id: number;
+  email: string;
+  status: string;
+  credits: number;
+  webhook_method: string;
+  allow_ips: string[] | null;
+  panel_allow_ip: boolean;
+  rate_limit_per_sec: number | null;
+  max_subaccounts: number | null;
+  parent_id: number | null;
+  /** The low-balance threshold in credits, or null. */
+  low_balance: number | null;
+  prices: Record<Channel, number>;
+  /** Money per credit in force for the account. */
+  credit_value: string;
+  optouts: { exempt_otp: boolean; confirmation: string | null };
+  /** Long SMS and UCS-2 over HTTP, as in force: its own setting, else its parent's, else off. */
+  long_sms: boolean;
+  unicode: boolean;
+}
+
+/** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
+async function pricesOf(db: Executor, accountId: number): Promise<Record<Channel, number>> {
+  const prices = { ...DEFAULT_PRICES };
+  for (const channel of Object.keys(prices) as Channel[])
+    prices[channel] = toCredits(await priceUnits(db, accountId, channel));
+  return prices;
+}
+
+/** The account as the operator sees it; `defaultCreditValue` is CREDIT_VALUE (ten-thousandths). */
+export async function accountSettings(
+  db: Executor,
+  a: Account,
+  defaultCreditValue: number,
+): Promise<AccountSettingsView> {
+  const { exemptOtp, confirmation } = await optoutSettings(db, a.parent_id ?? a.id);
+  return {
+    id: Number(a.id),
+    email: shownEmail(a.email),
+    status: a.status,
+    credits: toCredits(a.credits),
+    webhook_method: a.webhook_method,
+    allow_ips: a.allow_ips ? (JSON.parse(a.allow_ips) as string[]) : null,
+    panel_allow_ip: a.panel_allow_ip === 1,
+    rate_limit_per_sec: a.rate_limit_per_sec,
+    max_subaccounts: a.max_subaccounts,
+    parent_id: a.parent_id,
+    low_balance: a.low_balance_units === null ? null : toCredits(Number(a.low_balance_units)),
+    prices: await pricesOf(db, a.id),
+    credit_value: formatMoney((await accountPricing(db, a.id, 'sms')).creditValue ?? defaultCreditValue),
+    optouts: { exempt_otp: exemptOtp, confirmation },
+    ...(await smsTextSettings(db, a)),
+  };
+}
+
+/** The long-SMS and Unicode settings in force for the account: its own, else its parent's, else off. */
+export async function smsTextSettings(db: Executor, a: Account): Promise<{ long_sms: boolean; unicode: boolean }> {
+  const parent = a.parent_id === null ? undefined : await findAccountById(db, a.parent_id);
+  return {
+    long_sms: (a.long_sms ?? parent?.long_sms ?? 0) === 1,
+    unicode: (a.unicode_sms ?? parent?.unicode_sms ?? 0) === 1,
+  };
+}
