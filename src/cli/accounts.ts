@@ -3,16 +3,13 @@ import { thresholdUnits, toCredits, toUnits } from '../accounts/credits.js';
 import {
   adjustCredits,
   archiveAccount,
-  findAccountByEmail,
-  insertAccount,
   rotateKey,
   unarchiveAccount,
   type Account,
 } from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
+import { AccountCreateError, createAccount } from '../accounts/create.js';
 import { normaliseAllowList } from '../auth/allow-list.js';
-import { hashPassword } from '../lib/passwords.js';
-import { isAccountEmail } from '../text/email.js';
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { CliError, type CliRunner } from './runner.js';
@@ -125,16 +122,14 @@ export function accountCommands(program: Command, run: CliRunner): void {
       run(
         o,
         async (ctx) => {
-          if (!isAccountEmail(o.email)) throw new CliError(`not a valid email: ${o.email}`);
           if (o.credits < 0) throw new CliError('--credits cannot be negative');
           const password = await passwordFrom(o);
-          if (await findAccountByEmail(ctx.db.kysely, o.email))
-            throw new CliError(`an account with email ${o.email} exists`);
-          const passwordHash = await hashPassword(password);
-          const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, {
+          const { account, apikey } = await createAccount(ctx.db, ctx.secrets.keyEncryption, {
             email: o.email,
-            passwordHash,
-            credits: toUnits(o.credits),
+            password,
+            credits: o.credits,
+          }).catch((err) => {
+            throw err instanceof AccountCreateError ? new CliError(err.message) : err;
           });
           return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
         },

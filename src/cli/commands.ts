@@ -30,6 +30,11 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['smpp-users'], load: async () => (await import('../features/smpp-users/cli.js')).smppUserCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
+  {
+    names: ['operator-tokens'],
+    load: async () => (await import('../operator-api/cli.js')).operatorTokenCommands,
+  },
+  { names: ['audit'], load: async () => (await import('../audit/cli.js')).auditCommands },
 ];
 
 /**

@@ -99,5 +99,5 @@ export function registerCloseBind(scope: FastifyInstance, shared: Shared, sectio
     if (slot === undefined || since === undefined) throw refuse(404, 'smpp_bind_gone');
     if (!(await closeBind(shared.ctx.db, id, slot, since))) throw refuse(404, 'smpp_bind_gone');
     return { done: 'smpp_bind_closed' };
-  });
+  }, 'smpp-users.close-bind');
 }
