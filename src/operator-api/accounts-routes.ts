@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
 import { parse } from '../http/validate.js';
 import { actorOf } from './guard.js';
 import { AccountId, AccountsQuery, CreditChange, NewAccount } from './schemas.js';
@@ -9,7 +10,12 @@ const HIDDEN = { schema: { hide: true } };
 
 /** /operator/v1/accounts…: list, one, create, credits, archive, unarchive (docs/operators/operator-api.md). */
 export function accountRoutes(scope: FastifyInstance, ctx: AppContext): void {
-  const idOf = (params: unknown) => parse(AccountId, params, 'op_account_missing').id;
+  // An id that is no whole number names no account: 404, as an unknown one.
+  const idOf = (params: unknown) => {
+    const id = AccountId.safeParse(params);
+    if (!id.success) throw new ApiError(404, 'op_account_missing');
+    return id.data.id;
+  };
 
   scope.get('/accounts', HIDDEN, async (request) => {
     const q = parse(AccountsQuery, request.query, 'op_page_invalid');
