@@ -25,12 +25,14 @@ export interface AuditEntry {
 export const AUDIT_LIST_MAX = 500;
 
 /** Names of fields whose values are never recorded: passwords, tokens, secrets, API keys and other keys. */
-const SECRET_NAME = /pass|token|secret|api_?key|credential|private|csrf|(^key$)|(^key[A-Z_])|([a-z_]key$)|(Key$)/i;
+const SECRET_WORD = /pass|token|secret|api_?key|credential|private|csrf/i;
+/** `key`, `keyFile`, `key_id`, `signingKey`, `webhook_key`; not `keyword` or `monkey`. */
+const KEY_NAME = /^key$|^key[A-Z_]|[a-z_]Key$|_key$|^KEY/;
 
 const MAX_FIELDS = 40;
 const MAX_TEXT = 200;
 
-export const isSecretName = (name: string): boolean => SECRET_NAME.test(name);
+export const isSecretName = (name: string): boolean => SECRET_WORD.test(name) || KEY_NAME.test(name);
 
 /** A detail as it is stored: secret-named fields dropped (at any depth), texts cut to 200 characters, at most 40 fields. */
 export function cleanDetail(detail: Record<string, unknown>, depth = 0): Record<string, unknown> {

@@ -1,12 +1,6 @@
 import type { Command } from 'commander';
 import { thresholdUnits, toCredits, toUnits } from '../accounts/credits.js';
-import {
-  adjustCredits,
-  archiveAccount,
-  rotateKey,
-  unarchiveAccount,
-  type Account,
-} from '../accounts/index.js';
+import { adjustCredits, archiveAccount, rotateKey, unarchiveAccount, type Account } from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { AccountCreateError, createAccount } from '../accounts/create.js';
 import { normaliseAllowList } from '../auth/allow-list.js';

@@ -1,12 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { toCredits, toUnits } from '../../accounts/credits.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
-import {
-  adjustCredits,
-  archiveAccount,
-  findAccountByEmail,
-  searchAccounts,
-} from '../../accounts/index.js';
+import { adjustCredits, archiveAccount, findAccountByEmail, searchAccounts } from '../../accounts/index.js';
 import { isAccountEmail } from '../../text/email.js';
 import { AccountCreateError, createAccount } from '../../accounts/create.js';
 import { queueStats } from '../../jobs/queue.js';
@@ -262,32 +257,53 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     },
   };
 
-  registerAction(scope, shared, section, 'create', async (_request, _v, body) => {
-    const email = field(body, 'email').toLowerCase();
-    const password = typeof body.password === 'string' ? body.password : '';
-    if (!isAccountEmail(email)) throw refuse(400, 'email_invalid');
-    if (password.length < 8 || password.length > 128) throw refuse(400, 'password_rules');
-    const credits = creditsField(field(body, 'credits'), true);
-    await createAccount(ctx.db, ctx.secrets.keyEncryption, { email, password, credits }).catch((err) => {
-      throw err instanceof AccountCreateError ? refuse(400, err.code) : err;
-    });
-    return { done: 'account_created' };
-  }, 'accounts.create');
+  registerAction(
+    scope,
+    shared,
+    section,
+    'create',
+    async (_request, _v, body) => {
+      const email = field(body, 'email').toLowerCase();
+      const password = typeof body.password === 'string' ? body.password : '';
+      if (!isAccountEmail(email)) throw refuse(400, 'email_invalid');
+      if (password.length < 8 || password.length > 128) throw refuse(400, 'password_rules');
+      const credits = creditsField(field(body, 'credits'), true);
+      await createAccount(ctx.db, ctx.secrets.keyEncryption, { email, password, credits }).catch((err) => {
+        throw err instanceof AccountCreateError ? refuse(400, err.code) : err;
+      });
+      return { done: 'account_created' };
+    },
+    'accounts.create',
+  );
 
-  registerAction(scope, shared, section, 'credits', async (_request, _v, body) => {
-    const account = await findAccountByEmail(db, field(body, 'email'));
-    if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
-    if (!(await adjustCredits(db, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
-      throw refuse(400, 'credits_below_zero');
-    return { done: 'credits_added' };
-  }, 'accounts.credits');
+  registerAction(
+    scope,
+    shared,
+    section,
+    'credits',
+    async (_request, _v, body) => {
+      const account = await findAccountByEmail(db, field(body, 'email'));
+      if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
+      if (!(await adjustCredits(db, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
+        throw refuse(400, 'credits_below_zero');
+      return { done: 'credits_added' };
+    },
+    'accounts.credits',
+  );
 
-  registerAction(scope, shared, section, 'archive', async (_request, _v, body) => {
-    const account = await findAccountByEmail(db, field(body, 'email'));
-    if (!account) throw refuse(400, 'email_invalid');
-    await db.transaction().execute((trx) => archiveAccount(trx, account.id));
-    return { done: 'account_archived' };
-  }, 'accounts.archive');
+  registerAction(
+    scope,
+    shared,
+    section,
+    'archive',
+    async (_request, _v, body) => {
+      const account = await findAccountByEmail(db, field(body, 'email'));
+      if (!account) throw refuse(400, 'email_invalid');
+      await db.transaction().execute((trx) => archiveAccount(trx, account.id));
+      return { done: 'account_archived' };
+    },
+    'accounts.archive',
+  );
 
   registerCloseBind(scope, shared, section);
 
