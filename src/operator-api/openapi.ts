@@ -51,8 +51,8 @@ const priceKeyQuery: Array<[string, object, boolean?]> = [
 ];
 const conflict = (code: string) => ({ '409': failure(code) });
 
-/** The operator API's own OpenAPI 3.1 document, served at /operator/v1/openapi.json. */
-export function operatorOpenApi() {
+/** The accounts' operations. */
+function accountPaths() {
   const created = op({
     id: 'createAccount',
     summary: 'create an account',
@@ -66,6 +66,120 @@ export function operatorOpenApi() {
     path: [accountId],
     ok: ['200', 'RevivedAccount'],
   });
+  return {
+    '/accounts': {
+      get: op({
+        id: 'listAccounts',
+        summary: 'accounts, newest first, 100 a page',
+        ok: ['200', 'AccountPage'],
+        bad: 'op_page_invalid',
+        query: [
+          ['search', { type: 'string', maxLength: 100 }],
+          ['page', { type: 'string', pattern: '^\\d{1,5}$' }],
+        ],
+      }),
+      post: { ...created, responses: { ...created.responses, ...conflict('op_email_taken') } },
+    },
+    '/accounts/{id}': {
+      get: op({ id: 'getAccount', summary: 'one account', path: [accountId], ok: ['200', 'Account'] }),
+    },
+    '/accounts/{id}/credits': {
+      post: op({
+        id: 'changeCredits',
+        summary: 'add credits (negative: withdraw, never below 0)',
+        path: [accountId],
+        body: 'CreditChange',
+        ok: ['200', 'Balance'],
+        bad: 'op_amount_invalid, op_reason_required, op_below_zero',
+      }),
+    },
+    '/accounts/{id}/archive': {
+      post: op({
+        id: 'archiveAccount',
+        summary: 'archive the account and its sub-accounts',
+        path: [accountId],
+        ok: ['200', 'Account'],
+      }),
+    },
+    '/accounts/{id}/unarchive': {
+      post: { ...unarchive, responses: { ...unarchive.responses, ...conflict('op_parent_archived') } },
+    },
+  };
+}
+
+/** Prices, carriers, routes, SMPP users, margins and the do-not-contact list. */
+function catalogPaths() {
+  return {
+    '/prices': {
+      get: op({
+        id: 'listPrices',
+        summary: 'prefix prices, the deployment’s and each account’s',
+        ok: ['200', 'Prices'],
+      }),
+      put: op({
+        id: 'setPrice',
+        summary: 'set a prefix price',
+        body: 'NewPrice',
+        ok: ['200', 'PriceSet'],
+        bad: 'op_price_invalid',
+      }),
+      delete: op({
+        id: 'removePrice',
+        summary: 'remove a prefix price',
+        query: priceKeyQuery,
+        ok: ['200', 'Removed'],
+        bad: 'op_price_invalid',
+      }),
+    },
+    '/carriers': {
+      get: op({ id: 'listCarriers', summary: 'connectors with their live state', ok: ['200', 'Carriers'] }),
+    },
+    '/routes': { get: op({ id: 'listRoutes', summary: 'routes by channel and prefix', ok: ['200', 'Routes'] }) },
+    '/smpp-users': { get: op({ id: 'listSmppUsers', summary: 'the SMPP server’s users', ok: ['200', 'SmppUsers'] }) },
+    '/reports/margins': {
+      get: op({
+        id: 'marginsReport',
+        summary: 'revenue, cost and margin of a period',
+        ok: ['200', 'Margins'],
+        bad: 'op_margins_invalid',
+        query: [
+          ['from', { type: 'string', format: 'date' }, true],
+          ['to', { type: 'string', format: 'date' }, true],
+          ['by', { enum: ['account', 'carrier', 'prefix', 'day'] }],
+        ],
+      }),
+    },
+    '/dnc': {
+      get: op({
+        id: 'listDnc',
+        summary: 'the do-not-contact list, in order, after a number',
+        ok: ['200', 'DncNumbers'],
+        query: [
+          ['after', { type: 'string', pattern: '^\\d{1,20}$' }],
+          ['limit', { type: 'string', pattern: '^\\d{1,4}$' }],
+        ],
+      }),
+      post: op({
+        id: 'addDnc',
+        summary: 'add a number to the do-not-contact list',
+        body: 'DncNumber',
+        ok: ['201', 'DncNumber'],
+        bad: 'op_number_invalid',
+      }),
+    },
+    '/dnc/{number}': {
+      delete: op({
+        id: 'removeDnc',
+        summary: 'remove a number from the do-not-contact list',
+        path: [['number', { type: 'string', pattern: '^\\d+$' }]],
+        ok: ['200', 'Removed'],
+      }),
+    },
+  };
+}
+
+/** The operator API's own OpenAPI 3.1 document, served at /operator/v1/openapi.json. */
+export function operatorOpenApi() {
   return {
     openapi: '3.1.0',
     info: {
@@ -87,108 +201,8 @@ export function operatorOpenApi() {
           },
         },
       },
-      '/accounts': {
-        get: op({
-          id: 'listAccounts',
-          summary: 'accounts, newest first, 100 a page',
-          ok: ['200', 'AccountPage'],
-          bad: 'op_page_invalid',
-          query: [
-            ['search', { type: 'string', maxLength: 100 }],
-            ['page', { type: 'string', pattern: '^\\d{1,5}$' }],
-          ],
-        }),
-        post: { ...created, responses: { ...created.responses, ...conflict('op_email_taken') } },
-      },
-      '/accounts/{id}': {
-        get: op({ id: 'getAccount', summary: 'one account', path: [accountId], ok: ['200', 'Account'] }),
-      },
-      '/accounts/{id}/credits': {
-        post: op({
-          id: 'changeCredits',
-          summary: 'add credits (negative: withdraw, never below 0)',
-          path: [accountId],
-          body: 'CreditChange',
-          ok: ['200', 'Balance'],
-          bad: 'op_amount_invalid, op_reason_required, op_below_zero',
-        }),
-      },
-      '/accounts/{id}/archive': {
-        post: op({
-          id: 'archiveAccount',
-          summary: 'archive the account and its sub-accounts',
-          path: [accountId],
-          ok: ['200', 'Account'],
-        }),
-      },
-      '/accounts/{id}/unarchive': {
-        post: { ...unarchive, responses: { ...unarchive.responses, ...conflict('op_parent_archived') } },
-      },
-      '/prices': {
-        get: op({
-          id: 'listPrices',
-          summary: 'prefix prices, the deployment’s and each account’s',
-          ok: ['200', 'Prices'],
-        }),
-        put: op({
-          id: 'setPrice',
-          summary: 'set a prefix price',
-          body: 'NewPrice',
-          ok: ['200', 'PriceSet'],
-          bad: 'op_price_invalid',
-        }),
-        delete: op({
-          id: 'removePrice',
-          summary: 'remove a prefix price',
-          query: priceKeyQuery,
-          ok: ['200', 'Removed'],
-          bad: 'op_price_invalid',
-        }),
-      },
-      '/carriers': {
-        get: op({ id: 'listCarriers', summary: 'connectors with their live state', ok: ['200', 'Carriers'] }),
-      },
-      '/routes': { get: op({ id: 'listRoutes', summary: 'routes by channel and prefix', ok: ['200', 'Routes'] }) },
-      '/smpp-users': { get: op({ id: 'listSmppUsers', summary: 'the SMPP server’s users', ok: ['200', 'SmppUsers'] }) },
-      '/reports/margins': {
-        get: op({
-          id: 'marginsReport',
-          summary: 'revenue, cost and margin of a period',
-          ok: ['200', 'Margins'],
-          bad: 'op_margins_invalid',
-          query: [
-            ['from', { type: 'string', format: 'date' }, true],
-            ['to', { type: 'string', format: 'date' }, true],
-            ['by', { enum: ['account', 'carrier', 'prefix', 'day'] }],
-          ],
-        }),
-      },
-      '/dnc': {
-        get: op({
-          id: 'listDnc',
-          summary: 'the do-not-contact list, in order, after a number',
-          ok: ['200', 'DncNumbers'],
-          query: [
-            ['after', { type: 'string', pattern: '^\\d{1,20}$' }],
-            ['limit', { type: 'string', pattern: '^\\d{1,4}$' }],
-          ],
-        }),
-        post: op({
-          id: 'addDnc',
-          summary: 'add a number to the do-not-contact list',
-          body: 'DncNumber',
-          ok: ['201', 'DncNumber'],
-          bad: 'op_number_invalid',
-        }),
-      },
-      '/dnc/{number}': {
-        delete: op({
-          id: 'removeDnc',
-          summary: 'remove a number from the do-not-contact list',
-          path: [['number', { type: 'string', pattern: '^\\d+$' }]],
-          ok: ['200', 'Removed'],
-        }),
-      },
+      ...accountPaths(),
+      ...catalogPaths(),
     },
     components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas },
   };

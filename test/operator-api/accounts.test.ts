@@ -3,6 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines } from '../helpers/harness.js';
 import { startOperatorApi, type OperatorApi } from '../helpers/operator-api.js';
 import { listAudit } from '../../src/audit/service.js';
+import { insertAccount } from '../../src/accounts/store.js';
 
 describeEngines('operator API accounts', (engine) => {
   let api: OperatorApi;
@@ -97,6 +98,21 @@ describeEngines('operator API accounts', (engine) => {
     expect(revived.body).toMatchObject({ id: a.id, status: 'active' });
     expect(revived.body.apikey).toBeTruthy();
     expect((await call('POST', `/accounts/${a.id}/unarchive`)).body).toEqual({ ...revived.body, apikey: undefined });
+  });
+
+  it('keeps a sub-account archived while its parent is (409 op_parent_archived)', async () => {
+    const parent = await api.h.createAccount(1);
+    const { account: child } = await insertAccount(api.h.ctx.db.kysely, api.h.ctx.secrets.keyEncryption, {
+      email: `child-${parent.id}@example.com`,
+      passwordHash: 'scrypt$unused',
+      parentId: parent.id,
+    });
+    expect((await call('GET', `/accounts/${child.id}`)).body.parent_id).toBe(parent.id);
+    expect((await call('POST', `/accounts/${parent.id}/archive`)).status).toBe(200);
+    expect((await call('GET', `/accounts/${child.id}`)).body.status).toBe('archived');
+    const refused = await call('POST', `/accounts/${child.id}/unarchive`);
+    expect(refused.status).toBe(409);
+    expect(refused.body.code).toBe('op_parent_archived');
   });
 
   it('records every change in the audit log as token:NAME, with the address and no secret', async () => {
