@@ -135,6 +135,18 @@ const schema = z.object({
   ALERT_CARRIER_DOWN_SECONDS: intFrom(60, 1),
   ALERT_QUEUE_DELAY_SECONDS: intFrom(120, 1),
   ALERT_CHECK_MS: intFrom(5000, 20),
+  // operator API (/operator/v1/)
+  OPERATOR_API_ALLOW_IP: z
+    .string()
+    .optional()
+    .superRefine((value, issue) => {
+      const bad = (value ?? '')
+        .split(',')
+        .map((e) => e.trim())
+        .find((e) => e !== '' && !isAddressOrCidr(e));
+      if (bad !== undefined) issue.addIssue({ code: 'custom', message: `${bad} is not an IP address or CIDR` });
+    }),
+  OPERATOR_API_PER_MINUTE: intFrom(120, 1),
   // prices, carrier costs, margins
   COST_CURRENCY: z
     .string()

@@ -7,7 +7,7 @@ enablePrivateCompileCache();
 await import('./lib/threadpool.js');
 const { Command, InvalidArgumentError } = await import('commander');
 const { loadConfig, MAX_WORKERS } = await import('./config.js');
-const { runCli } = await import('./cli/run.js');
+const { cliRunner } = await import('./cli/run.js');
 const { CliError } = await import('./cli/runner.js');
 const { registerCommands } = await import('./cli/commands.js');
 const { packageVersion } = await import('./lib/package.js');
@@ -25,6 +25,13 @@ function refused(code: number, message: string): never {
     process.stdout.write(JSON.stringify({ error: message.replace(/^error: /, '') }) + '\n');
   process.exit(code);
 }
+
+// The command that runs, so that the runner records it in the audit log when it changes something (cli/audit-hook.ts).
+let invoked: InstanceType<typeof Command> | undefined;
+program.hook('preAction', (_program, actionCommand) => {
+  invoked = actionCommand;
+});
+const runCli = cliRunner(() => invoked);
 
 const workerCount = (value: string) => {
   const n = Number(value);

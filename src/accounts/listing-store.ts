@@ -9,11 +9,12 @@ export interface AccountRow {
   credits: number;
   status: string;
   parent_email: string | null;
+  parent_id: number | null;
   created_at: number;
 }
 
-/** Accounts whose email contains `search` (all when empty), newest first. */
-export async function searchAccounts(db: Executor, search: string, limit = 100): Promise<AccountRow[]> {
+/** Accounts whose email contains `search` (all when empty), newest first; `offset` skips that many (pages). */
+export async function searchAccounts(db: Executor, search: string, limit = 100, offset = 0): Promise<AccountRow[]> {
   let query = db
     .selectFrom('accounts')
     .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
@@ -23,14 +24,21 @@ export async function searchAccounts(db: Executor, search: string, limit = 100):
       'accounts.credits',
       'accounts.status',
       'parent.email as parent_email',
+      'accounts.parent_id',
       'accounts.created_at',
     ]);
   if (search !== '') {
     const escaped = search.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`);
     query = query.where('accounts.email', 'like', `%${escaped}%`);
   }
-  const rows = await query.orderBy('accounts.id', 'desc').limit(limit).execute();
-  return rows.map((r) => ({ ...r, id: Number(r.id), credits: Number(r.credits), created_at: Number(r.created_at) }));
+  const rows = await query.orderBy('accounts.id', 'desc').limit(limit).offset(offset).execute();
+  return rows.map((r) => ({
+    ...r,
+    id: Number(r.id),
+    credits: Number(r.credits),
+    parent_id: r.parent_id === null ? null : Number(r.parent_id),
+    created_at: Number(r.created_at),
+  }));
 }
 
 /** The credits (units) of all active accounts together. */

@@ -4,8 +4,6 @@ import {
   accountSettings,
   adjustCredits,
   archiveAccount,
-  findAccountByEmail,
-  insertAccount,
   listAccounts,
   MAX_ACCOUNT_SEARCH,
   rotateKey,
@@ -15,8 +13,7 @@ import {
   type AccountSettingsView,
 } from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
-import { hashPassword } from '../lib/passwords.js';
-import { isAccountEmail } from '../text/email.js';
+import { AccountCreateError, createAccount } from '../accounts/create.js';
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { setPrice } from '../messaging/pricing.js';
@@ -55,16 +52,14 @@ function createCommand(accounts: Command, run: CliRunner): void {
       run(
         o,
         async (ctx) => {
-          if (!isAccountEmail(o.email)) throw new CliError(`not a valid email: ${o.email}`);
           if (o.credits < 0) throw new CliError('--credits cannot be negative');
           const password = await passwordFrom(o);
-          if (await findAccountByEmail(ctx.db.kysely, o.email))
-            throw new CliError(`an account with email ${o.email} exists`);
-          const passwordHash = await hashPassword(password);
-          const { account, apikey } = await insertAccount(ctx.db.kysely, ctx.secrets.keyEncryption, {
+          const { account, apikey } = await createAccount(ctx.db, ctx.secrets.keyEncryption, {
             email: o.email,
-            passwordHash,
-            credits: toUnits(o.credits),
+            password,
+            credits: o.credits,
+          }).catch((err) => {
+            throw err instanceof AccountCreateError ? new CliError(err.message) : err;
           });
           return { id: account.id, email: account.email, apikey, credits: toCredits(account.credits) };
         },

@@ -17,6 +17,7 @@ import type { OptoutTables } from '../features/optouts/tables.js';
 import type { AlertTables } from '../alerts/tables.js';
 import type { SmppServerTables } from '../features/smpp-users/tables.js';
 import type { DncTables } from '../features/dnc/tables.js';
+import type { AuditTables } from '../audit/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -113,4 +114,5 @@ export interface Database
     OptoutTables,
     AlertTables,
     SmppServerTables,
-    DncTables {}
+    DncTables,
+    AuditTables {}

@@ -23,6 +23,7 @@ import { carriers } from '../carriers/feature.js';
 import { panel } from '../panel/feature.js';
 import { housekeeping } from '../jobs/housekeeping.js';
 import { alerts } from '../alerts/feature.js';
+import { operatorApi } from '../operator-api/feature.js';
 
 /** Every feature, registered in this order. */
 export const features: Feature[] = [
@@ -48,6 +49,7 @@ export const features: Feature[] = [
   optouts,
   carriers,
   panel,
+  operatorApi,
   housekeeping,
   alerts,
 ];

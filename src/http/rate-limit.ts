@@ -82,10 +82,11 @@ export class SendRateLimiter {
 
 /** A per-account request limit: consume() counts one request or throws 429 with Retry-After. */
 export interface AccountLimit {
-  consume(accountId: number): Promise<void>;
+  /** `key`: the account's id, or another key the limit counts by (the operator API: the caller's address). */
+  consume(key: number | string): Promise<void>;
 }
 
-async function consumeOrThrow(limiter: RateLimiterAbstract, accountId: number, code: string): Promise<void> {
+async function consumeOrThrow(limiter: RateLimiterAbstract, accountId: number | string, code: string): Promise<void> {
   try {
     await limiter.consume(String(accountId));
   } catch (res) {

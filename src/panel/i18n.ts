@@ -5,6 +5,7 @@ import { smppWordsEn, smppWordsEs } from './words-smpp.js';
  * language with the switch in the header (a cookie); nothing else is guessed.
  */
 import { analyticsEn, analyticsEs } from './i18n-analytics.js';
+import { auditEn, auditEs } from './i18n-audit.js';
 
 const es = {
   brand: 'Mensajero',
@@ -294,6 +295,7 @@ const es = {
   country_code: 'Código de país',
   ...smppWordsEs,
   ...analyticsEs,
+  ...auditEs,
 } as const;
 
 export type Words = { [K in keyof typeof es]: string };
@@ -586,6 +588,7 @@ const en: Words = {
   country_code: 'Country code',
   ...smppWordsEn,
   ...analyticsEn,
+  ...auditEn,
 };
 
 export type Lang = 'es' | 'en';

@@ -41,6 +41,7 @@ import { operatorPage } from './pages/operator.js';
 import { carrierAnalyticsPage } from './pages/carrier-analytics.js';
 import { marginsPage } from './pages/margins.js';
 import { messageTracePage } from './pages/message-trace.js';
+import { auditPage } from './pages/operator-audit.js';
 import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
 import { contactsPage } from './pages/contacts.js';
@@ -172,6 +173,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         carrierAnalyticsPage,
         marginsPage,
         messageTracePage,
+        auditPage,
         subaccountsPage,
       ];
       for (const add of sections) registerSection(scope, shared, add(scope, shared));

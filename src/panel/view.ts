@@ -9,6 +9,8 @@ import { LANG_COOKIE, readCookies, type PanelSession } from './session.js';
 import type { PanelAssets } from './assets.js';
 import { totalBalance } from '../accounts/index.js';
 import { noticeQuery, readNotice, type Notice } from './notice.js';
+import { recordAudit } from '../audit/service.js';
+import { panelAuditEntry } from './audit.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,6 +89,7 @@ function nav(v: View): Html {
         ['/panel/operator/carriers', 'carrier_analytics'],
         ['/panel/operator/margins', 'margins'],
         ['/panel/operator/trace', 'message_trace'],
+        ['/panel/operator/audit', 'audit_log'],
         ['/panel/account', 'account'],
       ]
     : [
@@ -228,6 +231,8 @@ export function registerAction(
     body: Record<string, string | undefined>,
     reply: FastifyReply,
   ) => Promise<ActionResult>,
+  /** The audit log's name of the change (`accounts.credits`); an operator's action without one is `operator.<name>`. */
+  auditAction?: string,
 ): void {
   scope.post(
     `${section.path.replace(/^\/panel/, '')}/${name}`,
@@ -251,6 +256,8 @@ export function registerAction(
           shown: { typed },
         });
       }
+      const entry = section.who === 'operator' ? panelAuditEntry(request, name, auditAction) : undefined;
+      if (entry) await recordAudit(shared.ctx.db.kysely, entry);
       if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
       const query = noticeQuery(shared.ctx.secrets.panelNotice, request.panelSession!, result);
       return reply.code(303).header('location', `${section.path}?${query}`).send();

@@ -50,6 +50,7 @@ export const migrations: Record<string, Migration> = {
   '0041_unsent_sweep': lazy(() => import('./0041_unsent_sweep.js')),
   '0042_provider_ids_created': lazy(() => import('./0042_provider_ids_created.js')),
   '0043_optouts_in_order': lazy(() => import('./0043_optouts_in_order.js')),
+  '0044_operator_api_audit': lazy(() => import('./0044_operator_api_audit.js')),
   '0045_long_unicode_sms': lazy(() => import('./0045_long_unicode_sms.js')),
   '0047_do_not_contact': lazy(() => import('./0047_do_not_contact.js')),
 };

@@ -86,18 +86,25 @@ const wholeNumber = (text: string, max: number): number | undefined => {
  * for all of a user's binds.
  */
 export function registerCloseBind(scope: FastifyInstance, shared: Shared, section: Section): void {
-  registerAction(scope, shared, section, 'close-bind', async (_request, _v, body) => {
-    let id: string;
-    try {
-      id = systemId(field(body, 'system_id'));
-    } catch (err) {
-      if (err instanceof SmppUserProblem) throw refuse(404, 'smpp_bind_gone');
-      throw err;
-    }
-    const slot = wholeNumber(field(body, 'slot'), 1000);
-    const since = wholeNumber(field(body, 'since'), Number.MAX_SAFE_INTEGER);
-    if (slot === undefined || since === undefined) throw refuse(404, 'smpp_bind_gone');
-    if (!(await closeBind(shared.ctx.db, id, slot, since))) throw refuse(404, 'smpp_bind_gone');
-    return { done: 'smpp_bind_closed' };
-  });
+  registerAction(
+    scope,
+    shared,
+    section,
+    'close-bind',
+    async (_request, _v, body) => {
+      let id: string;
+      try {
+        id = systemId(field(body, 'system_id'));
+      } catch (err) {
+        if (err instanceof SmppUserProblem) throw refuse(404, 'smpp_bind_gone');
+        throw err;
+      }
+      const slot = wholeNumber(field(body, 'slot'), 1000);
+      const since = wholeNumber(field(body, 'since'), Number.MAX_SAFE_INTEGER);
+      if (slot === undefined || since === undefined) throw refuse(404, 'smpp_bind_gone');
+      if (!(await closeBind(shared.ctx.db, id, slot, since))) throw refuse(404, 'smpp_bind_gone');
+      return { done: 'smpp_bind_closed' };
+    },
+    'smpp-users.close-bind',
+  );
 }

@@ -1,17 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { toCredits, toUnits } from '../../accounts/credits.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
-import {
-  adjustCredits,
-  archiveAccount,
-  findAccountByEmail,
-  insertAccount,
-  searchAccounts,
-} from '../../accounts/index.js';
+import { adjustCredits, archiveAccount, findAccountByEmail, searchAccounts } from '../../accounts/index.js';
 import { isAccountEmail } from '../../text/email.js';
-import { isUniqueViolation } from '../../db/engine.js';
+import { AccountCreateError, createAccount } from '../../accounts/create.js';
 import { queueStats } from '../../jobs/queue.js';
-import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
 import { html } from '../html.js';
 import { carrierStatus } from '../../carriers/status.js';
@@ -264,41 +257,53 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     },
   };
 
-  registerAction(scope, shared, section, 'create', async (_request, _v, body) => {
-    const email = field(body, 'email').toLowerCase();
-    const password = typeof body.password === 'string' ? body.password : '';
-    if (!isAccountEmail(email)) throw refuse(400, 'email_invalid');
-    if (password.length < 8 || password.length > 128) throw refuse(400, 'password_rules');
-    const credits = creditsField(field(body, 'credits'), true);
-    if (await findAccountByEmail(db, email)) throw refuse(400, 'email_taken');
-    const passwordHash = await hashPassword(password);
-    try {
-      await db
-        .transaction()
-        .execute((trx) =>
-          insertAccount(trx, ctx.secrets.keyEncryption, { email, passwordHash, credits: toUnits(credits) }),
-        );
-    } catch (err) {
-      if (isUniqueViolation(err)) throw refuse(400, 'email_taken');
-      throw err;
-    }
-    return { done: 'account_created' };
-  });
+  registerAction(
+    scope,
+    shared,
+    section,
+    'create',
+    async (_request, _v, body) => {
+      const email = field(body, 'email').toLowerCase();
+      const password = typeof body.password === 'string' ? body.password : '';
+      if (!isAccountEmail(email)) throw refuse(400, 'email_invalid');
+      if (password.length < 8 || password.length > 128) throw refuse(400, 'password_rules');
+      const credits = creditsField(field(body, 'credits'), true);
+      await createAccount(ctx.db, ctx.secrets.keyEncryption, { email, password, credits }).catch((err) => {
+        throw err instanceof AccountCreateError ? refuse(400, err.code) : err;
+      });
+      return { done: 'account_created' };
+    },
+    'accounts.create',
+  );
 
-  registerAction(scope, shared, section, 'credits', async (_request, _v, body) => {
-    const account = await findAccountByEmail(db, field(body, 'email'));
-    if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
-    if (!(await adjustCredits(db, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
-      throw refuse(400, 'credits_below_zero');
-    return { done: 'credits_added' };
-  });
+  registerAction(
+    scope,
+    shared,
+    section,
+    'credits',
+    async (_request, _v, body) => {
+      const account = await findAccountByEmail(db, field(body, 'email'));
+      if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
+      if (!(await adjustCredits(db, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
+        throw refuse(400, 'credits_below_zero');
+      return { done: 'credits_added' };
+    },
+    'accounts.credits',
+  );
 
-  registerAction(scope, shared, section, 'archive', async (_request, _v, body) => {
-    const account = await findAccountByEmail(db, field(body, 'email'));
-    if (!account) throw refuse(400, 'email_invalid');
-    await db.transaction().execute((trx) => archiveAccount(trx, account.id));
-    return { done: 'account_archived' };
-  });
+  registerAction(
+    scope,
+    shared,
+    section,
+    'archive',
+    async (_request, _v, body) => {
+      const account = await findAccountByEmail(db, field(body, 'email'));
+      if (!account) throw refuse(400, 'email_invalid');
+      await db.transaction().execute((trx) => archiveAccount(trx, account.id));
+      return { done: 'account_archived' };
+    },
+    'accounts.archive',
+  );
 
   registerCloseBind(scope, shared, section);
 

@@ -1,0 +1,53 @@
+import type { Db } from '../db/engine.js';
+import { isUniqueViolation } from '../db/engine.js';
+import { randomToken } from '../lib/ids.js';
+import { hashPassword } from '../lib/passwords.js';
+import { isAccountEmail } from '../text/email.js';
+import { toCredits, toUnits } from './credits.js';
+import { findAccountByEmail, insertAccount, type Account } from './store.js';
+
+/** Why an account was not created: `email_invalid`, `email_taken` or `credits_invalid`. */
+export class AccountCreateError extends Error {
+  constructor(
+    readonly code: 'email_invalid' | 'email_taken' | 'credits_invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The most credits an account starts with (as the panel's form accepts them). */
+export const MAX_STARTING_CREDITS = 100_000_000;
+
+/**
+ * Creates a top-level account and its first API key (returned in clear, shown once): what `accounts create`, the
+ * panel's operator view and the operator API call. Without a password (the operator API) the account gets a random
+ * one nobody knows: it works with its API key.
+ */
+export async function createAccount(
+  db: Db,
+  encryptionKey: Buffer,
+  input: { email: string; password?: string; credits?: number },
+): Promise<{ account: Account; apikey: string }> {
+  const email = input.email.trim().toLowerCase();
+  if (!isAccountEmail(email)) throw new AccountCreateError('email_invalid', `not a valid email: ${input.email}`);
+  const credits = input.credits ?? 0;
+  if (
+    !Number.isFinite(credits) ||
+    credits < 0 ||
+    credits > MAX_STARTING_CREDITS ||
+    toCredits(toUnits(credits)) !== credits
+  )
+    throw new AccountCreateError('credits_invalid', 'credits are 0 to 100000000 with at most 4 decimals');
+  if (await findAccountByEmail(db.kysely, email))
+    throw new AccountCreateError('email_taken', `an account with email ${email} exists`);
+  const passwordHash = await hashPassword(input.password ?? randomToken(32));
+  try {
+    return await db.kysely
+      .transaction()
+      .execute((trx) => insertAccount(trx, encryptionKey, { email, passwordHash, credits: toUnits(credits) }));
+  } catch (err) {
+    if (isUniqueViolation(err)) throw new AccountCreateError('email_taken', `an account with email ${email} exists`);
+    throw err;
+  }
+}

@@ -1,0 +1,30 @@
+import type { Command } from 'commander';
+import { CliError, type CliRunner } from '../cli/runner.js';
+import { AUDIT_LIST_MAX, listAudit, sinceOf } from './service.js';
+
+/** `audit list`: the changes made through the operator API, the CLI and the panel's operator view, newest first. */
+export function auditCommands(program: Command, run: CliRunner): void {
+  const audit = program.command('audit').description('who changed what: operator API, CLI, panel operator view');
+  audit
+    .command('list')
+    .option('--since <when>', 'a duration back (30m, 24h, 7d) or an ISO 8601 moment', '24h')
+    .option('--actor <name>', 'cli, token:NAME (or NAME), panel:EMAIL (or EMAIL)')
+    .option('--json', 'print one JSON object')
+    .description(`newest first, at most ${AUDIT_LIST_MAX} entries`)
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => {
+          const since = sinceOf(String(o.since));
+          if (since === undefined) throw new CliError('--since is 30m, 24h, 7d (up to 6 digits) or an ISO 8601 moment');
+          return { entries: await listAudit(ctx.db.kysely, { since, actor: o.actor }) };
+        },
+        (r) =>
+          r.entries.length === 0
+            ? 'no entries'
+            : r.entries
+                .map((e) => `${e.at} ${e.actor} ${e.action} ${e.target ?? ''} ${JSON.stringify(e.detail)}`)
+                .join('\n'),
+      ),
+    );
+}

@@ -1,0 +1,48 @@
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import type { AppContext } from '../context.js';
+import { ApiError } from '../http/errors.js';
+import { parse } from '../http/validate.js';
+import { recordAudit } from '../audit/service.js';
+import { addDoNotContact, DncError, listDoNotContact, removeDoNotContact } from '../features/dnc/service.js';
+import { actorOf } from './guard.js';
+
+const HIDDEN = { schema: { hide: true } };
+
+const DncQuery = z.object({
+  after: z
+    .string({ error: 'op_number_invalid' })
+    .regex(/^\d{1,20}$/, { error: 'op_number_invalid' })
+    .optional(),
+  limit: z.coerce.number({ error: 'op_page_invalid' }).int().min(1).max(1000).default(1000),
+});
+const DncNumber = z.object({
+  number: z.string({ error: 'op_number_invalid' }).max(32, { error: 'op_number_invalid' }),
+});
+
+/** The do-not-contact list over the API: list (by pages after a number), add and remove (as `dnc add|remove|list`). */
+export function dncRoutes(scope: FastifyInstance, ctx: AppContext): void {
+  const db = ctx.db;
+  scope.get('/dnc', HIDDEN, async (request) => {
+    const q = parse(DncQuery, request.query, 'op_page_invalid');
+    return listDoNotContact(db, { after: q.after, limit: q.limit });
+  });
+  scope.post('/dnc', HIDDEN, async (request, reply) => {
+    const { number } = parse(DncNumber, request.body, 'op_number_invalid');
+    try {
+      const added = await addDoNotContact(db, number);
+      await recordAudit(db.kysely, { ...actorOf(request), action: 'dnc.add', target: added.number, detail: added });
+      return reply.code(201).send(added);
+    } catch (err) {
+      if (err instanceof DncError) throw new ApiError(400, 'op_number_invalid');
+      throw err;
+    }
+  });
+  scope.delete('/dnc/:number', HIDDEN, async (request) => {
+    const { number } = parse(DncNumber, request.params, 'op_number_invalid');
+    const result = await removeDoNotContact(db, number);
+    if (result.removed)
+      await recordAudit(db.kysely, { ...actorOf(request), action: 'dnc.remove', target: number, detail: { number } });
+    return result;
+  });
+}

@@ -1,0 +1,143 @@
+/** The schemas of the operator API's OpenAPI 3.1 document (JSON Schema 2020-12). */
+
+const nullable = (type: string) => ({ type: [type, 'null'] });
+const closed = (properties: Record<string, object>, required = Object.keys(properties)) => ({
+  type: 'object',
+  properties,
+  required,
+  additionalProperties: false,
+});
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+const listOf = (name: string, item: string) => closed({ [name]: { type: 'array', items: ref(item) } });
+
+const account = {
+  id: { type: 'integer', minimum: 1 },
+  email: { type: 'string' },
+  credits: { type: 'number', minimum: 0, description: 'the balance in credits' },
+  status: { enum: ['active', 'archived'] },
+  parent_id: { ...nullable('integer'), description: 'the parent account of a sub-account, else null' },
+};
+const channel = { enum: ['sms', 'rcs', 'chatapp', 'voice'] };
+const prefix = { type: 'string', pattern: '^\\d{1,15}$', description: 'destination prefix with the country code' };
+const priceKey = {
+  channel,
+  prefix,
+  account_id: { ...nullable('integer'), description: "null: the deployment's price" },
+};
+const count = { type: 'integer', minimum: 0 };
+const money = { type: 'string', pattern: '^-?\\d+\\.\\d{2}$' };
+const marginSums = { parts: count, delivered: count, failed: count, revenue: money, cost: money, margin: money };
+
+export const schemas: Record<string, object> = {
+  Error: {
+    ...closed(
+      {
+        success: { const: false },
+        message: { type: 'string' },
+        status: { type: 'integer' },
+        code: { type: 'string', description: 'what went wrong, for programs (op_token, op_below_zero…)' },
+        field: { type: 'string', description: 'the field at fault, when one is' },
+      },
+      ['success', 'message', 'status', 'code'],
+    ),
+  },
+  Account: closed(account),
+  AccountPage: closed({
+    accounts: { type: 'array', items: ref('Account'), maxItems: 100 },
+    page: { type: 'integer', minimum: 1 },
+    has_more: { type: 'boolean' },
+  }),
+  NewAccount: closed(
+    { email: { type: 'string', format: 'email', maxLength: 320 }, credits: { type: 'number', minimum: 0 } },
+    ['email'],
+  ),
+  CreatedAccount: closed({ ...account, apikey: { type: 'string', description: 'the API key, shown this once' } }),
+  RevivedAccount: closed(
+    { ...account, apikey: { type: 'string', description: 'the new API key when the account was archived' } },
+    Object.keys(account),
+  ),
+  CreditChange: closed({
+    amount: { type: 'number', not: { const: 0 }, description: 'credits to add; negative withdraws' },
+    reason: { type: 'string', minLength: 1, maxLength: 500 },
+  }),
+  Balance: closed({ id: { type: 'integer' }, credits: { type: 'number', minimum: 0 } }),
+  Price: closed({
+    channel,
+    prefix,
+    credits: { type: 'number', minimum: 0 },
+    account_id: priceKey.account_id,
+    account: { ...nullable('string'), description: "the account's email, null for the deployment's price" },
+  }),
+  Prices: listOf('prices', 'Price'),
+  NewPrice: closed({ ...priceKey, credits: { type: 'number', minimum: 0, maximum: 1_000_000 } }, [
+    'channel',
+    'prefix',
+    'credits',
+  ]),
+  PriceSet: closed({ ...priceKey, credits: { type: 'number', minimum: 0 } }),
+  Removed: closed({ removed: { type: 'boolean' } }),
+  Carrier: {
+    type: 'object',
+    required: ['name', 'type', 'state', 'processes', 'binds', 'submitted', 'last_error', 'last_error_at'],
+    properties: {
+      name: { type: 'string' },
+      type: { type: 'string' },
+      state: { enum: ['bound', 'connecting', 'down', 'disabled'] },
+      processes: count,
+      binds: count,
+      window_in_use: count,
+      submitted: count,
+      refused: count,
+      throttled: count,
+      errors: count,
+      receipts: count,
+      unreadable_receipts: count,
+      replies: count,
+      last_error: nullable('string'),
+      last_error_at: { ...nullable('string'), format: 'date-time' },
+    },
+  },
+  Carriers: listOf('carriers', 'Carrier'),
+  Route: closed(
+    {
+      channel: { type: 'string' },
+      prefix: { type: 'string', description: "'' matches every number" },
+      carriers: { type: 'array', items: { type: 'string' } },
+      account: { ...nullable('string'), description: 'the one account the route is for, else null' },
+      strategy: { type: 'string' },
+      weights: { type: 'array', items: { type: 'number' } },
+    },
+    ['channel', 'prefix', 'carriers', 'account', 'strategy'],
+  ),
+  Routes: listOf('routes', 'Route'),
+  SmppUser: closed({
+    system_id: { type: 'string' },
+    email: { type: 'string' },
+    max_binds: count,
+    throughput: count,
+    window: count,
+    allow_ip: { type: 'array', items: { type: 'string' } },
+  }),
+  SmppUsers: listOf('smpp_users', 'SmppUser'),
+  Margins: closed({
+    currency: { type: 'string', pattern: '^[A-Z]{3}$' },
+    rows: {
+      type: 'array',
+      items: {
+        type: 'object',
+        required: Object.keys(marginSums),
+        properties: {
+          ...marginSums,
+          account: { type: 'string' },
+          carrier: { type: 'string' },
+          prefix: { type: 'string' },
+          day: { type: 'string' },
+        },
+        additionalProperties: false,
+      },
+    },
+    totals: closed(marginSums),
+  }),
+  DncNumbers: closed({ numbers: { type: 'array', items: { type: 'string', pattern: '^\\d+$' } } }),
+  DncNumber: closed({ number: { type: 'string', pattern: '^\\d+$' } }),
+};

@@ -1,0 +1,109 @@
+import { toCredits, toUnits } from '../accounts/credits.js';
+import { AccountCreateError, createAccount } from '../accounts/create.js';
+import {
+  adjustCredits,
+  archiveAccount,
+  findAccountById,
+  searchAccounts,
+  unarchiveAccount,
+  type Account,
+} from '../accounts/index.js';
+import { shownEmail } from '../accounts/subaccount-email.js';
+import { recordAudit } from '../audit/service.js';
+import type { AppContext } from '../context.js';
+import type { Db, Executor } from '../db/engine.js';
+import { ApiError, badRequest } from '../http/errors.js';
+import { recordLowBalance } from '../webhooks/index.js';
+import { ACCOUNTS_PAGE, type ApiActor } from './schemas.js';
+
+/** An account as the operator API shows it. */
+export function accountView(a: {
+  id: number;
+  email: string;
+  credits: number;
+  status: string;
+  parent_id: number | null;
+}) {
+  return {
+    id: Number(a.id),
+    email: shownEmail(a.email),
+    credits: toCredits(Number(a.credits)),
+    status: a.status as 'active' | 'archived',
+    parent_id: a.parent_id === null ? null : Number(a.parent_id),
+  };
+}
+
+export async function accountsPage(db: Executor, search: string, page: number) {
+  const rows = await searchAccounts(db, search, ACCOUNTS_PAGE + 1, (page - 1) * ACCOUNTS_PAGE);
+  return { accounts: rows.slice(0, ACCOUNTS_PAGE).map(accountView), page, has_more: rows.length > ACCOUNTS_PAGE };
+}
+
+async function existing(db: Executor, id: number): Promise<Account> {
+  const account = await findAccountById(db, id);
+  if (!account) throw new ApiError(404, 'op_account_missing');
+  return account;
+}
+
+export const accountById = async (db: Executor, id: number) => accountView(await existing(db, id));
+
+/** Creates a top-level account (the service `accounts create` uses) and records it; the key is in the answer only. */
+export async function createAccountAs(
+  ctx: Pick<AppContext, 'db' | 'secrets'>,
+  by: ApiActor,
+  email: string,
+  credits?: number,
+) {
+  const { account, apikey } = await createAccount(ctx.db, ctx.secrets.keyEncryption, { email, credits }).catch(
+    (err) => {
+      if (!(err instanceof AccountCreateError)) throw err;
+      throw err.code === 'email_taken' ? new ApiError(409, 'op_email_taken') : badRequest(`op_${err.code}`);
+    },
+  );
+  await recordAudit(ctx.db.kysely, {
+    ...by,
+    action: 'accounts.create',
+    target: shownEmail(account.email),
+    detail: { id: Number(account.id), credits: credits ?? 0 },
+  });
+  return { ...accountView(account), apikey };
+}
+
+/**
+ * Adds (or, negative, withdraws) credits with the reason, in one transaction with its audit entry. The update is
+ * conditional (accounts' adjustCredits), so parallel withdrawals never take a balance below zero.
+ */
+export async function changeCredits(db: Db, by: ApiActor, id: number, amount: number, reason: string) {
+  const units = toUnits(amount);
+  return db.kysely.transaction().execute(async (trx) => {
+    const account = await existing(trx, id);
+    if (!(await adjustCredits(trx, id, units))) throw badRequest('op_below_zero');
+    if (units < 0) await recordLowBalance(trx, id);
+    const after = await existing(trx, id);
+    const detail = { amount, reason, credits: toCredits(Number(after.credits)) };
+    await recordAudit(trx, { ...by, action: 'accounts.credits', target: shownEmail(account.email), detail });
+    return { id, credits: toCredits(Number(after.credits)) };
+  });
+}
+
+/** Archives the account and its family (accounts' archiveAccount), recorded with it. */
+export async function archiveAs(db: Db, by: ApiActor, id: number) {
+  return db.kysely.transaction().execute(async (trx) => {
+    const account = await existing(trx, id);
+    const { subaccounts } = await archiveAccount(trx, id);
+    const target = shownEmail(account.email);
+    await recordAudit(trx, { ...by, action: 'accounts.archive', target, detail: { id, subaccounts } });
+    return accountView(await existing(trx, id));
+  });
+}
+
+/** Revives an archived account with a new API key (returned once); an active one is returned as it is. */
+export async function unarchiveAs(ctx: Pick<AppContext, 'db' | 'secrets'>, by: ApiActor, id: number) {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const account = await existing(trx, id);
+    if (account.status === 'active') return accountView(account);
+    const apikey = await unarchiveAccount(trx, ctx.secrets.keyEncryption, id);
+    if (!apikey) throw new ApiError(409, 'op_parent_archived');
+    await recordAudit(trx, { ...by, action: 'accounts.unarchive', target: shownEmail(account.email), detail: { id } });
+    return { ...accountView(await existing(trx, id)), apikey };
+  });
+}
