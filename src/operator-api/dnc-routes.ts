@@ -11,10 +11,15 @@ const HIDDEN = { schema: { hide: true } };
 
 const DncQuery = z.object({
   after: z
-    .string({ error: 'op_number_invalid' })
-    .regex(/^\d{1,20}$/, { error: 'op_number_invalid' })
+    .string({ error: 'op_list_invalid' })
+    .regex(/^\d{1,20}$/, { error: 'op_list_invalid' })
     .optional(),
-  limit: z.coerce.number({ error: 'op_page_invalid' }).int().min(1).max(1000).default(1000),
+  limit: z.coerce
+    .number({ error: 'op_list_invalid' })
+    .int({ error: 'op_list_invalid' })
+    .min(1, { error: 'op_list_invalid' })
+    .max(1000, { error: 'op_list_invalid' })
+    .default(1000),
 });
 const DncNumber = z.object({
   number: z.string({ error: 'op_number_invalid' }).max(32, { error: 'op_number_invalid' }),
@@ -24,7 +29,7 @@ const DncNumber = z.object({
 export function dncRoutes(scope: FastifyInstance, ctx: AppContext): void {
   const db = ctx.db;
   scope.get('/dnc', HIDDEN, async (request) => {
-    const q = parse(DncQuery, request.query, 'op_page_invalid');
+    const q = parse(DncQuery, request.query, 'op_list_invalid');
     return listDoNotContact(db, { after: q.after, limit: q.limit });
   });
   scope.post('/dnc', HIDDEN, async (request, reply) => {
@@ -40,9 +45,14 @@ export function dncRoutes(scope: FastifyInstance, ctx: AppContext): void {
   });
   scope.delete('/dnc/:number', HIDDEN, async (request) => {
     const { number } = parse(DncNumber, request.params, 'op_number_invalid');
-    const result = await removeDoNotContact(db, number);
-    if (result.removed)
-      await recordAudit(db.kysely, { ...actorOf(request), action: 'dnc.remove', target: number, detail: { number } });
-    return result;
+    try {
+      const result = await removeDoNotContact(db, number);
+      if (result.removed)
+        await recordAudit(db.kysely, { ...actorOf(request), action: 'dnc.remove', target: number, detail: { number } });
+      return result;
+    } catch (err) {
+      if (err instanceof DncError) throw new ApiError(400, 'op_number_invalid');
+      throw err;
+    }
   });
 }

@@ -154,6 +154,7 @@ function catalogPaths() {
         id: 'listDnc',
         summary: 'the do-not-contact list, in order, after a number',
         ok: ['200', 'DncNumbers'],
+        bad: 'op_list_invalid',
         query: [
           ['after', { type: 'string', pattern: '^\\d{1,20}$' }],
           ['limit', { type: 'string', pattern: '^\\d{1,4}$' }],
@@ -173,6 +174,7 @@ function catalogPaths() {
         summary: 'remove a number from the do-not-contact list',
         path: [['number', { type: 'string', pattern: '^\\d+$' }]],
         ok: ['200', 'Removed'],
+        bad: 'op_number_invalid',
       }),
     },
   };

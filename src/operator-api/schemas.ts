@@ -17,6 +17,7 @@ defineMessages({
   op_margins_invalid:
     'from and to: dates YYYY-MM-DD, to not before from, at most 366 days; by: account, carrier, prefix or day',
   op_number_invalid: 'number: a full international number, digits only',
+  op_list_invalid: 'after: a number, digits only; limit: a whole number from 1 to 1000',
 });
 
 /** The most accounts a page lists. */
