@@ -30,6 +30,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['smpp-users'], load: async () => (await import('../features/smpp-users/cli.js')).smppUserCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
+  { names: ['mo-routes'], load: async () => (await import('../features/mo-routes/cli.js')).moRouteCommands },
 ];
 
 /**

@@ -16,6 +16,7 @@ import type { AuthTables } from '../auth/tables.js';
 import type { OptoutTables } from '../features/optouts/tables.js';
 import type { AlertTables } from '../alerts/tables.js';
 import type { SmppServerTables } from '../features/smpp-users/tables.js';
+import type { MoRouteTables } from '../features/mo-routes/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -107,4 +108,5 @@ export interface Database
     AuthTables,
     OptoutTables,
     AlertTables,
-    SmppServerTables {}
+    SmppServerTables,
+    MoRouteTables {}

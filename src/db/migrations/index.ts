@@ -50,4 +50,5 @@ export const migrations: Record<string, Migration> = {
   '0041_unsent_sweep': lazy(() => import('./0041_unsent_sweep.js')),
   '0042_provider_ids_created': lazy(() => import('./0042_provider_ids_created.js')),
   '0043_optouts_in_order': lazy(() => import('./0043_optouts_in_order.js')),
+  '0046_two_way': lazy(() => import('./0046_two_way.js')),
 };
