@@ -18,8 +18,7 @@ const START_WORDS = new Set(['ALTA', 'START', 'SUSCRIBIR']);
 const CHUNK = 500;
 
 /** A word as keywords compare it: trimmed, upper case, accents dropped ("Bája " is BAJA). */
-export const normalWord = (text: string): string =>
-  text.trim().normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
+export const normalWord = (text: string): string => text.trim().normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
 
 /**
  * What a reply's whole text asks of the opt-out list: 'stop' (add the

@@ -2,6 +2,7 @@ import type { WithDb } from '../../context.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { normalWord } from '../../messaging/optouts.js';
 import { deleteRoute, insertRoute, selectReplies, selectRoutes, type StoredReply, type StoredRoute } from './store.js';
+export type { StoredReply } from './store.js';
 
 /** A route as the CLI (and the operator API) show it: null where it takes any. */
 export interface MoRoute {

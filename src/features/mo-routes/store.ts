@@ -50,6 +50,8 @@ export interface StoredReply {
   /** The message it answers (null: an MO route gave it). */
   reference: string | null;
   message: string | null;
+  /** The MO route that gave it (null: it answers a message); its number and keyword, null once removed. */
+  route_id?: number | null;
   route_number: string | null;
   route_keyword: string | null;
 }
@@ -72,6 +74,7 @@ export async function selectReplies(
       'p.received_at',
       'm.reference',
       'm.text as message',
+      'p.route_id',
       'r.number as route_number',
       'r.keyword as route_keyword',
     ])

@@ -6,7 +6,6 @@ import { CliError, type CliRunner } from '../../cli/runner.js';
 import { importLandlines, type LandlineRow } from './store.js';
 import { isSenderName, registerSender } from './senders.js';
 
-
 export async function addSender(
   ctx: BaseContext,
   email: string,
