@@ -142,5 +142,17 @@ describeEngines('mo-routes commands and simulated replies', (engine) => {
     );
     const bad = await reply(a.apikey, { number: '5512340000', response: 'cita', to: '5a' });
     expect([bad.status, bad.body.code]).toEqual([400, 'simulator_05']);
+
+    // An opt-out keyword that reaches the account through a route changes the account's list, and sends nothing back.
+    await mensajero('add', '--email', a.email, '--number', '55888');
+    const optouts = () =>
+      h.ctx.db.kysely.selectFrom('optouts').select('number').where('account_id', '=', a.id).execute();
+    expect((await reply(a.apikey, { number: '5512340001', response: 'Baja', to: '55888' })).status).toBe(200);
+    expect(await optouts()).toEqual([{ number: '525512340001' }]);
+    expect((await reply(a.apikey, { number: '5512340001', response: 'ALTA', to: '55888' })).status).toBe(200);
+    expect(await optouts()).toEqual([]);
+    expect(await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute()).toEqual(
+      [],
+    );
   });
 });

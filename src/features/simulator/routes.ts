@@ -59,7 +59,12 @@ export const simulator: Feature = {
         const keyword = firstWord(body.response);
         const route = await findRoute(ctx.db.kysely, { number: body.to ?? '', keyword, accountId: request.account.id });
         if (!route) throw new ApiError(404, 'simulator_04');
-        await recordRoutedReply(ctx, route, { ...reply, source: number, destination: body.to ?? '' });
+        await recordRoutedReply(ctx, route, {
+          source: number,
+          destination: body.to ?? '',
+          text: reply.text,
+          at: reply.at,
+        });
         ctx.worker.nudge();
         return ok('simulator_01', 'reply_recorded', { reference: null, route_id: route.routeId });
       },
