@@ -49,8 +49,16 @@ function smppOptions(cmd: Command): Command {
     .option('--window <n>', 'outstanding submit_sm per bind (default 10)', int)
     .option('--throughput <n>', 'messages per second across all processes, 0 for no cap', int)
     .option('--binds <n>', 'binds across all processes (default 1)', int)
-    .option('--source-ton <n>', 'source TON (default: 5 alphanumeric, 1 digits)', int)
-    .option('--source-npi <n>', 'source NPI (default: 0 alphanumeric, 1 digits)', int)
+    .option(
+      '--source-ton <n>',
+      'source TON (default by the sender: 5 alphanumeric, 3 short code, 1 longer number)',
+      int,
+    )
+    .option(
+      '--source-npi <n>',
+      'source NPI (default by the sender: 0 alphanumeric or short code, 1 longer number)',
+      int,
+    )
     .option('--dest-ton <n>', 'destination TON (default 1)', int)
     .option('--dest-npi <n>', 'destination NPI (default 1)', int)
     .option('--default-sender <sender>', 'source address when the message has no sender')

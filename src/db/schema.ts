@@ -18,6 +18,7 @@ import type { AlertTables } from '../alerts/tables.js';
 import type { SmppServerTables } from '../features/smpp-users/tables.js';
 import type { DncTables } from '../features/dnc/tables.js';
 import type { AuditTables } from '../audit/tables.js';
+import type { MoRouteTables } from '../features/mo-routes/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
@@ -115,4 +116,5 @@ export interface Database
     AlertTables,
     SmppServerTables,
     DncTables,
-    AuditTables {}
+    AuditTables,
+    MoRouteTables {}

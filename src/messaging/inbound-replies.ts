@@ -1,5 +1,6 @@
 import type { AppContext, DbAndConfig, WithDb } from '../context.js';
 import { recordReply } from './replies.js';
+import { findRoute, firstWord, recordRoutedReply, routeNumber } from './routed-replies.js';
 
 /** A customer's message that came in through a connector: an SMPP deliver_sm, a provider's webhook. */
 export interface InboundReply {
@@ -77,17 +78,27 @@ export async function matchReply(ctx: DbAndConfig, r: InboundReply): Promise<Mat
 
 /**
  * Records a customer reply against the message it answers (the `response`
- * event, as with the simulator); one that answers nothing is kept in
- * unmatched_replies (`carriers replies --unmatched`), never given to an account.
+ * event, as with the simulator); one that answers nothing goes to the account
+ * of the most specific MO route for our number and its first word
+ * (routed-replies.ts); with no route it is kept in unmatched_replies
+ * (`carriers replies --unmatched`), never given to an account.
  */
 export async function recordInboundReply(
   ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
   r: InboundReply,
-): Promise<'matched' | 'unmatched'> {
+): Promise<'matched' | 'routed' | 'unmatched'> {
   const match = await matchReply(ctx, r);
-  if (match && (await recordReply(ctx, { ...match, number: r.source, text: r.text, at: r.at }))) {
+  const destination = routeNumber(r.destination);
+  const reply = { number: r.source, text: r.text, at: r.at, destination };
+  if (match && (await recordReply(ctx, { ...match, ...reply }))) {
     ctx.worker.nudge();
     return 'matched';
+  }
+  const route = await findRoute(ctx.db.kysely, { number: destination, keyword: firstWord(r.text) });
+  if (route) {
+    await recordRoutedReply(ctx, route, r);
+    ctx.worker.nudge();
+    return 'routed';
   }
   await ctx.db.kysely
     .insertInto('unmatched_replies')

@@ -21,6 +21,9 @@ const START_WORDS = new Set(['ALTA', 'START', 'SUSCRIBIR']);
 /** Rows per `IN (…)` list: under SQLite's bound-parameter limit. */
 const CHUNK = 500;
 
+/** A word as keywords compare it: trimmed, upper case, accents dropped ("Bája " is BAJA). */
+export const normalWord = (text: string): string => text.trim().normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
+
 /**
  * What a reply's whole text asks of the opt-out list: 'stop' (add the
  * number), 'start' (take it off) or nothing. Trimmed, any case, accents
@@ -28,7 +31,7 @@ const CHUNK = 500;
  */
 export function optoutKeyword(text: string): 'stop' | 'start' | null {
   if (text.length > 64) return null;
-  const word = text.trim().normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
+  const word = normalWord(text);
   if (STOP_WORDS.has(word)) return 'stop';
   if (START_WORDS.has(word)) return 'start';
   return null;

@@ -31,7 +31,16 @@ type Original = {
  */
 export async function recordReply(
   ctx: Pick<AppContext, 'db' | 'config' | 'prices'>,
-  input: { accountId: number; number: string; text: string; at: number; messageId?: number; carrier?: string },
+  input: {
+    accountId: number;
+    number: string;
+    text: string;
+    at: number;
+    messageId?: number;
+    carrier?: string;
+    /** The number it was sent to, when known. */
+    destination?: string;
+  },
 ): Promise<string | null> {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const original = await trx
@@ -66,6 +75,7 @@ export async function recordReply(
         number: input.number,
         text: input.text,
         received_at: input.at,
+        destination: input.destination || null,
       })
       .execute();
     await recordEvents(trx, [

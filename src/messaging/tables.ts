@@ -94,10 +94,15 @@ export interface PricesTable {
 export interface RepliesTable {
   id: Generated<number>;
   account_id: number;
+  /** The message it answers; 0 for a reply an MO route gave the account (route_id). */
   message_id: number;
   number: string;
   text: string;
   received_at: number;
+  /** The number it was sent to (our sender, short code or long number), when the carrier said (migration 0046). */
+  destination?: string | null;
+  /** The MO route that gave it to the account (src/messaging/routed-replies.ts). */
+  route_id?: number | null;
 }
 
 /** A read-confirmation link of one message (src/messaging/tracking.ts). */

@@ -1,4 +1,5 @@
 import { smppWordsEn, smppWordsEs } from './words-smpp.js';
+import { repliesWordsEn, repliesWordsEs } from './words-replies.js';
 
 /**
  * The panel's words in Spanish (the default) and English. A person picks the
@@ -294,6 +295,7 @@ const es = {
     'Un número por fila en la primera columna: 10 dígitos (México, 52) o + y el número completo; o una primera fila con las columnas number y country_code. Hasta {max} filas por archivo. Si una fila tiene un error no se importa ninguna.',
   country_code: 'Código de país',
   ...smppWordsEs,
+  ...repliesWordsEs,
   ...analyticsEs,
   ...auditEs,
 } as const;
@@ -587,6 +589,7 @@ const en: Words = {
     'One number a row in the first column: 10 digits (Mexico, 52) or + and the full number; or a first row naming the columns number and country_code. Up to {max} rows a file. If any row has an error, none is imported.',
   country_code: 'Country code',
   ...smppWordsEn,
+  ...repliesWordsEn,
   ...analyticsEn,
   ...auditEn,
 };

@@ -46,6 +46,7 @@ import { subaccountsPage } from './pages/subaccounts.js';
 import { campaignsPage } from './pages/campaigns.js';
 import { contactsPage } from './pages/contacts.js';
 import { optoutsPage } from './pages/optouts.js';
+import { repliesPage } from './pages/replies.js';
 import { sendPage } from './pages/send.js';
 import { otpPage } from './pages/otp.js';
 import { programsPage } from './pages/programs.js';
@@ -166,6 +167,7 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         sendPage,
         contactsPage,
         optoutsPage,
+        repliesPage,
         otpPage,
         programsPage,
         accountPage,

@@ -98,6 +98,7 @@ function nav(v: View): Html {
         ['/panel/campaigns', 'campaigns'],
         ['/panel/contacts', 'contacts'],
         ['/panel/optouts', 'optouts'],
+        ['/panel/replies', 'replies'],
         ['/panel/otp', 'otp'],
         ['/panel/programs', 'programs'],
         ['/panel/integrations', 'integrations'],

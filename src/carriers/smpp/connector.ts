@@ -9,6 +9,7 @@ import type { SmppSettings } from './settings.js';
 import { classifyStatus, statusCode, statusName } from './status.js';
 import { SharedThroughput } from './throughput.js';
 import { InboundHandler } from './inbound.js';
+import { sourceAddress } from './address.js';
 import { Semaphore } from '../../lib/semaphore.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -230,7 +231,7 @@ export class SmppConnector implements Connector {
     const coding = chooseCoding(m.text, s.coding);
     const segments = encodeMessage(m.text, { coding, packed: s.packed, flash: m.flash }, this.reference++ & 0xff);
     const source = m.sender ?? s.default_sender ?? '';
-    const alphanumeric = /[^\d]/.test(source);
+    const type = sourceAddress(source);
     const ids: string[] = [];
     // Throttled answers before the SMSC took it (or gave up): the message trace lists them.
     const throttles: FailedAttempt[] = [];
@@ -242,8 +243,8 @@ export class SmppConnector implements Connector {
     };
     for (const seg of segments) {
       const fields = {
-        source_addr_ton: s.source_ton ?? (source === '' ? 0 : alphanumeric ? 5 : 1),
-        source_addr_npi: s.source_npi ?? (source === '' || alphanumeric ? 0 : 1),
+        source_addr_ton: s.source_ton ?? type.ton,
+        source_addr_npi: s.source_npi ?? type.npi,
         source_addr: source,
         dest_addr_ton: s.dest_ton,
         dest_addr_npi: s.dest_npi,

@@ -19,7 +19,7 @@ export const SmppSettingsSchema = z.object({
   throughput: z.number().int().min(0).max(100_000).default(0),
   /** Binds across every process. */
   binds: z.number().int().min(1).max(64).default(1),
-  /** null: TON 5 / NPI 0 for an alphanumeric sender, TON 1 / NPI 1 for digits (docs/operators/carriers-and-routes.md, "Connector options"). */
+  /** null: by the sender (address.ts): TON 5 / NPI 0 alphanumeric, 3 / 0 a short code, 1 / 1 a longer number. */
   source_ton: z.number().int().min(0).max(6).nullable().default(null),
   source_npi: z.number().int().min(0).max(18).nullable().default(null),
   dest_ton: z.number().int().min(0).max(6).default(1),

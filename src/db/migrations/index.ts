@@ -52,5 +52,6 @@ export const migrations: Record<string, Migration> = {
   '0043_optouts_in_order': lazy(() => import('./0043_optouts_in_order.js')),
   '0044_operator_api_audit': lazy(() => import('./0044_operator_api_audit.js')),
   '0045_long_unicode_sms': lazy(() => import('./0045_long_unicode_sms.js')),
+  '0046_two_way': lazy(() => import('./0046_two_way.js')),
   '0047_do_not_contact': lazy(() => import('./0047_do_not_contact.js')),
 };

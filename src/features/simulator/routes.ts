@@ -4,6 +4,7 @@ import { jsonSchema, text } from '../../http/fields.js';
 import { defineMessages } from '../../http/codes.js';
 import { parse } from '../../http/validate.js';
 import { recordReply } from '../../messaging/replies.js';
+import { findRoute, firstWord, recordRoutedReply } from '../../messaging/routed-replies.js';
 import { SIMULATOR } from '../../carriers/index.js';
 import type { Feature } from '../feature.js';
 
@@ -11,7 +12,9 @@ defineMessages({
   simulator_01: 'reply_recorded',
   simulator_02: 'number is required: 10 digits, or the full number with its country code',
   simulator_03: 'response is required (1 to 1000 characters)',
-  simulator_04: 'This account never sent a message through the simulator to that number',
+  simulator_04:
+    'This account never sent a message through the simulator to that number, and none of its MO routes takes the reply',
+  simulator_05: 'to is the number the customer writes to: 3 to 15 digits',
 });
 
 const Body = z.object({
@@ -20,12 +23,17 @@ const Body = z.object({
     z.string().min(1, { error: 'simulator_03' }).max(1000, { error: 'simulator_03' }),
   ),
   country_code: text().optional(),
+  to: text('simulator_05')
+    .pipe(z.string().regex(/^\d{3,15}$/, { error: 'simulator_05' }))
+    .optional(),
 });
 
 /**
- * POST /simulator/replies (docs/api/sms.md): makes a number reply to the latest
- * message the account sent it through the simulator (one a real carrier took,
- * or not handed over yet, gets 404). A 10-digit number gets the country code
+ * POST /simulator/replies: makes a number reply to the latest message the
+ * account sent it through the simulator (one a real carrier took, or not
+ * handed over yet, does not count). With none, the reply goes through the
+ * account's own MO routes (`to`: our number it is written to; its first word),
+ * never another account's; else 404. A 10-digit number gets the country code
  * (default 52). Exists only while the simulators are on.
  */
 export const simulator: Feature = {
@@ -38,16 +46,27 @@ export const simulator: Feature = {
       async (request) => {
         const body = parse(Body, request.body, 'simulator_02');
         const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
+        const reply = { number, text: body.response, at: Date.now(), destination: body.to };
         const reference = await recordReply(ctx, {
+          ...reply,
           accountId: request.account.id,
-          number,
-          text: body.response,
-          at: Date.now(),
           carrier: SIMULATOR, // only what the simulator carried: never invented replies to a real carrier's messages
         });
-        if (!reference) throw new ApiError(404, 'simulator_04');
+        if (reference) {
+          ctx.worker.nudge();
+          return ok('simulator_01', 'reply_recorded', { reference });
+        }
+        const keyword = firstWord(body.response);
+        const route = await findRoute(ctx.db.kysely, { number: body.to ?? '', keyword, accountId: request.account.id });
+        if (!route) throw new ApiError(404, 'simulator_04');
+        await recordRoutedReply(ctx, route, {
+          source: number,
+          destination: body.to ?? '',
+          text: reply.text,
+          at: reply.at,
+        });
         ctx.worker.nudge();
-        return ok('simulator_01', 'reply_recorded', { reference });
+        return ok('simulator_01', 'reply_recorded', { reference: null, route_id: route.routeId });
       },
     );
   },

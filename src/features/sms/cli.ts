@@ -3,10 +3,8 @@ import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { countLandlines, importLandlines, upsertSender, type LandlineRow } from './store.js';
-
-/** An alphanumeric sender id: 1 to 11 letters, digits or spaces, at least one letter. */
-const SENDER = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
+import { countLandlines, importLandlines, type LandlineRow } from './store.js';
+import { isSenderName, registerSender } from './senders.js';
 
 export async function addSender(
   ctx: BaseContext,
@@ -15,9 +13,12 @@ export async function addSender(
   rcs: boolean,
   parentEmail?: string,
 ): Promise<{ sender: string; rcs: boolean }> {
-  if (!SENDER.test(name)) throw new CliError('--sender is 1 to 11 letters, digits or spaces, with at least one letter');
+  if (!isSenderName(name))
+    throw new CliError(
+      '--sender is 1 to 11 letters, digits or spaces with at least one letter, or 3 to 15 digits (a short code or a long number)',
+    );
   const account = await requireAccount(ctx, email, parentEmail);
-  await upsertSender(ctx.db.kysely, account.id, name, rcs);
+  await registerSender(ctx, account.id, name, rcs);
   return { sender: name, rcs };
 }
 
@@ -45,11 +46,11 @@ export function parseLandlineFile(content: string): LandlineRow[] {
 export function smsCommands(program: Command, run: CliRunner): void {
   program
     .command('senders')
-    .description('alphanumeric SMS senders of an account')
+    .description('SMS senders of an account: alphanumeric names, short codes, long numbers')
     .command('add')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
-    .requiredOption('--sender <name>', 'alphanumeric sender, 1 to 11 characters')
+    .requiredOption('--sender <name>', 'alphanumeric (1 to 11 characters) or numeric (3 to 15 digits)')
     .option('--rcs', 'linked for RCS (channel 2)', false)
     .option('--json', 'print one JSON object')
     .action((o) =>

@@ -26,7 +26,9 @@ export const SendBody = z.object({
   message: text('sms_01', 'sms_01').describe('at most 160 GSM-7 characters after transliteration'),
   country_code: countryCode.describe('default 52'),
   find_country_code: flag('sms_42'),
-  sender: optionalText('sms_38').describe('registered alphanumeric sender; unregistered means the default sender'),
+  sender: optionalText('sms_38').describe(
+    'a registered sender (alphanumeric, short code or long number); unregistered means the default sender',
+  ),
   name: optionalText('sms_06')
     .pipe(z.string().max(100, { error: 'sms_06' }).optional())
     .describe('campaign name, at most 100'),

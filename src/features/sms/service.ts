@@ -12,6 +12,7 @@ import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, ONE_GSM_SMS, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
+import { mayBeSender } from './senders.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
@@ -190,7 +191,7 @@ async function resolveSender(
     if (!row || row.rcs !== 1) throw new ApiError(400, 'sms_38');
     return row.name;
   }
-  if (!name || name.length > 11) return null;
+  if (!name || !mayBeSender(name)) return null;
   return (await findSender(ctx.db.kysely, accountId, name))?.name ?? null;
 }
 

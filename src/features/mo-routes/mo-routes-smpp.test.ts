@@ -1,0 +1,133 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { runCommands } from '../../../test/helpers/cli.js';
+import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
+import { moRouteCommands } from './cli.js';
+
+/** A webhook receiver on 127.0.0.1 that keeps the fields of each event it gets. */
+async function webhookReceiver() {
+  const forms: Array<Record<string, string>> = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c) => (body += c));
+    req.on('end', () => {
+      // The event's fields: a GET's query string, a POST's form body (the account's webhook method).
+      const query = (req.url ?? '').split('?')[1];
+      if (req.method === 'POST' || (req.method === 'GET' && query))
+        forms.push(Object.fromEntries(new URLSearchParams(req.method === 'POST' ? body : query)));
+      res.writeHead(200).end('ok');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`,
+    forms,
+    close: () => new Promise<void>((r) => (server.closeAllConnections(), server.close(() => r()))),
+  };
+}
+
+describeEngines('MO routes for replies from an SMPP carrier', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { env: SMPP_ENV });
+  });
+  afterAll(() => h.close());
+  const { carrier, send, message, cli } = smppTools(() => h);
+  const routes = (...args: string[]) => runCommands(h.ctx, [moRouteCommands], ['mo-routes', ...args, '--json']);
+  const repliesFrom = (number: string) =>
+    h.ctx.db.kysely
+      .selectFrom('replies')
+      .select(['account_id', 'message_id', 'route_id', 'destination', 'text'])
+      .where('number', '=', number)
+      .execute();
+  const arrived = (number: string) =>
+    eventually(async () => {
+      const rows = await repliesFrom(number);
+      return rows.length > 0 ? rows : null;
+    }, 10_000);
+
+  it('number and keyword, then number, then keyword; a reply to a sent message keeps its account; none: unmatched', async () => {
+    const { smsc, name } = await carrier({}, [], { prefix: '525543' });
+    const [a, b, c, d] = [
+      await h.createAccount(10),
+      await h.createAccount(10),
+      await h.createAccount(10),
+      await h.createAccount(10),
+    ];
+    const both = await routes('add', '--email', a.email, '--number', '55123', '--keyword', 'info');
+    const number = await routes('add', '--email', b.email, '--number', '55123');
+    const keyword = await routes('add', '--email', c.email, '--keyword', 'INFO');
+    const otherNumber = await routes('add', '--email', d.email, '--number', '55124');
+    const hook = await webhookReceiver();
+    try {
+      expect((await h.post('/webhook/add', { url: hook.url, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
+      smsc.sendReply('525543000001', '55123', 'Info por favor');
+      smsc.sendReply('525543000002', '55123', 'Hola');
+      smsc.sendReply('525543000003', '55999', '¡ínfo!', 'ucs2');
+      smsc.sendReply('525543000004', '+55123', 'INFO ya');
+      smsc.sendReply('525543000007', '55124', 'info');
+      const routed = { message_id: 0 };
+      expect(await arrived('525543000001')).toEqual([
+        { ...routed, account_id: a.id, route_id: both.id, destination: '55123', text: 'Info por favor' },
+      ]);
+      expect(await arrived('525543000002')).toEqual([
+        { ...routed, account_id: b.id, route_id: number.id, destination: '55123', text: 'Hola' },
+      ]);
+      expect(await arrived('525543000003')).toEqual([
+        { ...routed, account_id: c.id, route_id: keyword.id, destination: '55999', text: '¡ínfo!' },
+      ]);
+      expect((await arrived('525543000004'))[0]).toMatchObject({ account_id: a.id, destination: '55123' });
+      // A number route and a keyword route both match: the number wins.
+      expect((await arrived('525543000007'))[0]).toMatchObject({ account_id: d.id, route_id: otherNumber.id });
+      // A's webhook gets the response event: the fields of a matched reply, those of the sent message empty.
+      const form = await eventually(async () => hook.forms.find((f) => f.number === '525543000001'), 10_000);
+      expect(form).toEqual({
+        type: 'response',
+        reference: '',
+        number: '525543000001',
+        message: '',
+        response: 'Info por favor',
+        send_date: '',
+        response_date: expect.stringMatching(/^\d{14}$/),
+      });
+    } finally {
+      await hook.close();
+    }
+
+    // D wrote to this number through this carrier: the reply rule gives D its reply, whatever the routes say.
+    const [ref] = await send(d.apikey, '5543000005');
+    await eventually(async () => (await message(ref)).carrier === name, 10_000);
+    smsc.sendReply('525543000005', '55123', 'info');
+    expect(await arrived('525543000005')).toEqual([
+      { account_id: d.id, message_id: (await message(ref)).id, route_id: null, destination: '55123', text: 'info' },
+    ]);
+
+    // No route for it: unmatched, as before routes existed.
+    smsc.sendReply('525543000006', '55999', 'Hola');
+    const unmatched = await eventually(async () => {
+      const r = await cli('carriers', 'replies', '--unmatched');
+      return r.replies.find((x: { number: string }) => x.number === '525543000006');
+    }, 10_000);
+    expect(unmatched).toMatchObject({ to: '55999', text: 'Hola' });
+    expect(await repliesFrom('525543000006')).toEqual([]);
+  });
+
+  it('a removed route, or one of an archived account, takes nothing: the next most specific one does', async () => {
+    const { smsc } = await carrier({}, [], { prefix: '525544' });
+    const [a, b] = [await h.createAccount(10), await h.createAccount(10)];
+    const first = await routes('add', '--email', a.email, '--number', '55321', '--keyword', 'cita');
+    const fallback = await routes('add', '--email', b.email, '--number', '55321');
+    expect(await routes('remove', '--id', String(first.id))).toEqual({ removed: true });
+    smsc.sendReply('525544000001', '55321', 'cita');
+    expect((await arrived('525544000001'))[0]).toMatchObject({ account_id: b.id, route_id: fallback.id });
+    await h.ctx.db.kysely.updateTable('accounts').set({ status: 'archived' }).where('id', '=', b.id).execute();
+    smsc.sendReply('525544000002', '55321', 'cita');
+    await eventually(async () => {
+      const r = await cli('carriers', 'replies', '--unmatched');
+      return r.replies.some((x: { number: string }) => x.number === '525544000002');
+    }, 10_000);
+    expect(await repliesFrom('525544000002')).toEqual([]);
+  });
+});
