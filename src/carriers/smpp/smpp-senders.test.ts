@@ -10,9 +10,9 @@ describe('the source address type of a sender', () => {
     ['', 0, 0],
     ['MiTienda', 5, 0],
     ['Promo 2x1', 5, 0],
-    ['555', 3, 0],
-    ['55123', 3, 0],
-    ['12345678', 3, 0],
+    ['555', 1, 1],
+    ['55123', 1, 1],
+    ['12345678', 1, 1],
     ['123456789', 1, 1],
     ['525512345678', 1, 1],
     ['123456789012345', 1, 1],
@@ -36,7 +36,7 @@ describeEngines('numeric senders over SMPP', (engine) => {
       expect((await senders('--email', a.email, '--sender', sender)).error).toMatch(/3 to 15 digits/);
   });
 
-  it('each submit_sm carries the TON/NPI of its sender: alphanumeric 5/0, short code 3/0, long number 1/1', async () => {
+  it('each submit_sm carries the TON/NPI of its sender: alphanumeric 5/0, digits (short code or long number) 1/1', async () => {
     const { smsc } = await carrier({}, [], { prefix: '525541' });
     const a = await h.createAccount(100);
     const names = ['TIENDA', '55123', '525512345678', '123456789012345'];
@@ -47,7 +47,7 @@ describeEngines('numeric senders over SMPP', (engine) => {
     await eventually(async () => smsc.submitted.length === 5, 10_000);
     const by = (n: string) => smsc.submitted.find((s) => s.destination === `52${n}`)!;
     expect(by('5541000000')).toMatchObject({ source: 'TIENDA', sourceTon: 5, sourceNpi: 0 });
-    expect(by('5541000001')).toMatchObject({ source: '55123', sourceTon: 3, sourceNpi: 0 });
+    expect(by('5541000001')).toMatchObject({ source: '55123', sourceTon: 1, sourceNpi: 1 });
     expect(by('5541000002')).toMatchObject({ source: '525512345678', sourceTon: 1, sourceNpi: 1 });
     expect(by('5541000003')).toMatchObject({ source: '123456789012345', sourceTon: 1, sourceNpi: 1 });
     expect(by('5541000009')).toMatchObject({ source: '', sourceTon: 0, sourceNpi: 0 });
