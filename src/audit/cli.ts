@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { AUDIT_LIST_MAX, listAudit, sinceOf } from './service.js';
 
@@ -22,9 +23,7 @@ export function auditCommands(program: Command, run: CliRunner): void {
         (r) =>
           r.entries.length === 0
             ? 'no entries'
-            : r.entries
-                .map((e) => `${e.at} ${e.actor} ${e.action} ${e.target ?? ''} ${JSON.stringify(e.detail)}`)
-                .join('\n'),
+            : table(r.entries, ['at', 'actor', 'action', 'target', 'detail', 'address']),
       ),
     );
 }

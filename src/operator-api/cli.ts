@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { addOperatorToken, listOperatorTokens, revokeOperatorToken, TokenError } from './tokens.js';
 
@@ -32,11 +33,7 @@ export function operatorTokenCommands(program: Command, run: CliRunner): void {
         (r) =>
           r.tokens.length === 0
             ? 'no tokens: the operator API is off'
-            : r.tokens
-                .map(
-                  (t) => `${t.id} ${t.name}${t.read_only ? ' (read-only)' : ''} last used ${t.last_used_at ?? 'never'}`,
-                )
-                .join('\n'),
+            : table(r.tokens, ['id', 'name', 'read_only', 'created_at', 'last_used_at']),
       ),
     );
   tokens
