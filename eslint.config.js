@@ -7,8 +7,9 @@ import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-// Files that put the process together: they alone may import routes and CLI command modules.
-const wiring = ['src/main.ts', 'src/cli/commands.ts', 'src/features/index.ts', 'src/**/feature.ts'];
+// Files that put the process together (src/app/, and each module's feature.ts): they alone may import routes and CLI
+// command modules. src/main.ts only forwards an earlier path of the command to src/app/main.ts.
+const wiring = ['src/app/**/*.ts', 'src/**/feature.ts', 'src/main.ts'];
 const tests = ['**/*.test.ts', 'test/**', 'bench/**'];
 
 const routesAndCommands = {
@@ -16,14 +17,15 @@ const routesAndCommands = {
   message: 'Routes and CLI commands are leaves: import the feature’s service or schemas.ts instead.',
 };
 const cliRunner = {
-  regex: '(^|/)cli/run(ner)?\\.js$',
+  regex: '(^|/)(cli/runner|app/run)\\.js$',
   message: 'Panel pages answer in HTML: CliError and runCli belong to the CLI.',
 };
-// Command modules code against cli/runner.ts; the runner itself (cli/run.ts) builds a context, so only main.ts loads it.
+// src/app/ puts the process together; nothing else imports it. Command modules code against cli/runner.ts: the
+// runner itself (app/run.ts) builds a context, so only app/main.ts loads it.
 const runnerImpl = {
-  regex: '(^|/)cli/run\\.js$',
+  regex: '(^|/)app/',
   message:
-    'Command modules take the runner they are given and throw CliError from cli/runner.ts; only main.ts loads cli/run.ts.',
+    'src/app/ is the wiring and nothing imports it: command modules take the runner they are given and throw CliError from cli/runner.ts.',
 };
 const features = {
   regex: '(^|/)features/',
@@ -60,7 +62,7 @@ const noStoresInFrontEnds = {
       {
         zones: [
           {
-            target: ['src/panel/**/*.ts', 'src/**/routes.ts', 'src/cli/**/*.ts'],
+            target: ['src/panel/**/*.ts', 'src/**/routes.ts', 'src/cli/**/*.ts', 'src/app/**/*.ts'],
             from: storeFiles,
             message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
           },
@@ -71,7 +73,7 @@ const noStoresInFrontEnds = {
 };
 const smppServer = {
   regex: '(^|/)smpp-server/',
-  message: 'The SMPP server is a front end, like routes.ts: only src/cli/serve.ts starts it.',
+  message: 'The SMPP server is a front end, like routes.ts: only src/app/serve.ts starts it.',
 };
 
 /** One block per layer; a file gets the rules of the last block it matches, so each block repeats the leaves rule. */
@@ -119,9 +121,9 @@ export default defineConfig(
   layer(carrierProtocols, features, storage),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
-  // The SMPP server's own files, and the one that starts it, may import it.
+  // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
-    files: ['src/smpp-server/**/*.ts', 'src/cli/serve.ts'],
+    files: ['src/smpp-server/**/*.ts'],
     ignores: [...wiring, ...tests],
     rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl] }] },
   },
