@@ -1,4 +1,4 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import { credits } from '../features/credits/routes.js';
 import { authLogin } from '../features/auth/routes.js';
 import { messaging } from '../messaging/feature.js';

@@ -1,4 +1,4 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { pruneAttemptCounters } from '../auth/attempts.js';

@@ -6,7 +6,7 @@ import { parse } from '../http/validate.js';
 import { webhookAddLimit } from '../http/rate-limit.js';
 import { DELIVER_JOB } from './record.js';
 import { createDelivery, deliverEvent } from './deliver.js';
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import { formatLocal } from '../lib/time.js';
 import { addWebhook, changeStatus, findWebhook, removeWebhook, urlIsWellFormed } from './service.js';
 

@@ -7,7 +7,7 @@ import { defineMessages } from '../../http/codes.js';
 import { jsonSchema, optionalText } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 
 defineMessages({
   auth_06: 'The token expired: get a new one with POST /auth',

@@ -4,7 +4,7 @@ import { defineMessages } from '../../http/codes.js';
 import { flag, integer, integerForms, jsonSchema, optionalText } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { parseLocal } from '../../lib/time.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { DEFAULT_LIMIT, listCampaigns, MAX_LIMIT } from './service.js';
 
 defineMessages({

@@ -3,7 +3,7 @@ import type { FastifyRequest } from 'fastify';
 import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { ChatappSend, sendChatapp } from './service.js';
 
 const Reply = z.object({

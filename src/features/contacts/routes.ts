@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { flag, integer, jsonSchema, optionalText } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { required } from './fields.js';
 import { ContactBody } from './schemas.js';
 import {

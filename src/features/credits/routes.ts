@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { toCredits } from '../../accounts/credits.js';
 import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 
 const Reply = z.object({
   success: z.boolean(),

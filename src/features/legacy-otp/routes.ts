@@ -5,7 +5,7 @@ import { ApiError } from '../../http/errors.js';
 import { messageFor } from '../../http/codes.js';
 import { jsonSchema } from '../../http/fields.js';
 import { OtpError } from '../otp/errors.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { CheckParams, ResendParams, ResetParams, StartParams } from './params.js';
 import { check, resend, reset, start, type LegacyAnswer } from './service.js';
 import { toXml } from './xml.js';

@@ -3,7 +3,7 @@ import { ok } from '../../http/errors.js';
 import { integer, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { freeText, required } from '../contacts/fields.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { AddBody, agendaName } from './schemas.js';
 import { addList, allLists, changeListName, deleteList, findLists, listToRead, MAX_PAGE } from './service.js';
 import { contactsJson } from './stream.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { enroll, listMembers, listPrograms, redeem, requireLoyalty, sale, type LoyaltyMember } from './service.js';
 

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import { badRequest, ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { AddedReply, ListReply, NumbersBody, PageQuery, RemovedReply } from './schemas.js';
 import { fitsOnList, optIn, optOut, optoutPage, parseNumbers } from './service.js';
 

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { otpMetrics } from './metrics.js';
 import { OtpError } from './errors.js';
 import { sandboxSendCode } from './sandbox.js';

@@ -5,7 +5,7 @@ import { ApiError, ok } from '../../http/errors.js';
 import { emailAddress, jsonSchema, numeric, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { notFoundPage, PAGE_HEADERS, paymentPage } from './page.js';
 import { completePayment, findByRequestId, findByToken, sendPaymentRequest } from './service.js';
 import { stripeWebhookRoute } from '../../payments/stripe/route.js';

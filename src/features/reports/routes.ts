@@ -4,7 +4,7 @@ import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, integer, integerForms, jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { campaignDetails, findCampaign, localDay, reportJson } from './service.js';
 
 defineMessages({

@@ -6,7 +6,7 @@ import { parse } from '../../http/validate.js';
 import { recordReply } from '../../messaging/replies.js';
 import { findRoute, firstWord, recordRoutedReply } from '../../messaging/routed-replies.js';
 import { SIMULATOR } from '../../carriers/index.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 
 defineMessages({
   simulator_01: 'reply_recorded',

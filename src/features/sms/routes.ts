@@ -6,7 +6,7 @@ import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { SendBody } from './schemas.js';
 import { clickShortLink, sendSms, shortLinkTarget } from './service.js';
 import { textRulesOf } from './rules.js';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { Envelope, name, tenDigits } from './fields.js';
 import { addStaff, disableStaff, listStaff, type StaffUser } from './service.js';

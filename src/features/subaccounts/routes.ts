@@ -3,7 +3,7 @@ import { toCredits, toUnits } from '../../accounts/credits.js';
 import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { addSubaccount, archive, subaccountKey, transfer } from './service.js';
 import { AddBody, EmailBody, ManageBody } from './schemas.js';

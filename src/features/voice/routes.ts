@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { sendVoice, VoiceSend } from './service.js';
 
 const Reply = z.object({

@@ -3,7 +3,7 @@ import { badRequest, ok } from '../../http/errors.js';
 import { integer, jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
-import type { Feature } from '../feature.js';
+import type { Feature } from '../../feature.js';
 import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { amountCents, fromCents, optionalAmountCents } from './money.js';
 import { ADD, enroll, listMembers, listPrograms, move, requireWallet, type WalletMember } from './service.js';
