@@ -7,14 +7,21 @@ import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-// Files that put the process together (src/app/, and each module's feature.ts): they alone may import routes and CLI
-// command modules. src/main.ts only forwards an earlier path of the command to src/app/main.ts.
-const wiring = ['src/app/**/*.ts', 'src/**/feature.ts', 'src/main.ts'];
+// The files that put the process together: they alone may import feature.ts modules (and, with each module's
+// feature.ts, routes and CLI command modules). src/main.ts only forwards an earlier path of the command to src/app/main.ts.
+const wiring = ['src/app/**/*.ts', 'src/main.ts'];
+// What each module hands to src/app/: its Feature (routes, public routes, jobs).
+const featureFiles = ['src/**/feature.ts'];
 const tests = ['**/*.test.ts', 'test/**', 'bench/**'];
 
 const routesAndCommands = {
   regex: '(^|/)(routes|cli)\\.js$',
   message: 'Routes and CLI commands are leaves: import the feature’s service or schemas.ts instead.',
+};
+// A module's feature.ts, not the Feature type (src/feature.ts, imported as ../feature.js).
+const featureModules = {
+  regex: '(^|/)[a-z-]+/feature\\.js$|^\\./feature\\.js$',
+  message: 'A module’s feature.ts is what it hands to src/app/: only src/app/ imports it.',
 };
 const cliRunner = {
   regex: '(^|/)(cli/runner|app/run)\\.js$',
@@ -62,7 +69,12 @@ const noStoresInFrontEnds = {
       {
         zones: [
           {
-            target: ['src/panel/**/*.ts', 'src/**/routes.ts', 'src/cli/**/*.ts', 'src/app/**/*.ts'],
+            target: [
+              'src/panel/**/*.ts',
+              'src/**/routes.ts',
+              'src/cli/**/*.ts',
+              'src/app/{main,commands,run,audit-hook,serve}.ts',
+            ],
             from: storeFiles,
             message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
           },
@@ -80,9 +92,12 @@ const smppServer = {
 function layer(files, ...patterns) {
   return {
     files,
-    ignores: [...wiring, ...tests],
+    ignores: [...wiring, ...featureFiles, ...tests],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl, smppServer, ...patterns] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [routesAndCommands, featureModules, runnerImpl, smppServer, ...patterns] },
+      ],
     },
   };
 }
@@ -125,7 +140,13 @@ export default defineConfig(
   {
     files: ['src/smpp-server/**/*.ts'],
     ignores: [...wiring, ...tests],
-    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, featureModules, runnerImpl] }] },
+  },
+  // A module's feature.ts may import its routes and jobs, never another feature.ts nor the wiring.
+  {
+    files: featureFiles,
+    ignores: tests,
+    rules: { 'no-restricted-imports': ['error', { patterns: [featureModules, runnerImpl, smppServer] }] },
   },
   noStoresInFrontEnds,
 );

@@ -4,7 +4,7 @@ import type { Executor } from '../db/engine.js';
 import { pruneAttemptCounters } from '../auth/attempts.js';
 import { pruneRejections } from '../carriers/providers/store.js';
 import { pruneFailedAttempts } from '../messaging/attempts.js';
-import { enqueue } from './queue.js';
+import { enqueue } from '../jobs/queue.js';
 
 export const HOUSEKEEPING_JOB = 'housekeeping';
 export const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
