@@ -7,23 +7,32 @@ import importX from 'eslint-plugin-import-x';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
-// Files that put the process together: they alone may import routes and CLI command modules.
-const wiring = ['src/main.ts', 'src/cli/commands.ts', 'src/features/index.ts', 'src/**/feature.ts'];
+// The files that put the process together: they alone may import feature.ts modules (and, with each module's
+// feature.ts, routes and CLI command modules). src/main.ts only forwards an earlier path of the command to src/app/main.ts.
+const wiring = ['src/app/**/*.ts', 'src/main.ts'];
+// What each module hands to src/app/: its Feature (routes, public routes, jobs).
+const featureFiles = ['src/**/feature.ts'];
 const tests = ['**/*.test.ts', 'test/**', 'bench/**'];
 
 const routesAndCommands = {
   regex: '(^|/)(routes|cli)\\.js$',
   message: 'Routes and CLI commands are leaves: import the feature’s service or schemas.ts instead.',
 };
+// A module's feature.ts, not the Feature type (src/feature.ts, imported as ../feature.js).
+const featureModules = {
+  regex: '(^|/)[a-z-]+/feature\\.js$|^\\./feature\\.js$',
+  message: 'A module’s feature.ts is what it hands to src/app/: only src/app/ imports it.',
+};
 const cliRunner = {
-  regex: '(^|/)cli/run(ner)?\\.js$',
+  regex: '(^|/)(cli/runner|app/run)\\.js$',
   message: 'Panel pages answer in HTML: CliError and runCli belong to the CLI.',
 };
-// Command modules code against cli/runner.ts; the runner itself (cli/run.ts) builds a context, so only main.ts loads it.
+// src/app/ puts the process together; nothing else imports it. Command modules code against cli/runner.ts: the
+// runner itself (app/run.ts) builds a context, so only app/main.ts loads it.
 const runnerImpl = {
-  regex: '(^|/)cli/run\\.js$',
+  regex: '(^|/)app/',
   message:
-    'Command modules take the runner they are given and throw CliError from cli/runner.ts; only main.ts loads cli/run.ts.',
+    'src/app/ is the wiring and nothing imports it: command modules take the runner they are given and throw CliError from cli/runner.ts.',
 };
 const features = {
   regex: '(^|/)features/',
@@ -60,7 +69,12 @@ const noStoresInFrontEnds = {
       {
         zones: [
           {
-            target: ['src/panel/**/*.ts', 'src/**/routes.ts', 'src/cli/**/*.ts'],
+            target: [
+              'src/panel/**/*.ts',
+              'src/**/routes.ts',
+              'src/cli/**/*.ts',
+              'src/app/{main,commands,run,audit-hook,serve}.ts',
+            ],
             from: storeFiles,
             message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
           },
@@ -71,16 +85,19 @@ const noStoresInFrontEnds = {
 };
 const smppServer = {
   regex: '(^|/)smpp-server/',
-  message: 'The SMPP server is a front end, like routes.ts: only src/cli/serve.ts starts it.',
+  message: 'The SMPP server is a front end, like routes.ts: only src/app/serve.ts starts it.',
 };
 
 /** One block per layer; a file gets the rules of the last block it matches, so each block repeats the leaves rule. */
 function layer(files, ...patterns) {
   return {
     files,
-    ignores: [...wiring, ...tests],
+    ignores: [...wiring, ...featureFiles, ...tests],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl, smppServer, ...patterns] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [routesAndCommands, featureModules, runnerImpl, smppServer, ...patterns] },
+      ],
     },
   };
 }
@@ -119,11 +136,17 @@ export default defineConfig(
   layer(carrierProtocols, features, storage),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
-  // The SMPP server's own files, and the one that starts it, may import it.
+  // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
-    files: ['src/smpp-server/**/*.ts', 'src/cli/serve.ts'],
+    files: ['src/smpp-server/**/*.ts'],
     ignores: [...wiring, ...tests],
-    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, runnerImpl] }] },
+    rules: { 'no-restricted-imports': ['error', { patterns: [routesAndCommands, featureModules, runnerImpl] }] },
+  },
+  // A module's feature.ts may import its routes and jobs, never another feature.ts nor the wiring.
+  {
+    files: featureFiles,
+    ignores: tests,
+    rules: { 'no-restricted-imports': ['error', { patterns: [featureModules, runnerImpl, smppServer] }] },
   },
   noStoresInFrontEnds,
 );

@@ -6,7 +6,7 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import { fmt, load } from './lib.js';
 
-const MAIN = resolve(import.meta.dirname, '../src/main.js');
+const MAIN = resolve(import.meta.dirname, '../src/app/main.js');
 const ROUNDS = 3;
 const DURATION_SEC = 5;
 const CONNECTIONS = 32;

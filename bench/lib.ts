@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
-import { startService, type RunningService } from '../src/cli/serve.js';
+import { startService, type RunningService } from '../src/app/serve.js';
 import { insertAccount } from '../src/accounts/store.js';
 import { toUnits } from '../src/accounts/credits.js';
 

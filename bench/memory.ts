@@ -8,7 +8,7 @@ import SQLite from 'better-sqlite3';
 import pg from 'pg';
 import { benchPostgresUrl, fmt } from './lib.js';
 
-const MAIN = resolve(import.meta.dirname, '../src/main.js');
+const MAIN = resolve(import.meta.dirname, '../src/app/main.js');
 const HEAP_PROBE = pathToFileURL(resolve(import.meta.dirname, 'heap-probe.js')).href;
 const BATCHES = 3;
 const SINGLES = Number(process.env.BENCH_MEMORY_SINGLES ?? 10_000);

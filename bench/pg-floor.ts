@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
-import { startService } from '../src/cli/serve.js';
+import { startService } from '../src/app/serve.js';
 import { insertAccount } from '../src/accounts/store.js';
 import { toUnits } from '../src/accounts/credits.js';
 import { openDatabase } from '../src/db/engine.js';

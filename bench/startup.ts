@@ -8,7 +8,7 @@ import { hashPassword } from '../src/lib/passwords.js';
 
 // What ships (the esbuild bundle of scripts/build-bundle.mjs), and the same sources as tsc emits them, one file each.
 const MAIN = resolve(import.meta.dirname, '../bundle/main.js');
-const UNBUNDLED = resolve(import.meta.dirname, '../src/main.js');
+const UNBUNDLED = resolve(import.meta.dirname, '../src/app/main.js');
 const ROUNDS = 5;
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -119,10 +119,10 @@ export async function benchStartup(): Promise<string> {
       `| \`mensajero accounts create\` | ${fmt(c)} |`,
       `| of which hashing the password (scrypt, measured in the bench process) | ${fmt(h)} (${fmt((100 * h) / c)} %) |`,
       `| \`mensajero accounts create\` with the compile cache off (NODE_DISABLE_COMPILE_CACHE=1) | ${fmt(u)} |`,
-      `| \`mensajero accounts create\` unbundled (dist/src/main.js, one file per module) | ${fmt(cu)} |`,
+      `| \`mensajero accounts create\` unbundled (dist/src/app/main.js, one file per module) | ${fmt(cu)} |`,
       `| bare Fastify server to first 200 (baseline) | ${fmt(f)} |`,
       `| \`mensajero serve\` to first 200 (/healthz) | ${fmt(s)} |`,
-      `| \`mensajero serve\` unbundled (dist/src/main.js) to first 200 | ${fmt(su)} |`,
+      `| \`mensajero serve\` unbundled (dist/src/app/main.js) to first 200 | ${fmt(su)} |`,
       '',
       `CLI ÷ bare node: **${fmt(c / b, 1)}×** (target ≤ 3×). serve ÷ bare Fastify: **${fmt(s / f, 1)}×** (target ≤ 2.5×).`,
       '',

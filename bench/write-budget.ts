@@ -6,7 +6,7 @@ import { sql } from 'kysely';
 import type pg from 'pg';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
-import { startService, type RunningService } from '../src/cli/serve.js';
+import { startService, type RunningService } from '../src/app/serve.js';
 import { insertAccount } from '../src/accounts/store.js';
 import { toUnits } from '../src/accounts/credits.js';
 import { submitMessages } from '../src/messaging/submit.js';

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 const root = join(import.meta.dirname, '..');
 const out = join(root, 'dist', 'docs');
 const { loadConfig } = await import(join(root, 'dist', 'src', 'config.js'));
-const { startService } = await import(join(root, 'dist', 'src', 'cli', 'serve.js'));
+const { startService } = await import(join(root, 'dist', 'src', 'app', 'serve.js'));
 
 /** The document exactly as `GET /openapi.json` answers it. */
 async function openapiDocument() {

@@ -1,4 +1,4 @@
-// Bundles the `mensajero` command (src/main.ts) with esbuild into dist/bundle/: what the bin, `npm start` and the
+// Bundles the `mensajero` command (src/app/main.ts) with esbuild into dist/bundle/: what the bin, `npm start` and the
 // smoke run execute. Loading one file per module was most of a command's start-up (docs/contributors/performance.md).
 // ESM with code splitting, so what main.ts and the command table load on demand (`serve`, each command's module,
 // each migration) stays a separate chunk loaded only when used. Native and optional modules stay in node_modules.
@@ -13,7 +13,7 @@ const outdir = join(root, 'dist', 'bundle');
 rmSync(outdir, { recursive: true, force: true });
 await build({
   absWorkingDir: root,
-  entryPoints: { main: 'src/main.ts' },
+  entryPoints: { main: 'src/app/main.ts' },
   outdir,
   bundle: true,
   splitting: true,

@@ -31,7 +31,7 @@ export interface BaseContext {
 export interface ProcessCarriers extends CarrierDispatch {}
 
 /**
- * Everything a feature needs, built once per process by src/boot.ts and
+ * Everything a feature needs, built once per process by src/app/boot.ts and
  * passed down explicitly (no globals, no registries): routes and jobs take it.
  */
 export interface AppContext extends BaseContext {

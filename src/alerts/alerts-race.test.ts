@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dropSchema, engines, eventually, testConfig } from '../../test/helpers/harness.js';
 import { runCommands } from '../../test/helpers/cli.js';
 import { operatorEndpoint, operatorSecret } from '../../test/helpers/alerts.js';
-import { startService, type RunningService } from '../cli/serve.js';
+import { startService, type RunningService } from '../app/serve.js';
 import { carrierCommands } from '../carriers/cli.js';
 import { insertAccount } from '../accounts/store.js';
 import { toUnits } from '../accounts/credits.js';

@@ -1,4 +1,4 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import { deliverAlert } from './deliver.js';
 import { ALERT_DELIVER_JOB } from './episodes.js';
 import { AlertEvaluator } from './evaluator.js';

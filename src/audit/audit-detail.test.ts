@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { expect, it } from 'vitest';
 import { cleanDetail, sinceOf } from './service.js';
-import { cliAuditEntry } from '../cli/audit-hook.js';
+import { cliAuditEntry } from '../app/audit-hook.js';
 
 it('leaves every secret-named field out of a detail, at any depth, and keeps the rest', () => {
   const detail = cleanDetail({

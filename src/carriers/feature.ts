@@ -1,4 +1,4 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import { whatsappWebhookRoutes } from './whatsapp-cloud/webhook.js';
 import { twimlWebhookRoutes } from './twiml-voice/webhook.js';
 

@@ -3,7 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { SMPP_ENV } from '../../test/helpers/smpp-suite.js';
-import { startService } from '../cli/serve.js';
+import { startService } from '../app/serve.js';
 
 type Service = Awaited<ReturnType<typeof startService>>;
 

@@ -14,7 +14,7 @@ import { applyWaitingReceipts } from './receipts.js';
 export type { Route };
 
 declare module '../context.js' {
-  /** The context's carriers are this registry (built by src/boot.ts); context.ts names only what messaging uses. */
+  /** The context's carriers are this registry (built by src/app/boot.ts); context.ts names only what messaging uses. */
   interface ProcessCarriers extends CarrierRegistry {}
 }
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { engines, startHarness, testConfig, type Harness } from '../../test/helpers/harness.js';
 import { cliEnv, runMensajero } from '../../test/helpers/cli.js';
 import { openDatabase } from '../db/engine.js';
-import { startService } from './serve.js';
+import { startService } from '../app/serve.js';
 import { toUnits } from '../accounts/credits.js';
 import { sql } from 'kysely';
 

@@ -1,6 +1,6 @@
 import type { BaseContext } from '../context.js';
 
-// What command modules code against: the runner itself (run.ts) builds the context, so it sits with the wiring.
+// What command modules code against: the runner itself (app/run.ts) builds the context, so it sits with the wiring.
 
 /** Whether to print JSON; set by the global --json option. */
 export interface CliOptions {

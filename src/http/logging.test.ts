@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { loadConfig } from '../config.js';
-import { startService, type RunningService } from '../cli/serve.js';
+import { startService, type RunningService } from '../app/serve.js';
 import { insertAccount } from '../accounts/store.js';
 import { logRedactPaths } from '../context.js';
 import { mkdtempSync, rmSync } from 'node:fs';

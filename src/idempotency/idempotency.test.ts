@@ -13,7 +13,7 @@ import {
   type Reply,
   type TestAccount,
 } from '../../test/helpers/harness.js';
-import { startService, type RunningService } from '../cli/serve.js';
+import { startService, type RunningService } from '../app/serve.js';
 import { insertAccount } from '../accounts/store.js';
 import { toUnits } from '../accounts/credits.js';
 

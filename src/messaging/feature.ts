@@ -1,4 +1,4 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import { SIMULATOR_DLR_JOB } from '../carriers/simulator/driver.js';
 import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';

@@ -35,7 +35,7 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
  * reported accepted before it is durable.
  * While a batch commits, the next requests queue and form the next batch;
  * a lone request waits one turn of the event loop at most. One per database
- * per process: src/boot.ts builds it with the database (ctx.groupCommit).
+ * per process: src/app/boot.ts builds it with the database (ctx.groupCommit).
  */
 export class GroupCommit {
   private queue: Pending[] = [];

@@ -49,7 +49,7 @@ class RoundQueue<T extends { messageIds: number[] }> {
  * Messages are inserted already claimed by it (claim(): one token per
  * process, a lease of JOB_LEASE_MS from the insert), so a round writes no
  * claim while that lease is young enough (dispatchMessages).
- * One per process, built by src/boot.ts (ctx.handOff).
+ * One per process, built by src/app/boot.ts (ctx.handOff).
  */
 export class InlineHandOff implements HandOff {
   private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[]; claimed?: InlineClaim }>;
@@ -108,7 +108,7 @@ interface Waiting {
  * transaction) instead of one round each. While a round runs, the next
  * callers queue and form the next round. Messages inserted with claim() are
  * submitted without a claim update while that lease is young enough, as the
- * inline hand-off's. One per process, built by src/boot.ts (ctx.sharedDispatch).
+ * inline hand-off's. One per process, built by src/app/boot.ts (ctx.sharedDispatch).
  */
 export class SharedDispatch implements Shared {
   private readonly rounds = new RoundQueue<Waiting>((round) => this.round(round));

@@ -6,7 +6,7 @@ import type { PrefixTable } from '../lib/prefix-table.js';
 /**
  * What the outbound pipeline needs from the services of the process, declared
  * here so that the context names them without importing the modules that
- * build them: src/boot.ts builds the carrier registry (carriers/registry.ts)
+ * build them: src/app/boot.ts builds the carrier registry (carriers/registry.ts)
  * and the hand-off (handoff.ts) and puts them in the context.
  */
 

@@ -21,7 +21,7 @@ async function loadPrices(db: Executor): Promise<PrefixTable<number>> {
 /**
  * Every prefix price (the deployment's and each account's), held by each
  * process and reloaded within CARRIER_POLL_MS of a change (see
- * RevisionedCache). One per process, built by src/boot.ts (ctx.prices).
+ * RevisionedCache). One per process, built by src/app/boot.ts (ctx.prices).
  */
 export class PriceBook implements PriceLookup {
   private readonly cache: RevisionedCache<PrefixTable<number>>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { boundPort } from '../cli/serve.js';
+import { boundPort } from '../app/serve.js';
 import { loadConfig } from '../config.js';
 
 /** METRICS_PORT: /metrics on a listener of its own (an internal address), and no longer on the API port. */

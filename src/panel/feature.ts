@@ -1,4 +1,4 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import { panelRoutes } from './routes.js';
 
 /** The account panel at /panel/: account holders' self-service and the operator view, server-rendered. */

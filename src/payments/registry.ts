@@ -6,7 +6,7 @@ export function usePaymentProvider(ctx: Pick<AppContext, 'paymentProvider'>, pro
   ctx.paymentProvider = provider;
 }
 
-/** The payment provider of this process (src/boot.ts builds it: the simulator unless one is configured). */
+/** The payment provider of this process (src/app/boot.ts builds it: the simulator unless one is configured). */
 export function paymentProvider(ctx: Pick<AppContext, 'paymentProvider'>): PaymentProvider {
   return ctx.paymentProvider;
 }

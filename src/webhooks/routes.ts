@@ -1,12 +1,11 @@
+import type { AppContext } from '../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { defineMessages } from '../http/codes.js';
 import { ok } from '../http/errors.js';
 import { jsonSchema, text } from '../http/fields.js';
 import { parse } from '../http/validate.js';
 import { webhookAddLimit } from '../http/rate-limit.js';
-import { DELIVER_JOB } from './record.js';
-import { createDelivery, deliverEvent } from './deliver.js';
-import type { Feature } from '../features/feature.js';
 import { formatLocal } from '../lib/time.js';
 import { addWebhook, changeStatus, findWebhook, removeWebhook, urlIsWellFormed } from './service.js';
 
@@ -56,99 +55,81 @@ const GetReply = z.object({
 });
 const PlainReply = z.object(Envelope);
 
-/** Lane of the delivery jobs: its own slots, so a dead receiver never slows SMS dispatch. */
-const LANE = 'webhooks';
-
-export const webhooks: Feature = {
-  name: 'webhooks',
-  routes(api, ctx) {
-    const tags = ['webhooks'];
-    api.post(
-      '/webhook/get',
-      {
-        schema: {
-          tags,
-          summary: 'The registered webhook (url and status; null when none)',
-          body: jsonSchema(Empty),
-          response: { 200: jsonSchema(GetReply) },
+export function webhooksRoutes(api: FastifyInstance, ctx: AppContext) {
+  const tags = ['webhooks'];
+  api.post(
+    '/webhook/get',
+    {
+      schema: {
+        tags,
+        summary: 'The registered webhook (url and status; null when none)',
+        body: jsonSchema(Empty),
+        response: { 200: jsonSchema(GetReply) },
+      },
+    },
+    async (request) => {
+      const hook = await findWebhook(ctx.db.kysely, request.account.id);
+      return ok('webhook_01', hook ? 'webhook_data' : 'no_webhook', {
+        result: {
+          url: hook?.url ?? null,
+          status: hook ? (String(hook.status) as '0' | '1') : null,
+          ...(hook?.disabled_at
+            ? { disabled_reason: hook.disabled_reason ?? '', disabled_at: formatLocal(hook.disabled_at) }
+            : {}),
         },
-      },
-      async (request) => {
-        const hook = await findWebhook(ctx.db.kysely, request.account.id);
-        return ok('webhook_01', hook ? 'webhook_data' : 'no_webhook', {
-          result: {
-            url: hook?.url ?? null,
-            status: hook ? (String(hook.status) as '0' | '1') : null,
-            ...(hook?.disabled_at
-              ? { disabled_reason: hook.disabled_reason ?? '', disabled_at: formatLocal(hook.disabled_at) }
-              : {}),
-          },
-        });
-      },
-    );
+      });
+    },
+  );
 
-    api.post(
-      '/webhook/add',
-      {
-        schema: {
-          tags,
-          summary: 'Register or replace the webhook after a registration check',
-          body: jsonSchema(AddBody),
-          response: { 200: jsonSchema(PlainReply) },
-        },
+  api.post(
+    '/webhook/add',
+    {
+      schema: {
+        tags,
+        summary: 'Register or replace the webhook after a registration check',
+        body: jsonSchema(AddBody),
+        response: { 200: jsonSchema(PlainReply) },
       },
-      async (request) => {
-        const body = parse(AddBody, request.body, 'add_webhook_03');
-        // Each registration costs a DNS lookup and an outbound request.
-        await webhookAddLimit(ctx).consume(request.account.parent_id ?? request.account.id);
-        await addWebhook(ctx, request.account.id, body.url, body.status === '1' ? 1 : 0);
-        return ok('add_webhook_01', 'url_added_success');
-      },
-    );
+    },
+    async (request) => {
+      const body = parse(AddBody, request.body, 'add_webhook_03');
+      // Each registration costs a DNS lookup and an outbound request.
+      await webhookAddLimit(ctx).consume(request.account.parent_id ?? request.account.id);
+      await addWebhook(ctx, request.account.id, body.url, body.status === '1' ? 1 : 0);
+      return ok('add_webhook_01', 'url_added_success');
+    },
+  );
 
-    api.post(
-      '/webhook/status',
-      {
-        schema: {
-          tags,
-          summary: "Enable ('1') or disable ('0') the webhook",
-          body: jsonSchema(StatusBody),
-          response: { 200: jsonSchema(PlainReply) },
-        },
+  api.post(
+    '/webhook/status',
+    {
+      schema: {
+        tags,
+        summary: "Enable ('1') or disable ('0') the webhook",
+        body: jsonSchema(StatusBody),
+        response: { 200: jsonSchema(PlainReply) },
       },
-      async (request) => {
-        const body = parse(StatusBody, request.body, 'status_webhook_03');
-        await changeStatus(ctx, request.account.id, body.status === '1' ? 1 : 0);
-        return ok('status_webhook_01', 'webhook_status_updated');
-      },
-    );
+    },
+    async (request) => {
+      const body = parse(StatusBody, request.body, 'status_webhook_03');
+      await changeStatus(ctx, request.account.id, body.status === '1' ? 1 : 0);
+      return ok('status_webhook_01', 'webhook_status_updated');
+    },
+  );
 
-    api.post(
-      '/webhook/delete',
-      {
-        schema: {
-          tags,
-          summary: 'Remove the webhook and cancel its pending events',
-          body: jsonSchema(Empty),
-          response: { 200: jsonSchema(PlainReply) },
-        },
+  api.post(
+    '/webhook/delete',
+    {
+      schema: {
+        tags,
+        summary: 'Remove the webhook and cancel its pending events',
+        body: jsonSchema(Empty),
+        response: { 200: jsonSchema(PlainReply) },
       },
-      async (request) => {
-        await removeWebhook(ctx, request.account.id);
-        return ok('delete_webhook_01', 'webhook_deleted');
-      },
-    );
-  },
-  jobs(worker, ctx) {
-    const delivery = createDelivery(ctx);
-    worker.register(
-      LANE,
-      {
-        kind: DELIVER_JOB,
-        handler: (p: { eventId: number }, { job, signal }) =>
-          deliverEvent(delivery, p.eventId, { id: Number(job.id), lockedBy: job.locked_by! }, signal),
-      },
-      ctx.config.WEBHOOK_CONCURRENCY,
-    );
-  },
-};
+    },
+    async (request) => {
+      await removeWebhook(ctx, request.account.id);
+      return ok('delete_webhook_01', 'webhook_deleted');
+    },
+  );
+}

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Command } from 'commander';
 import { describe, expect, it } from 'vitest';
-import { registerCommands } from '../../src/cli/commands.js';
+import { registerCommands } from '../../src/app/commands.js';
 import type { CliRunner } from '../../src/cli/runner.js';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -59,7 +59,7 @@ async function registeredCommands(): Promise<RegisteredCommand[]> {
   const program = new Command();
   await registerCommands(program, (async () => undefined) as CliRunner, undefined);
   // main.ts's own commands (serve, migrate): their options are in its source, next to them.
-  const own = [...read('src/main.ts').matchAll(/\.command\('([a-z-]+)'\)/g)].map((m) => ({
+  const own = [...read('src/app/main.ts').matchAll(/\.command\('([a-z-]+)'\)/g)].map((m) => ({
     path: m[1]!,
     takesArguments: false,
     options: [],

@@ -14,7 +14,7 @@ import {
   type EngineName,
   type Harness,
 } from '../helpers/harness.js';
-import { startService, type RunningService } from '../../src/cli/serve.js';
+import { startService, type RunningService } from '../../src/app/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
 import { receiver, post, sendSms, eventsOf, attemptsOf, cli, settle } from '../helpers/webhook-delivery.js';

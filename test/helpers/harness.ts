@@ -6,10 +6,10 @@ import pg from 'pg';
 import pino from 'pino';
 import { describe } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
-import { startService, type RunningService } from '../../src/cli/serve.js';
+import { startService, type RunningService } from '../../src/app/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
-import type { BuildOptions } from '../../src/server.js';
+import type { BuildOptions } from '../../src/app/server.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 

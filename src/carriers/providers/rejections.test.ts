@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { saveStripeSettings } from '../../payments/stripe/settings.js';
 import { enqueue } from '../../jobs/queue.js';
-import { HOUSEKEEPING_JOB } from '../../jobs/housekeeping.js';
+import { HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
 import { REJECTIONS_ITEMISED_PER_ADDRESS } from './store.js';
 
 /** Junk posted at the public provider webhooks: refusals are counted per address and hour, not stored one row each. */

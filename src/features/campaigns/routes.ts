@@ -1,10 +1,11 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, integer, integerForms, jsonSchema, optionalText } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { parseLocal } from '../../lib/time.js';
-import type { Feature } from '../feature.js';
 import { DEFAULT_LIMIT, listCampaigns, MAX_LIMIT } from './service.js';
 
 defineMessages({
@@ -69,31 +70,28 @@ const Reply = z.object({
 });
 const Failure = z.object(Envelope);
 
-export const campaigns: Feature = {
-  name: 'campaigns',
-  routes(api, ctx) {
-    const response = { 200: jsonSchema(Reply), 400: jsonSchema(Failure) };
-    const handle = async (accountId: number, input: unknown) => {
-      const p = parse(CampaignsParams, input, 'campaigns_02');
-      const list = await listCampaigns(ctx.db.kysely, {
-        accountId,
-        sandbox: p.sandbox,
-        from: p.start_date,
-        to: p.end_date,
-        limit: p.limit,
-      });
-      return ok('campaigns_01', 'campaigns', { campaigns: list });
-    };
-    const summary = "The account's campaigns, newest first";
-    api.post(
-      '/campaigns',
-      { schema: { tags: ['reports'], summary, body: jsonSchema(CampaignsParams), response } },
-      async (request) => handle(request.account.id, request.body),
-    );
-    api.get(
-      '/campaigns',
-      { schema: { tags: ['reports'], summary, querystring: jsonSchema(CampaignsParams), response } },
-      async (request) => handle(request.account.id, request.query),
-    );
-  },
-};
+export function campaignsRoutes(api: FastifyInstance, ctx: AppContext) {
+  const response = { 200: jsonSchema(Reply), 400: jsonSchema(Failure) };
+  const handle = async (accountId: number, input: unknown) => {
+    const p = parse(CampaignsParams, input, 'campaigns_02');
+    const list = await listCampaigns(ctx.db.kysely, {
+      accountId,
+      sandbox: p.sandbox,
+      from: p.start_date,
+      to: p.end_date,
+      limit: p.limit,
+    });
+    return ok('campaigns_01', 'campaigns', { campaigns: list });
+  };
+  const summary = "The account's campaigns, newest first";
+  api.post(
+    '/campaigns',
+    { schema: { tags: ['reports'], summary, body: jsonSchema(CampaignsParams), response } },
+    async (request) => handle(request.account.id, request.body),
+  );
+  api.get(
+    '/campaigns',
+    { schema: { tags: ['reports'], summary, querystring: jsonSchema(CampaignsParams), response } },
+    async (request) => handle(request.account.id, request.query),
+  );
+}

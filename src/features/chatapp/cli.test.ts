@@ -4,8 +4,8 @@ import { describeEngines } from '../../../test/helpers/harness.js';
 import { cliEnv, type CliEnv } from '../../../test/helpers/cli.js';
 import { loadConfig } from '../../config.js';
 import { accountCommands } from '../../cli/accounts.js';
-import { runCli } from '../../cli/run.js';
-import { startService, type RunningService } from '../../cli/serve.js';
+import { runCli } from '../../app/run.js';
+import { startService, type RunningService } from '../../app/serve.js';
 import { chatappCli } from './cli.js';
 
 /**

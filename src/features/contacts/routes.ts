@@ -1,8 +1,9 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { flag, integer, jsonSchema, optionalText } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
 import { required } from './fields.js';
 import { ContactBody } from './schemas.js';
 import {
@@ -83,68 +84,65 @@ const schema = (summary: string, body: z.ZodType, reply: z.ZodType, extra: Recor
   ...extra,
 });
 
-export const contacts: Feature = {
-  name: 'contacts',
-  routes(api, ctx) {
-    const db = ctx.db.kysely;
+export function contactsRoutes(api: FastifyInstance, ctx: AppContext) {
+  const db = ctx.db.kysely;
 
-    api.post(
-      '/contacts/add',
-      { schema: schema('Add or update a contact in a list (upsert by number)', ContactBody, ContactReply) },
-      async (request) => {
-        const { contact, created } = await addContact(db, request.account.id, parse(ContactBody, request.body));
-        return ok(created ? 'contact_13' : 'contact_15', 'contact_added', { callback: contactRecord(contact) });
-      },
-    );
+  api.post(
+    '/contacts/add',
+    { schema: schema('Add or update a contact in a list (upsert by number)', ContactBody, ContactReply) },
+    async (request) => {
+      const { contact, created } = await addContact(db, request.account.id, parse(ContactBody, request.body));
+      return ok(created ? 'contact_13' : 'contact_15', 'contact_added', { callback: contactRecord(contact) });
+    },
+  );
 
-    api.post(
-      '/contacts/update',
-      { schema: schema('Update a contact (never creates one)', ContactBody, ContactReply) },
-      async (request) => {
-        const contact = await changeContact(db, request.account.id, parse(ContactBody, request.body));
-        return ok('contact_15', 'contact_updated', { callback: contactRecord(contact) });
-      },
-    );
+  api.post(
+    '/contacts/update',
+    { schema: schema('Update a contact (never creates one)', ContactBody, ContactReply) },
+    async (request) => {
+      const contact = await changeContact(db, request.account.id, parse(ContactBody, request.body));
+      return ok('contact_15', 'contact_updated', { callback: contactRecord(contact) });
+    },
+  );
 
-    api.post(
-      '/contacts/delete',
-      { schema: schema('Delete a contact from a list', DeleteBody, PlainReply) },
-      async (request) => {
-        await removeContact(db, request.account.id, parse(DeleteBody, request.body));
-        return ok('contact_12', 'contact_deleted');
-      },
-    );
+  api.post(
+    '/contacts/delete',
+    { schema: schema('Delete a contact from a list', DeleteBody, PlainReply) },
+    async (request) => {
+      await removeContact(db, request.account.id, parse(DeleteBody, request.body));
+      return ok('contact_12', 'contact_deleted');
+    },
+  );
 
-    api.post(
-      '/contacts/duplicate',
-      { schema: schema('Copy a contact into another list', DuplicateBody, ContactReply) },
-      async (request) => {
-        const copy = await duplicateContact(db, request.account.id, parse(DuplicateBody, request.body));
-        return ok('contact_13', 'contact_added', { callback: contactRecord(copy) });
-      },
-    );
+  api.post(
+    '/contacts/duplicate',
+    { schema: schema('Copy a contact into another list', DuplicateBody, ContactReply) },
+    async (request) => {
+      const copy = await duplicateContact(db, request.account.id, parse(DuplicateBody, request.body));
+      return ok('contact_13', 'contact_added', { callback: contactRecord(copy) });
+    },
+  );
 
-    api.post<{ Params: { action: string } }>(
-      '/contacts/polling/:action',
-      {
-        schema: schema(
-          'Latest contact changes of one kind, newest first (polling triggers of automation platforms)',
-          PollingBody,
-          PollingReply,
-          {
-            params: {
-              type: 'object',
-              properties: { action: { type: 'string', enum: [...POLLING_ACTIONS] } },
-              required: ['action'],
-            },
+  api.post<{ Params: { action: string } }>(
+    '/contacts/polling/:action',
+    {
+      schema: schema(
+        'Latest contact changes of one kind, newest first (polling triggers of automation platforms)',
+        PollingBody,
+        PollingReply,
+        {
+          params: {
+            type: 'object',
+            properties: { action: { type: 'string', enum: [...POLLING_ACTIONS] } },
+            required: ['action'],
           },
-        ),
-      },
-      async (request) => {
-        const { action } = parse(PollingParams, request.params, 'polling_02');
-        const body = parse(PollingBody, request.body);
-        return ok('polling_01', 'contact_changes', { result: await pollChanges(db, request.account.id, action, body) });
-      },
-    );
-  },
-};
+        },
+      ),
+    },
+    async (request) => {
+      const { action } = parse(PollingParams, request.params, 'polling_02');
+      const body = parse(PollingBody, request.body);
+      return ok('polling_01', 'contact_changes', { result: await pollChanges(db, request.account.id, action, body) });
+    },
+  );
+}

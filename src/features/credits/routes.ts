@@ -1,8 +1,8 @@
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { toCredits } from '../../accounts/credits.js';
 import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
-import type { Feature } from '../feature.js';
 
 const Reply = z.object({
   success: z.boolean(),
@@ -13,17 +13,14 @@ const Reply = z.object({
   credits: z.number().optional().describe('GET form only'),
 });
 
-export const credits: Feature = {
-  name: 'credits',
-  routes(api) {
-    const schema = { tags: ['credits'], summary: 'Available credits', response: { 200: jsonSchema(Reply) } };
-    // The account row was read by the apikey hook at the start of this request: it reflects every committed send.
-    api.post('/credits/consult', { schema }, async (request) =>
-      ok('credit_01', 'available_credits', { credit: toCredits(request.account.credits) }),
-    );
-    api.get('/credits/consult', { schema }, async (request) => {
-      const credit = toCredits(request.account.credits);
-      return ok('credit_01', 'available_credits', { credit, credits: credit });
-    });
-  },
-};
+export function creditsRoutes(api: FastifyInstance) {
+  const schema = { tags: ['credits'], summary: 'Available credits', response: { 200: jsonSchema(Reply) } };
+  // The account row was read by the apikey hook at the start of this request: it reflects every committed send.
+  api.post('/credits/consult', { schema }, async (request) =>
+    ok('credit_01', 'available_credits', { credit: toCredits(request.account.credits) }),
+  );
+  api.get('/credits/consult', { schema }, async (request) => {
+    const credit = toCredits(request.account.credits);
+    return ok('credit_01', 'available_credits', { credit, credits: credit });
+  });
+}

@@ -1,3 +1,4 @@
+import type { FastifyInstance } from 'fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
@@ -5,7 +6,6 @@ import { ApiError } from '../../http/errors.js';
 import { messageFor } from '../../http/codes.js';
 import { jsonSchema } from '../../http/fields.js';
 import { OtpError } from '../otp/errors.js';
-import type { Feature } from '../feature.js';
 import { CheckParams, ResendParams, ResetParams, StartParams } from './params.js';
 import { check, resend, reset, start, type LegacyAnswer } from './service.js';
 import { toXml } from './xml.js';
@@ -127,33 +127,30 @@ const ACTIONS = {
 const fields = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-export const legacyOtp: Feature = {
-  name: 'legacy-otp',
-  routes(api, ctx) {
-    const onError = errorHandler(ctx);
-    for (const [action, a] of Object.entries(ACTIONS)) {
-      const url = `/protected/:format/phones/verification/${action}`;
-      const handler = async (request: FastifyRequest, reply: FastifyReply) => {
-        const { format } = request.params as { format: string };
-        if (format !== 'json' && format !== 'xml') throw new ApiError(404, 'not_found');
-        const input = request.method === 'GET' ? fields(request.query) : fields(request.body);
-        return answer(reply, format, 200, await a.run(ctx, request.account.id, input, `${request.method} ${url}`));
-      };
-      const schema = {
-        tags: ['otp (previous API)'],
-        summary: a.summary,
-        deprecated: true,
-        params: jsonSchema(Params),
-        response: answers,
-      };
-      api.post(
-        url,
-        { errorHandler: onError, config: { sendLimited: a.sends }, schema: { ...schema, body: jsonSchema(a.schema) } },
-        handler,
-      );
-      // Some clients check a code with GET and query parameters.
-      if (action === 'check')
-        api.get(url, { errorHandler: onError, schema: { ...schema, querystring: jsonSchema(a.schema) } }, handler);
-    }
-  },
-};
+export function legacyOtpRoutes(api: FastifyInstance, ctx: AppContext) {
+  const onError = errorHandler(ctx);
+  for (const [action, a] of Object.entries(ACTIONS)) {
+    const url = `/protected/:format/phones/verification/${action}`;
+    const handler = async (request: FastifyRequest, reply: FastifyReply) => {
+      const { format } = request.params as { format: string };
+      if (format !== 'json' && format !== 'xml') throw new ApiError(404, 'not_found');
+      const input = request.method === 'GET' ? fields(request.query) : fields(request.body);
+      return answer(reply, format, 200, await a.run(ctx, request.account.id, input, `${request.method} ${url}`));
+    };
+    const schema = {
+      tags: ['otp (previous API)'],
+      summary: a.summary,
+      deprecated: true,
+      params: jsonSchema(Params),
+      response: answers,
+    };
+    api.post(
+      url,
+      { errorHandler: onError, config: { sendLimited: a.sends }, schema: { ...schema, body: jsonSchema(a.schema) } },
+      handler,
+    );
+    // Some clients check a code with GET and query parameters.
+    if (action === 'check')
+      api.get(url, { errorHandler: onError, schema: { ...schema, querystring: jsonSchema(a.schema) } }, handler);
+  }
+}

@@ -1,9 +1,10 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { integer, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { freeText, required } from '../contacts/fields.js';
-import type { Feature } from '../feature.js';
 import { AddBody, agendaName } from './schemas.js';
 import { addList, allLists, changeListName, deleteList, findLists, listToRead, MAX_PAGE } from './service.js';
 import { contactsJson } from './stream.js';
@@ -59,82 +60,79 @@ const schema = (summary: string, body: z.ZodType, reply: z.ZodType) => ({
   response: { 200: jsonSchema(reply) },
 });
 
-export const lists: Feature = {
-  name: 'lists',
-  routes(api, ctx) {
-    const db = ctx.db.kysely;
+export function listsRoutes(api: FastifyInstance, ctx: AppContext) {
+  const db = ctx.db.kysely;
 
-    api.post(
-      '/agendas/add',
-      { schema: schema('Create a contact list', AddBody, z.object({ ...envelope, list_key: z.string() })) },
-      async (request) => {
-        const list = await addList(db, request.account.id, parse(AddBody, request.body));
-        return ok('agenda_01', 'phoneBookSavedSuccess', { list_key: list.list_key });
-      },
-    );
+  api.post(
+    '/agendas/add',
+    { schema: schema('Create a contact list', AddBody, z.object({ ...envelope, list_key: z.string() })) },
+    async (request) => {
+      const list = await addList(db, request.account.id, parse(AddBody, request.body));
+      return ok('agenda_01', 'phoneBookSavedSuccess', { list_key: list.list_key });
+    },
+  );
 
-    api.post(
-      '/agendas/get',
-      {
-        schema: schema(
-          'All contact lists, ordered by name',
-          z.object({}),
-          z.object({ ...envelope, result: z.array(ListRecord) }),
-        ),
-      },
-      async (request) => ok('agendas_01', 'agendas_found', { result: await allLists(db, request.account.id) }),
-    );
+  api.post(
+    '/agendas/get',
+    {
+      schema: schema(
+        'All contact lists, ordered by name',
+        z.object({}),
+        z.object({ ...envelope, result: z.array(ListRecord) }),
+      ),
+    },
+    async (request) => ok('agendas_01', 'agendas_found', { result: await allLists(db, request.account.id) }),
+  );
 
-    api.post(
-      '/agendas/change_name',
-      { schema: schema('Rename a contact list', ChangeNameBody, PlainReply) },
-      async (request) => {
-        const { list_key, agenda_name } = parse(ChangeNameBody, request.body);
-        await changeListName(db, request.account.id, list_key, agenda_name);
-        return ok('change_name_01', 'phonebook_name_updated');
-      },
-    );
+  api.post(
+    '/agendas/change_name',
+    { schema: schema('Rename a contact list', ChangeNameBody, PlainReply) },
+    async (request) => {
+      const { list_key, agenda_name } = parse(ChangeNameBody, request.body);
+      await changeListName(db, request.account.id, list_key, agenda_name);
+      return ok('change_name_01', 'phonebook_name_updated');
+    },
+  );
 
-    api.post(
-      '/agendas/get_contacts',
-      {
-        schema: schema(
-          "A list's contacts (streamed: any size)",
-          ListKeyBody,
-          z.object({ ...envelope, result: z.array(ContactEntry) }),
-        ),
-      },
-      async (request, reply) => {
-        const list = await listToRead(db, request.account.id, parse(ListKeyBody, request.body).list_key);
-        return reply
-          .type('application/json; charset=utf-8')
-          .send(contactsJson(db, list.id, ok('get_contacts_01', 'contacts_found')));
-      },
-    );
+  api.post(
+    '/agendas/get_contacts',
+    {
+      schema: schema(
+        "A list's contacts (streamed: any size)",
+        ListKeyBody,
+        z.object({ ...envelope, result: z.array(ContactEntry) }),
+      ),
+    },
+    async (request, reply) => {
+      const list = await listToRead(db, request.account.id, parse(ListKeyBody, request.body).list_key);
+      return reply
+        .type('application/json; charset=utf-8')
+        .send(contactsJson(db, list.id, ok('get_contacts_01', 'contacts_found')));
+    },
+  );
 
-    api.post(
-      '/agendas/delete',
-      { schema: schema('Delete a contact list and all its contacts', ListKeyBody, PlainReply) },
-      async (request) => {
-        await deleteList(db, request.account.id, parse(ListKeyBody, request.body).list_key);
-        return ok('delete_agenda_01', 'phonebook_deleted');
-      },
-    );
+  api.post(
+    '/agendas/delete',
+    { schema: schema('Delete a contact list and all its contacts', ListKeyBody, PlainReply) },
+    async (request) => {
+      await deleteList(db, request.account.id, parse(ListKeyBody, request.body).list_key);
+      return ok('delete_agenda_01', 'phonebook_deleted');
+    },
+  );
 
-    api.get(
-      '/contactlist/find',
-      {
-        schema: {
-          tags: ['contact lists'],
-          summary: 'Search lists by name, with paging',
-          querystring: jsonSchema(FindQuery),
-          response: { 200: jsonSchema(FindReply) },
-        },
+  api.get(
+    '/contactlist/find',
+    {
+      schema: {
+        tags: ['contact lists'],
+        summary: 'Search lists by name, with paging',
+        querystring: jsonSchema(FindQuery),
+        response: { 200: jsonSchema(FindReply) },
       },
-      async (request) => {
-        const { query, page, limit } = parse(FindQuery, request.query);
-        return ok('contactlist_03', 'lists_found', await findLists(db, request.account.id, query ?? '', page, limit));
-      },
-    );
-  },
-};
+    },
+    async (request) => {
+      const { query, page, limit } = parse(FindQuery, request.query);
+      return ok('contactlist_03', 'lists_found', await findLists(db, request.account.id, query ?? '', page, limit));
+    },
+  );
+}

@@ -1,8 +1,9 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
 import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { enroll, listMembers, listPrograms, redeem, requireLoyalty, sale, type LoyaltyMember } from './service.js';
 
@@ -85,109 +86,106 @@ const card = (m: LoyaltyMember, required: number, completed: boolean) => ({
 
 const tags = ['loyalty'];
 
-export const loyalty: Feature = {
-  name: 'loyalty',
-  routes(api, ctx) {
-    api.post(
-      '/loyalty/get',
-      {
-        schema: {
-          tags,
-          summary: 'List the loyalty programs of the account',
-          response: {
-            200: jsonSchema(
-              z.object({ ...Envelope, result: z.array(LoyaltyItem), loyalty_cards: toolCopy(LoyaltyItem) }),
-            ),
-          },
+export function loyaltyRoutes(api: FastifyInstance, ctx: AppContext) {
+  api.post(
+    '/loyalty/get',
+    {
+      schema: {
+        tags,
+        summary: 'List the loyalty programs of the account',
+        response: {
+          200: jsonSchema(
+            z.object({ ...Envelope, result: z.array(LoyaltyItem), loyalty_cards: toolCopy(LoyaltyItem) }),
+          ),
         },
       },
-      async (request) => {
-        const programs = (await listPrograms(ctx.db.kysely, request.account.id)).map((p) => ({
-          loyalty_name: p.name,
-          loyalty_key: p.loyalty_key,
-          loyalty_app_client: p.app_client,
-          loyalty_plan_type: 'stamps' as const,
-          loyalty_stamps_required: p.stamps_required,
-        }));
-        return ok('loyalty_get_01', 'loyalty_programs', { result: programs, loyalty_cards: programs });
-      },
-    );
+    },
+    async (request) => {
+      const programs = (await listPrograms(ctx.db.kysely, request.account.id)).map((p) => ({
+        loyalty_name: p.name,
+        loyalty_key: p.loyalty_key,
+        loyalty_app_client: p.app_client,
+        loyalty_plan_type: 'stamps' as const,
+        loyalty_stamps_required: p.stamps_required,
+      }));
+      return ok('loyalty_get_01', 'loyalty_programs', { result: programs, loyalty_cards: programs });
+    },
+  );
 
-    api.post(
-      '/loyalty/contact/add',
-      {
-        schema: {
-          tags,
-          summary: 'Enroll a contact in a loyalty program (empty card), by an active staff user',
-          body: jsonSchema(ContactAddBody),
-          response: { 200: jsonSchema(CardReply) },
-        },
+  api.post(
+    '/loyalty/contact/add',
+    {
+      schema: {
+        tags,
+        summary: 'Enroll a contact in a loyalty program (empty card), by an active staff user',
+        body: jsonSchema(ContactAddBody),
+        response: { 200: jsonSchema(CardReply) },
       },
-      async (request) => {
-        const input = parse(ContactAddBody, request.body);
-        const { program, member } = await enroll(ctx, request.account.id, input);
-        return ok('loyalty_sale_01', 'contact_added', card(member, program.stamps_required, false));
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(ContactAddBody, request.body);
+      const { program, member } = await enroll(ctx, request.account.id, input);
+      return ok('loyalty_sale_01', 'contact_added', card(member, program.stamps_required, false));
+    },
+  );
 
-    api.post(
-      '/loyalty/contact/get',
-      {
-        schema: {
-          tags,
-          summary: "The program's contacts and their cards; phone filters to one",
-          body: jsonSchema(ContactGetBody),
-          response: {
-            200: jsonSchema(
-              z.object({ ...Envelope, result: z.array(LoyaltyContact), contacts: toolCopy(LoyaltyContact) }),
-            ),
-          },
+  api.post(
+    '/loyalty/contact/get',
+    {
+      schema: {
+        tags,
+        summary: "The program's contacts and their cards; phone filters to one",
+        body: jsonSchema(ContactGetBody),
+        response: {
+          200: jsonSchema(
+            z.object({ ...Envelope, result: z.array(LoyaltyContact), contacts: toolCopy(LoyaltyContact) }),
+          ),
         },
       },
-      async (request) => {
-        const input = parse(ContactGetBody, request.body);
-        const program = await requireLoyalty(ctx.db.kysely, request.account.id, input.loyalty_key);
-        const contacts = (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact);
-        return ok('loyalty_contact_get_01', 'loyalty_contacts', { result: contacts, contacts });
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(ContactGetBody, request.body);
+      const program = await requireLoyalty(ctx.db.kysely, request.account.id, input.loyalty_key);
+      const contacts = (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact);
+      return ok('loyalty_contact_get_01', 'loyalty_contacts', { result: contacts, contacts });
+    },
+  );
 
-    api.post(
-      '/loyalty/sale',
-      {
-        schema: {
-          tags,
-          summary: 'One stamp by a staff user; the stamp that reaches the count completes the card and earns a reward',
-          body: jsonSchema(StaffActionBody),
-          response: { 200: jsonSchema(CardReply) },
-        },
+  api.post(
+    '/loyalty/sale',
+    {
+      schema: {
+        tags,
+        summary: 'One stamp by a staff user; the stamp that reaches the count completes the card and earns a reward',
+        body: jsonSchema(StaffActionBody),
+        response: { 200: jsonSchema(CardReply) },
       },
-      async (request) => {
-        const input = parse(StaffActionBody, request.body);
-        const { program, after, completed } = await sale(ctx, request.account.id, input);
-        return ok(
-          'loyalty_sale_01',
-          completed ? 'card_completed' : 'stamp_added',
-          card(after, program.stamps_required, completed),
-        );
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(StaffActionBody, request.body);
+      const { program, after, completed } = await sale(ctx, request.account.id, input);
+      return ok(
+        'loyalty_sale_01',
+        completed ? 'card_completed' : 'stamp_added',
+        card(after, program.stamps_required, completed),
+      );
+    },
+  );
 
-    api.post(
-      '/loyalty/redeem',
-      {
-        schema: {
-          tags,
-          summary: 'Redeem one earned reward (not in the spec): contact_current_redeem decreases by one',
-          body: jsonSchema(StaffActionBody),
-          response: { 200: jsonSchema(CardReply) },
-        },
+  api.post(
+    '/loyalty/redeem',
+    {
+      schema: {
+        tags,
+        summary: 'Redeem one earned reward (not in the spec): contact_current_redeem decreases by one',
+        body: jsonSchema(StaffActionBody),
+        response: { 200: jsonSchema(CardReply) },
       },
-      async (request) => {
-        const input = parse(StaffActionBody, request.body);
-        const { program, after } = await redeem(ctx, request.account.id, input);
-        return ok('loyalty_redeem_01', 'reward_redeemed', card(after, program.stamps_required, false));
-      },
-    );
-  },
-};
+    },
+    async (request) => {
+      const input = parse(StaffActionBody, request.body);
+      const { program, after } = await redeem(ctx, request.account.id, input);
+      return ok('loyalty_redeem_01', 'reward_redeemed', card(after, program.stamps_required, false));
+    },
+  );
+}

@@ -1,9 +1,9 @@
+import type { FastifyInstance } from 'fastify';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
-import type { Feature } from '../feature.js';
 import { otpMetrics } from './metrics.js';
 import { OtpError } from './errors.js';
 import { sandboxSendCode } from './sandbox.js';
@@ -114,84 +114,80 @@ const numberKey = (accountId: number, p: { country_code: string; phone_number: s
   phoneNumber: p.phone_number,
 });
 
-export const otp: Feature = {
-  name: 'otp',
-  routes(api, ctx) {
-    otpMetrics(ctx);
-    const errorHandler = otpErrorHandler(ctx);
-    const tags = ['otp'];
+export function otpRoutes(api: FastifyInstance, ctx: AppContext) {
+  otpMetrics(ctx);
+  const errorHandler = otpErrorHandler(ctx);
+  const tags = ['otp'];
 
-    api.post(
-      '/v2/otp',
-      {
-        errorHandler,
-        config: { sendLimited: true },
-        schema: {
-          tags,
-          summary: 'Send, resend or rotate a verification code',
-          body: jsonSchema(CreateBody),
-          response: { 200: jsonSchema(SendReply), 201: jsonSchema(SendReply), ...errors },
-        },
+  api.post(
+    '/v2/otp',
+    {
+      errorHandler,
+      config: { sendLimited: true },
+      schema: {
+        tags,
+        summary: 'Send, resend or rotate a verification code',
+        body: jsonSchema(CreateBody),
+        response: { 200: jsonSchema(SendReply), 201: jsonSchema(SendReply), ...errors },
       },
-      async (request, reply) => {
-        const p = parseOtp(CreateBody, request.body, 'POST /v2/otp');
-        const answer = p.sandbox ? sandboxSendCode : sendCode;
-        return send(reply, request, await answer(ctx, request.account.id, p));
-      },
-    );
+    },
+    async (request, reply) => {
+      const p = parseOtp(CreateBody, request.body, 'POST /v2/otp');
+      const answer = p.sandbox ? sandboxSendCode : sendCode;
+      return send(reply, request, await answer(ctx, request.account.id, p));
+    },
+  );
 
-    api.post(
-      '/v2/otp/verify',
-      {
-        errorHandler,
-        schema: {
-          tags,
-          summary: 'Check a verification code',
-          body: jsonSchema(VerifyBody),
-          response: { 200: jsonSchema(VerifyReply), ...errors },
-        },
+  api.post(
+    '/v2/otp/verify',
+    {
+      errorHandler,
+      schema: {
+        tags,
+        summary: 'Check a verification code',
+        body: jsonSchema(VerifyBody),
+        response: { 200: jsonSchema(VerifyReply), ...errors },
       },
-      async (request, reply) => {
-        const p = parseOtp(VerifyBody, request.body, 'POST /v2/otp/verify');
-        return send(reply, request, await verifyCode(ctx, numberKey(request.account.id, p), p.code));
-      },
-    );
+    },
+    async (request, reply) => {
+      const p = parseOtp(VerifyBody, request.body, 'POST /v2/otp/verify');
+      return send(reply, request, await verifyCode(ctx, numberKey(request.account.id, p), p.code));
+    },
+  );
 
-    api.get(
-      '/v2/otp/status',
-      {
-        errorHandler,
-        schema: {
-          tags,
-          summary: 'State of the verification of a number (no side effects)',
-          querystring: jsonSchema(NumberQuery),
-          response: { 200: jsonSchema(StatusReply), ...errors },
-        },
+  api.get(
+    '/v2/otp/status',
+    {
+      errorHandler,
+      schema: {
+        tags,
+        summary: 'State of the verification of a number (no side effects)',
+        querystring: jsonSchema(NumberQuery),
+        response: { 200: jsonSchema(StatusReply), ...errors },
       },
-      async (request, reply) => {
-        const p = parseOtp(NumberQuery, request.query, 'GET /v2/otp/status');
-        return send(reply, request, await readStatus(ctx, numberKey(request.account.id, p)));
-      },
-    );
+    },
+    async (request, reply) => {
+      const p = parseOtp(NumberQuery, request.query, 'GET /v2/otp/status');
+      return send(reply, request, await readStatus(ctx, numberKey(request.account.id, p)));
+    },
+  );
 
-    api.delete(
-      '/v2/otp',
-      {
-        errorHandler,
-        schema: {
-          tags,
-          summary: 'Invalidate the verification of a number (sends nothing)',
-          description: 'Parameters in the body; the query string is accepted too.',
-          body: jsonSchema(NumberQuery),
-          response: { 200: jsonSchema(DeleteReply), ...errors },
-        },
+  api.delete(
+    '/v2/otp',
+    {
+      errorHandler,
+      schema: {
+        tags,
+        summary: 'Invalidate the verification of a number (sends nothing)',
+        description: 'Parameters in the body; the query string is accepted too.',
+        body: jsonSchema(NumberQuery),
+        response: { 200: jsonSchema(DeleteReply), ...errors },
       },
-      async (request, reply) => {
-        const body =
-          request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? request.body : {};
-        const p = parseOtp(NumberQuery, { ...(request.query as object), ...body }, 'DELETE /v2/otp');
-        return send(reply, request, await deleteVerification(ctx, numberKey(request.account.id, p)));
-      },
-    );
-  },
-};
+    },
+    async (request, reply) => {
+      const body = request.body && typeof request.body === 'object' && !Array.isArray(request.body) ? request.body : {};
+      const p = parseOtp(NumberQuery, { ...(request.query as object), ...body }, 'DELETE /v2/otp');
+      return send(reply, request, await deleteVerification(ctx, numberKey(request.account.id, p)));
+    },
+  );
+}

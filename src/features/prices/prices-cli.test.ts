@@ -85,7 +85,7 @@ describeEngines('prices and credit values on the command line', (engine) => {
   });
 
   it("reaches another process's cached prices within CARRIER_POLL_MS", async () => {
-    // Another process: its own cache of the prices, as src/boot.ts builds one per process.
+    // Another process: its own cache of the prices, as src/app/boot.ts builds one per process.
     const book = new PriceBook(h.config.CARRIER_POLL_MS);
     const a = await h.createAccount(1);
     const price = async () => (await pricesFor(h.ctx.db.kysely, book, a.id, 'sms', ['528112345678'])).prices[0];

@@ -1,10 +1,11 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { Readable } from 'node:stream';
 import { z } from 'zod';
 import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, integer, integerForms, jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
 import { campaignDetails, findCampaign, localDay, reportJson } from './service.js';
 
 defineMessages({
@@ -71,60 +72,57 @@ const DetailsReply = z.object({
   }),
 });
 
-export const reports: Feature = {
-  name: 'reports',
-  routes(api, ctx) {
-    const limit = ctx.rateLimiter.named('reports', {
-      points: ctx.config.REPORTS_PER_MINUTE,
-      durationSec: 60,
-      code: 'report_05',
-    });
+export function reportsRoutes(api: FastifyInstance, ctx: AppContext) {
+  const limit = ctx.rateLimiter.named('reports', {
+    points: ctx.config.REPORTS_PER_MINUTE,
+    durationSec: 60,
+    code: 'report_05',
+  });
 
-    api.post(
-      '/reports/generate',
-      {
-        schema: {
-          tags: ['reports'],
-          summary: 'Every message of the period (streamed, no paging)',
-          body: jsonSchema(GenerateBody),
-          response: { 200: jsonSchema(GenerateReply), 400: jsonSchema(Failure), 429: jsonSchema(Failure) },
-        },
+  api.post(
+    '/reports/generate',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Every message of the period (streamed, no paging)',
+        body: jsonSchema(GenerateBody),
+        response: { 200: jsonSchema(GenerateReply), 400: jsonSchema(Failure), 429: jsonSchema(Failure) },
       },
-      async (request, reply) => {
-        const body = parse(GenerateBody, request.body);
-        await limit.consume(request.account.id);
-        const query = {
-          accountId: request.account.id,
-          sandbox: body.sandbox,
-          from: body.start_date.start,
-          to: body.end_date.end,
-        };
-        const stream = Readable.from(reportJson(ctx.db.kysely, query, ctx.config.REPORTS_PAGE_ROWS), {
-          objectMode: true,
-          highWaterMark: 1,
-        });
-        return reply.type('application/json; charset=utf-8').send(stream);
-      },
-    );
+    },
+    async (request, reply) => {
+      const body = parse(GenerateBody, request.body);
+      await limit.consume(request.account.id);
+      const query = {
+        accountId: request.account.id,
+        sandbox: body.sandbox,
+        from: body.start_date.start,
+        to: body.end_date.end,
+      };
+      const stream = Readable.from(reportJson(ctx.db.kysely, query, ctx.config.REPORTS_PAGE_ROWS), {
+        objectMode: true,
+        highWaterMark: 1,
+      });
+      return reply.type('application/json; charset=utf-8').send(stream);
+    },
+  );
 
-    api.post(
-      '/reports/details',
-      {
-        schema: {
-          tags: ['reports'],
-          summary: 'Delivery figures of one campaign',
-          body: jsonSchema(DetailsBody),
-          response: { 200: jsonSchema(DetailsReply), 400: jsonSchema(Failure), 404: jsonSchema(Failure) },
-        },
+  api.post(
+    '/reports/details',
+    {
+      schema: {
+        tags: ['reports'],
+        summary: 'Delivery figures of one campaign',
+        body: jsonSchema(DetailsBody),
+        response: { 200: jsonSchema(DetailsReply), 400: jsonSchema(Failure), 404: jsonSchema(Failure) },
       },
-      async (request) => {
-        const body = parse(DetailsBody, request.body);
-        const campaign = await findCampaign(ctx.db.kysely, request.account.id, body.campaign_id, body.sandbox);
-        if (!campaign) throw new ApiError(404, 'details_02');
-        return ok('details_01', 'campaign_details', {
-          details: await campaignDetails(ctx.db.kysely, request.account.id, campaign.id),
-        });
-      },
-    );
-  },
-};
+    },
+    async (request) => {
+      const body = parse(DetailsBody, request.body);
+      const campaign = await findCampaign(ctx.db.kysely, request.account.id, body.campaign_id, body.sandbox);
+      if (!campaign) throw new ApiError(404, 'details_02');
+      return ok('details_01', 'campaign_details', {
+        details: await campaignDetails(ctx.db.kysely, request.account.id, campaign.id),
+      });
+    },
+  );
+}

@@ -1,3 +1,5 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ApiError, ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
@@ -6,7 +8,6 @@ import { parse } from '../../http/validate.js';
 import { recordReply } from '../../messaging/replies.js';
 import { findRoute, firstWord, recordRoutedReply } from '../../messaging/routed-replies.js';
 import { SIMULATOR } from '../../carriers/index.js';
-import type { Feature } from '../feature.js';
 
 defineMessages({
   simulator_01: 'reply_recorded',
@@ -28,46 +29,35 @@ const Body = z.object({
     .optional(),
 });
 
-/**
- * POST /simulator/replies: makes a number reply to the latest message the
- * account sent it through the simulator (one a real carrier took, or not
- * handed over yet, does not count). With none, the reply goes through the
- * account's own MO routes (`to`: our number it is written to; its first word),
- * never another account's; else 404. A 10-digit number gets the country code
- * (default 52). Exists only while the simulators are on.
- */
-export const simulator: Feature = {
-  name: 'simulator',
-  routes(api, ctx) {
-    if (!ctx.config.SIMULATORS) return;
-    api.post(
-      '/simulator/replies',
-      { schema: { tags: ['simulator'], summary: 'Simulate a customer reply', body: jsonSchema(Body) } },
-      async (request) => {
-        const body = parse(Body, request.body, 'simulator_02');
-        const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
-        const reply = { number, text: body.response, at: Date.now(), destination: body.to };
-        const reference = await recordReply(ctx, {
-          ...reply,
-          accountId: request.account.id,
-          carrier: SIMULATOR, // only what the simulator carried: never invented replies to a real carrier's messages
-        });
-        if (reference) {
-          ctx.worker.nudge();
-          return ok('simulator_01', 'reply_recorded', { reference });
-        }
-        const keyword = firstWord(body.response);
-        const route = await findRoute(ctx.db.kysely, { number: body.to ?? '', keyword, accountId: request.account.id });
-        if (!route) throw new ApiError(404, 'simulator_04');
-        await recordRoutedReply(ctx, route, {
-          source: number,
-          destination: body.to ?? '',
-          text: reply.text,
-          at: reply.at,
-        });
+export function simulatorRoutes(api: FastifyInstance, ctx: AppContext) {
+  if (!ctx.config.SIMULATORS) return;
+  api.post(
+    '/simulator/replies',
+    { schema: { tags: ['simulator'], summary: 'Simulate a customer reply', body: jsonSchema(Body) } },
+    async (request) => {
+      const body = parse(Body, request.body, 'simulator_02');
+      const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
+      const reply = { number, text: body.response, at: Date.now(), destination: body.to };
+      const reference = await recordReply(ctx, {
+        ...reply,
+        accountId: request.account.id,
+        carrier: SIMULATOR, // only what the simulator carried: never invented replies to a real carrier's messages
+      });
+      if (reference) {
         ctx.worker.nudge();
-        return ok('simulator_01', 'reply_recorded', { reference: null, route_id: route.routeId });
-      },
-    );
-  },
-};
+        return ok('simulator_01', 'reply_recorded', { reference });
+      }
+      const keyword = firstWord(body.response);
+      const route = await findRoute(ctx.db.kysely, { number: body.to ?? '', keyword, accountId: request.account.id });
+      if (!route) throw new ApiError(404, 'simulator_04');
+      await recordRoutedReply(ctx, route, {
+        source: number,
+        destination: body.to ?? '',
+        text: reply.text,
+        at: reply.at,
+      });
+      ctx.worker.nudge();
+      return ok('simulator_01', 'reply_recorded', { reference: null, route_id: route.routeId });
+    },
+  );
+}

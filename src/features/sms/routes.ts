@@ -6,7 +6,6 @@ import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
 import { SendBody } from './schemas.js';
 import { clickShortLink, sendSms, shortLinkTarget } from './service.js';
 import { textRulesOf } from './rules.js';
@@ -27,7 +26,7 @@ const Reply = z.object({
   campaignId: z.number().optional(),
 });
 
-function routes(
+export function smsRoutes(
   api: FastifyInstance,
   ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
 ): void {
@@ -68,7 +67,7 @@ function routes(
 }
 
 /** GET /s/{code}: the short link of a shorten_url send; counts the click and redirects. */
-function publicRoutes(app: FastifyInstance, ctx: WithDb): void {
+export function smsPublicRoutes(app: FastifyInstance, ctx: WithDb): void {
   app.get<{ Params: { code: string } }>(
     '/s/:code',
     {
@@ -92,5 +91,3 @@ function publicRoutes(app: FastifyInstance, ctx: WithDb): void {
     },
   );
 }
-
-export const sms: Feature = { name: 'sms', routes, publicRoutes };

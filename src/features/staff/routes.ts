@@ -1,8 +1,9 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
 import { passwordEndpointLimit } from '../../http/rate-limit.js';
 import { Envelope, name, tenDigits } from './fields.js';
 import { addStaff, disableStaff, listStaff, type StaffUser } from './service.js';
@@ -41,56 +42,53 @@ const toItem = (s: StaffUser): z.infer<typeof ToolUser> => ({
   usertool_status: s.status,
 });
 
-export const staff: Feature = {
-  name: 'staff',
-  routes(api, ctx) {
-    api.post(
-      '/toolusers/get',
-      {
-        schema: {
-          tags: ['staff'],
-          summary: 'List the staff users (tool users) of the account, active and disabled',
-          response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(ToolUser) })) },
-        },
+export function staffRoutes(api: FastifyInstance, ctx: AppContext) {
+  api.post(
+    '/toolusers/get',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'List the staff users (tool users) of the account, active and disabled',
+        response: { 200: jsonSchema(z.object({ ...Envelope, result: z.array(ToolUser) })) },
       },
-      async (request) =>
-        ok('tool_users_01', 'tool_users', { result: (await listStaff(ctx.db.kysely, request.account.id)).map(toItem) }),
-    );
+    },
+    async (request) =>
+      ok('tool_users_01', 'tool_users', { result: (await listStaff(ctx.db.kysely, request.account.id)).map(toItem) }),
+  );
 
-    api.post(
-      '/employee/add',
-      {
-        schema: {
-          tags: ['staff'],
-          summary:
-            'Add a staff user (cajero or gerente); number, name and password are unique among the active staff of the account',
-          body: jsonSchema(AddBody),
-          response: { 200: jsonSchema(z.object({ ...Envelope, collaboratorId: z.number().int() })) },
-        },
+  api.post(
+    '/employee/add',
+    {
+      schema: {
+        tags: ['staff'],
+        summary:
+          'Add a staff user (cajero or gerente); number, name and password are unique among the active staff of the account',
+        body: jsonSchema(AddBody),
+        response: { 200: jsonSchema(z.object({ ...Envelope, collaboratorId: z.number().int() })) },
       },
-      async (request) => {
-        const input = parse(AddBody, request.body);
-        await passwordEndpointLimit(ctx).consume(request.account.parent_id ?? request.account.id);
-        const user = await addStaff(ctx, request.account.id, input);
-        return ok('toolusers_01', 'partner_created_successfully', { collaboratorId: user.id });
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(AddBody, request.body);
+      await passwordEndpointLimit(ctx).consume(request.account.parent_id ?? request.account.id);
+      const user = await addStaff(ctx, request.account.id, input);
+      return ok('toolusers_01', 'partner_created_successfully', { collaboratorId: user.id });
+    },
+  );
 
-    api.post(
-      '/employee/disable',
-      {
-        schema: {
-          tags: ['staff'],
-          summary: 'Disable the active staff user with this number',
-          body: jsonSchema(DisableBody),
-          response: { 200: jsonSchema(z.object(Envelope)) },
-        },
+  api.post(
+    '/employee/disable',
+    {
+      schema: {
+        tags: ['staff'],
+        summary: 'Disable the active staff user with this number',
+        body: jsonSchema(DisableBody),
+        response: { 200: jsonSchema(z.object(Envelope)) },
       },
-      async (request) => {
-        const { number } = parse(DisableBody, request.body);
-        await disableStaff(ctx, request.account.id, number);
-        return ok('toolusers_01', 'partner_disabled');
-      },
-    );
-  },
-};
+    },
+    async (request) => {
+      const { number } = parse(DisableBody, request.body);
+      await disableStaff(ctx, request.account.id, number);
+      return ok('toolusers_01', 'partner_disabled');
+    },
+  );
+}

@@ -1,8 +1,9 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { ok } from '../../http/errors.js';
 import { jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
-import type { Feature } from '../feature.js';
 import { sendVoice, VoiceSend } from './service.js';
 
 const Reply = z.object({
@@ -19,28 +20,25 @@ const Reply = z.object({
 const fields = (v: unknown): Record<string, unknown> =>
   v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : {};
 
-export const voice: Feature = {
-  name: 'voice',
-  routes(api, ctx) {
-    api.post(
-      '/voice/send',
-      {
-        config: { sendLimited: true },
-        schema: {
-          tags: ['voice'],
-          summary: 'Text-to-speech calls from a script (templates a to k)',
-          body: jsonSchema(VoiceSend),
-          response: { 200: jsonSchema(Reply) },
-        },
+export function voiceRoutes(api: FastifyInstance, ctx: AppContext) {
+  api.post(
+    '/voice/send',
+    {
+      config: { sendLimited: true },
+      schema: {
+        tags: ['voice'],
+        summary: 'Text-to-speech calls from a script (templates a to k)',
+        body: jsonSchema(VoiceSend),
+        response: { 200: jsonSchema(Reply) },
       },
-      async (request) => {
-        // showCampaignId may come in the query as well as in the body.
-        const input = parse(VoiceSend, {
-          showCampaignId: fields(request.query).showCampaignId,
-          ...fields(request.body),
-        });
-        return ok('sms_11', 'sent_messages', await sendVoice(ctx, request.account.id, input));
-      },
-    );
-  },
-};
+    },
+    async (request) => {
+      // showCampaignId may come in the query as well as in the body.
+      const input = parse(VoiceSend, {
+        showCampaignId: fields(request.query).showCampaignId,
+        ...fields(request.body),
+      });
+      return ok('sms_11', 'sent_messages', await sendVoice(ctx, request.account.id, input));
+    },
+  );
+}

@@ -1,9 +1,10 @@
+import type { AppContext } from '../../context.js';
+import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { badRequest, ok } from '../../http/errors.js';
 import { integer, jsonSchema, optionalText, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
-import type { Feature } from '../feature.js';
 import { Envelope, name, staffId, tenDigits, toolCopy } from '../staff/fields.js';
 import { amountCents, fromCents, optionalAmountCents } from './money.js';
 import { ADD, enroll, listMembers, listPrograms, move, requireWallet, type WalletMember } from './service.js';
@@ -64,116 +65,111 @@ const toContact = (m: WalletMember): z.infer<typeof WalletContact> => ({
 
 const tags = ['wallet'];
 
-export const wallet: Feature = {
-  name: 'wallet',
-  routes(api, ctx) {
-    api.post(
-      '/wallet/get',
-      {
-        schema: {
-          tags,
-          summary: 'List the wallet programs of the account',
-          response: {
-            200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletItem), wallets: toolCopy(WalletItem) })),
-          },
+export function walletRoutes(api: FastifyInstance, ctx: AppContext) {
+  api.post(
+    '/wallet/get',
+    {
+      schema: {
+        tags,
+        summary: 'List the wallet programs of the account',
+        response: {
+          200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletItem), wallets: toolCopy(WalletItem) })),
         },
       },
-      async (request) => {
-        const programs = (await listPrograms(ctx.db.kysely, request.account.id)).map((p) => ({
-          wallet_name: p.name,
-          wallet_key: p.wallet_key,
-          wallet_app_client: p.app_client,
-          wallet_plan_type: 'balance' as const,
-        }));
-        return ok('wallets_get_01', 'wallets', { result: programs, wallets: programs });
-      },
-    );
+    },
+    async (request) => {
+      const programs = (await listPrograms(ctx.db.kysely, request.account.id)).map((p) => ({
+        wallet_name: p.name,
+        wallet_key: p.wallet_key,
+        wallet_app_client: p.app_client,
+        wallet_plan_type: 'balance' as const,
+      }));
+      return ok('wallets_get_01', 'wallets', { result: programs, wallets: programs });
+    },
+  );
 
-    api.post(
-      '/wallet/contact/add',
-      {
-        schema: {
-          tags,
-          summary: 'Enroll a contact in a wallet (balance 0), by an active staff user',
-          body: jsonSchema(ContactAddBody),
-          response: { 200: jsonSchema(BalanceReply) },
-        },
+  api.post(
+    '/wallet/contact/add',
+    {
+      schema: {
+        tags,
+        summary: 'Enroll a contact in a wallet (balance 0), by an active staff user',
+        body: jsonSchema(ContactAddBody),
+        response: { 200: jsonSchema(BalanceReply) },
       },
-      async (request) => {
-        const input = parse(ContactAddBody, request.body);
-        const member = await enroll(ctx, request.account.id, input);
-        return ok('wallet_contact_add_01', 'contact_added', { balance: fromCents(member.balance_cents) });
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(ContactAddBody, request.body);
+      const member = await enroll(ctx, request.account.id, input);
+      return ok('wallet_contact_add_01', 'contact_added', { balance: fromCents(member.balance_cents) });
+    },
+  );
 
-    api.post(
-      '/wallet/contact/get',
-      {
-        schema: {
-          tags,
-          summary: "The wallet's contacts and their balances; phone filters to one",
-          body: jsonSchema(ContactGetBody),
-          response: {
-            200: jsonSchema(
-              z.object({ ...Envelope, result: z.array(WalletContact), contacts: toolCopy(WalletContact) }),
-            ),
-          },
+  api.post(
+    '/wallet/contact/get',
+    {
+      schema: {
+        tags,
+        summary: "The wallet's contacts and their balances; phone filters to one",
+        body: jsonSchema(ContactGetBody),
+        response: {
+          200: jsonSchema(z.object({ ...Envelope, result: z.array(WalletContact), contacts: toolCopy(WalletContact) })),
         },
       },
-      async (request) => {
-        const input = parse(ContactGetBody, request.body);
-        const program = await requireWallet(ctx.db.kysely, request.account.id, input.wallet_key);
-        const contacts = (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact);
-        return ok('wallet_contact_get_01', 'wallet_contacts', { result: contacts, contacts });
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(ContactGetBody, request.body);
+      const program = await requireWallet(ctx.db.kysely, request.account.id, input.wallet_key);
+      const contacts = (await listMembers(ctx.db.kysely, program.id, input.phone)).map(toContact);
+      return ok('wallet_contact_get_01', 'wallet_contacts', { result: contacts, contacts });
+    },
+  );
 
-    api.post(
-      '/wallet/balance/update',
-      {
-        schema: {
-          tags,
-          summary: 'Operator movement (no staff user): 0 adds, 1 redeems transaction_amount',
-          body: jsonSchema(BalanceUpdateBody),
-          response: { 200: jsonSchema(BalanceReply) },
-        },
+  api.post(
+    '/wallet/balance/update',
+    {
+      schema: {
+        tags,
+        summary: 'Operator movement (no staff user): 0 adds, 1 redeems transaction_amount',
+        body: jsonSchema(BalanceUpdateBody),
+        response: { 200: jsonSchema(BalanceReply) },
       },
-      async (request) => {
-        const input = parse(BalanceUpdateBody, request.body);
-        const cents = await move(ctx, request.account.id, {
-          wallet_key: input.wallet_key,
-          phone: input.phone,
-          type: input.transaction_type,
-          cents: input.transaction_amount,
-          staffUserId: null,
-        });
-        return ok('wallet_balance_01', 'balance_updated', { balance: fromCents(cents) });
-      },
-    );
+    },
+    async (request) => {
+      const input = parse(BalanceUpdateBody, request.body);
+      const cents = await move(ctx, request.account.id, {
+        wallet_key: input.wallet_key,
+        phone: input.phone,
+        type: input.transaction_type,
+        cents: input.transaction_amount,
+        staffUserId: null,
+      });
+      return ok('wallet_balance_01', 'balance_updated', { balance: fromCents(cents) });
+    },
+  );
 
-    api.post(
-      '/wallet/sale',
-      {
-        schema: {
-          tags,
-          summary:
-            'A sale by a staff user: 0 adds transaction_amount (required), 1 redeems it (the whole balance when absent)',
-          body: jsonSchema(SaleBody),
-          response: { 200: jsonSchema(BalanceReply) },
-        },
+  api.post(
+    '/wallet/sale',
+    {
+      schema: {
+        tags,
+        summary:
+          'A sale by a staff user: 0 adds transaction_amount (required), 1 redeems it (the whole balance when absent)',
+        body: jsonSchema(SaleBody),
+        response: { 200: jsonSchema(BalanceReply) },
       },
-      async (request) => {
-        const input = parse(SaleBody, request.body);
-        if (input.transaction_type === ADD && input.transaction_amount === undefined) throw badRequest('wallet_09');
-        const cents = await move(ctx, request.account.id, {
-          wallet_key: input.wallet_key,
-          phone: input.phone,
-          type: input.transaction_type,
-          cents: input.transaction_amount,
-          staffUserId: input.usertool_id,
-        });
-        return ok('wallet_sale_01', 'sale_registered', { balance: fromCents(cents) });
-      },
-    );
-  },
-};
+    },
+    async (request) => {
+      const input = parse(SaleBody, request.body);
+      if (input.transaction_type === ADD && input.transaction_amount === undefined) throw badRequest('wallet_09');
+      const cents = await move(ctx, request.account.id, {
+        wallet_key: input.wallet_key,
+        phone: input.phone,
+        type: input.transaction_type,
+        cents: input.transaction_amount,
+        staffUserId: input.usertool_id,
+      });
+      return ok('wallet_sale_01', 'sale_registered', { balance: fromCents(cents) });
+    },
+  );
+}

@@ -1,10 +1,10 @@
-import type { Feature } from '../features/feature.js';
+import type { Feature } from '../feature.js';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { pruneAttemptCounters } from '../auth/attempts.js';
 import { pruneRejections } from '../carriers/providers/store.js';
 import { pruneFailedAttempts } from '../messaging/attempts.js';
-import { enqueue } from './queue.js';
+import { enqueue } from '../jobs/queue.js';
 
 export const HOUSEKEEPING_JOB = 'housekeeping';
 export const HOUSEKEEPING_EVERY_MS = 10 * 60_000;

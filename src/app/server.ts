@@ -12,16 +12,16 @@ import formbody from '@fastify/formbody';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import sjson from 'secure-json-parse';
-import { trustProxyOption } from './config.js';
-import { idempotencyHooks } from './idempotency/hooks.js';
-import type { AppContext } from './context.js';
-import { authenticate } from './auth/authenticate.js';
-import { ApiError } from './http/errors.js';
-import { messageFor } from './http/codes.js';
-import { features } from './features/index.js';
-import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from './http/openapi.js';
-import { metricsRoute } from './metrics/route.js';
-import { acceptingAs, byApiKey } from './messaging/accepted-by.js';
+import { trustProxyOption } from '../config.js';
+import { idempotencyHooks } from '../idempotency/hooks.js';
+import type { AppContext } from '../context.js';
+import { authenticate } from '../auth/authenticate.js';
+import { ApiError } from '../http/errors.js';
+import { messageFor } from '../http/codes.js';
+import { features } from './features.js';
+import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from '../http/openapi.js';
+import { metricsRoute } from '../metrics/route.js';
+import { acceptingAs, byApiKey } from '../messaging/accepted-by.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {

@@ -2,9 +2,9 @@ import cluster from 'node:cluster';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from '../config.js';
 import { createLogger, type AppContext } from '../context.js';
-import { closeContext, createContext, type ContextOptions } from '../boot.js';
-import { features } from '../features/index.js';
-import { buildServer, type BuildOptions } from '../server.js';
+import { closeContext, createContext, type ContextOptions } from './boot.js';
+import { features } from './features.js';
+import { buildServer, type BuildOptions } from './server.js';
 import { buildMetricsServer } from '../metrics/route.js';
 import { simulatorWarnings } from '../carriers/simulator-warnings.js';
 import { flushCompileCache } from '../lib/compile-cache.js';
@@ -92,12 +92,12 @@ export function boundPort(app: FastifyInstance): number | undefined {
 
 /**
  * `mensajero serve`: one process, or with `workers` > 1 a primary that
- * migrates and runs that many copies sharing the port (src/cluster/primary.ts).
+ * migrates and runs that many copies sharing the port (cluster-primary.ts).
  * A cluster worker skips the migrations: its primary ran them.
  */
 export async function serve(config: Config, workers = 1): Promise<void> {
   if (cluster.isPrimary && workers > 1) {
-    const { runPrimary } = await import('../cluster/primary.js');
+    const { runPrimary } = await import('./cluster-primary.js');
     return runPrimary(config, workers, createLogger(config.LOG_LEVEL));
   }
   const service = await startService(config, { migrate: cluster.isPrimary });

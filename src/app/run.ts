@@ -2,14 +2,14 @@ import type { Command } from 'commander';
 import pino from 'pino';
 import { loadConfig } from '../config.js';
 import type { BaseContext } from '../context.js';
-import { closeBaseContext, createBaseContext } from '../boot.js';
+import { closeBaseContext, createBaseContext } from './boot.js';
 import { recordAudit } from '../audit/service.js';
 import { cliAuditEntry } from './audit-hook.js';
-import { CliError, type CliRunner } from './runner.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
 
 /**
  * The runner of main.ts: `invoked` tells which command runs (commander's preAction hook), so that a command that
- * succeeds and is not read-only is recorded in the audit log (cli/audit-hook.ts) before its result is printed.
+ * succeeds and is not read-only is recorded in the audit log (audit-hook.ts) before its result is printed.
  */
 export function cliRunner(invoked: () => Command | undefined): CliRunner {
   return async (opts, action, human) => {

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { expect, it } from 'vitest';
 import { commandModules, registerCommands } from './commands.js';
-import type { CliRunner } from './runner.js';
+import type { CliRunner } from '../cli/runner.js';
 
 const run: CliRunner = async () => undefined;
 

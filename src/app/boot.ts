@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
-import { createLogger, type AppContext, type BaseContext } from './context.js';
-import { openDatabase, type PgLimits } from './db/engine.js';
-import { DatabaseLiveness } from './db/liveness.js';
-import { migrateToLatest } from './db/migrate.js';
-import { loadServerSecret, Secrets } from './lib/secrets.js';
+import type { Config } from '../config.js';
+import { createLogger, type AppContext, type BaseContext } from '../context.js';
+import { openDatabase, type PgLimits } from '../db/engine.js';
+import { DatabaseLiveness } from '../db/liveness.js';
+import { migrateToLatest } from '../db/migrate.js';
+import { loadServerSecret, Secrets } from '../lib/secrets.js';
 
 /**
  * The composition root: the one place that builds the services of a process
@@ -59,14 +59,14 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     { configuredPaymentProvider },
     { PriceBook },
   ] = await Promise.all([
-    import('./jobs/worker.js'),
-    import('./http/rate-limit.js'),
-    import('./metrics/metrics.js'),
-    import('./carriers/registry.js'),
-    import('./messaging/group-commit.js'),
-    import('./messaging/handoff.js'),
-    import('./payments/configured.js'),
-    import('./messaging/prices.js'),
+    import('../jobs/worker.js'),
+    import('../http/rate-limit.js'),
+    import('../metrics/metrics.js'),
+    import('../carriers/registry.js'),
+    import('../messaging/group-commit.js'),
+    import('../messaging/handoff.js'),
+    import('../payments/configured.js'),
+    import('../messaging/prices.js'),
   ]);
   const base = await createBaseContext(config, opts);
   const { db, log } = base;

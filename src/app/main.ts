@@ -1,0 +1,75 @@
+#!/usr/bin/env node
+// Only Node's own modules are imported before the compile cache is on: everything else is compiled after it.
+import { enablePrivateCompileCache } from '../lib/compile-cache.js';
+
+enablePrivateCompileCache();
+// Then the thread pool is sized, before anything uses it.
+await import('../lib/threadpool.js');
+const { Command, InvalidArgumentError } = await import('commander');
+const { loadConfig, MAX_WORKERS } = await import('../config.js');
+const { cliRunner } = await import('./run.js');
+const { CliError } = await import('../cli/runner.js');
+const { registerCommands } = await import('./commands.js');
+const { packageVersion } = await import('../lib/package.js');
+
+const program = new Command('mensajero')
+  .description('Mensajero messaging service')
+  .version(packageVersion(), '-V, --version', 'print the version')
+  .showHelpAfterError()
+  // Usage errors commander reports (a missing or unknown option) are the operator's mistake: exit code 2, as CliError.
+  .exitOverride((err) => refused(err.exitCode === 0 ? 0 : 2, err.message));
+
+/** Ends a command that never ran: under --json its one JSON object is the error, on standard output. */
+function refused(code: number, message: string): never {
+  if (code !== 0 && process.argv.includes('--json'))
+    process.stdout.write(JSON.stringify({ error: message.replace(/^error: /, '') }) + '\n');
+  process.exit(code);
+}
+
+// The command that runs, so that the runner records it in the audit log when it changes something (audit-hook.ts).
+let invoked: InstanceType<typeof Command> | undefined;
+program.hook('preAction', (_program, actionCommand) => {
+  invoked = actionCommand;
+});
+const runCli = cliRunner(() => invoked);
+
+const workerCount = (value: string) => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1 || n > MAX_WORKERS)
+    throw new InvalidArgumentError(`a whole number from 1 to ${MAX_WORKERS}`);
+  return n;
+};
+
+program
+  .command('serve')
+  .description('run the HTTP API, workers and simulators (what npm start runs)')
+  .option('--workers <n>', 'processes sharing the port (default WEB_CONCURRENCY, else 1)', workerCount)
+  .option('--json', 'accepted for uniformity; the service logs JSON')
+  .action(async (o: { workers?: number }) => {
+    const config = loadConfig();
+    // Loaded on demand: the HTTP server, workers and carriers are only for `serve`.
+    const { serve } = await import('./serve.js');
+    await serve(config, o.workers ?? config.WEB_CONCURRENCY);
+  });
+
+program
+  .command('migrate')
+  .description('apply pending database migrations')
+  .option('--json', 'print one JSON object')
+  .action((o) =>
+    runCli(
+      o,
+      async () => ({ migrated: true }),
+      () => 'database is migrated',
+    ),
+  );
+
+// The version needs no command module: loading them all would triple its time.
+if (!['-V', '--version'].includes(process.argv[2] ?? '')) await registerCommands(program, runCli, process.argv[2]);
+
+program.parseAsync(process.argv).catch((err) => {
+  const message = err instanceof Error ? err.message : String(err);
+  process.stderr.write(`error: ${message}\n`);
+  // An option value a command refused while reading it (CliError) is a mistake too.
+  refused(err instanceof CliError ? 2 : 1, message);
+});

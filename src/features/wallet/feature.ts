@@ -1,0 +1,4 @@
+import type { Feature } from '../../feature.js';
+import { walletRoutes } from './routes.js';
+
+export const wallet: Feature = { name: 'wallet', routes: walletRoutes };
