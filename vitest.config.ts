@@ -9,6 +9,8 @@ export default defineConfig({
     // Two cores: more workers only queue on the databases. Test files share their fork's module cache (isolate:
     // false): loading the service's modules once per fork rather than once per file took a third of the suite's time.
     // No test file may rely on a module's state being fresh; state lives in what each test builds (its harness).
-    poolOptions: { forks: { maxForks: 2, minForks: 1, isolate: false } },
+    // As many forks kept as used: a fork above the minimum is ended when it idles, and ending a fork that shares its
+    // modules can reject its pending teardown ("Terminating worker thread", vitest 3.2).
+    poolOptions: { forks: { maxForks: 2, minForks: 2, isolate: false } },
   },
 });
