@@ -70,7 +70,7 @@ function accountPaths() {
     '/accounts': {
       get: op({
         id: 'listAccounts',
-        summary: 'accounts, newest first, 100 a page',
+        summary: 'accounts in id order, 100 a page',
         ok: ['200', 'AccountPage'],
         bad: 'op_page_invalid',
         query: [

@@ -20,9 +20,6 @@ defineMessages({
   op_list_invalid: 'after: a number, digits only; limit: a whole number from 1 to 1000',
 });
 
-/** The most accounts a page lists. */
-export const ACCOUNTS_PAGE = 100;
-
 export const AccountsQuery = z.object({
   search: z.string({ error: 'op_page_invalid' }).max(100, { error: 'op_page_invalid' }).default(''),
   page: z.coerce

@@ -4,7 +4,7 @@ import {
   adjustCredits,
   archiveAccount,
   findAccountById,
-  searchAccounts,
+  listAccounts,
   unarchiveAccount,
   type Account,
 } from '../accounts/index.js';
@@ -14,7 +14,7 @@ import type { AppContext } from '../context.js';
 import type { Db, Executor } from '../db/engine.js';
 import { ApiError, badRequest } from '../http/errors.js';
 import { recordLowBalance } from '../webhooks/index.js';
-import { ACCOUNTS_PAGE, type ApiActor } from './schemas.js';
+import type { ApiActor } from './schemas.js';
 
 /** An account as the operator API shows it. */
 export function accountView(a: {
@@ -33,10 +33,8 @@ export function accountView(a: {
   };
 }
 
-export async function accountsPage(db: Executor, search: string, page: number) {
-  const rows = await searchAccounts(db, search, ACCOUNTS_PAGE + 1, (page - 1) * ACCOUNTS_PAGE);
-  return { accounts: rows.slice(0, ACCOUNTS_PAGE).map(accountView), page, has_more: rows.length > ACCOUNTS_PAGE };
-}
+/** One page as `accounts list` prints it (id order, so a new account never shifts a page). */
+export const accountsPage = (db: Executor, search: string, page: number) => listAccounts(db, { search, page });
 
 async function existing(db: Executor, id: number): Promise<Account> {
   const account = await findAccountById(db, id);
