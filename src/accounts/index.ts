@@ -3,6 +3,7 @@ export * from './store.js';
 export {
   ACCOUNTS_PAGE_SIZE,
   emailsByIds,
+  accountListing,
   listAccounts,
   MAX_ACCOUNT_SEARCH,
   searchAccounts,

@@ -66,6 +66,23 @@ export interface AccountListing {
   parent_id: number | null;
 }
 
+/** An account row as `accounts list` and the operator API show it. */
+export function accountListing(r: {
+  id: number;
+  email: string;
+  credits: number;
+  status: string;
+  parent_id: number | null;
+}): AccountListing {
+  return {
+    id: Number(r.id),
+    email: shownEmail(r.email),
+    credits: toCredits(Number(r.credits)),
+    status: r.status === 'archived' ? 'archived' : 'active',
+    parent_id: r.parent_id === null ? null : Number(r.parent_id),
+  };
+}
+
 export interface AccountPage {
   accounts: AccountListing[];
   page: number;
@@ -89,13 +106,7 @@ export async function listAccounts(db: Executor, q: { search?: string; page: num
     .offset((q.page - 1) * ACCOUNTS_PAGE_SIZE)
     .execute();
   return {
-    accounts: rows.slice(0, ACCOUNTS_PAGE_SIZE).map((r) => ({
-      id: Number(r.id),
-      email: shownEmail(r.email),
-      credits: toCredits(Number(r.credits)),
-      status: r.status === 'archived' ? 'archived' : 'active',
-      parent_id: r.parent_id === null ? null : Number(r.parent_id),
-    })),
+    accounts: rows.slice(0, ACCOUNTS_PAGE_SIZE).map(accountListing),
     page: q.page,
     has_more: rows.length > ACCOUNTS_PAGE_SIZE,
   };

@@ -4,6 +4,7 @@ import {
   adjustCredits,
   archiveAccount,
   findAccountById,
+  accountListing,
   listAccounts,
   unarchiveAccount,
   type Account,
@@ -16,23 +17,6 @@ import { ApiError, badRequest } from '../http/errors.js';
 import { recordLowBalance } from '../webhooks/index.js';
 import type { ApiActor } from './schemas.js';
 
-/** An account as the operator API shows it. */
-export function accountView(a: {
-  id: number;
-  email: string;
-  credits: number;
-  status: string;
-  parent_id: number | null;
-}) {
-  return {
-    id: Number(a.id),
-    email: shownEmail(a.email),
-    credits: toCredits(Number(a.credits)),
-    status: a.status as 'active' | 'archived',
-    parent_id: a.parent_id === null ? null : Number(a.parent_id),
-  };
-}
-
 /** One page as `accounts list` prints it (id order, so a new account never shifts a page). */
 export const accountsPage = (db: Executor, search: string, page: number) => listAccounts(db, { search, page });
 
@@ -42,7 +26,7 @@ async function existing(db: Executor, id: number): Promise<Account> {
   return account;
 }
 
-export const accountById = async (db: Executor, id: number) => accountView(await existing(db, id));
+export const accountById = async (db: Executor, id: number) => accountListing(await existing(db, id));
 
 /** Creates a top-level account (the service `accounts create` uses) and records it; the key is in the answer only. */
 export async function createAccountAs(
@@ -63,7 +47,7 @@ export async function createAccountAs(
     target: shownEmail(account.email),
     detail: { id: Number(account.id), credits: credits ?? 0 },
   });
-  return { ...accountView(account), apikey };
+  return { ...accountListing(account), apikey };
 }
 
 /**
@@ -90,7 +74,7 @@ export async function archiveAs(db: Db, by: ApiActor, id: number) {
     const { subaccounts } = await archiveAccount(trx, id);
     const target = shownEmail(account.email);
     await recordAudit(trx, { ...by, action: 'accounts.archive', target, detail: { id, subaccounts } });
-    return accountView(await existing(trx, id));
+    return accountListing(await existing(trx, id));
   });
 }
 
@@ -98,10 +82,10 @@ export async function archiveAs(db: Db, by: ApiActor, id: number) {
 export async function unarchiveAs(ctx: Pick<AppContext, 'db' | 'secrets'>, by: ApiActor, id: number) {
   return ctx.db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
-    if (account.status === 'active') return accountView(account);
+    if (account.status === 'active') return accountListing(account);
     const apikey = await unarchiveAccount(trx, ctx.secrets.keyEncryption, id);
     if (!apikey) throw new ApiError(409, 'op_parent_archived');
     await recordAudit(trx, { ...by, action: 'accounts.unarchive', target: shownEmail(account.email), detail: { id } });
-    return { ...accountView(await existing(trx, id)), apikey };
+    return { ...accountListing(await existing(trx, id)), apikey };
   });
 }
