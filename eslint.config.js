@@ -1,5 +1,6 @@
 // ESLint: correctness rules, no import cycles, and the layers of CONTRIBUTING.md.
 // Formatting is Prettier's (.prettierrc.json); no rule here is about layout.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -57,10 +58,23 @@ const webhookInternals = {
   message: 'Messaging and payments reach webhooks through webhooks/index.js only.',
 };
 
-// Stores hold a module's queries for its service: front ends call service.ts or index.ts. A separate rule from the
-// layers' no-restricted-imports, so that it adds to them instead of replacing them.
+// The foundation (CONTRIBUTING.md, Layers) imports nothing outside itself, type imports included: a module above adds
+// its tables to Database (src/db/schema.ts) and its members to AppContext (src/context.ts) by declaration merging.
+const foundationFolders = ['accounts', 'auth', 'jobs', 'http', 'db', 'text', 'phone', 'lib'];
+const foundationFiles = ['config.ts', 'context.ts', 'feature.ts', 'cli/runner.ts', 'cli/helpers.ts'];
+const foundation = [...foundationFolders, ...foundationFiles].map((name) => `src/${name}`);
+// Everything else under src/ (core, features, front ends, the wiring); the CLI's command files beside runner.ts too.
+const aboveFoundation = readdirSync(new URL('src', import.meta.url))
+  .filter((name) => name !== 'cli' && !foundation.includes(`src/${name}`))
+  .map((name) => `src/${name}`);
+const foundationMessage =
+  'The foundation knows nothing above it: declare the type it needs here, or let the module above add its tables or context members by declaration merging.';
+
+// Two zones of paths: front ends call a module's service.ts or index.ts, never its store (the queries for its service);
+// the foundation imports nothing above it. A separate rule from the layers' no-restricted-imports, so that it adds to
+// them instead of replacing them.
 const storeFiles = ['src/**/store.ts', 'src/**/*-store.ts'];
-const noStoresInFrontEnds = {
+const restrictedPaths = {
   files: ['src/**/*.ts'],
   ignores: tests,
   rules: {
@@ -78,6 +92,8 @@ const noStoresInFrontEnds = {
             from: storeFiles,
             message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
           },
+          { target: foundation, from: aboveFoundation, message: foundationMessage },
+          { target: foundation, from: 'src/cli', except: ['./runner.ts', './helpers.ts'], message: foundationMessage },
         ],
       },
     ],
@@ -148,5 +164,5 @@ export default defineConfig(
     ignores: tests,
     rules: { 'no-restricted-imports': ['error', { patterns: [featureModules, runnerImpl, smppServer] }] },
   },
-  noStoresInFrontEnds,
+  restrictedPaths,
 );

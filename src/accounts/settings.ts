@@ -1,3 +1,6 @@
+// The one view of the foundation that joins messaging (prices, opt-out settings): it belongs beside the CLI's
+// `accounts set` and `accounts show`, its only caller, and moves there with the CLI's command files.
+/* eslint-disable import-x/no-restricted-paths */
 import type { Executor } from '../db/engine.js';
 import { formatMoney } from '../lib/money.js';
 import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing.js';

@@ -13,8 +13,8 @@ import { applyWaitingReceipts } from './receipts.js';
 
 export type { Route };
 
-declare module '../context.js' {
-  /** The context's carriers are this registry (built by src/app/boot.ts); context.ts names only what messaging uses. */
+declare module '../messaging/ports.js' {
+  /** The context's carriers are this registry (built by src/app/boot.ts); ports.ts names only what messaging uses. */
   interface ProcessCarriers extends CarrierRegistry {}
 }
 

@@ -2,6 +2,7 @@ import type { CarrierDriver, Pacer, SubmitOutcome } from '../carriers/driver.js'
 import type { Channel, InlineClaim } from './types.js';
 import type { Executor } from '../db/engine.js';
 import type { PrefixTable } from '../lib/prefix-table.js';
+import type { GroupCommit } from './group-commit.js';
 
 /**
  * What the outbound pipeline needs from the services of the process, declared
@@ -52,4 +53,25 @@ export interface SharedDispatch {
 /** Prefix prices as a send looks them up (prices.ts: the process's PriceBook). */
 export interface PriceLookup {
   table(db: Executor): Promise<PrefixTable<number>>;
+}
+
+/**
+ * The carriers of the process: what the dispatcher uses, plus the members of
+ * the carrier layer's own registry, which carriers/registry.ts adds to this
+ * interface (declaration merging) so that this module imports nothing of
+ * that layer.
+ */
+export interface ProcessCarriers extends CarrierDispatch {}
+
+declare module '../context.js' {
+  /** The pipeline's services in the context (src/context.ts names the foundation's only). */
+  interface AppContext {
+    carriers: ProcessCarriers;
+    /** The group commit of this process's database: concurrent sends share one transaction. */
+    groupCommit: GroupCommit;
+    handOff: HandOff;
+    sharedDispatch: SharedDispatch;
+    /** The prefix prices, cached by this process (src/messaging/prices.ts). */
+    prices: PriceLookup;
+  }
 }
