@@ -53,6 +53,11 @@ const carrierProtocols = [
   'src/carriers/providers/connector.ts',
   'src/carriers/providers/webhooks.ts',
 ];
+// The one send call: every sender goes through messaging/send.ts, which chooses how the messages are handed over.
+const sendWriter = {
+  regex: '(^|/)messaging/submit\\.js$',
+  message: 'Send through messaging/send.js (send, submitSend): the writer alone leaves the hand-over undone.',
+};
 const webhookInternals = {
   regex: '(^|/)webhooks/(?!index\\.js$)',
   message: 'Messaging and payments reach webhooks through webhooks/index.js only.',
@@ -147,11 +152,12 @@ export default defineConfig(
   },
   // The panel's script runs in the browser beside uPlot's (loaded by the page before it).
   { files: ['src/panel/assets/**/*.js'], languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } } },
-  layer(['src/**/*.ts']),
-  layer(['src/carriers/**/*.ts'], features),
-  layer(carrierProtocols, features, storage),
-  layer(['src/panel/pages/**/*.ts'], cliRunner),
-  layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
+  layer(['src/**/*.ts'], sendWriter),
+  layer(['src/carriers/**/*.ts'], features, sendWriter),
+  layer(carrierProtocols, features, storage, sendWriter),
+  layer(['src/panel/pages/**/*.ts'], cliRunner, sendWriter),
+  layer(['src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals, sendWriter),
+  layer(['src/messaging/**/*.ts'], webhookInternals),
   // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
     files: ['src/smpp-server/**/*.ts'],

@@ -2,18 +2,16 @@ import type { AppContext, WithConfig, WithDb } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
-import { submitMessageBatch } from '../../messaging/submit.js';
-import { DISPATCH_JOB } from '../../messaging/dispatch.js';
+import { send, type SendContext } from '../../messaging/send.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
-import type { Recipient, SubmitRequest, SubmitResult } from '../../messaging/types.js';
-import type { Transaction } from 'kysely';
-import type { Database } from '../../db/schema.js';
+import type { Recipient, SubmitRequest } from '../../messaging/types.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, ONE_GSM_SMS, parseExtraParams, parseRecipients } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { findSender, insertShortLink, isLandline } from './store.js';
 import { mayBeSender } from './senders.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
+export type { SendContext } from '../../messaging/send.js';
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
 export interface SmsSendInput {
@@ -43,14 +41,12 @@ export interface SmsSendResult {
 /** Public address of a short link. */
 export const shortLinkUrl = (ctx: WithConfig, code: string) => `${ctx.config.publicBaseUrl}/s/${code}`;
 
-/** Immediate sends of at most this many recipients are handed to the carrier by the request (inline); larger ones by the dispatch job lanes. */
-export const INLINE_MAX_RECIPIENTS = 10;
-
 /**
- * POST/GET /sms/send: every rule, then one transaction (submitMessages:
- * campaign, messages, debit, dispatch job; plus the short link and the
- * read-confirmation links), shared with concurrent sends (group commit).
- * Accepted whole or not at all.
+ * POST/GET /sms/send: every rule, then the one send call (send.ts: campaign,
+ * messages, debit, hand-over; plus the short link and the read-confirmation
+ * links in the same transaction), shared with concurrent sends (group
+ * commit). Accepted whole or not at all. A small immediate send is handed
+ * over inline by this process, the others by the dispatch lanes.
  */
 export async function sendSms(
   ctx: SendContext,
@@ -86,22 +82,25 @@ export async function sendSms(
   const perRecipient: Recipient[] = tokens
     ? recipients.map((r, i) => ({ ...r, text: withReadLink(composed.text, tokens[i]) }))
     : recipients;
-  const result = await commitSend(
+  const [result] = await send(
     ctx,
-    {
-      accountId,
-      channel: input.channel === 2 ? 'rcs' : 'sms',
-      source: 'sms',
-      recipients: perRecipient,
-      text: composed.text,
-      campaignName: input.name ?? null,
-      sender,
-      flash: input.flash === 1,
-      sandbox: input.sandbox === 1,
-      scheduledAt,
-      extraParams,
-    },
-    async (trx, r) => {
+    [
+      {
+        accountId,
+        channel: input.channel === 2 ? 'rcs' : 'sms',
+        source: 'sms',
+        recipients: perRecipient,
+        text: composed.text,
+        campaignName: input.name ?? null,
+        sender,
+        flash: input.flash === 1,
+        sandbox: input.sandbox === 1,
+        scheduledAt,
+        extraParams,
+      },
+    ],
+    'inline',
+    async (trx, [r]) => {
       if (shortCode && composed.shortenedUrl)
         await insertShortLink(trx, {
           code: shortCode,
@@ -126,53 +125,6 @@ export async function sendSms(
     credit: toCredits(result.creditUnits),
     campaignId: result.campaignId,
   };
-}
-
-/**
- * The one transaction of a send (submitMessages and what the caller writes
- * with it), shared with concurrent sends through the group commit, then the
- * hand-off: small immediate sends are handed to the carrier by this process
- * when it runs a worker, the rest by the dispatch job lanes.
- */
-async function commitSend(
-  ctx: SendContext,
-  req: Omit<SubmitRequest, 'inlineDispatch'>,
-  alsoWrite?: (trx: Transaction<Database>, r: SubmitResult) => Promise<void>,
-): Promise<SubmitResult> {
-  const [result] = await commitSends(ctx, [req], alsoWrite && ((trx, [r]) => alsoWrite(trx, r)));
-  return result;
-}
-
-type SendContext = Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>;
-
-/** commitSend for several requests of one account as one work of the group commit (submitMessageBatch). */
-async function commitSends(
-  ctx: SendContext,
-  reqs: Array<Omit<SubmitRequest, 'inlineDispatch'>>,
-  alsoWrite?: (trx: Transaction<Database>, r: SubmitResult[]) => Promise<void>,
-): Promise<SubmitResult[]> {
-  const sends = reqs.map((req) => {
-    // A process that runs no worker (API only, tests) leaves dispatch to the processes that do.
-    const inline =
-      ctx.worker.running && req.sandbox !== true && !req.scheduledAt && req.recipients.length <= INLINE_MAX_RECIPIENTS;
-    // Inserted already claimed by the hand-off that submits them right after the commit: no claim to write then.
-    return { ...req, inlineDispatch: inline, claimedBy: inline ? ctx.handOff.claim() : undefined };
-  });
-  const results = await ctx.groupCommit.run(
-    async (trx) => {
-      const r = await submitMessageBatch(trx, ctx, sends);
-      await alsoWrite?.(trx, r);
-      return r;
-    },
-    reqs[0].accountId,
-    sends.reduce((n, s) => n + s.recipients.length, 0),
-  );
-  results.forEach((result, i) => {
-    const send = sends[i];
-    if (send.inlineDispatch) ctx.handOff.add(result.campaignId, result.messageIds, send.claimedBy);
-    else if (send.sandbox !== true && !send.scheduledAt) ctx.worker.nudge(DISPATCH_JOB);
-  });
-  return results;
 }
 
 /**
@@ -246,7 +198,7 @@ async function verbatimRequest(
   input: VerbatimMessage,
   recipients: Recipient[],
   lookups: VerbatimLookups,
-): Promise<Omit<SubmitRequest, 'inlineDispatch'>> {
+): Promise<SubmitRequest> {
   if (input.text === '') throw new ApiError(400, 'sms_01');
   let sender = lookups.senders.get(input.sender);
   if (!sender)
@@ -267,8 +219,9 @@ async function verbatimRequest(
 }
 
 /** The one send of verbatim messages: sender, prices, credits, group commit, hand-off. */
-async function commitVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
-  return commitSend(ctx, await verbatimRequest(ctx, accountId, input, recipients, newLookups()));
+async function sendVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
+  const [result] = await send(ctx, [await verbatimRequest(ctx, accountId, input, recipients, newLookups())], 'inline');
+  return result;
 }
 
 /**
@@ -285,7 +238,7 @@ export async function sendVerbatimSmsTurn(
   inputs: VerbatimSmsInput[],
 ): Promise<Array<{ reference: string } | { error: unknown }>> {
   const outcomes: Array<{ reference: string } | { error: unknown }> = [];
-  const reqs: Array<{ index: number; req: Omit<SubmitRequest, 'inlineDispatch'> }> = [];
+  const reqs: Array<{ index: number; req: SubmitRequest }> = [];
   const lookups = newLookups();
   for (const [index, input] of inputs.entries()) {
     try {
@@ -296,10 +249,20 @@ export async function sendVerbatimSmsTurn(
     }
   }
   if (reqs.length === 0) return outcomes;
-  const results = await commitSends(
+  const results = await send(
     ctx,
     reqs.map((r) => r.req),
-  ).catch(() => Promise.all(reqs.map(({ req }) => commitSend(ctx, req).catch((error: unknown) => ({ error })))));
+    'inline',
+  ).catch(() =>
+    Promise.all(
+      reqs.map(({ req }) =>
+        send(ctx, [req], 'inline').then(
+          ([result]) => result,
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    ),
+  );
   results.forEach((result, k) => {
     outcomes[reqs[k].index] = 'error' in result ? result : { reference: result.references[0].reference };
   });
@@ -334,7 +297,7 @@ export async function sendVerbatimSmsMulti(
   });
   if (recipients.length === 0) return { accepted: [], refused };
   recipients[0].reference = input.reference;
-  const result = await commitVerbatim(
+  const result = await sendVerbatim(
     ctx,
     accountId,
     input,
