@@ -38,12 +38,23 @@ const features = {
   regex: '(^|/)features/',
   message: 'Carriers are adapters: they import nothing from features/ (take what they need as a parameter).',
 };
+// Carriers implement messaging's ports (ports.ts) and import nothing else of it; messaging reaches carriers through
+// their ports (adapter.ts). smpp/encoding.js is the one exception: SMPP's encoding is shared with the send path.
+const messagingInternals = {
+  regex: '(^|/)messaging/(?!ports\\.js$)',
+  message: 'Carriers implement messaging’s ports: import messaging/ports.js only.',
+};
+const carrierInternals = {
+  regex: '(^|/)carriers/(?!(adapter|smpp/encoding)\\.js$)',
+  message: 'Messaging reaches the carriers through their ports: carriers/adapter.js only.',
+};
 const storage = {
   regex: '^kysely$|(^|/)(db|jobs)/',
   message:
     'Protocol code never writes to the database: hand what it receives to its CarrierSink, share state through Coordination (carriers/adapter.ts).',
 };
-// Connectors of each kind and the HTTP plumbing they share; their database side is carriers/*-store.ts and database-sink.ts.
+// Connectors of each kind and the HTTP plumbing they share; their database side is carriers/*-store.ts, and what they
+// receive is kept by messaging/carrier-sink.ts.
 const carrierProtocols = [
   'src/carriers/smpp/**/*.ts',
   'src/carriers/whatsapp-cloud/**/*.ts',
@@ -132,10 +143,11 @@ export default defineConfig(
   // The panel's script runs in the browser beside uPlot's (loaded by the page before it).
   { files: ['src/panel/assets/**/*.js'], languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } } },
   layer(['src/**/*.ts']),
-  layer(['src/carriers/**/*.ts'], features),
-  layer(carrierProtocols, features, storage),
+  layer(['src/carriers/**/*.ts'], features, messagingInternals),
+  layer(carrierProtocols, features, messagingInternals, storage),
   layer(['src/panel/pages/**/*.ts'], cliRunner),
-  layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
+  layer(['src/messaging/**/*.ts'], webhookInternals, carrierInternals),
+  layer(['src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
   // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
     files: ['src/smpp-server/**/*.ts'],

@@ -58,6 +58,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     { InlineHandOff, SharedDispatch },
     { configuredPaymentProvider },
     { PriceBook },
+    { carrierInbox },
   ] = await Promise.all([
     import('../jobs/worker.js'),
     import('../http/rate-limit.js'),
@@ -67,6 +68,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('../messaging/handoff.js'),
     import('../payments/configured.js'),
     import('../messaging/prices.js'),
+    import('../messaging/carrier-sink.js'),
   ]);
   const base = await createBaseContext(config, opts);
   const { db, log } = base;
@@ -95,7 +97,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   ctx.prices = new PriceBook(config.CARRIER_POLL_MS);
   ctx.handOff = new InlineHandOff(ctx);
   ctx.sharedDispatch = new SharedDispatch(ctx);
-  ctx.carriers = new CarrierRegistry(ctx);
+  ctx.carriers = new CarrierRegistry(ctx, carrierInbox(ctx));
   if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);
   return ctx;
 }
