@@ -8,7 +8,7 @@ import { parseSmppSettings } from '../src/carriers/smpp/settings.js';
 import { submitMessages } from '../src/messaging/submit.js';
 import type { AppContext } from '../src/context.js';
 import type { SmppConnector } from '../src/carriers/smpp/connector.js';
-import type { OutboundMessage } from '../src/carriers/driver.js';
+import type { OutboundMessage } from '../src/messaging/ports.js';
 
 const ROUNDS = 4;
 const COUNTS: Record<string, number> = { bare: 30_000, w1: 3_000, w10: 20_000, w100: 30_000 };

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { FENCED_ERROR, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../carriers/driver.js';
+import { FENCED_ERROR, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './ports.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordDurably } from './handoff-record.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';

@@ -6,7 +6,7 @@ import { simulatedRefusal, simulatedStatus } from '../carriers/simulator/driver.
 import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign, dispatchMessages } from './dispatch.js';
 import { RetryLater } from '../jobs/worker.js';
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './ports.js';
 import { submitMessages } from './submit.js';
 import type { SubmitRequest } from './types.js';
 

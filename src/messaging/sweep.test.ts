@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
-import type { OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import type { OutboundMessage, SubmitOutcome } from './ports.js';
 import { DISPATCH_JOB, dispatchMessages } from './dispatch.js';
 import { submitMessages } from './submit.js';
 import { SWEEP_MAX_ATTEMPTS, sweepUnsent } from './sweep.js';

@@ -6,7 +6,7 @@ import { KEY_IN_URL } from '../auth/authenticate.js';
 import { normaliseId, parseReceiptText } from '../carriers/smpp/receipts.js';
 import { mediaUrlProblem } from '../features/chatapp/media.js';
 import { renderScript, speakable } from '../features/voice/scripts.js';
-import { isForbiddenAddress } from '../webhooks/addresses.js';
+import { isForbiddenAddress } from '../outbound/addresses.js';
 import { cleanCountryCode, cleanNumber } from '../phone/numbers.js';
 import { toGsm7 } from './gsm7.js';
 import { isStorable } from './storable.js';

@@ -1,5 +1,5 @@
 import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
-import { FENCED_ERROR, type FailedAttempt, type OutboundMessage, type SubmitOutcome } from '../driver.js';
+import { FENCED_ERROR, type FailedAttempt, type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from './encoding.js';
