@@ -89,6 +89,15 @@ const foundationMessage =
 // the foundation imports nothing above it. A separate rule from the layers' no-restricted-imports, so that it adds to
 // them instead of replacing them.
 const storeFiles = ['src/**/store.ts', 'src/**/*-store.ts'];
+// Command modules: each module's cli.ts and the files beside it that register or parse its commands, and what they
+// code against (src/cli/).
+const commandModules = [
+  'src/cli/**/*.ts',
+  'src/**/cli.ts',
+  'src/**/cli-*.ts',
+  'src/**/*-cli.ts',
+  'src/**/*-commands.ts',
+];
 const restrictedPaths = {
   files: ['src/**/*.ts'],
   ignores: tests,
@@ -101,7 +110,10 @@ const restrictedPaths = {
             target: [
               'src/panel/**/*.ts',
               'src/**/routes.ts',
-              'src/cli/**/*.ts',
+              ...commandModules,
+              // The commands of no feature, with what they run: doctor's checks open the database themselves.
+              'src/doctor/**/*.ts',
+              'src/backup/**/*.ts',
               'src/app/{main,commands,run,audit-hook,serve}.ts',
             ],
             from: storeFiles,
@@ -110,6 +122,34 @@ const restrictedPaths = {
           { target: foundation, from: aboveFoundation, message: foundationMessage },
           { target: foundation, from: 'src/cli', except: ['./runner.ts', './helpers.ts'], message: foundationMessage },
         ],
+      },
+    ],
+  },
+};
+// Command modules and routes hand the database to a service, which builds the SQL: they import neither kysely nor
+// src/db/ (a type for a parameter included), open no transaction and call no query builder, whatever the handle is
+// named. src/panel/ is left out until its operators' insert (panel/cli.ts) moves to a store.
+const sqlBuilders = /^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|executeQuery)$/;
+const database = /^kysely$|(^|\/)db\//;
+const noSqlInFrontEnds = {
+  files: [...commandModules, 'src/**/routes.ts'],
+  ignores: [...tests, 'src/panel/**'],
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `ImportDeclaration[source.value=${database}], ImportExpression[source.value=${database}]`,
+        message:
+          'Commands and routes call a module’s service.ts (or index.ts), which builds the SQL: no kysely, no src/db/.',
+      },
+      {
+        selector: `CallExpression > MemberExpression.callee[property.name=${sqlBuilders}]`,
+        message:
+          'Commands and routes build no query and open no transaction: the module’s service.ts does, in one call.',
+      },
+      {
+        selector: "CallExpression > MemberExpression.callee > MemberExpression.object[property.name='kysely']",
+        message: 'Commands and routes call nothing on ctx.db.kysely: they hand it (or ctx.db) to a service.',
       },
     ],
   },
@@ -187,4 +227,5 @@ export default defineConfig(
     rules: { 'no-restricted-imports': ['error', { patterns: [featureModules, runnerImpl, smppServer] }] },
   },
   restrictedPaths,
+  noSqlInFrontEnds,
 );

@@ -14,4 +14,3 @@ export {
   type AccountRow,
 } from './listing-store.js';
 export { apiKeyHints, type KeyHint } from './key-hints.js';
-export { accountSettings, type AccountSettingsView } from './settings.js';
