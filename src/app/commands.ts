@@ -36,6 +36,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
     load: async () => (await import('../operator-api/cli.js')).operatorTokenCommands,
   },
   { names: ['audit'], load: async () => (await import('../audit/cli.js')).auditCommands },
+  { names: ['move-database'], load: async () => (await import('../database-move/cli.js')).moveDatabaseCommand },
   { names: ['mo-routes'], load: async () => (await import('../features/mo-routes/cli.js')).moRouteCommands },
 ];
 
