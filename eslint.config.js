@@ -45,7 +45,10 @@ const storage = {
     'Protocol code never writes to the database: hand what it receives to its CarrierSink, share state through Coordination (carriers/adapter.ts).',
 };
 // Connectors of each kind and the HTTP plumbing they share; their database side is carriers/*-store.ts and database-sink.ts.
+// src/smpp/ is the SMPP 3.4 protocol itself (PDUs, encoding, receipt text, times, command_status), shared by the
+// carrier connector and the SMPP server.
 const carrierProtocols = [
+  'src/smpp/**/*.ts',
   'src/carriers/smpp/**/*.ts',
   'src/carriers/whatsapp-cloud/**/*.ts',
   'src/carriers/twiml-voice/**/*.ts',
