@@ -96,9 +96,11 @@ const restrictedPaths = {
               'src/**/routes.ts',
               'src/cli/**/*.ts',
               'src/app/{main,commands,run,audit-hook,serve}.ts',
+              'src/smpp-server/**/*.ts',
             ],
             from: storeFiles,
-            message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
+            message:
+              'Panel pages, routes, the CLI and the SMPP server call a module’s service.ts or index.ts, never its store.',
           },
           { target: foundation, from: aboveFoundation, message: foundationMessage },
           { target: foundation, from: 'src/cli', except: ['./runner.ts', './helpers.ts'], message: foundationMessage },

@@ -1,7 +1,7 @@
 import type { AppContext } from '../context.js';
-import { sendVerbatimSmsMulti } from '../features/sms/service.js';
+import { sendVerbatimSmsMulti } from './send.js';
 import { reserveParts } from '../features/smpp-users/throughput.js';
-import type { SmppUserRow } from '../features/smpp-users/store.js';
+import type { SmppUserRow } from '../features/smpp-users/service.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 import type { Pdu } from './pdus.js';
