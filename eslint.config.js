@@ -46,7 +46,7 @@ const messagingInternals = {
   message: 'Carriers implement messaging’s ports: import messaging/ports.js only.',
 };
 const carrierInternals = {
-  regex: '(^|/)carriers/(?!(adapter|smpp/encoding)\\.js$)',
+  regex: '(^|/)carriers/(?!adapter\\.js$)',
   message: 'Messaging reaches the carriers through their ports: carriers/adapter.js only.',
 };
 const paymentFeatures = {
@@ -66,7 +66,9 @@ const sendWriter = {
 };
 // Connectors of every kind and the HTTP plumbing they share: every folder under src/carriers/, so that a new kind is
 // covered too. Their database side is a store.ts (providers/store.ts); what they receive is kept by messaging/carrier-sink.ts.
-const carrierProtocols = ['src/carriers/*/**/*.ts'];
+// src/smpp/ is the SMPP 3.4 protocol itself (PDUs, encoding, receipt text, times, command_status), shared by the
+// carrier connector and the SMPP server.
+const carrierProtocols = ['src/carriers/*/**/*.ts', 'src/smpp/**/*.ts'];
 const carrierStores = ['src/carriers/*/**/store.ts', 'src/carriers/*/**/*-store.ts'];
 const webhookInternals = {
   regex: '(^|/)webhooks/(?!index\\.js$)',
@@ -115,9 +117,11 @@ const restrictedPaths = {
               'src/doctor/**/*.ts',
               'src/backup/**/*.ts',
               'src/app/{main,commands,run,audit-hook,serve}.ts',
+              'src/smpp-server/**/*.ts',
             ],
             from: storeFiles,
-            message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
+            message:
+              'Panel pages, routes, the CLI and the SMPP server call a module’s service.ts or index.ts, never its store.',
           },
           { target: foundation, from: aboveFoundation, message: foundationMessage },
           { target: foundation, from: 'src/cli', except: ['./runner.ts', './helpers.ts'], message: foundationMessage },

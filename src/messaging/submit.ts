@@ -19,7 +19,7 @@ import { blockedAmong, OPTOUT_STATUS } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
 import { queueReceipts } from './customer-smpp.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
-import { smsParts } from '../carriers/smpp/encoding.js';
+import { smsParts } from '../smpp/encoding.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
