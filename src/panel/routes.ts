@@ -34,22 +34,22 @@ import {
   type Shared,
   type View,
 } from './view.js';
-import { overviewPage } from './pages/overview.js';
-import { integrationsPage } from './pages/integrations.js';
-import { accountPage } from './pages/account.js';
-import { operatorPage } from './pages/operator.js';
-import { carrierAnalyticsPage } from './pages/carrier-analytics.js';
-import { marginsPage } from './pages/margins.js';
-import { messageTracePage } from './pages/message-trace.js';
-import { auditPage } from './pages/operator-audit.js';
-import { subaccountsPage } from './pages/subaccounts.js';
-import { campaignsPage } from './pages/campaigns.js';
-import { contactsPage } from './pages/contacts.js';
-import { optoutsPage } from './pages/optouts.js';
-import { repliesPage } from './pages/replies.js';
-import { sendPage } from './pages/send.js';
-import { otpPage } from './pages/otp.js';
-import { programsPage } from './pages/programs.js';
+import { overviewPage } from './pages/overview/view.js';
+import { integrationsPage } from './pages/integrations/view.js';
+import { accountPage } from './pages/account/view.js';
+import { operatorPage } from './pages/operator/view.js';
+import { carrierAnalyticsPage } from './pages/carrier-analytics/view.js';
+import { marginsPage } from './pages/margins/view.js';
+import { messageTracePage } from './pages/message-trace/view.js';
+import { auditPage } from './pages/audit/view.js';
+import { subaccountsPage } from './pages/subaccounts/view.js';
+import { campaignsPage } from './pages/campaigns/view.js';
+import { contactsPage } from './pages/contacts/view.js';
+import { optoutsPage } from './pages/optouts/view.js';
+import { repliesPage } from './pages/replies/view.js';
+import { sendPage } from './pages/send/view.js';
+import { otpPage } from './pages/otp/view.js';
+import { programsPage } from './pages/programs/view.js';
 import type { PrincipalKind } from './tables.js';
 import { totpEnabled, useTotpCode } from './totp.js';
 import { SIGNIN_CANDIDATES, signinCandidates } from './signin-candidates.js';

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { traceMessages, type TraceQuery } from '../../features/trace/service.js';
-import { traceSteps } from '../../features/trace/steps.js';
-import { html } from '../html.js';
-import type { Section, Shared } from '../view.js';
+import { traceMessages, type TraceQuery } from '../../../features/trace/service.js';
+import { traceSteps } from '../../../features/trace/steps.js';
+import { html } from '../../html.js';
+import type { Section, Shared } from '../../view.js';
 
 const FIELD = /^[\w.:-]{1,100}$/;
 

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { currentKey, rotateKey } from '../../accounts/index.js';
-import { allowListAdmits, normaliseAllowList } from '../../auth/allow-list.js';
-import { panelAccount } from '../session.js';
+import { currentKey, rotateKey } from '../../../accounts/index.js';
+import { allowListAdmits, normaliseAllowList } from '../../../auth/allow-list.js';
+import { panelAccount } from '../../session.js';
 import {
   addWebhook,
   changeStatus,
@@ -12,17 +12,17 @@ import {
   rotateWebhookSecret,
   urlIsWellFormed,
   webhookSecret,
-} from '../../webhooks/service.js';
-import { webhookAddLimit } from '../../http/rate-limit.js';
-import { localDay } from '../../features/reports/service.js';
-import type { EventState } from '../../webhooks/tables.js';
-import { formatLocal } from '../../lib/time.js';
-import { html } from '../html.js';
-import { confirmPassword } from '../confirm.js';
-import { ownSmppUsers } from '../../features/smpp-users/service.js';
-import { registerSmppPassword, smppUsersCard } from './integrations-smpp.js';
-import { sendTestEvent } from './integrations-test-event.js';
-import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared } from '../view.js';
+} from '../../../webhooks/service.js';
+import { webhookAddLimit } from '../../../http/rate-limit.js';
+import { localDay } from '../../../features/reports/service.js';
+import type { EventState } from '../../../webhooks/tables.js';
+import { formatLocal } from '../../../lib/time.js';
+import { html } from '../../html.js';
+import { confirmPassword } from '../../confirm.js';
+import { ownSmppUsers } from '../../../features/smpp-users/service.js';
+import { registerSmppPassword, smppUsersCard } from './smpp.js';
+import { sendTestEvent } from './test-event.js';
+import { accountOf, csrfField, field, refuse, registerAction, type Section, type Shared } from '../../view.js';
 
 const STATES: EventState[] = ['pending', 'delivered', 'failed', 'not_delivered', 'cancelled'];
 const TYPES = ['confirmation', 'response'] as const;

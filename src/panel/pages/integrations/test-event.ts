@@ -1,7 +1,7 @@
-import { findWebhook } from '../../webhooks/service.js';
-import { recordEvents } from '../../webhooks/index.js';
-import { formatCompact } from '../../lib/time.js';
-import { accountOf, refuse, type Shared, type View } from '../view.js';
+import { findWebhook } from '../../../webhooks/service.js';
+import { recordEvents } from '../../../webhooks/index.js';
+import { formatCompact } from '../../../lib/time.js';
+import { accountOf, refuse, type Shared, type View } from '../../view.js';
 
 /**
  * A `confirmation` event with a reference starting `test-` and

@@ -1,11 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import { carrierFigures, carrierTimeline, parseSince, type CarrierFigures } from '../../carriers/analytics.js';
-import { formatLocal, formatLocalDate } from '../../lib/time.js';
-import { listPublicRoutes } from '../../carriers/index.js';
-import { lineChart } from '../charts.js';
-import { html } from '../html.js';
-import { formatNumber, type Section, type Shared, type View } from '../view.js';
-import { statusChart } from './overview.js';
+import { carrierFigures, carrierTimeline, parseSince, type CarrierFigures } from '../../../carriers/analytics.js';
+import { formatLocal, formatLocalDate } from '../../../lib/time.js';
+import { listPublicRoutes } from '../../../carriers/index.js';
+import { lineChart } from '../../charts.js';
+import { html } from '../../html.js';
+import { formatNumber, type Section, type Shared, type View } from '../../view.js';
+import { statusChart } from '../overview/view.js';
 
 const PERIODS = ['1h', '6h', '24h', '7d', '30d'] as const;
 type Period = (typeof PERIODS)[number];

@@ -1,14 +1,14 @@
 import type { FastifyInstance } from 'fastify';
-import { parse } from '../../http/validate.js';
-import { passwordEndpointLimit } from '../../http/rate-limit.js';
-import { toUnits } from '../../accounts/credits.js';
-import { addSubaccount, archive, subaccountKey, transfer } from '../../features/subaccounts/service.js';
-import { AddBody, EmailBody, ManageBody } from '../../features/subaccounts/schemas.js';
-import { selectCaller } from '../../accounts/index.js';
-import { shownEmail } from '../../accounts/subaccount-email.js';
-import { html } from '../html.js';
-import { confirmPassword } from '../confirm.js';
-import { accountOf, csrfField, formatCredits, refuse, registerAction, type Section, type Shared } from '../view.js';
+import { parse } from '../../../http/validate.js';
+import { passwordEndpointLimit } from '../../../http/rate-limit.js';
+import { toUnits } from '../../../accounts/credits.js';
+import { addSubaccount, archive, subaccountKey, transfer } from '../../../features/subaccounts/service.js';
+import { AddBody, EmailBody, ManageBody } from '../../../features/subaccounts/schemas.js';
+import { selectCaller } from '../../../accounts/index.js';
+import { shownEmail } from '../../../accounts/subaccount-email.js';
+import { html } from '../../html.js';
+import { confirmPassword } from '../../confirm.js';
+import { accountOf, csrfField, formatCredits, refuse, registerAction, type Section, type Shared } from '../../view.js';
 
 /** A parent account's sub-accounts: create, transfer credits, archive, reveal a key (the API's rules and codes). */
 export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section {

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { smppPassword, SmppUserProblem, type SmppUserSettings } from '../../features/smpp-users/schemas.js';
-import { setOwnSmppPassword } from '../../features/smpp-users/service.js';
-import { html } from '../html.js';
+import { smppPassword, SmppUserProblem, type SmppUserSettings } from '../../../features/smpp-users/schemas.js';
+import { setOwnSmppPassword } from '../../../features/smpp-users/service.js';
+import { html } from '../../html.js';
 import {
   accountOf,
   csrfField,
@@ -12,7 +12,7 @@ import {
   type Section,
   type Shared,
   type View,
-} from '../view.js';
+} from '../../view.js';
 
 type ShownUser = SmppUserSettings & { binds: number };
 

@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { hashPassword } from '../../lib/passwords.js';
-import { shownEmail } from '../../accounts/subaccount-email.js';
-import { html } from '../html.js';
-import { confirmPassword } from '../confirm.js';
-import { createSession, endAllSessions, SESSION_COOKIE, setCookie } from '../session.js';
-import { csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../view.js';
-import type { WordKey } from '../i18n.js';
-import { disableTotp, startTotp, totpEnabled, useTotpCode } from '../totp.js';
+import { hashPassword } from '../../../lib/passwords.js';
+import { shownEmail } from '../../../accounts/subaccount-email.js';
+import { html } from '../../html.js';
+import { confirmPassword } from '../../confirm.js';
+import { createSession, endAllSessions, SESSION_COOKIE, setCookie } from '../../session.js';
+import { csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../../view.js';
+import type { WordKey } from '../../i18n.js';
+import { disableTotp, startTotp, totpEnabled, useTotpCode } from '../../totp.js';
 import { lowBalanceCard, registerLowBalance } from './low-balance.js';
 
 /** Password change for accounts and operators. */

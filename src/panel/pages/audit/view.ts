@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { listAudit } from '../../audit/service.js';
-import { html } from '../html.js';
-import type { Section, Shared } from '../view.js';
+import { listAudit } from '../../../audit/service.js';
+import { html } from '../../html.js';
+import type { Section, Shared } from '../../view.js';
 
 /** Entries the page shows, newest first. */
 export const AUDIT_SHOWN = 200;

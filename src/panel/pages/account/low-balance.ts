@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
-import { thresholdUnits, toCredits } from '../../accounts/credits.js';
-import { html } from '../html.js';
-import { csrfField, field, refuse, registerAction, typed, type Section, type Shared, type View } from '../view.js';
+import { thresholdUnits, toCredits } from '../../../accounts/credits.js';
+import { html } from '../../html.js';
+import { csrfField, field, refuse, registerAction, typed, type Section, type Shared, type View } from '../../view.js';
 
 /** The account's low-balance threshold on its settings page (the panel's `accounts set --low-balance`). */
 export async function lowBalanceCard(shared: Shared, v: View, shown: Record<string, unknown>) {

@@ -5,10 +5,10 @@ import {
   recentVerifications,
   saveSettings,
   settingsChanges,
-} from '../../features/otp/settings.js';
-import { formatLocal } from '../../lib/time.js';
-import { html } from '../html.js';
-import { accountOf, csrfField, field, refuse, registerAction, typed, type Section, type Shared } from '../view.js';
+} from '../../../features/otp/settings.js';
+import { formatLocal } from '../../../lib/time.js';
+import { html } from '../../html.js';
+import { accountOf, csrfField, field, refuse, registerAction, typed, type Section, type Shared } from '../../view.js';
 
 /** OTP: the abuse-protection settings (as `otp settings`) and the newest verifications with their state (never a code). */
 export function otpPage(scope: FastifyInstance, shared: Shared): Section {

@@ -1,7 +1,7 @@
-import { html, type Html } from '../html.js';
-import { listCampaigns, type CampaignItem } from '../../features/campaigns/service.js';
-import { dailyStatusCounts, messageTotals, STATUS_GROUPS } from '../stats.js';
-import { accountOf, formatNumber, type Section, type Shared, type View } from '../view.js';
+import { html, type Html } from '../../html.js';
+import { listCampaigns, type CampaignItem } from '../../../features/campaigns/service.js';
+import { dailyStatusCounts, messageTotals, STATUS_GROUPS } from '../../stats.js';
+import { accountOf, formatNumber, type Section, type Shared, type View } from '../../view.js';
 
 /** Balance, messages today and this month, delivery rate, the 30-day chart and the newest campaigns. */
 export function overviewPage(_scope: unknown, shared: Shared): Section {

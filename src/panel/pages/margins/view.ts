@@ -6,12 +6,12 @@ import {
   MarginError,
   type MarginBy,
   type MarginRow,
-} from '../../features/margins/service.js';
-import { formatLocalDate, parseLocal } from '../../lib/time.js';
-import { lineChart } from '../charts.js';
-import { sendCsv } from '../csv.js';
-import { html } from '../html.js';
-import { formatNumber, makeView, refuse, type Section, type Shared, type View } from '../view.js';
+} from '../../../features/margins/service.js';
+import { formatLocalDate, parseLocal } from '../../../lib/time.js';
+import { lineChart } from '../../charts.js';
+import { sendCsv } from '../../csv.js';
+import { html } from '../../html.js';
+import { formatNumber, makeView, refuse, type Section, type Shared, type View } from '../../view.js';
 
 const BY: MarginBy[] = ['account', 'carrier', 'prefix', 'day'];
 const MONEY = ['revenue', 'cost', 'margin'] as const;

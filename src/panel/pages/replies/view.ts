@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { accountReplies, type StoredReply } from '../../features/mo-routes/service.js';
+import { accountReplies, type StoredReply } from '../../../features/mo-routes/service.js';
 
-import { formatLocal } from '../../lib/time.js';
-import { html } from '../html.js';
-import { accountOf, type Section, type Shared, type View } from '../view.js';
+import { formatLocal } from '../../../lib/time.js';
+import { html } from '../../html.js';
+import { accountOf, type Section, type Shared, type View } from '../../view.js';
 
 /** `?before=<reply id>`: the page of replies older than that one; anything else, the newest page. */
 const cursor = (raw: string | undefined): number | undefined =>

@@ -1,19 +1,19 @@
 import type { FastifyInstance } from 'fastify';
-import { toCredits, toUnits } from '../../accounts/credits.js';
-import { shownEmail } from '../../accounts/subaccount-email.js';
-import { adjustCredits, archiveAccount, findAccountByEmail, searchAccounts } from '../../accounts/index.js';
-import { isAccountEmail } from '../../text/email.js';
-import { AccountCreateError, createAccount } from '../../accounts/create.js';
-import { queueStats } from '../../jobs/queue.js';
-import { formatLocal } from '../../lib/time.js';
-import { html } from '../html.js';
-import { carrierStatus } from '../../carriers/status.js';
-import { listPublicRoutes } from '../../carriers/index.js';
-import { failingEndpoints } from '../../webhooks/service.js';
-import { listEpisodes } from '../../alerts/index.js';
-import { ALERTS_SHOWN, alertsCard } from './operator-alerts.js';
-import { bindRows } from '../../features/smpp-users/service.js';
-import { registerCloseBind, smppBindsCard } from './operator-smpp.js';
+import { toCredits, toUnits } from '../../../accounts/credits.js';
+import { shownEmail } from '../../../accounts/subaccount-email.js';
+import { adjustCredits, archiveAccount, findAccountByEmail, searchAccounts } from '../../../accounts/index.js';
+import { isAccountEmail } from '../../../text/email.js';
+import { AccountCreateError, createAccount } from '../../../accounts/create.js';
+import { queueStats } from '../../../jobs/queue.js';
+import { formatLocal } from '../../../lib/time.js';
+import { html } from '../../html.js';
+import { carrierStatus } from '../../../carriers/status.js';
+import { listPublicRoutes } from '../../../carriers/index.js';
+import { failingEndpoints } from '../../../webhooks/service.js';
+import { listEpisodes } from '../../../alerts/index.js';
+import { ALERTS_SHOWN, alertsCard } from './alerts.js';
+import { bindRows } from '../../../features/smpp-users/service.js';
+import { registerCloseBind, smppBindsCard } from './smpp.js';
 import {
   csrfField,
   field,
@@ -23,7 +23,7 @@ import {
   registerAction,
   type Section,
   type Shared,
-} from '../view.js';
+} from '../../view.js';
 
 /** Positive credits with at most 4 decimals (one unit), as the CLI accepts them. */
 function creditsField(text: string, allowZero: boolean): number {

@@ -1,8 +1,8 @@
 import type { FastifyInstance } from 'fastify';
-import { shownEmail } from '../../accounts/subaccount-email.js';
-import { systemId, SmppUserProblem } from '../../features/smpp-users/schemas.js';
-import { closeBind, type BindRow } from '../../features/smpp-users/service.js';
-import { html } from '../html.js';
+import { shownEmail } from '../../../accounts/subaccount-email.js';
+import { systemId, SmppUserProblem } from '../../../features/smpp-users/schemas.js';
+import { closeBind, type BindRow } from '../../../features/smpp-users/service.js';
+import { html } from '../../html.js';
 import {
   csrfField,
   field,
@@ -12,7 +12,7 @@ import {
   type Section,
   type Shared,
   type View,
-} from '../view.js';
+} from '../../view.js';
 
 /** Customers' live SMPP binds across the deployment, as `mensajero smpp-users binds` lists them, each with a close button. */
 export function smppBindsCard(v: View, binds: BindRow[]) {

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
-import { listCampaigns } from '../../features/campaigns/service.js';
+import { listCampaigns } from '../../../features/campaigns/service.js';
 import {
   campaignDetails,
   campaignStatusCounts,
@@ -8,15 +8,15 @@ import {
   reportPages,
   statusWord,
   toReportRow,
-} from '../../features/reports/service.js';
-import { LocalTimeFormatter } from '../../features/reports/local-time.js';
-import { formatLocal } from '../../lib/time.js';
-import type { MessageStatus } from '../../messaging/tables.js';
-import { csvCell } from '../csv.js';
-import { html } from '../html.js';
-import { groupOf, STATUS_GROUPS, type StatusGroup } from '../stats.js';
-import { accountOf, formatNumber, makeView, refuse, sendPage, type Section, type Shared, type View } from '../view.js';
-import { campaignTable, statusChart } from './overview.js';
+} from '../../../features/reports/service.js';
+import { LocalTimeFormatter } from '../../../features/reports/local-time.js';
+import { formatLocal } from '../../../lib/time.js';
+import type { MessageStatus } from '../../../messaging/tables.js';
+import { csvCell } from '../../csv.js';
+import { html } from '../../html.js';
+import { groupOf, STATUS_GROUPS, type StatusGroup } from '../../stats.js';
+import { accountOf, formatNumber, makeView, refuse, sendPage, type Section, type Shared, type View } from '../../view.js';
+import { campaignTable, statusChart } from '../overview/view.js';
 
 const PAGE = 50;
 /** A period's export covers at most a year: beyond it, export several. */

@@ -1,20 +1,20 @@
 import { PassThrough } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { parse as parseCsv } from 'csv-parse/sync';
-import { ApiError } from '../../http/errors.js';
-import { parse } from '../../http/validate.js';
-import { addList, allLists } from '../../features/lists/service.js';
-import { AddBody } from '../../features/lists/schemas.js';
-import { ContactBody } from '../../features/contacts/schemas.js';
+import { ApiError } from '../../../http/errors.js';
+import { parse } from '../../../http/validate.js';
+import { addList, allLists } from '../../../features/lists/service.js';
+import { AddBody } from '../../../features/lists/schemas.js';
+import { ContactBody } from '../../../features/contacts/schemas.js';
 import {
   importContacts,
   importRows,
   listOrFail,
   type ContactInput,
   type ImportRowError,
-} from '../../features/contacts/service.js';
-import { html } from '../html.js';
-import { sendCsv } from '../csv.js';
+} from '../../../features/contacts/service.js';
+import { html } from '../../html.js';
+import { sendCsv } from '../../csv.js';
 import {
   accountOf,
   csrfField,
@@ -24,7 +24,7 @@ import {
   registerAction,
   type Section,
   type Shared,
-} from '../view.js';
+} from '../../view.js';
 
 /** One import: at most this many rows and bytes (a bigger file is split). */
 export const MAX_IMPORT_ROWS = 50_000;

@@ -1,10 +1,10 @@
 import { PassThrough, Readable } from 'node:stream';
 import type { FastifyBaseLogger, FastifyInstance, FastifyReply } from 'fastify';
 import type { Kysely } from 'kysely';
-import type { Database } from '../../db/schema.js';
-import { parse } from '../../http/validate.js';
-import { formatLocal } from '../../lib/time.js';
-import { NumbersBody } from '../../features/optouts/schemas.js';
+import type { Database } from '../../../db/schema.js';
+import { parse } from '../../../http/validate.js';
+import { formatLocal } from '../../../lib/time.js';
+import { NumbersBody } from '../../../features/optouts/schemas.js';
 import {
   fitsOnList,
   IMPORT_CHUNK,
@@ -15,11 +15,11 @@ import {
   parseNumbers,
   PAGE_SIZE,
   type OptoutEntry,
-} from '../../features/optouts/service.js';
-import { listOwner } from '../../messaging/optouts.js';
-import { html } from '../html.js';
-import { sendCsv } from '../csv.js';
-import { numbersOfCsv, type RowError } from '../optouts-csv.js';
+} from '../../../features/optouts/service.js';
+import { listOwner } from '../../../messaging/optouts.js';
+import { html } from '../../html.js';
+import { sendCsv } from '../../csv.js';
+import { numbersOfCsv, type RowError } from '../../optouts-csv.js';
 import {
   accountOf,
   csrfField,
@@ -30,7 +30,7 @@ import {
   type Section,
   type Shared,
   type View,
-} from '../view.js';
+} from '../../view.js';
 
 /** One import: at most this many rows (a national do-not-contact list is split into files of this size). */
 export const MAX_OPTOUT_ROWS = 200_000;

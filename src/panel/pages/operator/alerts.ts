@@ -1,6 +1,6 @@
-import type { ListedEpisode } from '../../alerts/index.js';
-import { html } from '../html.js';
-import type { View } from '../view.js';
+import type { ListedEpisode } from '../../../alerts/index.js';
+import { html } from '../../html.js';
+import type { View } from '../../view.js';
 
 /** Episodes the operator view lists, newest first. */
 export const ALERTS_SHOWN = 20;

@@ -1,17 +1,17 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiError } from '../../http/errors.js';
-import { parse } from '../../http/validate.js';
-import { toCredits } from '../../accounts/credits.js';
-import { selectCaller } from '../../accounts/index.js';
-import { SendBody } from '../../features/sms/schemas.js';
-import { sendSms } from '../../features/sms/service.js';
-import { MAX_SMS_LENGTH, parseRecipients, textCapacity, textRulesOf } from '../../features/sms/rules.js';
-import { channelNumbers } from '../../phone/accepted.js';
-import { listOrFail } from '../../features/contacts/service.js';
-import { allLists } from '../../features/lists/service.js';
-import { pricesFor } from '../../messaging/prices.js';
-import { isGsm7, toGsm7 } from '../../text/gsm7.js';
-import { html } from '../html.js';
+import { ApiError } from '../../../http/errors.js';
+import { parse } from '../../../http/validate.js';
+import { toCredits } from '../../../accounts/credits.js';
+import { selectCaller } from '../../../accounts/index.js';
+import { SendBody } from '../../../features/sms/schemas.js';
+import { sendSms } from '../../../features/sms/service.js';
+import { MAX_SMS_LENGTH, parseRecipients, textCapacity, textRulesOf } from '../../../features/sms/rules.js';
+import { channelNumbers } from '../../../phone/accepted.js';
+import { listOrFail } from '../../../features/contacts/service.js';
+import { allLists } from '../../../features/lists/service.js';
+import { pricesFor } from '../../../messaging/prices.js';
+import { isGsm7, toGsm7 } from '../../../text/gsm7.js';
+import { html } from '../../html.js';
 import {
   accountOf,
   csrfField,
@@ -23,7 +23,7 @@ import {
   type Section,
   type Shared,
   type View,
-} from '../view.js';
+} from '../../view.js';
 
 /** A contact list's numbers, with their country codes, as /sms/send takes them with find_country_code 1. */
 async function listNumbers(v: View, listKey: string): Promise<string> {

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
-import { loyaltySummaries } from '../../features/loyalty/service.js';
-import { staffSummaries } from '../../features/staff/service.js';
-import { walletSummaries } from '../../features/wallet/service.js';
-import { html } from '../html.js';
-import { accountOf, formatNumber, type Section, type Shared } from '../view.js';
+import { loyaltySummaries } from '../../../features/loyalty/service.js';
+import { staffSummaries } from '../../../features/staff/service.js';
+import { walletSummaries } from '../../../features/wallet/service.js';
+import { html } from '../../html.js';
+import { accountOf, formatNumber, type Section, type Shared } from '../../view.js';
 
 /** Wallet and loyalty programs and staff users, read only (they are managed through the API and the CLI). */
 export function programsPage(_scope: FastifyInstance, shared: Shared): Section {
