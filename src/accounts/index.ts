@@ -15,3 +15,4 @@ export {
 } from './listing-store.js';
 export { apiKeyHints, type KeyHint } from './key-hints.js';
 export { accountSettings, type AccountSettingsView } from './settings.js';
+export * from './service.js';

@@ -1,16 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { thresholdUnits, toCredits } from '../../../accounts/credits.js';
+import { changeAccountSettings, lowBalanceThreshold } from '../../../accounts/index.js';
 import { html } from '../../html.js';
 import { csrfField, field, refuse, registerAction, typed, type Section, type Shared, type View } from '../../view.js';
 
 /** The account's low-balance threshold on its settings page (the panel's `accounts set --low-balance`). */
 export async function lowBalanceCard(shared: Shared, v: View, shown: Record<string, unknown>) {
-  const row = await shared.ctx.db.kysely
-    .selectFrom('accounts')
-    .select('low_balance_units')
-    .where('id', '=', v.session!.account!.id)
-    .executeTakeFirst();
-  const current = row?.low_balance_units == null ? '' : String(toCredits(Number(row.low_balance_units)));
+  const units = await lowBalanceThreshold(shared.ctx, v.session!.account!.id);
+  const current = units === null ? '' : String(toCredits(units));
   const value = typed(shown, 'low_balance') || current;
   return html`<section class="card narrow" aria-labelledby="low-title">
     <h2 id="low-title">${v.t('low_balance_title')}</h2>
@@ -38,11 +35,7 @@ export function registerLowBalance(scope: FastifyInstance, shared: Shared, secti
     if (!account) throw refuse(403, 'low_balance_invalid');
     const units = thresholdUnits(field(body, 'low_balance'));
     if (units === undefined) throw refuse(400, 'low_balance_invalid');
-    await shared.ctx.db.kysely
-      .updateTable('accounts')
-      .set({ low_balance_units: units, low_balance_sent: 0 })
-      .where('id', '=', account.id)
-      .execute();
+    await changeAccountSettings(shared.ctx, account.id, { low_balance_units: units, low_balance_sent: 0 });
     return { done: 'low_balance_saved' };
   });
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { listAudit } from '../../../audit/service.js';
+import { auditLog } from '../../../audit/service.js';
 import { html } from '../../html.js';
 import type { Section, Shared } from '../../view.js';
 
@@ -14,7 +14,7 @@ export function auditPage(_scope: FastifyInstance, shared: Shared): Section {
     who: 'operator',
     async render(v) {
       const actor = (v.query.actor ?? '').trim().slice(0, 400);
-      const entries = await listAudit(shared.ctx.db.kysely, {
+      const entries = await auditLog(shared.ctx, {
         since: 0,
         actor: actor === '' ? undefined : actor,
         limit: AUDIT_SHOWN,

@@ -1,11 +1,10 @@
 import type { FastifyInstance } from 'fastify';
-import { carrierFigures, carrierTimeline, parseSince, type CarrierFigures } from '../../../carriers/analytics.js';
+import { parseSince, type CarrierFigures } from '../../../carriers/analytics.js';
+import { carrierFiguresSince, carrierTimelineSince, publicRoutes } from '../../deployment.js';
 import { formatLocal, formatLocalDate } from '../../../lib/time.js';
-import { listPublicRoutes } from '../../../carriers/index.js';
-import { lineChart } from '../../charts.js';
+import { lineChart, statusChart } from '../../charts.js';
 import { html } from '../../html.js';
 import { formatNumber, type Section, type Shared, type View } from '../../view.js';
-import { statusChart } from '../overview/view.js';
 
 const PERIODS = ['1h', '6h', '24h', '7d', '30d'] as const;
 type Period = (typeof PERIODS)[number];
@@ -24,9 +23,9 @@ const EVENTS = ['throttled', 'refused', 'errors'] as const;
 const percent = (rate: number | null) => (rate === null ? '—' : `${(rate * 100).toFixed(1)} %`);
 
 /** Volume (handed over) and delivery rate per carrier and slot, by hand-off time. */
-async function charts(v: View, db: Shared['ctx']['db']['kysely'], from: number, period: Period) {
+async function charts(v: View, ctx: Shared['ctx'], from: number, period: Period) {
   const step = STEP[period];
-  const timeline = await carrierTimeline(db, from, step);
+  const timeline = await carrierTimelineSince(ctx, from, step);
   if (timeline.series.size === 0) return html``;
   const slot = step === 'day' ? v.t('day') : v.t('slot');
   const x = timeline.slots.map((ms) => (step === 'day' ? formatLocalDate(ms) : formatLocal(ms).slice(11, 16)));
@@ -90,7 +89,7 @@ function figuresTable(v: View, by: (typeof BY)[number], figures: CarrierFigures[
 
 /** Per-carrier figures for the operator: the same as `mensajero carriers stats`, charts over time, each route's strategy. */
 export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): Section {
-  const db = shared.ctx.db.kysely;
+  const { ctx } = shared;
   return {
     path: '/panel/operator/carriers',
     title: 'carrier_analytics',
@@ -101,9 +100,9 @@ export function carrierAnalyticsPage(_scope: FastifyInstance, shared: Shared): S
       const by = BY.find((b) => b === v.query.by) ?? 'carrier';
       const from = Date.now() - parseSince(since)!;
       const [figures, routes, chartsHtml] = await Promise.all([
-        carrierFigures(db, from, by),
-        listPublicRoutes(db),
-        charts(v, db, from, since),
+        carrierFiguresSince(ctx, from, by),
+        publicRoutes(ctx),
+        charts(v, ctx, from, since),
       ]);
       return html`<section class="card" aria-labelledby="analytics-title">
         <h2 id="analytics-title">${v.t('carrier_analytics')}</h2>

@@ -89,7 +89,7 @@ export function registerSmppPassword(scope: FastifyInstance, shared: Shared, sec
       throw err;
     }
     if (systemId === '' || systemId.length > 15) throw refuse(404, 'smpp_user_unknown');
-    if (!(await setOwnSmppPassword(shared.ctx.db, accountOf(v).id, systemId, password)))
+    if (!(await setOwnSmppPassword(shared.ctx, accountOf(v).id, systemId, password)))
       throw refuse(404, 'smpp_user_unknown');
     return { done: 'smpp_password_set' };
   });

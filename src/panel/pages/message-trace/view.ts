@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { traceMessages, type TraceQuery } from '../../../features/trace/service.js';
+import { traceFor, type TraceQuery } from '../../../features/trace/service.js';
 import { traceSteps } from '../../../features/trace/steps.js';
 import { html } from '../../html.js';
 import type { Section, Shared } from '../../view.js';
@@ -17,14 +17,14 @@ function queryOf(q: Record<string, string | undefined>): TraceQuery | null {
 
 /** Support: a message's whole history across accounts (the same as `mensajero messages trace`). */
 export function messageTracePage(_scope: FastifyInstance, shared: Shared): Section {
-  const db = shared.ctx.db.kysely;
+  const { ctx } = shared;
   return {
     path: '/panel/operator/trace',
     title: 'message_trace',
     who: 'operator',
     async render(v) {
       const query = queryOf(v.query);
-      const found = query ? (await traceMessages(db, shared.ctx.secrets.keyEncryption, query)).messages : [];
+      const found = query ? (await traceFor(ctx, query)).messages : [];
       const by = v.query.by ?? 'reference';
       return html`<section class="card" aria-labelledby="trace-title">
         <h2 id="trace-title">${v.t('message_trace')}</h2>

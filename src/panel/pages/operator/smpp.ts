@@ -102,7 +102,7 @@ export function registerCloseBind(scope: FastifyInstance, shared: Shared, sectio
       const slot = wholeNumber(field(body, 'slot'), 1000);
       const since = wholeNumber(field(body, 'since'), Number.MAX_SAFE_INTEGER);
       if (slot === undefined || since === undefined) throw refuse(404, 'smpp_bind_gone');
-      if (!(await closeBind(shared.ctx.db, id, slot, since))) throw refuse(404, 'smpp_bind_gone');
+      if (!(await closeBind(shared.ctx, id, slot, since))) throw refuse(404, 'smpp_bind_gone');
       return { done: 'smpp_bind_closed' };
     },
     'smpp-users.close-bind',

@@ -1,18 +1,13 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  findSettings,
-  OtpSettingsError,
-  recentVerifications,
-  saveSettings,
-  settingsChanges,
-} from '../../../features/otp/settings.js';
+import { settingsOf, verificationsOf } from '../../../features/otp/settings.js';
 import { formatLocal } from '../../../lib/time.js';
 import { html } from '../../html.js';
-import { accountOf, csrfField, field, refuse, registerAction, typed, type Section, type Shared } from '../../view.js';
+import { accountOf, csrfField, typed, type Section, type Shared } from '../../view.js';
+import { registerOtpActions } from './actions.js';
 
 /** OTP: the abuse-protection settings (as `otp settings`) and the newest verifications with their state (never a code). */
 export function otpPage(scope: FastifyInstance, shared: Shared): Section {
-  const db = shared.ctx.db.kysely;
+  const { ctx } = shared;
   const section: Section = {
     path: '/panel/otp',
     title: 'otp',
@@ -20,10 +15,7 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
     async render(v, shown) {
       const account = accountOf(v);
       const refused = shown?.typed !== undefined;
-      const [settings, recent] = await Promise.all([
-        findSettings(db, account.id),
-        recentVerifications(db, account.id, 50),
-      ]);
+      const [settings, recent] = await Promise.all([settingsOf(ctx, account.id), verificationsOf(ctx, account.id, 50)]);
       return html`<section class="card" aria-labelledby="otp-settings">
           <h2 id="otp-settings">${v.t('otp_settings')}</h2>
           <form method="post" action="/panel/otp/settings" class="grid">
@@ -85,16 +77,6 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
     },
   };
 
-  registerAction(scope, shared, section, 'settings', async (_request, v, body) => {
-    let changes;
-    try {
-      changes = settingsChanges(field(body, 'countries') || 'any', field(body, 'max_per_number_hour') || 'none');
-    } catch (err) {
-      if (err instanceof OtpSettingsError) throw refuse(400, 'otp_settings_invalid');
-      throw err;
-    }
-    await saveSettings(db, accountOf(v).id, changes, Date.now());
-    return { done: 'otp_saved' };
-  });
+  registerOtpActions(scope, shared, section);
   return section;
 }

@@ -1,19 +1,12 @@
 import type { FastifyInstance } from 'fastify';
-import { parse } from '../../../http/validate.js';
-import { passwordEndpointLimit } from '../../../http/rate-limit.js';
-import { toUnits } from '../../../accounts/credits.js';
-import { addSubaccount, archive, subaccountKey, transfer } from '../../../features/subaccounts/service.js';
-import { AddBody, EmailBody, ManageBody } from '../../../features/subaccounts/schemas.js';
-import { selectCaller } from '../../../accounts/index.js';
+import { subaccountsOf } from '../../../accounts/index.js';
 import { shownEmail } from '../../../accounts/subaccount-email.js';
 import { html } from '../../html.js';
-import { confirmPassword } from '../../confirm.js';
-import { accountOf, csrfField, formatCredits, refuse, registerAction, type Section, type Shared } from '../../view.js';
+import { accountOf, csrfField, formatCredits, refuse, type Section, type Shared, type View } from '../../view.js';
+import { registerSubaccountActions } from './actions.js';
 
 /** A parent account's sub-accounts: create, transfer credits, archive, reveal a key (the API's rules and codes). */
 export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section {
-  const { ctx } = shared;
-  const db = ctx.db.kysely;
   const section: Section = {
     path: '/panel/subaccounts',
     title: 'subaccounts',
@@ -22,13 +15,7 @@ export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section
       const account = accountOf(v);
       // One level: a sub-account has no sub-accounts, and sees nothing of its parent.
       if (account.parent_id !== null) throw refuse(403, 'forbidden');
-      const rows = await db
-        .selectFrom('accounts')
-        .select(['id', 'email', 'credits', 'status'])
-        .where('parent_id', '=', account.id)
-        .orderBy('id', 'desc')
-        .limit(500)
-        .execute();
+      const rows = await subaccountsOf(shared.ctx, account.id);
       const subs = rows.map((r) => ({ ...r, email: shownEmail(r.email) }));
       return html`<section class="card" aria-labelledby="subs-title">
         <h2 id="subs-title">${v.t('subaccounts')}</h2>
@@ -47,58 +34,7 @@ export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section
                     </tr>
                   </thead>
                   <tbody>
-                    ${subs.map(
-                      (s) =>
-                        html`<tr data-subaccount="${s.email}">
-                          <td>${s.email}</td>
-                          <td>${formatCredits(v, Number(s.credits))}</td>
-                          <td>${s.status === 'active' ? v.t('active') : v.t('archived')}</td>
-                          <td>
-                            ${
-                              s.status !== 'active'
-                                ? ''
-                                : html` <form method="post" action="/panel/subaccounts/transfer" class="row">
-                                      ${csrfField(v)}<input type="hidden" name="email" value="${s.email}" />
-                                      <label class="sr" for="amount-${s.id}">${v.t('amount')} (${s.email})</label
-                                      ><input
-                                        id="amount-${s.id}"
-                                        name="credits"
-                                        inputmode="numeric"
-                                        size="6"
-                                        required
-                                      />
-                                      <label class="sr" for="dir-${s.id}">${v.t('direction')} (${s.email})</label
-                                      ><select id="dir-${s.id}" name="type">
-                                        <option value="1">${v.t('to_sub')}</option>
-                                        <option value="2">${v.t('from_sub')}</option>
-                                      </select>
-                                      <button type="submit" class="small">${v.t('transfer')}</button>
-                                    </form>
-                                    <form method="post" action="/panel/subaccounts/key" class="row">
-                                      ${csrfField(v)}<input type="hidden" name="email" value="${s.email}" />
-                                      <label class="sr" for="pw-${s.id}">${v.t('password')} (${s.email})</label
-                                      ><input
-                                        id="pw-${s.id}"
-                                        name="password"
-                                        type="password"
-                                        autocomplete="current-password"
-                                        placeholder="${v.t('password')}"
-                                        required
-                                      />
-                                      <button type="submit" class="small">${v.t('reveal')}</button>
-                                    </form>
-                                    <form method="post" action="/panel/subaccounts/archive">
-                                      ${csrfField(v)}<input type="hidden" name="email" value="${s.email}" /><button
-                                        type="submit"
-                                        class="small danger"
-                                      >
-                                        ${v.t('archive')}
-                                      </button>
-                                    </form>`
-                            }
-                          </td>
-                        </tr>`,
-                    )}
+                    ${subs.map((s) => subaccountRow(v, s))}
                   </tbody>
                 </table>
               </div>`
@@ -123,31 +59,55 @@ export function subaccountsPage(scope: FastifyInstance, shared: Shared): Section
     },
   };
 
-  // The services take the caller as the API sees it (settings inherited from a parent included).
-  const callerOf = (id: number) => selectCaller(db).where('accounts.id', '=', id).executeTakeFirstOrThrow();
-
-  registerAction(scope, shared, section, 'create', async (_request, v, body) => {
-    const input = parse(AddBody, body, 'subaccount_02');
-    // The same budget as /manager/subaccount/add and /employee/add: each hashes a password.
-    await passwordEndpointLimit(ctx).consume(accountOf(v).id);
-    await addSubaccount(ctx, await callerOf(accountOf(v).id), input.email, input.password);
-    return { done: 'sub_created' };
-  });
-  registerAction(scope, shared, section, 'transfer', async (_request, v, body) => {
-    const input = parse(ManageBody, body, 'subaccount_11');
-    await transfer(ctx, await callerOf(accountOf(v).id), input.email, input.type, toUnits(input.credits));
-    return { done: 'transferred' };
-  });
-  registerAction(scope, shared, section, 'archive', async (_request, v, body) => {
-    await archive(ctx, await callerOf(accountOf(v).id), parse(EmailBody, body, 'subaccount_02').email);
-    return { done: 'sub_archived' };
-  });
-  registerAction(scope, shared, section, 'key', async (request, v, body) => {
-    const account = accountOf(v);
-    await confirmPassword(request, v, account.password_hash, account.email, body.password);
-    return {
-      shown: await subaccountKey(ctx, await callerOf(account.id), parse(EmailBody, body, 'subaccount_02').email),
-    };
-  });
+  registerSubaccountActions(scope, shared, section);
   return section;
+}
+
+type Subaccount = { id: number | string; email: string; credits: number | string; status: string };
+
+/** A sub-account's line: its balance and, while it is active, transfer, reveal-key and archive forms. */
+function subaccountRow(v: View, s: Subaccount) {
+  return html`<tr data-subaccount="${s.email}">
+    <td>${s.email}</td>
+    <td>${formatCredits(v, Number(s.credits))}</td>
+    <td>${s.status === 'active' ? v.t('active') : v.t('archived')}</td>
+    <td>
+      ${
+        s.status !== 'active'
+          ? ''
+          : html` <form method="post" action="/panel/subaccounts/transfer" class="row">
+                ${csrfField(v)}<input type="hidden" name="email" value="${s.email}" />
+                <label class="sr" for="amount-${s.id}">${v.t('amount')} (${s.email})</label
+                ><input id="amount-${s.id}" name="credits" inputmode="numeric" size="6" required />
+                <label class="sr" for="dir-${s.id}">${v.t('direction')} (${s.email})</label
+                ><select id="dir-${s.id}" name="type">
+                  <option value="1">${v.t('to_sub')}</option>
+                  <option value="2">${v.t('from_sub')}</option>
+                </select>
+                <button type="submit" class="small">${v.t('transfer')}</button>
+              </form>
+              <form method="post" action="/panel/subaccounts/key" class="row">
+                ${csrfField(v)}<input type="hidden" name="email" value="${s.email}" />
+                <label class="sr" for="pw-${s.id}">${v.t('password')} (${s.email})</label
+                ><input
+                  id="pw-${s.id}"
+                  name="password"
+                  type="password"
+                  autocomplete="current-password"
+                  placeholder="${v.t('password')}"
+                  required
+                />
+                <button type="submit" class="small">${v.t('reveal')}</button>
+              </form>
+              <form method="post" action="/panel/subaccounts/archive">
+                ${csrfField(v)}<input type="hidden" name="email" value="${s.email}" /><button
+                  type="submit"
+                  class="small danger"
+                >
+                  ${v.t('archive')}
+                </button>
+              </form>`
+      }
+    </td>
+  </tr>`;
 }
