@@ -70,7 +70,8 @@ const noStoresInFrontEnds = {
         zones: [
           {
             target: [
-              'src/panel/**/*.ts',
+              'src/panel/pages/**/*.ts',
+              'src/panel/cli.ts',
               'src/**/routes.ts',
               'src/cli/**/*.ts',
               'src/app/{main,commands,run,audit-hook,serve}.ts',
@@ -78,7 +79,34 @@ const noStoresInFrontEnds = {
             from: storeFiles,
             message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
           },
+          // The panel's own files (sessions, authenticator codes, statistics) read their own stores, no other module's.
+          {
+            target: ['src/panel/*.ts'],
+            from: storeFiles,
+            except: ['**/src/panel/store.ts', '**/src/panel/*-store.ts'],
+            message: 'The panel calls other modules’ service.ts or index.ts; only its own stores are its to import.',
+          },
         ],
+      },
+    ],
+  },
+};
+// Panel pages render and handle forms; what they read and write goes through a module's service (or the panel's own
+// service.ts, stats.ts, deployment.ts), which holds the context's database handle for them.
+const panelStorage = {
+  regex: '^kysely$|(^|/)db/|(^|/)(store|[\\w-]+-store)\\.js$',
+  message: 'Panel pages hold no queries: call the owning module’s service.ts (docs/contributors/panel.md).',
+};
+const noDatabaseInPages = {
+  files: ['src/panel/pages/**/*.ts'],
+  ignores: tests,
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: "MemberExpression[property.name=/^(db|kysely)$/], ObjectPattern > Property[key.name=/^(db|kysely)$/]",
+        message:
+          'Panel pages never touch the database handle: pass the context to the owning module’s service (docs/contributors/panel.md).',
       },
     ],
   },
@@ -134,7 +162,7 @@ export default defineConfig(
   layer(['src/**/*.ts']),
   layer(['src/carriers/**/*.ts'], features),
   layer(carrierProtocols, features, storage),
-  layer(['src/panel/pages/**/*.ts'], cliRunner),
+  layer(['src/panel/pages/**/*.ts'], cliRunner, panelStorage),
   layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
   // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
@@ -149,4 +177,5 @@ export default defineConfig(
     rules: { 'no-restricted-imports': ['error', { patterns: [featureModules, runnerImpl, smppServer] }] },
   },
   noStoresInFrontEnds,
+  noDatabaseInPages,
 );
