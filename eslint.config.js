@@ -104,7 +104,7 @@ const noDatabaseInPages = {
     'no-restricted-syntax': [
       'error',
       {
-        selector: "MemberExpression[property.name=/^(db|kysely)$/], ObjectPattern > Property[key.name=/^(db|kysely)$/]",
+        selector: 'MemberExpression[property.name=/^(db|kysely)$/], ObjectPattern > Property[key.name=/^(db|kysely)$/]',
         message:
           'Panel pages never touch the database handle: pass the context to the owning module’s service (docs/contributors/panel.md).',
       },

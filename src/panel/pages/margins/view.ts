@@ -1,19 +1,11 @@
 import type { FastifyInstance } from 'fastify';
-import {
-  daysOf,
-  marginFields,
-  marginReport,
-  MarginError,
-  type MarginBy,
-  type MarginRow,
-} from '../../../features/margins/service.js';
-import { formatLocalDate, parseLocal } from '../../../lib/time.js';
+import { daysOf, type MarginBy, type MarginRow } from '../../../features/margins/service.js';
 import { lineChart } from '../../charts.js';
-import { sendCsv } from '../../csv.js';
 import { html } from '../../html.js';
-import { formatNumber, makeView, refuse, type Section, type Shared, type View } from '../../view.js';
+import { formatNumber, type Section, type Shared, type View } from '../../view.js';
+import { BY, filtersOf, report, type Filters } from './report.js';
+import { registerMarginActions } from './actions.js';
 
-const BY: MarginBy[] = ['account', 'carrier', 'prefix', 'day'];
 const MONEY = ['revenue', 'cost', 'margin'] as const;
 const COUNTS = ['parts', 'delivered', 'failed'] as const;
 /** The table's columns after the grouping, in the order of the report's fields. */
@@ -34,32 +26,6 @@ function cell(v: View, c: Column, r: MarginRow) {
       ${formatNumber(v, r.cost_unknown)}
     </td>`;
   return html`<td>${formatNumber(v, r[c])}</td>`;
-}
-
-interface Filters {
-  by: MarginBy;
-  from: string;
-  to: string;
-}
-
-/** The form's filters: a grouping, and a period of Mexico City days (default: this month so far). */
-function filtersOf(query: Record<string, string | undefined>): Filters {
-  const today = formatLocalDate(Date.now());
-  const from = (query.from || `${today.slice(0, 8)}01`).trim();
-  const to = (query.to || today).trim();
-  const isDate = (d: string) => /^\d{4}-\d{2}-\d{2}$/.test(d) && parseLocal(d) !== null;
-  if (!isDate(from) || !isDate(to)) throw refuse(400, 'date_invalid');
-  return { by: BY.find((b) => b === query.by) ?? 'account', from, to };
-}
-
-/** `reports margins` for the filters; a period the service refuses (reversed, over a year) is the person's to fix. */
-async function report(v: View, f: Filters, by: MarginBy = f.by) {
-  try {
-    return await marginReport(v.ctx, { from: f.from, to: f.to, by });
-  } catch (err) {
-    if (err instanceof MarginError) throw refuse(400, 'period_invalid');
-    throw err;
-  }
 }
 
 const keyOf = (by: MarginBy, row: MarginRow) => String((row as Record<string, unknown>)[by] ?? '');
@@ -148,26 +114,6 @@ export function marginsPage(scope: FastifyInstance, shared: Shared): Section {
     },
   };
 
-  scope.get(
-    '/operator/margins/export',
-    { schema: { hide: true }, config: { panel: 'operator' } },
-    async (request, reply) => {
-      const v = makeView(shared.ctx, shared.assets(), request);
-      const f = filtersOf(v.query);
-      const { rows } = await report(v, f);
-      const numbered = rows.map((r, i) => ({ ...r, id: i + 1 }));
-      const fields = marginFields(f.by);
-      // Rows of the report, in its order; the columns and values are those of `reports margins --csv`.
-      return sendCsv(
-        reply,
-        `margins-${f.by}-${f.from}-${f.to}.csv`,
-        fields,
-        async (after) => numbered.slice(after, after + 1000),
-        (r) => fields.map((field) => String((r as Record<string, unknown>)[field] ?? '')),
-        { numeric: new Set([1, 2, 3, 4, 5, 6, 7]) },
-      );
-    },
-  );
-
+  registerMarginActions(scope, shared, section);
   return section;
 }
