@@ -1,12 +1,13 @@
 import type { AppContext, WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { createAccount } from './create.js';
-import { searchAccounts } from './listing-store.js';
+import { searchAccounts, subaccountRows } from './listing-store.js';
 import {
   adjustCredits,
   archiveAccount,
   currentKey,
   findAccountByEmail,
+  lowBalanceUnits,
   rotateKey,
   selectCaller,
   updateAccountSettings,
@@ -59,23 +60,12 @@ export const changeAccountSettingsChecked = (
 
 /** The account's low-balance threshold in units (null: none). */
 export async function lowBalanceThreshold(ctx: WithDb, accountId: number): Promise<number | null> {
-  const row = await ctx.db.kysely
-    .selectFrom('accounts')
-    .select('low_balance_units')
-    .where('id', '=', accountId)
-    .executeTakeFirst();
-  return row?.low_balance_units == null ? null : Number(row.low_balance_units);
+  const units = await lowBalanceUnits(ctx.db.kysely, accountId);
+  return units == null ? null : Number(units);
 }
 
 /** A parent's sub-accounts, newest first (the panel lists 500 at most). */
-export const subaccountsOf = (ctx: WithDb, parentId: number) =>
-  ctx.db.kysely
-    .selectFrom('accounts')
-    .select(['id', 'email', 'credits', 'status'])
-    .where('parent_id', '=', parentId)
-    .orderBy('id', 'desc')
-    .limit(500)
-    .execute();
+export const subaccountsOf = (ctx: WithDb, parentId: number) => subaccountRows(ctx.db.kysely, parentId, 500);
 
 /** A new top-level account with its first key (the service `accounts create` uses). */
 export const openAccount = (ctx: WithSecrets, input: { email: string; password?: string; credits?: number }) =>
