@@ -1,5 +1,6 @@
 // ESLint: correctness rules, no import cycles, and the layers of CONTRIBUTING.md.
 // Formatting is Prettier's (.prettierrc.json); no rule here is about layout.
+import { readdirSync } from 'node:fs';
 import js from '@eslint/js';
 import { defineConfig } from 'eslint/config';
 import { createTypeScriptImportResolver } from 'eslint-import-resolver-typescript';
@@ -38,29 +39,68 @@ const features = {
   regex: '(^|/)features/',
   message: 'Carriers are adapters: they import nothing from features/ (take what they need as a parameter).',
 };
+// Carriers implement messaging's ports (ports.ts) and import nothing else of it; messaging reaches carriers through
+// their ports (adapter.ts). smpp/encoding.js is the one exception: SMPP's encoding is shared with the send path.
+const messagingInternals = {
+  regex: '(^|/)messaging/(?!ports\\.js$)',
+  message: 'Carriers implement messaging’s ports: import messaging/ports.js only.',
+};
+const carrierInternals = {
+  regex: '(^|/)carriers/(?!adapter\\.js$)',
+  message: 'Messaging reaches the carriers through their ports: carriers/adapter.js only.',
+};
+const paymentFeatures = {
+  regex: '(^|/)features/',
+  message:
+    'Payment providers report through the PaymentSink they are given (payments/provider.ts), never to features/.',
+};
 const storage = {
   regex: '^kysely$|(^|/)(db|jobs)/',
   message:
     'Protocol code never writes to the database: hand what it receives to its CarrierSink, share state through Coordination (carriers/adapter.ts).',
 };
-// Connectors of each kind and the HTTP plumbing they share; their database side is carriers/*-store.ts and database-sink.ts.
-const carrierProtocols = [
-  'src/carriers/smpp/**/*.ts',
-  'src/carriers/whatsapp-cloud/**/*.ts',
-  'src/carriers/twiml-voice/**/*.ts',
-  'src/carriers/simulator/**/*.ts',
-  'src/carriers/providers/connector.ts',
-  'src/carriers/providers/webhooks.ts',
-];
+// The one send call: every sender goes through messaging/send.ts, which chooses how the messages are handed over.
+const sendWriter = {
+  regex: '(^|/)messaging/submit\\.js$',
+  message: 'Send through messaging/send.js (send, submitSend): the writer alone leaves the hand-over undone.',
+};
+// Connectors of every kind and the HTTP plumbing they share: every folder under src/carriers/, so that a new kind is
+// covered too. Their database side is a store.ts (providers/store.ts); what they receive is kept by messaging/carrier-sink.ts.
+// src/smpp/ is the SMPP 3.4 protocol itself (PDUs, encoding, receipt text, times, command_status), shared by the
+// carrier connector and the SMPP server.
+const carrierProtocols = ['src/carriers/*/**/*.ts', 'src/smpp/**/*.ts'];
+const carrierStores = ['src/carriers/*/**/store.ts', 'src/carriers/*/**/*-store.ts'];
 const webhookInternals = {
   regex: '(^|/)webhooks/(?!index\\.js$)',
   message: 'Messaging and payments reach webhooks through webhooks/index.js only.',
 };
 
-// Stores hold a module's queries for its service: front ends call service.ts or index.ts. A separate rule from the
-// layers' no-restricted-imports, so that it adds to them instead of replacing them.
+// The foundation (CONTRIBUTING.md, Layers) imports nothing outside itself, type imports included: a module above adds
+// its tables to Database (src/db/schema.ts) and its members to AppContext (src/context.ts) by declaration merging.
+const foundationFolders = ['accounts', 'auth', 'jobs', 'http', 'db', 'text', 'phone', 'lib'];
+const foundationFiles = ['config.ts', 'context.ts', 'feature.ts', 'cli/runner.ts', 'cli/helpers.ts'];
+const foundation = [...foundationFolders, ...foundationFiles].map((name) => `src/${name}`);
+// Everything else under src/ (core, features, front ends, the wiring); the CLI's command files beside runner.ts too.
+const aboveFoundation = readdirSync(new URL('src', import.meta.url))
+  .filter((name) => name !== 'cli' && !foundation.includes(`src/${name}`))
+  .map((name) => `src/${name}`);
+const foundationMessage =
+  'The foundation knows nothing above it: declare the type it needs here, or let the module above add its tables or context members by declaration merging.';
+
+// Two zones of paths: front ends call a module's service.ts or index.ts, never its store (the queries for its service);
+// the foundation imports nothing above it. A separate rule from the layers' no-restricted-imports, so that it adds to
+// them instead of replacing them.
 const storeFiles = ['src/**/store.ts', 'src/**/*-store.ts'];
-const noStoresInFrontEnds = {
+// Command modules: each module's cli.ts and the files beside it that register or parse its commands, and what they
+// code against (src/cli/).
+const commandModules = [
+  'src/cli/**/*.ts',
+  'src/**/cli.ts',
+  'src/**/cli-*.ts',
+  'src/**/*-cli.ts',
+  'src/**/*-commands.ts',
+];
+const restrictedPaths = {
   files: ['src/**/*.ts'],
   ignores: tests,
   rules: {
@@ -73,11 +113,16 @@ const noStoresInFrontEnds = {
               'src/panel/pages/**/*.ts',
               'src/panel/cli.ts',
               'src/**/routes.ts',
-              'src/cli/**/*.ts',
+              ...commandModules,
+              // The commands of no feature, with what they run: doctor's checks open the database themselves.
+              'src/doctor/**/*.ts',
+              'src/backup/**/*.ts',
               'src/app/{main,commands,run,audit-hook,serve}.ts',
+              'src/smpp-server/**/*.ts',
             ],
             from: storeFiles,
-            message: 'Panel pages, routes and the CLI call a module’s service.ts or index.ts, never its store.',
+            message:
+              'Panel pages, routes, the CLI and the SMPP server call a module’s service.ts or index.ts, never its store.',
           },
           // The panel's own files (sessions, authenticator codes, statistics) read their own stores, no other module's.
           {
@@ -86,6 +131,8 @@ const noStoresInFrontEnds = {
             except: ['**/src/panel/store.ts', '**/src/panel/*-store.ts'],
             message: 'The panel calls other modules’ service.ts or index.ts; only its own stores are its to import.',
           },
+          { target: foundation, from: aboveFoundation, message: foundationMessage },
+          { target: foundation, from: 'src/cli', except: ['./runner.ts', './helpers.ts'], message: foundationMessage },
         ],
       },
     ],
@@ -111,6 +158,34 @@ const noDatabaseInPages = {
     ],
   },
 };
+// Command modules and routes hand the database to a service, which builds the SQL: they import neither kysely nor
+// src/db/ (a type for a parameter included), open no transaction and call no query builder, whatever the handle is
+// named.
+const sqlBuilders = /^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|executeQuery)$/;
+const database = /^kysely$|(^|\/)db\//;
+const noSqlInFrontEnds = {
+  files: [...commandModules, 'src/**/routes.ts'],
+  ignores: tests,
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `ImportDeclaration[source.value=${database}], ImportExpression[source.value=${database}]`,
+        message:
+          'Commands and routes call a module’s service.ts (or index.ts), which builds the SQL: no kysely, no src/db/.',
+      },
+      {
+        selector: `CallExpression > MemberExpression.callee[property.name=${sqlBuilders}]`,
+        message:
+          'Commands and routes build no query and open no transaction: the module’s service.ts does, in one call.',
+      },
+      {
+        selector: "CallExpression > MemberExpression.callee > MemberExpression.object[property.name='kysely']",
+        message: 'Commands and routes call nothing on ctx.db.kysely: they hand it (or ctx.db) to a service.',
+      },
+    ],
+  },
+};
 const smppServer = {
   regex: '(^|/)smpp-server/',
   message: 'The SMPP server is a front end, like routes.ts: only src/app/serve.ts starts it.',
@@ -118,9 +193,14 @@ const smppServer = {
 
 /** One block per layer; a file gets the rules of the last block it matches, so each block repeats the leaves rule. */
 function layer(files, ...patterns) {
+  return layerExcept(files, [], ...patterns);
+}
+
+/** A layer but for these files (they keep the rules of the blocks before). */
+function layerExcept(files, except, ...patterns) {
   return {
     files,
-    ignores: [...wiring, ...featureFiles, ...tests],
+    ignores: [...wiring, ...featureFiles, ...tests, ...except],
     rules: {
       'no-restricted-imports': [
         'error',
@@ -159,11 +239,13 @@ export default defineConfig(
   },
   // The panel's script runs in the browser beside uPlot's (loaded by the page before it).
   { files: ['src/panel/assets/**/*.js'], languageOptions: { globals: { ...globals.browser, uPlot: 'readonly' } } },
-  layer(['src/**/*.ts']),
-  layer(['src/carriers/**/*.ts'], features),
-  layer(carrierProtocols, features, storage),
-  layer(['src/panel/pages/**/*.ts'], cliRunner, panelStorage),
-  layer(['src/messaging/**/*.ts', 'src/features/payments/**/*.ts', 'src/payments/**/*.ts'], webhookInternals),
+  layer(['src/**/*.ts'], sendWriter),
+  layer(['src/carriers/**/*.ts'], features, messagingInternals, sendWriter),
+  layerExcept(carrierProtocols, carrierStores, features, messagingInternals, storage, sendWriter),
+  layer(['src/panel/pages/**/*.ts'], cliRunner, panelStorage, sendWriter),
+  layer(['src/messaging/**/*.ts'], webhookInternals, carrierInternals),
+  layer(['src/features/payments/**/*.ts'], webhookInternals, sendWriter),
+  layer(['src/payments/**/*.ts'], webhookInternals, paymentFeatures, sendWriter),
   // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
     files: ['src/smpp-server/**/*.ts'],
@@ -176,6 +258,7 @@ export default defineConfig(
     ignores: tests,
     rules: { 'no-restricted-imports': ['error', { patterns: [featureModules, runnerImpl, smppServer] }] },
   },
-  noStoresInFrontEnds,
+  restrictedPaths,
+  noSqlInFrontEnds,
   noDatabaseInPages,
 );

@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { submitMessages } from '../src/messaging/submit.js';
 import { pricesFor } from '../src/messaging/prices.js';
 import { bumpRevision } from '../src/db/revisioned.js';
-import type { OutboundMessage } from '../src/carriers/driver.js';
+import type { OutboundMessage } from '../src/messaging/ports.js';
 import { RouterDriver } from '../src/carriers/router.js';
 import { fmt, startBenchService, type BenchService } from './lib.js';
 

@@ -1,14 +1,14 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fmt, startBenchService } from './lib.js';
-import { smpp, type Pdu } from '../src/carriers/smpp/pdu.js';
+import { smpp, type Pdu } from '../src/smpp/pdu.js';
 import { TestSmsc } from '../test/helpers/smsc.js';
 import { encrypt } from '../src/lib/secrets.js';
 import { parseSmppSettings } from '../src/carriers/smpp/settings.js';
 import { submitMessages } from '../src/messaging/submit.js';
 import type { AppContext } from '../src/context.js';
 import type { SmppConnector } from '../src/carriers/smpp/connector.js';
-import type { OutboundMessage } from '../src/carriers/driver.js';
+import type { OutboundMessage } from '../src/messaging/ports.js';
 
 const ROUNDS = 4;
 const COUNTS: Record<string, number> = { bare: 30_000, w1: 3_000, w10: 20_000, w100: 30_000 };

@@ -131,7 +131,7 @@ async function measure(service: RunningService, stats: pg.Client | null, pgSchem
   return phases;
 }
 
-/** WAVE concurrent single-recipient sends, each as POST /sms/send commits it (commitSend in src/features/sms/service.ts). */
+/** WAVE concurrent single-recipient sends, each as POST /sms/send commits it (submitSend in src/messaging/send.ts). */
 async function sendWave(service: RunningService, accountId: number, first: number, handOff: InlineHandOff) {
   const ctx = service.ctx;
   return Promise.all(
@@ -139,15 +139,18 @@ async function sendWave(service: RunningService, accountId: number, first: numbe
       const claimedBy = handOff.claim();
       const r = await ctx.groupCommit.run(
         (trx) =>
-          submitMessages(trx, ctx, {
-            accountId,
-            channel: 'sms',
-            source: 'sms',
-            text: 'Hola',
-            recipients: [{ countryCode: '52', number: `52${5510000000 + first + k}` }],
-            inlineDispatch: true,
+          submitMessages(
+            trx,
+            ctx,
+            {
+              accountId,
+              channel: 'sms',
+              source: 'sms',
+              text: 'Hola',
+              recipients: [{ countryCode: '52', number: `52${5510000000 + first + k}` }],
+            },
             claimedBy,
-          }),
+          ),
         accountId,
         1,
       );

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { parseAllowList } from './auth/allow-list.js';
+import { parseAllowList } from './lib/ip-ranges.js';
 import { parseMoney } from './lib/money.js';
 
 /**

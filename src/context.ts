@@ -5,10 +5,6 @@ import type { DatabaseLiveness } from './db/liveness.js';
 import type { Worker } from './jobs/worker.js';
 import type { Secrets } from './lib/secrets.js';
 import type { SendRateLimiter } from './http/rate-limit.js';
-import type { Metrics } from './metrics/metrics.js';
-import type { GroupCommit } from './messaging/group-commit.js';
-import type { CarrierDispatch, HandOff, PriceLookup, SharedDispatch } from './messaging/ports.js';
-import type { PaymentProvider } from './payments/provider.js';
 
 /**
  * What a CLI command needs: configuration, the database, the server secret
@@ -23,32 +19,19 @@ export interface BaseContext {
 }
 
 /**
- * The carriers of the process: what the dispatcher uses, plus the members of
- * the carrier layer's own registry, which carriers/registry.ts adds to this
- * interface (declaration merging) so that this module imports nothing of
- * that layer.
- */
-export interface ProcessCarriers extends CarrierDispatch {}
-
-/**
  * Everything a feature needs, built once per process by src/app/boot.ts and
  * passed down explicitly (no globals, no registries): routes and jobs take it.
+ * This file names the foundation's services only; each module above adds its
+ * own members by declaration merging (`declare module '…/context.js'`):
+ * src/metrics/metrics.ts the metrics, src/messaging/ports.ts the carriers, the
+ * group commit, the hand-offs and the prices, src/payments/registry.ts the
+ * payment provider.
  */
 export interface AppContext extends BaseContext {
   worker: Worker;
   rateLimiter: SendRateLimiter;
-  metrics: Metrics;
   /** Whether the database answers, checked every second (/readyz, /metrics, warn lines). */
   liveness: DatabaseLiveness;
-  carriers: ProcessCarriers;
-  /** The group commit of this process's database: concurrent sends share one transaction. */
-  groupCommit: GroupCommit;
-  handOff: HandOff;
-  sharedDispatch: SharedDispatch;
-  /** The prefix prices, cached by this process (src/messaging/prices.ts). */
-  prices: PriceLookup;
-  /** The simulator unless a real provider is configured (`mensajero payment-provider set-stripe`). */
-  paymentProvider: PaymentProvider;
 }
 
 /** The narrow shapes most functions take: give a function only the members of the context it reads. */

@@ -2,11 +2,17 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from './context.js';
 import type { Worker } from './jobs/worker.js';
 
-/** One resource of the spec: its API routes (behind the apikey hook), public routes and jobs. Each module declares its
+/** One resource of the spec: its API routes (behind the apikey hook), public routes, jobs and rows to prune. Each module declares its
  * Feature in its feature.ts; src/app/features.ts lists them. */
 export interface Feature {
   name: string;
   routes?: (api: FastifyInstance, ctx: AppContext) => void | Promise<void>;
   publicRoutes?: (app: FastifyInstance, ctx: AppContext) => void | Promise<void>;
   jobs?: (worker: Worker, ctx: AppContext) => void;
+  /**
+   * Deletes the module's rows that are of no use any more (older than what it keeps), `now` as the run's time: run by
+   * housekeeping (src/app/housekeeping.ts) every 10 minutes in one process. Answers how many rows it deleted, by a
+   * name for the log line (`{ attempts: 3 }`).
+   */
+  prune?: (ctx: AppContext, now: number) => Promise<Record<string, number>>;
 }

@@ -14,5 +14,4 @@ export {
   type AccountRow,
 } from './listing-store.js';
 export { apiKeyHints, type KeyHint } from './key-hints.js';
-export { accountSettings, type AccountSettingsView } from './settings.js';
 export * from './service.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { CliError, type CliRunner } from '../cli/runner.js';
-import { listEpisodes, RECENT_DAYS } from './store.js';
+import { listEpisodes, RECENT_DAYS } from './index.js';
 
 /** `mensajero alerts list`: open episodes and those of the last days, with their deliveries. */
 export function alertCommands(program: Command, run: CliRunner): void {

@@ -1,10 +1,7 @@
-import type { Transporter } from 'nodemailer';
-import type { Config } from '../config.js';
 import type { AppContext } from '../context.js';
 import { RetryLater, type JobContext } from '../jobs/worker.js';
-import { sendChecked } from '../webhooks/http.js';
-import { signatureHeaders } from '../webhooks/signature.js';
-import { MAX_RETRIES, retryDelayMs } from '../webhooks/schedule.js';
+import { signatureHeaders } from '../outbound/signature.js';
+import { MAX_RETRIES, retryDelayMs } from '../outbound/schedule.js';
 
 /** Per attempt, as for a customer's webhook. */
 const TIMEOUT_MS = 10_000;
@@ -21,8 +18,7 @@ export async function deliverAlert(ctx: AppContext, deliveryId: number, job: Job
   const db = ctx.db.kysely;
   const row = await db.selectFrom('alert_deliveries').selectAll().where('id', '=', deliveryId).executeTakeFirst();
   if (!row || row.state !== 'pending') return;
-  const error =
-    row.channel === 'webhook' ? await postAlert(ctx.config, row.id, row.body) : await mailAlert(ctx, row.body);
+  const error = row.channel === 'webhook' ? await postAlert(ctx, row.id, row.body) : await mailAlert(ctx, row.body);
   const now = Date.now();
   const last = job.attempts > MAX_RETRIES;
   await db
@@ -41,12 +37,17 @@ export async function deliverAlert(ctx: AppContext, deliveryId: number, job: Job
 }
 
 /** The error of one POST to the operator's webhook, or null when it answered 2xx. */
-async function postAlert(config: Config, id: number, body: string): Promise<string | null> {
+async function postAlert(
+  ctx: Pick<AppContext, 'config' | 'outbound'>,
+  id: number,
+  body: string,
+): Promise<string | null> {
+  const { config } = ctx;
   const url = config.OPERATOR_WEBHOOK_URL;
   if (!url || !config.OPERATOR_WEBHOOK_SECRET) return 'OPERATOR_WEBHOOK_URL is no longer set';
   const headers = signatureHeaders(config.OPERATOR_WEBHOOK_SECRET, `alert_${id}`, Math.floor(Date.now() / 1000), body);
   // The operator's own address, not a customer's: private networks are allowed.
-  const answer = await sendChecked(url, true, {
+  const answer = await ctx.outbound.send(url, true, {
     method: 'POST',
     headers: { ...headers, 'content-type': 'application/json' },
     body,
@@ -56,18 +57,11 @@ async function postAlert(config: Config, id: number, body: string): Promise<stri
   return answer.error ?? `answered ${answer.status}`;
 }
 
-const transports = new Map<string, Transporter>();
-
 /** The error of one email of the alert, or null once the SMTP server accepted it. */
-async function mailAlert(ctx: AppContext, body: string): Promise<string | null> {
+async function mailAlert(ctx: Pick<AppContext, 'config' | 'alertMail'>, body: string): Promise<string | null> {
   const { SMTP_URL, ALERT_EMAIL_TO, ALERT_EMAIL_FROM } = ctx.config;
   if (!SMTP_URL || !ALERT_EMAIL_TO) return 'SMTP_URL or ALERT_EMAIL_TO is no longer set';
-  let transport = transports.get(SMTP_URL);
-  if (!transport) {
-    // Loaded with the first email: most processes never send one, and nodemailer is some forty modules to start.
-    const { createTransport } = await import('nodemailer');
-    transports.set(SMTP_URL, (transport = createTransport(SMTP_URL)));
-  }
+  const transport = await ctx.alertMail.transport(SMTP_URL);
   const alert = JSON.parse(body) as Record<string, unknown>;
   const about = alert.carrier ?? alert.account ?? '';
   try {

@@ -1,7 +1,8 @@
 import type { Config } from '../config.js';
 import type { Executor } from '../db/engine.js';
 import { enqueueMany } from '../jobs/queue.js';
-import { MAX_RETRIES } from '../webhooks/schedule.js';
+import { MAX_RETRIES } from '../outbound/schedule.js';
+import type { EndpointAlarm } from '../webhooks/endpoint-health.js';
 import type { AlertType, DeliveryChannel, EpisodeType } from './tables.js';
 
 export const ALERT_DELIVER_JOB = 'alerts.deliver';
@@ -48,6 +49,26 @@ export async function openEpisode(
   if (!row) return false;
   await queueAlert(trx, config, Number(row.id), episode.body, now);
   return true;
+}
+
+/** The operator's webhook_disabled alert when deliveries disable a customer endpoint (src/app/boot.ts hands it to webhooks). */
+export function endpointAlarm(config: Config): EndpointAlarm {
+  return {
+    async disabled(trx, e) {
+      await openEpisode(trx, config, {
+        type: 'webhook_disabled',
+        subject: String(e.accountId),
+        since: e.now,
+        body: {
+          type: 'webhook_disabled',
+          account: e.account,
+          url: e.url,
+          failing_since: isoTime(e.failingSince),
+          since: isoTime(e.now),
+        },
+      });
+    },
+  };
 }
 
 /**

@@ -1,2 +1,2 @@
 // The alerts module's public surface for front ends (the operator panel, the CLI).
-export { listEpisodes, type ListedEpisode } from './store.js';
+export { listEpisodes, RECENT_DAYS, type ListedEpisode } from './store.js';

@@ -59,3 +59,7 @@ export interface AlertTables {
   alert_watches: AlertWatchesTable;
   alert_leases: AlertLeasesTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends AlertTables {}
+}

@@ -45,7 +45,8 @@ export async function createBaseContext(config: Config, opts: ContextOptions = {
 
 /**
  * The context of `serve`: the base one plus the worker, rate limiter, metrics,
- * carriers, group commit, hand-off and payment provider. Their modules are
+ * carriers, group commit, hand-off, payment provider, and the pools of
+ * outbound webhooks and alerts. Their modules are
  * loaded only here: they cost a CLI command most of its start-up time.
  */
 export async function createContext(config: Config, opts: ContextOptions = {}): Promise<AppContext> {
@@ -58,6 +59,10 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     { InlineHandOff, SharedDispatch },
     { configuredPaymentProvider },
     { PriceBook },
+    { carrierInbox },
+    { DestinationPools },
+    { SmtpTransports },
+    { endpointAlarm },
   ] = await Promise.all([
     import('../jobs/worker.js'),
     import('../http/rate-limit.js'),
@@ -67,6 +72,10 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('../messaging/handoff.js'),
     import('../payments/configured.js'),
     import('../messaging/prices.js'),
+    import('../messaging/carrier-sink.js'),
+    import('../outbound/http.js'),
+    import('../alerts/mail.js'),
+    import('../alerts/episodes.js'),
   ]);
   const base = await createBaseContext(config, opts);
   const { db, log } = base;
@@ -91,11 +100,14 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     liveness,
     groupCommit: new GroupCommit(db),
     paymentProvider,
+    outbound: new DestinationPools(),
+    alertMail: new SmtpTransports(),
+    endpointAlarm: endpointAlarm(config),
   } as AppContext;
   ctx.prices = new PriceBook(config.CARRIER_POLL_MS);
   ctx.handOff = new InlineHandOff(ctx);
   ctx.sharedDispatch = new SharedDispatch(ctx);
-  ctx.carriers = new CarrierRegistry(ctx);
+  ctx.carriers = new CarrierRegistry(ctx, carrierInbox(ctx));
   if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);
   return ctx;
 }
@@ -105,11 +117,13 @@ export async function closeBaseContext(ctx: BaseContext): Promise<void> {
 }
 
 export async function closeContext(
-  ctx: Pick<AppContext, 'db' | 'worker' | 'rateLimiter' | 'carriers' | 'liveness'>,
+  ctx: Pick<AppContext, 'db' | 'worker' | 'rateLimiter' | 'carriers' | 'liveness' | 'outbound' | 'alertMail'>,
 ): Promise<void> {
   ctx.liveness.stop();
   await ctx.worker.stop();
   await ctx.carriers.close();
+  await ctx.outbound.close();
+  ctx.alertMail.close();
   await ctx.rateLimiter.close();
   await ctx.db.close();
 }

@@ -10,9 +10,9 @@ type Register = (program: Command, run: CliRunner) => void;
  * them all. commands.test.ts checks the names against what each registers.
  */
 export const commandModules: Array<{ names: string[]; load: () => Promise<Register> }> = [
-  { names: ['accounts'], load: async () => (await import('../cli/accounts.js')).accountCommands },
-  { names: ['doctor'], load: async () => (await import('../cli/doctor.js')).doctorCommand },
-  { names: ['backup'], load: async () => (await import('../cli/backup.js')).backupCommand },
+  { names: ['accounts'], load: async () => (await import('../account-admin/cli.js')).accountCommands },
+  { names: ['doctor'], load: async () => (await import('../doctor/cli.js')).doctorCommand },
+  { names: ['backup'], load: async () => (await import('../backup/cli.js')).backupCommand },
   { names: ['senders', 'landlines'], load: async () => (await import('../features/sms/cli.js')).smsCommands },
   { names: ['chatapp-instances'], load: async () => (await import('../features/chatapp/cli.js')).chatappCli },
   { names: ['otp'], load: async () => (await import('../features/otp/cli.js')).otpCommands },
@@ -36,6 +36,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
     load: async () => (await import('../operator-api/cli.js')).operatorTokenCommands,
   },
   { names: ['audit'], load: async () => (await import('../audit/cli.js')).auditCommands },
+  { names: ['move-database'], load: async () => (await import('../database-move/cli.js')).moveDatabaseCommand },
   { names: ['mo-routes'], load: async () => (await import('../features/mo-routes/cli.js')).moRouteCommands },
 ];
 

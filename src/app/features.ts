@@ -25,7 +25,7 @@ import { housekeeping } from './housekeeping.js';
 import { alerts } from '../alerts/feature.js';
 import { operatorApi } from '../operator-api/feature.js';
 
-/** Every feature, registered in this order. */
+/** Every feature, registered in this order; housekeeping runs the `prune` of each. */
 export const features: Feature[] = [
   credits,
   authLogin,
@@ -50,6 +50,6 @@ export const features: Feature[] = [
   carriers,
   panel,
   operatorApi,
-  housekeeping,
+  housekeeping(() => features),
   alerts,
 ];

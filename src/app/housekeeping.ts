@@ -2,8 +2,6 @@ import type { Feature } from '../feature.js';
 import type { AppContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { pruneAttemptCounters } from '../auth/attempts.js';
-import { pruneRejections } from '../carriers/providers/store.js';
-import { pruneFailedAttempts } from '../messaging/attempts.js';
 import { enqueue } from '../jobs/queue.js';
 
 export const HOUSEKEEPING_JOB = 'housekeeping';
@@ -20,24 +18,30 @@ export function scheduleHousekeeping(db: Executor, at: number): Promise<void> {
   return enqueue(db, HOUSEKEEPING_JOB, null, { runAt: at, uniqueKey: `${HOUSEKEEPING_JOB}:${period}` });
 }
 
-/** Rows written by anyone who knocks (throttle counters, refused webhooks) and failed hand-offs, removed once of no use. */
-async function keepHouse(ctx: AppContext): Promise<void> {
+/**
+ * Rows written by anyone who knocks (throttle counters, refused webhooks) and failed hand-offs, removed once of no
+ * use: the foundation's throttle counters (auth has no Feature), then what each feature's `prune` deletes.
+ */
+async function keepHouse(ctx: AppContext, features: readonly Feature[]): Promise<void> {
   const now = Date.now();
   // The next run is queued first: a failing prune retries without ending the schedule.
   await scheduleHousekeeping(ctx.db.kysely, now + HOUSEKEEPING_EVERY_MS);
-  const counters = await pruneAttemptCounters(ctx.db.kysely, now);
-  const rejections = await pruneRejections(ctx, now);
-  const attempts = await pruneFailedAttempts(ctx, now);
-  if (counters + rejections + attempts > 0)
-    ctx.log.info({ counters, rejections, attempts }, 'housekeeping pruned old rows');
+  const pruned: Record<string, number> = { counters: await pruneAttemptCounters(ctx.db.kysely, now) };
+  for (const feature of features) if (feature.prune) Object.assign(pruned, await feature.prune(ctx, now));
+  if (Object.values(pruned).some((rows) => rows > 0)) ctx.log.info(pruned, 'housekeeping pruned old rows');
 }
 
-/** Every HOUSEKEEPING_EVERY_MS, in one process of the ones sharing the database. */
-export const housekeeping: Feature = {
-  name: 'housekeeping',
-  jobs(worker, ctx) {
-    worker.register('housekeeping', { kind: HOUSEKEEPING_JOB, handler: () => keepHouse(ctx) });
-    const first = scheduleHousekeeping(ctx.db.kysely, Date.now());
-    worker.track(first.catch((err) => ctx.log.warn({ err }, 'scheduling housekeeping failed')));
-  },
-};
+/**
+ * Every HOUSEKEEPING_EVERY_MS, in one process of the ones sharing the database. `features` is read when a run
+ * starts: src/app/features.ts hands its own list, this feature among them.
+ */
+export function housekeeping(features: () => readonly Feature[]): Feature {
+  return {
+    name: 'housekeeping',
+    jobs(worker, ctx) {
+      worker.register('housekeeping', { kind: HOUSEKEEPING_JOB, handler: () => keepHouse(ctx, features()) });
+      const first = scheduleHousekeeping(ctx.db.kysely, Date.now());
+      worker.track(first.catch((err) => ctx.log.warn({ err }, 'scheduling housekeeping failed')));
+    },
+  };
+}

@@ -57,6 +57,16 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     },
   });
 
+  await bodyParsers(app, ctx);
+  requestHooks(app, ctx);
+  errorHandlers(app);
+  await documentationAndOperations(app, ctx);
+  await featureRoutes(app, ctx, opts);
+  return app;
+}
+
+/** JSON and form bodies, parsed once; validation is each handler's. */
+async function bodyParsers(app: FastifyInstance, ctx: AppContext): Promise<void> {
   // Route schemas document the API (OpenAPI); the rules, with the spec's
   // codes, are applied by each handler's zod schema (src/http/validate.ts).
   app.setValidatorCompiler(() => (data) => ({ value: data }));
@@ -74,7 +84,10 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     }
   });
   await app.register(formbody, { bodyLimit: ctx.config.BODY_LIMIT_BYTES });
+}
 
+/** Every request's id header and metrics. */
+function requestHooks(app: FastifyInstance, ctx: AppContext): void {
   // Hooks that never wait take `done` rather than being async: every request runs them, and a promise each costs more than their work.
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
@@ -86,7 +99,10 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     ctx.metrics.latency.observe({ method: request.method, route }, reply.elapsedTime / 1000);
     done();
   });
+}
 
+/** Errors and unknown routes in the common envelope; an unexpected error is logged and answered as server_01. */
+function errorHandlers(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
     if (error instanceof ApiError) {
       return reply.code(error.status).headers(error.headers).send(error.body(request.id));
@@ -115,7 +131,10 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   app.setNotFoundHandler((_request, reply) => {
     reply.code(404).send({ success: false, message: messageFor('not_found'), status: 404, code: 'not_found' });
   });
+}
 
+/** The OpenAPI document and its pages; /healthz, /readyz and, without a port of its own, /metrics. */
+async function documentationAndOperations(app: FastifyInstance, ctx: AppContext): Promise<void> {
   app.addHook('onRoute', documentRoute);
   await app.register(swagger, swaggerOptions());
   await app.register(swaggerUi, { routePrefix: '/docs' });
@@ -129,7 +148,10 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
   );
   // On the API port unless METRICS_PORT gives it a listener of its own (src/metrics/route.ts).
   if (ctx.config.METRICS_PORT === undefined) metricsRoute(app, ctx);
+}
 
+/** Each feature's public routes (small bodies), then its API routes behind the apikey hook. */
+async function featureRoutes(app: FastifyInstance, ctx: AppContext, opts: BuildOptions): Promise<void> {
   // Public routes (no key: short links, read links, payment pages) take small bodies only, so nobody can make the server parse megabytes for free.
   // Providers' callbacks carry whole messages and events: they take PROVIDER_WEBHOOK_BODY_LIMIT_BYTES, also checked before parsing.
   const publicLimit = ctx.config.PUBLIC_BODY_LIMIT_BYTES;
@@ -152,7 +174,6 @@ export async function buildServer(ctx: AppContext, opts: BuildOptions = {}): Pro
     for (const feature of features) if (feature.routes) await feature.routes(api, ctx);
     opts.extraApiRoutes?.(api);
   });
-  return app;
 }
 
 /** An API route's handler runs with what it submits recorded as accepted by the request's API key (accepted-by.ts). */

@@ -31,3 +31,7 @@ export interface AuditTables {
   operator_tokens: OperatorTokensTable;
   audit_log: AuditLogTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends AuditTables {}
+}

@@ -1,14 +1,4 @@
-import ipaddr from 'ipaddr.js';
-
-/** Parses CIDRs (IPv4 and IPv6; a bare address is a /32 or /128). Throws on a malformed entry. */
-export function parseAllowList(entries: string[]): Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> {
-  return entries.map((entry) => {
-    const text = entry.trim();
-    if (text.includes('/')) return ipaddr.parseCIDR(text);
-    const addr = ipaddr.parse(text);
-    return [addr, addr.kind() === 'ipv4' ? 32 : 128];
-  });
-}
+import { ipAllowed, parseAllowList, type IpRange } from '../lib/ip-ranges.js';
 
 /** Validates and normalises CIDR text for storage; throws with the offending entry. */
 export function normaliseAllowList(entries: string[]): string[] {
@@ -20,17 +10,6 @@ export function normaliseAllowList(entries: string[]): string[] {
       throw new Error(`not an IP address or CIDR: ${e}`);
     }
   });
-}
-
-/** True when `ip` falls in one of the ranges; IPv4-mapped IPv6 addresses match IPv4 ranges. */
-export function ipAllowed(ip: string, ranges: Array<[ipaddr.IPv4 | ipaddr.IPv6, number]>): boolean {
-  let addr: ipaddr.IPv4 | ipaddr.IPv6;
-  try {
-    addr = ipaddr.process(ip);
-  } catch {
-    return false;
-  }
-  return ranges.some(([range, bits]) => addr.kind() === range.kind() && addr.match([range, bits] as any));
 }
 
 /**
@@ -46,14 +25,14 @@ export const ALLOW_LIST_CACHE_MAX = 1000;
  * insertion order: a hit moves its entry to the end).
  */
 export class AllowListCache {
-  private readonly parsed = new Map<string, ReturnType<typeof parseAllowList>>();
+  private readonly parsed = new Map<string, IpRange[]>();
 
   get size(): number {
     return this.parsed.size;
   }
 
   /** The ranges of a stored allow-list (`accounts.allow_ips`, a JSON array of CIDRs). */
-  ranges(stored: string): ReturnType<typeof parseAllowList> {
+  ranges(stored: string): IpRange[] {
     const ranges = this.parsed.get(stored) ?? parseAllowList(JSON.parse(stored) as string[]);
     this.parsed.delete(stored);
     this.parsed.set(stored, ranges);

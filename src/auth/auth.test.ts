@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { archiveAccount, rotateKey } from '../accounts/store.js';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
 import { loadConfig, trustProxyOption } from '../config.js';
-import { ALLOW_LIST_CACHE_MAX, AllowListCache, ipAllowed, normaliseAllowList, parseAllowList } from './allow-list.js';
+import { ipAllowed, parseAllowList } from '../lib/ip-ranges.js';
+import { ALLOW_LIST_CACHE_MAX, AllowListCache, normaliseAllowList } from './allow-list.js';
 
 describe('allow-list matching', () => {
   const ranges = parseAllowList(['10.0.0.0/8', '2001:db8::/32', '192.0.2.7']);

@@ -15,3 +15,7 @@ export interface AttemptCountersTable {
 export interface AuthTables {
   attempt_counters: AttemptCountersTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends AuthTables {}
+}

@@ -1,5 +1,5 @@
 import type { Logger } from 'pino';
-import type { OutboundMessage, SubmitOutcome } from './driver.js';
+import type { OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
 import type { ConnectorStats } from './status.js';
 
 /** A connector as the manager and the router use it, whatever its kind. */
@@ -108,7 +108,7 @@ export interface ReplyPart {
 /**
  * Where a connector (and its webhooks) hands what it receives: carrier ids
  * of what it submitted, receipts, replies. Connectors never write to the
- * database; the manager gives each one the sink of its kind (database-sink.ts).
+ * database; the manager gives each one the sink of its kind (CarrierInbox).
  * Each call resolves once what it was given is durable, so a carrier is
  * answered only after that.
  */
@@ -139,4 +139,33 @@ export interface Rejection {
 export interface ScheduledReport {
   messageId: number;
   code: number;
+}
+
+/**
+ * How a kind's carrier ids are matched, and where they are kept: SMPP's in
+ * smpp_ids (normalised, read in hex and decimal), an HTTP provider's in
+ * provider_message_ids (exact). Declared by each kind (kinds.ts).
+ */
+export interface CarrierIds {
+  readonly kind: 'smpp' | 'provider';
+  /** The form a waiting receipt's id is stored under. */
+  normalise(id: string): string;
+  /** The stored forms under which a receipt for a recorded id may be waiting. */
+  forms(id: string): string[];
+}
+
+/** What the core makes of what connectors receive; the carriers count refused requests themselves. */
+export type CoreSink = Omit<CarrierSink, 'rejected'>;
+
+/**
+ * The core's side of what connectors receive (messaging/carrier-sink.ts),
+ * handed to the carrier registry by src/app/boot.ts.
+ */
+export interface CarrierInbox {
+  /** The sink of connectors whose carrier ids are kept as `ids` say. */
+  sink(ids: CarrierIds): CoreSink;
+  /** Applies the receipts of `carrier` that were waiting for their carrier id. */
+  applyWaiting(ids: CarrierIds, carrier: string): Promise<unknown>;
+  /** Housekeeping: carrier ids and receipts kept past their days, reply parts older than a day. */
+  prune(): Promise<void>;
 }

@@ -3,7 +3,8 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../t
 import { applyDeliveryReports } from '../messaging/delivery.js';
 import { formatLocal } from '../lib/time.js';
 import { SWEEP_MAX_ATTEMPTS } from '../messaging/sweep.js';
-import { Pacer, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './driver.js';
+import { Pacer } from './pacer.js';
+import { type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../messaging/ports.js';
 
 describe('Pacer', () => {
   afterEach(() => vi.useRealTimers());

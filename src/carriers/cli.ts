@@ -14,7 +14,7 @@ import {
   publicCarrier,
   setCarrierEnabled,
   updateCarrierSettings,
-} from './store.js';
+} from './index.js';
 import type { SmppSettings } from './smpp/settings.js';
 import { carrierStatus } from './status.js';
 import { providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';

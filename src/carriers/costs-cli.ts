@@ -2,8 +2,8 @@ import type { Command } from 'commander';
 import { table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { formatMoney, parseMoney } from '../lib/money.js';
-import { listCarrierCosts, removeCarrierCost, setCarrierCost, type CarrierCost } from './costs.js';
-import { findCarrier } from './store.js';
+import { dropCarrierCost, listCarrierCosts, saveCarrierCost, type CarrierCost } from './costs.js';
+import { findCarrier } from './index.js';
 
 const PREFIX = /^\d{1,15}$/;
 
@@ -30,7 +30,7 @@ export function costCommands(carriers: Command, run: CliRunner): void {
         if (cost === null) throw new CliError('--cost is an amount of money with at most 4 decimals, e.g. 0.0123');
         if (!(await findCarrier(ctx.db.kysely, o.name))) throw new CliError(`no carrier named ${o.name}`);
         const row = { carrier: String(o.name), prefix, cost };
-        await ctx.db.kysely.transaction().execute((trx) => setCarrierCost(trx, row));
+        await saveCarrierCost(ctx.db, row);
         return shown(row);
       }),
     );
@@ -53,7 +53,7 @@ export function costCommands(carriers: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const prefix = prefixOf(o.prefix);
-        return { removed: await ctx.db.kysely.transaction().execute((trx) => removeCarrierCost(trx, o.name, prefix)) };
+        return { removed: await dropCarrierCost(ctx.db, o.name, prefix) };
       }),
     );
 }

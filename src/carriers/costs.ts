@@ -1,4 +1,4 @@
-import type { Executor } from '../db/engine.js';
+import type { Db, Executor } from '../db/engine.js';
 import { bumpRevision, RevisionedCache } from '../db/revisioned.js';
 import { PrefixTable } from '../lib/prefix-table.js';
 
@@ -62,6 +62,14 @@ export async function removeCarrierCost(db: Executor, carrier: string, prefix: s
   await bumpRevision(db, 'costs');
   return true;
 }
+
+/** `carriers costs set`: the cost with its revision bump, in one transaction (each process reloads its table). */
+export const saveCarrierCost = (db: Db, c: CarrierCost) =>
+  db.kysely.transaction().execute((trx) => setCarrierCost(trx, c));
+
+/** `carriers costs remove`: whether there was such a cost; its removal and revision bump in one transaction. */
+export const dropCarrierCost = (db: Db, carrier: string, prefix: string) =>
+  db.kysely.transaction().execute((trx) => removeCarrierCost(trx, carrier, prefix));
 
 export async function listCarrierCosts(db: Executor, carrier?: string): Promise<CarrierCost[]> {
   let query = db.selectFrom('carrier_costs').select(['carrier', 'prefix', 'cost']).orderBy('carrier').orderBy('prefix');

@@ -1,6 +1,7 @@
 import type { Feature } from '../feature.js';
 import { whatsappWebhookRoutes } from './whatsapp-cloud/webhook.js';
 import { twimlWebhookRoutes } from './twiml-voice/webhook.js';
+import { pruneRejections } from './providers/store.js';
 
 /** Carrier connectors and routes: the operator's CLI, and binding them in a running service. */
 export const carriers: Feature = {
@@ -12,4 +13,6 @@ export const carriers: Feature = {
   },
   // Called for a running service only (not for CLI commands): connectors bind and follow configuration changes.
   jobs: (_worker, ctx) => ctx.carriers.start(),
+  // Refusals of provider callbacks, older than REJECTIONS_KEEP_DAYS.
+  prune: async (ctx, now) => ({ rejections: await pruneRejections(ctx, now) }),
 };

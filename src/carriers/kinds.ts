@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import type { Connector, ConnectorConfig, ConnectorDeps } from './adapter.js';
-import { providerIds, smppIds, type CarrierIdBook } from './receipts.js';
+import type { CarrierIds, Connector, ConnectorConfig, ConnectorDeps } from './adapter.js';
+import { idForms, normaliseId } from './smpp/receipts.js';
 import type { CarriersTable } from './tables.js';
 import { SmppConnector } from './smpp/connector.js';
 import { SmppSettingsSchema } from './smpp/settings.js';
@@ -22,10 +22,15 @@ export interface ConnectorKind<S = unknown> {
   /** Connectors that bind are built in a running service only, never for a CLI command. */
   readonly binds: boolean;
   /** How its carrier ids and the receipts waiting for them are kept. */
-  readonly receipts: CarrierIdBook;
+  readonly receipts: CarrierIds;
   /** The connector; throws (without secrets) when its configuration is unusable. */
   build(config: ConnectorConfig<S>, deps: ConnectorDeps): Connector;
 }
+
+/** SMPP's carrier ids: SMSCs disagree on the base, so an id is also read in the other one (idForms). */
+export const smppIds: CarrierIds = { kind: 'smpp', normalise: normaliseId, forms: idForms };
+/** HTTP providers' message ids, exact as given (wamid.… and CA… ids are case-sensitive). */
+export const providerIds: CarrierIds = { kind: 'provider', normalise: (id) => id, forms: (id) => [id] };
 
 const kind = <S>(k: ConnectorKind<S>): ConnectorKind<S> => k;
 

@@ -3,15 +3,14 @@ import type { Config } from '../config.js';
 import type { BaseContext } from '../context.js';
 import { decrypt } from '../lib/secrets.js';
 import { randomToken } from '../lib/ids.js';
-import type { CarrierSink, Connector, ConnectorDeps, Coordination } from './adapter.js';
-import type { OutboundMessage } from './driver.js';
-import { kindOf, parseSettings } from './kinds.js';
+import type { CarrierIds, CarrierSink, Connector, ConnectorDeps, Coordination } from './adapter.js';
+import type { OutboundMessage } from '../messaging/ports.js';
+import { kindOf, parseSettings, providerIds } from './kinds.js';
 import { routesWithout, type RouteEntry, type Strategy } from './routing.js';
 import { costCache, CostTable } from './costs.js';
 import { evaluateQuality, pruneReceiptCounts, type QualityChange } from './quality.js';
 import type { CarrierHealth } from './strategies.js';
 import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
-import { providerIds, pruneReceipts, type CarrierIdBook } from './receipts.js';
 import { pruneThroughput } from './coordination-store.js';
 import { addEventCounts, EventCountDeltas, pruneEventCounts } from './event-counts.js';
 import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
@@ -33,10 +32,12 @@ export interface ManagerServices extends Pick<BaseContext, 'db' | 'log' | 'secre
   config: Pick<Config, 'CARRIER_POLL_MS' | 'publicBaseUrl'> & SimulatorConfig;
   /** Bind leases and throughput counters shared with the other processes. */
   coordination: Coordination;
-  /** The sink of connectors whose carrier ids `book` keeps. */
-  sinkFor(book: CarrierIdBook): CarrierSink;
+  /** The sink of connectors whose carrier ids are kept as `ids` say. */
+  sinkFor(ids: CarrierIds): CarrierSink;
   /** Applies the receipts of `carrier` that were waiting for their carrier id. */
-  applyWaiting(book: CarrierIdBook, carrier: string): Promise<unknown>;
+  applyWaiting(ids: CarrierIds, carrier: string): Promise<unknown>;
+  /** Housekeeping of carrier ids, waiting receipts and reply parts. */
+  pruneReceived(): Promise<void>;
 }
 
 /**
@@ -161,7 +162,7 @@ export class CarrierManager {
       if (this.ticks++ % 30 === 0) {
         await pruneReceiptCounts(this.services.db.kysely, Date.now());
         await pruneThroughput(this.services.db);
-        await pruneReceipts(this.services.db);
+        await this.services.pruneReceived();
         await pruneEventCounts(this.services.db.kysely, Date.now());
       }
     } catch (err) {

@@ -1,20 +1,19 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AppContext } from '../context.js';
-import type { Channel } from '../messaging/types.js';
-import { Pacer, type CarrierDriver } from './driver.js';
-import type { CarrierDispatch, Route } from '../messaging/ports.js';
+import type { CarrierDispatch, CarrierDriver, Channel, Route } from '../messaging/ports.js';
+import { Pacer } from './pacer.js';
 import { databaseCoordination } from './coordination-store.js';
-import { databaseSink } from './database-sink.js';
 import { CarrierManager } from './manager.js';
 import { RouterDriver } from './router.js';
 import { carrierMetrics } from './metrics.js';
-import { applyWaitingReceipts } from './receipts.js';
+import { recordRejection } from './providers/store.js';
+import type { CarrierInbox } from './adapter.js';
 
 export type { Route };
 
-declare module '../context.js' {
-  /** The context's carriers are this registry (built by src/app/boot.ts); context.ts names only what messaging uses. */
+declare module '../messaging/ports.js' {
+  /** The context's carriers are this registry (built by src/app/boot.ts); ports.ts names only what messaging uses. */
   interface ProcessCarriers extends CarrierRegistry {}
 }
 
@@ -34,7 +33,8 @@ export class CarrierRegistry implements CarrierDispatch {
    */
   readonly inFlight = new Set<number>();
 
-  constructor(ctx: AppContext) {
+  /** `inbox` keeps what connectors receive (messaging/carrier-sink.ts); refused provider requests are counted here. */
+  constructor(ctx: AppContext, inbox: CarrierInbox) {
     const { db, log, secrets, config } = ctx;
     this.manager = new CarrierManager({
       db,
@@ -42,8 +42,12 @@ export class CarrierRegistry implements CarrierDispatch {
       secrets,
       config,
       coordination: databaseCoordination(db),
-      sinkFor: (book) => databaseSink(ctx, book),
-      applyWaiting: (book, carrier) => applyWaitingReceipts(ctx, book, carrier),
+      sinkFor: (ids) => ({
+        ...inbox.sink(ids),
+        rejected: (r) => recordRejection(ctx, r.carrier, r.reason, r.remoteAddress),
+      }),
+      applyWaiting: (ids, carrier) => inbox.applyWaiting(ids, carrier),
+      pruneReceived: () => inbox.prune(),
     });
     carrierMetrics(ctx.metrics, this.manager);
     const driver = new RouterDriver(this.manager);

@@ -6,7 +6,7 @@ import { CostTable, formatCost } from './costs.js';
 import { listDemoted } from './quality.js';
 import { STRATEGIES, type Strategy } from './routing.js';
 import { PROBE_EVERY } from './strategies.js';
-import { deleteRoute, findCarrier, listCosts, listPublicRoutes, replaceRoute, type PublicRoute } from './store.js';
+import { deleteRoute, findCarrier, listCosts, listPublicRoutes, replaceRoute, type PublicRoute } from './index.js';
 
 const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
 

@@ -1,4 +1,4 @@
-import type { CarrierDriver, FailedAttempt, HandOffCost, OutboundMessage, SubmitOutcome } from './driver.js';
+import type { CarrierDriver, FailedAttempt, HandOffCost, OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
 import type { CarrierManager } from './manager.js';
 import { matchRoute } from './routing.js';
 import { RoutePlanner, type Candidate } from './strategies.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './driver.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
 import { simulatorWarnings } from './simulator-warnings.js';
 import { usePaymentProvider } from '../payments/registry.js';
 import type { PaymentProvider } from '../payments/provider.js';

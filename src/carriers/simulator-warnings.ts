@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import type { Channel } from '../messaging/types.js';
+import type { Channel } from '../messaging/ports.js';
 import { listCarriers, listRoutes, SIMULATOR } from './store.js';
 
 /**

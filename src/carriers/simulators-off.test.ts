@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { routesCheck } from '../cli/doctor-checks.js';
+import { routesCheck } from '../doctor/checks.js';
 import { matchRoute, routesWithout, type RouteEntry } from './routing.js';
 import { listCarriers, replaceRoute, setCarrierEnabled } from './store.js';
 

@@ -178,3 +178,7 @@ export interface CarrierTables {
   smpp_reply_parts: SmppReplyPartsTable;
   unmatched_replies: UnmatchedRepliesTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends CarrierTables {}
+}

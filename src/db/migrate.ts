@@ -84,13 +84,28 @@ async function recordedMigrations(db: Db): Promise<string[]> {
   return rows.rows.map((r) => r.name);
 }
 
-async function migratorOf(kysely: Kysely<Database>): Promise<Migrator> {
+/**
+ * Applies every migration on one PostgreSQL connection inside the transaction
+ * the caller opened on it (BEGIN), so that the schema commits with whatever
+ * else the caller writes there, or not at all (the move from SQLite).
+ */
+export async function migrateInOpenTransaction(connection: Kysely<Database>): Promise<void> {
+  const migrator = await migratorOf(connection, { disableTransactions: true });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error');
+    throw new Error(`migration ${failed?.migrationName ?? '?'} failed: ${(error as Error).message ?? error}`);
+  }
+}
+
+async function migratorOf(kysely: Kysely<Database>, opts: { disableTransactions?: boolean } = {}): Promise<Migrator> {
   // Kysely looks for its own tables in every schema unless told which one: name
   // ours, or a database with several Mensajero schemas would confuse it.
   const schema = await currentSchema(kysely);
   return new Migrator({
     db: kysely,
     provider: new StaticProvider(),
+    ...opts,
     ...(schema ? { migrationTableSchema: schema } : {}),
   });
 }

@@ -1,29 +1,8 @@
 import type { Generated } from 'kysely';
-import type { MessagingTables } from '../messaging/tables.js';
-import type { EventTables, WebhookTables } from '../webhooks/tables.js';
-import type { ContactTables } from '../features/contacts/tables.js';
-import type { SmsTables } from '../features/sms/tables.js';
-import type { ChatappTables } from '../features/chatapp/tables.js';
-import type { OtpTables } from '../features/otp/tables.js';
-import type { PaymentTables } from '../features/payments/tables.js';
-import type { StaffTables } from '../features/staff/tables.js';
-import type { WalletTables } from '../features/wallet/tables.js';
-import type { LoyaltyTables } from '../features/loyalty/tables.js';
-import type { CarrierTables } from '../carriers/tables.js';
-import type { PanelTables } from '../panel/tables.js';
-import type { IdempotencyTables } from '../idempotency/tables.js';
-import type { AuthTables } from '../auth/tables.js';
-import type { OptoutTables } from '../features/optouts/tables.js';
-import type { AlertTables } from '../alerts/tables.js';
-import type { SmppServerTables } from '../features/smpp-users/tables.js';
-import type { DncTables } from '../features/dnc/tables.js';
-import type { AuditTables } from '../audit/tables.js';
-import type { MoRouteTables } from '../features/mo-routes/tables.js';
 
 /**
  * The tables, as Kysely sees them. Times are epoch milliseconds (BIGINT),
  * flags are 0/1 integers, money is integer units: the same on both engines.
- * Each feature declares its tables in its own folder and adds them here.
  */
 export interface AccountsTable {
   id: Generated<number>;
@@ -94,27 +73,10 @@ export interface FoundationTables {
   rate_revisions: RateRevisionsTable;
 }
 
-export interface Database
-  extends
-    FoundationTables,
-    MessagingTables,
-    EventTables,
-    ContactTables,
-    SmsTables,
-    ChatappTables,
-    OtpTables,
-    WebhookTables,
-    PaymentTables,
-    StaffTables,
-    WalletTables,
-    LoyaltyTables,
-    CarrierTables,
-    PanelTables,
-    IdempotencyTables,
-    AuthTables,
-    OptoutTables,
-    AlertTables,
-    SmppServerTables,
-    DncTables,
-    AuditTables,
-    MoRouteTables {}
+/**
+ * Every table. This file names only the foundation's: each module declares its
+ * own in its tables.ts and adds them here by declaration merging
+ * (`declare module '../db/schema.js' { interface Database extends XTables {} }`),
+ * so the database layer imports nothing of the modules above it.
+ */
+export interface Database extends FoundationTables {}

@@ -19,3 +19,7 @@ export interface IdempotencyKeysTable {
 export interface IdempotencyTables {
   idempotency_keys: IdempotencyKeysTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends IdempotencyTables {}
+}

@@ -5,7 +5,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
  * their campaign (`accepted_by`) for the message trace: `key:<api key id>`
  * (never the key), `smpp:<system id>`, `panel`. The front end that knows
  * sets it around its handler (the API's routes, the SMPP server's
- * submit_sm, the panel's pages); submitMessages reads it. Work the group
+ * submit_sm, the panel's pages); the send's writer reads it. Work the group
  * commit runs for a request runs in that request's context (GroupCommit.run).
  * Outside any (OTP resends by a job, automatic replies), it is null and the
  * campaign's source tells.

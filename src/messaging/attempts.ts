@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { BaseContext } from '../context.js';
 import type { Database } from '../db/schema.js';
-import type { FailedAttempt, SubmitOutcome } from '../carriers/driver.js';
+import type { FailedAttempt, SubmitOutcome } from './ports.js';
 import { storableText } from '../text/storable.js';
 
 /** A failed attempt's error is kept to this many characters; its answer code to CODE_MAX. */

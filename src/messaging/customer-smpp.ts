@@ -1,7 +1,7 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { isGsm7 } from '../text/gsm7.js';
-import { receiptDate } from '../lib/smpp-time.js';
+import { formatReceiptText } from '../smpp/receipt-text.js';
 
 /**
  * Receipts and replies for customers bound over SMPP, written as rows of
@@ -28,9 +28,6 @@ export function receiptState(code: number): { stat: string; state: number } {
   if (code === 5) return { stat: 'UNKNOWN', state: 7 };
   return { stat: 'UNDELIV', state: 5 };
 }
-
-/** Receipt text as ASCII: a character outside it shows as `?`. */
-const ascii = (text: string) => [...text].map((ch) => (ch.charCodeAt(0) < 0x80 ? ch : '?')).join('');
 
 /**
  * The address a receipt or reply goes to: the message's sender, else the
@@ -60,9 +57,16 @@ export function customerMessageId(reference: string, meta: string | null): strin
 export function receiptPdu(m: ReceiptSource, code: number, at: number): QueuedDeliverSm {
   const { stat, state } = receiptState(code);
   const id = customerMessageId(m.reference, m.meta);
-  const text =
-    `id:${id} sub:001 dlvrd:${code === 0 ? '001' : '000'} submit date:${receiptDate(m.created_at)} ` +
-    `done date:${receiptDate(at)} stat:${stat} err:${String(code).padStart(3, '0')} text:${ascii([...m.text].slice(0, 20).join(''))}`;
+  const text = formatReceiptText({
+    id,
+    sub: 1,
+    dlvrd: code === 0 ? 1 : 0,
+    submitted: m.created_at,
+    done: at,
+    stat,
+    err: code,
+    text: m.text,
+  });
   return {
     source_addr: m.number,
     destination_addr: customerAddress(m.sender, m.meta),

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { FENCED_ERROR, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../carriers/driver.js';
+import { FENCED_ERROR, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './ports.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordDurably } from './handoff-record.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
@@ -127,7 +127,7 @@ function untilFirstExpiry(rows: Array<{ valid_until?: number | string | null }>,
  * instant) cannot be closed on our side: see docs/contributors/architecture.md.
  * `signal` (the job's lease) stops it before the next batch.
  * `own`: the inline hand-off's claim, which its messages were inserted with
- * (submitMessages): they are this caller's, and while at least half of that
+ * (send.ts): they are this caller's, and while at least half of that
  * lease is left a batch of them is submitted without a claim update (the
  * renewals of keepClaimed start a third of a lease later); otherwise they are
  * claimed anew like the others.

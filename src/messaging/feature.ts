@@ -1,5 +1,6 @@
 import type { Feature } from '../feature.js';
-import { SIMULATOR_DLR_JOB } from '../carriers/simulator/driver.js';
+import { SIMULATOR_DLR_JOB } from './carrier-sink.js';
+import { pruneFailedAttempts } from './attempts.js';
 import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { readTrackingRoutes } from './tracking.js';
@@ -33,4 +34,5 @@ export const messaging: Feature = {
       },
     });
   },
+  prune: async (ctx, now) => ({ attempts: await pruneFailedAttempts(ctx, now) }),
 };

@@ -35,7 +35,6 @@ describeEngines('group commit of sends', (engine) => {
         source: 'sms',
         recipients: [{ countryCode: '52', number: '525512345678' }],
         text: 'Hola',
-        inlineDispatch: true,
       });
     const failsAfterWriting = async (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) => {
       await send(rich.id)(trx);

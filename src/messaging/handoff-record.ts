@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { AppContext, WithDb } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { affected, isPostgres } from '../db/engine.js';
-import type { SubmitOutcome } from '../carriers/driver.js';
+import type { SubmitOutcome } from './ports.js';
 import { countReceipts } from './receipt-counts.js';
 import { closeUnsent, REFUSED_STATUS } from './close-unsent.js';
 import { recordFailedAttempts } from './attempts.js';

@@ -1,5 +1,6 @@
-import type { AppContext, DbAndConfig, WithDb } from '../context.js';
+import type { DbAndConfig, WithDb } from '../context.js';
 import { recordReply } from './replies.js';
+import type { SendContext } from './send.js';
 import { findRoute, firstWord, recordRoutedReply, routeNumber } from './routed-replies.js';
 
 /** A customer's message that came in through a connector: an SMPP deliver_sm, a provider's webhook. */
@@ -84,7 +85,7 @@ export async function matchReply(ctx: DbAndConfig, r: InboundReply): Promise<Mat
  * (`carriers replies --unmatched`), never given to an account.
  */
 export async function recordInboundReply(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
+  ctx: SendContext,
   r: InboundReply,
 ): Promise<'matched' | 'routed' | 'unmatched'> {
   const match = await matchReply(ctx, r);

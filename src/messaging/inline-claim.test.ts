@@ -26,15 +26,18 @@ describeEngines('messages inserted claimed by their hand-off', (engine) => {
   const send = async (claimedBy: InlineClaim, number: string) => {
     const a = await h.createAccount(10);
     const r = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
-        accountId: a.id,
-        channel: 'voice',
-        source: 'sms',
-        text: 'Hola',
-        recipients: [{ countryCode: '52', number: `52${number}` }],
-        inlineDispatch: true,
+      submitMessages(
+        trx,
+        h.ctx,
+        {
+          accountId: a.id,
+          channel: 'voice',
+          source: 'sms',
+          text: 'Hola',
+          recipients: [{ countryCode: '52', number: `52${number}` }],
+        },
         claimedBy,
-      }),
+      ),
     );
     return r.messageIds[0];
   };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { sendSms } from '../../test/helpers/webhook-delivery.js';
-import type { CarrierDriver, SubmitOutcome } from '../carriers/driver.js';
+import type { CarrierDriver, SubmitOutcome } from './ports.js';
 import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign } from './dispatch.js';
 import { submitMessages } from './submit.js';

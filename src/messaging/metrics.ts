@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { SubmitOutcome } from '../carriers/driver.js';
+import type { SubmitOutcome } from './ports.js';
 import type { MessageStatus } from './tables.js';
 import type { Channel } from './types.js';
 

@@ -1,7 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
-import type { OptoutSource } from '../features/optouts/tables.js';
+import type { OptoutSource } from './optout-tables.js';
 
 /** The longest confirmation text: one SMS of GSM-7 characters' worth of room for a short notice. */
 export const MAX_CONFIRMATION = 160;

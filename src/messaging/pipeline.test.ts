@@ -6,7 +6,7 @@ import { simulatedRefusal, simulatedStatus } from '../carriers/simulator/driver.
 import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign, dispatchMessages } from './dispatch.js';
 import { RetryLater } from '../jobs/worker.js';
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './ports.js';
 import { submitMessages } from './submit.js';
 import type { SubmitRequest } from './types.js';
 
@@ -141,9 +141,13 @@ describeEngines('messaging pipeline', (engine) => {
 
   it('refunds a message the carrier refuses and reports it as rejected', async () => {
     const a = await h.createAccount(3);
-    const res = await submit(request(a.id, ['5559999001'], { inlineDispatch: true }));
+    // Inserted claimed, as a send this process hands over itself: no dispatch job races this one.
+    const claim = h.ctx.sharedDispatch.claim();
+    const res = await h.ctx.db.kysely
+      .transaction()
+      .execute((trx) => submitMessages(trx, h.ctx, request(a.id, ['5559999001']), claim));
     expect(await credit(a.apikey)).toBe(2);
-    const [outcome] = await dispatchMessages(h.ctx, res.messageIds);
+    const [outcome] = await dispatchMessages(h.ctx, res.messageIds, undefined, claim);
     expect(outcome.outcome.ok).toBe(false);
     expect(await message(res.references[0].reference)).toMatchObject({ status: 'refused', dlr_code: 4, stage: 2 });
     expect(await credit(a.apikey)).toBe(3);

@@ -1,19 +1,140 @@
-import type { CarrierDriver, Pacer, SubmitOutcome } from '../carriers/driver.js';
 import type { Channel, InlineClaim } from './types.js';
 import type { Executor } from '../db/engine.js';
 import type { PrefixTable } from '../lib/prefix-table.js';
+import type { GroupCommit } from './group-commit.js';
 
 /**
  * What the outbound pipeline needs from the services of the process, declared
  * here so that the context names them without importing the modules that
  * build them: src/app/boot.ts builds the carrier registry (carriers/registry.ts)
- * and the hand-off (handoff.ts) and puts them in the context.
+ * and the hand-off (handoff.ts) and puts them in the context. A carrier driver
+ * is declared here too: src/carriers/ implements these and imports nothing else
+ * of messaging.
  */
+
+/** The carrier cost in force when a connector took a message: the cost prefix that matched and its amount. */
+export interface HandOffCost {
+  prefix: string;
+  /** Ten-thousandths of COST_CURRENCY per message part. */
+  amount: number;
+}
+
+/** A carrier's answer that did not take a message: kept for the message trace (message_attempts). */
+export interface FailedAttempt {
+  /** The connector that answered; null when none could be tried (no route, none up). */
+  carrier: string | null;
+  at: number;
+  /** The carrier's own answer code (SMPP command_status as `0x58`, a provider's error code), when it gave one. */
+  code?: string;
+  error: string;
+}
+
+/** A message as a carrier driver sees it. */
+export interface OutboundMessage {
+  id: number;
+  reference: string;
+  channel: Channel;
+  countryCode: string;
+  /** Full number with country code, digits only. */
+  number: string;
+  text: string;
+  sender: string | null;
+  flash: boolean;
+  meta: Record<string, unknown> | null;
+  /** The sending account (per-account routes). */
+  accountId?: number;
+  /**
+   * Whether this process still holds the message's claim (src/lib/fence.ts).
+   * A driver checks it right before it writes the message to its carrier and,
+   * once it is false, answers `{ ok: false, permanent: false }` without
+   * writing it: another process may take the message over soon.
+   */
+  fence?: { readonly valid: boolean };
+}
+
+/** The answer of a driver for a message whose fence closed before it was written to the carrier. */
+export const FENCED_ERROR = 'not handed over: this process could not renew its claim';
+
+/** The outcome of a message this process may no longer hand over, or null when it may. */
+export function fencedOut(m: Pick<OutboundMessage, 'fence'>): SubmitOutcome | null {
+  return m.fence && !m.fence.valid ? { ok: false, permanent: false, error: FENCED_ERROR } : null;
+}
+
+/**
+ * The carrier's answer to one submitted message. `carrierId` is the carrier's
+ * own id when it has one (delivery reports then name it); a permanent refusal
+ * is final, a transient one is retried with backoff.
+ *
+ * A message written to the carrier with no answer before the connection
+ * dropped (an SMPP submit_sm without its submit_sm_resp) is reported as
+ * transient (`{ ok: false, permanent: false }`): it is handed over again on
+ * the next attempt. That is the one duplicate a driver can cause, the same
+ * "in flight" window as a crash (docs/contributors/architecture.md, "Hand-off to carriers").
+ */
+export type SubmitOutcome =
+  | {
+      ok: true;
+      carrierId?: string;
+      /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
+      /** That connector's cost for it when one is set (`carriers costs`): money per part, ten-thousandths. */
+      cost?: HandOffCost;
+      /** The parts it went as (SMPP segments of a long or UCS-2 text); default 1. */
+      parts?: number;
+      /** Why that connector (a routing driver's strategy, failover or probe). */
+      route?: string;
+      /** The answers that did not take it before it was taken (throttles, failovers), oldest first. */
+      failed?: FailedAttempt[];
+    }
+  | {
+      ok: false;
+      permanent: boolean;
+      error: string;
+      /** Delivery status of a permanent refusal; default 4 (rejected). */ status?: number;
+      carrier?: string | null;
+      route?: string;
+      /** The carrier's own answer code (SMPP command_status as `0x0b`, a provider's error code), when it gave one. */
+      code?: string;
+      /**
+       * Every answer that did not take it, this one included, oldest first,
+       * when the driver knows more than this one (a router's failovers, a
+       * connector's throttles); absent: this outcome is its one failed attempt.
+       */
+      failed?: FailedAttempt[];
+    };
+
+/**
+ * A connection to a carrier. Delivery reports and inbound replies flow back
+ * into the core through messaging/delivery.ts (applyDeliveryReports) and
+ * messaging/inbound-replies.ts (recordInboundReply), whatever the protocol.
+ */
+export interface CarrierDriver {
+  readonly name: string;
+  readonly channels: readonly Channel[];
+  /** Dispatch pace for this driver. */
+  readonly messagesPerSecond: number;
+  /** Messages per submit() call. */
+  readonly maxBatch: number;
+  /**
+   * Hands the batch over; one outcome per message, in order. It may take as
+   * long as the carrier needs (pacing, throttling): the dispatcher keeps the
+   * messages' claims and the job's lease alive meanwhile. A throw counts as a
+   * transient outcome for every message of the batch.
+   */
+  submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
+}
+
+export type { Channel };
+
+/** Spaces a driver's submissions at its pace (carriers/pacer.ts). */
+export interface Pace {
+  /** Resolves when `count` more messages may go. */
+  take(count: number): Promise<void>;
+}
 
 /** The driver of a channel and its pace. */
 export interface Route {
   driver: CarrierDriver;
-  pacer: Pacer;
+  pacer: Pace;
 }
 
 /** The carriers as the dispatcher (dispatch.ts) uses them. */
@@ -52,4 +173,25 @@ export interface SharedDispatch {
 /** Prefix prices as a send looks them up (prices.ts: the process's PriceBook). */
 export interface PriceLookup {
   table(db: Executor): Promise<PrefixTable<number>>;
+}
+
+/**
+ * The carriers of the process: what the dispatcher uses, plus the members of
+ * the carrier layer's own registry, which carriers/registry.ts adds to this
+ * interface (declaration merging) so that this module imports nothing of
+ * that layer.
+ */
+export interface ProcessCarriers extends CarrierDispatch {}
+
+declare module '../context.js' {
+  /** The pipeline's services in the context (src/context.ts names the foundation's only). */
+  interface AppContext {
+    carriers: ProcessCarriers;
+    /** The group commit of this process's database: concurrent sends share one transaction. */
+    groupCommit: GroupCommit;
+    handOff: HandOff;
+    sharedDispatch: SharedDispatch;
+    /** The prefix prices, cached by this process (src/messaging/prices.ts). */
+    prices: PriceLookup;
+  }
 }

@@ -1,10 +1,9 @@
 import type { Transaction } from 'kysely';
-import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { addOptouts, listOwner, optoutKeyword, optoutSettings, removeOptouts } from './optouts.js';
-import { submitMessages } from './submit.js';
+import { submitSend, type SendContext } from './send.js';
 import { queueReply } from './customer-smpp.js';
 
 type Original = {
@@ -30,7 +29,7 @@ type Original = {
  * message to that number.
  */
 export async function recordReply(
-  ctx: Pick<AppContext, 'db' | 'config' | 'prices'>,
+  ctx: SendContext,
   input: {
     accountId: number;
     number: string;
@@ -143,7 +142,7 @@ async function confirmedSince(trx: Transaction<Database>, owner: number, number:
  */
 async function applyKeyword(
   trx: Transaction<Database>,
-  ctx: Pick<AppContext, 'config' | 'prices'>,
+  ctx: SendContext,
   original: Original,
   text: string,
   at: number,
@@ -162,16 +161,24 @@ async function applyKeyword(
   if (await confirmedSince(trx, owner, original.number, at - CONFIRMATION_PERIOD_MS)) return;
   const chatapp = original.channel === 'chatapp';
   const meta = original.meta ? (JSON.parse(original.meta) as Record<string, unknown>) : {};
-  await submitMessages(trx, ctx, {
-    accountId: original.account_id,
-    channel: chatapp ? 'chatapp' : 'sms',
-    source: chatapp ? 'chatapp' : 'sms',
-    recipients: [{ countryCode: original.country_code, number: original.number }],
-    text: confirmation,
-    campaignName: CONFIRMATION_CAMPAIGN,
-    sender: original.sender,
-    meta: chatapp ? { instance_id: meta.instance_id, type: 'text' } : null,
-    priceUnits: 0,
-    ignoreOptouts: true,
-  });
+  // Queued: the dispatch lanes poll for it (this runs inside the transaction of the reply, which wakes no lane).
+  await submitSend(
+    trx,
+    ctx,
+    [
+      {
+        accountId: original.account_id,
+        channel: chatapp ? 'chatapp' : 'sms',
+        source: chatapp ? 'chatapp' : 'sms',
+        recipients: [{ countryCode: original.country_code, number: original.number }],
+        text: confirmation,
+        campaignName: CONFIRMATION_CAMPAIGN,
+        sender: original.sender,
+        meta: chatapp ? { instance_id: meta.instance_id, type: 'text' } : null,
+        priceUnits: 0,
+        ignoreOptouts: true,
+      },
+    ],
+    'queued',
+  );
 }

@@ -11,7 +11,7 @@ import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { pricesFor } from './prices.js';
 import type { PriceLookup } from './ports.js';
-import type { Channel, SubmitRequest, SubmitResult } from './types.js';
+import type { Channel, InlineClaim, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
@@ -19,49 +19,52 @@ import { blockedAmong, OPTOUT_STATUS } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
 import { queueReceipts } from './customer-smpp.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
-import { smsParts } from '../carriers/smpp/encoding.js';
+import { smsParts } from '../smpp/encoding.js';
 
 defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
 
-/** How long the dispatch job of an inline-dispatched request not inserted claimed (OTP) waits before it checks the messages itself. */
+/** How long the dispatch job of a send handed over by this process and with a validity end waits before it checks the messages itself. */
 export const INLINE_SAFETY_NET_MS = 30_000;
 
 /**
- * The one entry point of every outbound message (SMS, RCS, chat-app, voice,
- * OTP codes, payment links). Inside the caller's transaction it debits the
- * whole request, writes the campaign and one message per recipient, and
- * enqueues their dispatch: the request is accepted whole or not at all.
- * Throws ApiError sms_07 when the balance does not cover it (nothing written),
+ * submitMessageBatch for one request. Features send through send.ts, which
+ * also hands the messages over; this is the writer alone (tests, benches).
+ */
+export async function submitMessages(
+  trx: Transaction<Database>,
+  deps: { config: Config; prices: PriceLookup },
+  req: SubmitRequest,
+  claim?: InlineClaim,
+): Promise<SubmitResult> {
+  return (await submitMessageBatch(trx, deps, [req], [claim]))[0];
+}
+
+/**
+ * What every outbound message (SMS, RCS, chat-app, voice, OTP codes, payment
+ * links) is written by, through the one send call (send.ts). Inside the
+ * caller's transaction it debits several requests of one account, channel and
+ * source at once (the submit_sm of one turn of an SMPP bind), writes each
+ * request's campaign and one message per recipient, and enqueues their
+ * dispatch: they share one price lookup, one opt-out and do-not-contact query,
+ * one debit and the message INSERTs, and are accepted all or none.
+ * Throws ApiError sms_07 when the balance does not cover them (nothing
+ * written; the caller may then submit them one by one to learn which fit),
  * and 429 sms_17 when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
  * A recipient on the account's opt-out list or on the deployment's
  * do-not-contact list (src/messaging/optouts.ts) is recorded closed with
  * status 10, not charged, never dispatched, and its confirmation event
  * (status 10) and SMPP receipt are written here; the others go out as usual.
- * After the transaction commits, call ctx.worker.nudge(DISPATCH_JOB) for
- * prompt dispatch, or with inlineDispatch hand the messages over yourself
- * (dispatchMessages, or ctx.handOff.add for shared rounds).
- */
-export async function submitMessages(
-  trx: Transaction<Database>,
-  deps: { config: Config; prices: PriceLookup },
-  req: SubmitRequest,
-): Promise<SubmitResult> {
-  return (await submitMessageBatch(trx, deps, [req]))[0];
-}
-
-/**
- * submitMessages for several requests of one account, channel and source at
- * once (the submit_sm of one turn of an SMPP bind): each keeps its campaign,
- * messages, answer and hand-off, but they share one price lookup, one
- * opt-out and do-not-contact query, one debit and the message INSERTs.
- * Accepted all or none: sms_07 when the balance does not cover them all,
- * and the caller may then submit them one by one to learn which fit.
+ * `claims[i]`, when given, is the claim of the hand-off of this process that
+ * submits request i's messages right after the commit (send.ts): they are
+ * inserted already claimed by it, and queue no dispatch job unless they have
+ * a validity end (the unsent sweep is their safety net).
  */
 export async function submitMessageBatch(
   trx: Transaction<Database>,
   { config, prices }: { config: Config; prices: PriceLookup },
   reqs: SubmitRequest[],
+  claims: Array<InlineClaim | undefined> = [],
 ): Promise<SubmitResult[]> {
   const first = reqs[0];
   if (reqs.some((r) => !sameBatch(first, r)))
@@ -114,7 +117,7 @@ export async function submitMessageBatch(
   const rows = sends.map(({ req, recipients }, i) => {
     const scheduledAt = scheduledFor(req, now);
     const meta = req.meta ? JSON.stringify(req.meta) : null;
-    const inline = req.inlineDispatch === true && !scheduledAt;
+    const claim = scheduledAt ? undefined : claims[i];
     return recipients.map((r) => ({
       ...sendable(sandbox, scheduledAt, r.price.units),
       ...(r.blocked !== undefined ? optedOut(now, r.blocked) : {}),
@@ -139,8 +142,8 @@ export async function submitMessageBatch(
       created_at: now,
       sent_at: null,
       // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
-      claimed_until: inline && r.blocked === undefined ? (req.claimedBy?.until ?? null) : null,
-      claim_token: inline && r.blocked === undefined ? (req.claimedBy?.token ?? null) : null,
+      claimed_until: claim && r.blocked === undefined ? claim.until : null,
+      claim_token: claim && r.blocked === undefined ? claim.token : null,
     }));
   });
   const ids = await insertMessages(trx, rows.flat());
@@ -166,13 +169,13 @@ export async function submitMessageBatch(
   for (let i = 0; i < sends.length; i++) {
     const { req, recipients } = sends[i];
     const scheduledAt = scheduledFor(req, now);
-    const inline = req.inlineDispatch === true && !scheduledAt;
-    // A send inserted already claimed by the inline hand-off queues no job: the unsent sweep (sweep.ts) is its
-    // safety net. Other inline sends (OTP) keep a dispatch job as theirs, due by the end of their validity at the latest.
+    const inline = !scheduledAt && claims[i] !== undefined;
+    // A send inserted already claimed by a hand-off of this process queues no job: the unsent sweep (sweep.ts) is its
+    // safety net. With a validity end it keeps a dispatch job, due by that end at the latest: a message still unsent
+    // is closed as expired at that end, not a sweep later.
     const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
     const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
-    // A validity end keeps the job, due then: a message still unsent is closed as expired at that end, not a sweep later.
-    const swept = inline && req.claimedBy !== undefined && req.validUntil == null;
+    const swept = inline && req.validUntil == null;
     if (!sandbox && !swept && recipients.some((r) => r.blocked === undefined))
       await enqueue(
         trx,

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
-import type { OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
+import type { OutboundMessage, SubmitOutcome } from './ports.js';
 import { DISPATCH_JOB, dispatchMessages } from './dispatch.js';
 import { submitMessages } from './submit.js';
 import { SWEEP_MAX_ATTEMPTS, sweepUnsent } from './sweep.js';
@@ -36,16 +36,19 @@ describeEngines('the unsent sweep', (engine) => {
   const send = async (claimedBy: InlineClaim, number: string, validUntil?: number) => {
     const a = await h.createAccount(10);
     const r = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
-        accountId: a.id,
-        channel: 'voice',
-        source: 'sms',
-        text: 'Hola',
-        recipients: [{ countryCode: '52', number: `52${number}` }],
-        inlineDispatch: true,
+      submitMessages(
+        trx,
+        h.ctx,
+        {
+          accountId: a.id,
+          channel: 'voice',
+          source: 'sms',
+          text: 'Hola',
+          recipients: [{ countryCode: '52', number: `52${number}` }],
+          validUntil,
+        },
         claimedBy,
-        validUntil,
-      }),
+      ),
     );
     return { id: r.messageIds[0], campaignId: r.campaignId };
   };

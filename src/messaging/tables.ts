@@ -151,3 +151,7 @@ export interface MessagingTables {
   prices: PricesTable;
   replies: RepliesTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends MessagingTables {}
+}

@@ -38,20 +38,6 @@ export interface SubmitRequest {
   meta?: Record<string, unknown> | null;
   /** Overrides the price of one part to every recipient, in credit units (0: free); each message still counts its parts. */
   priceUnits?: number;
-  /**
-   * The sender submits the messages itself right after commit: dispatchMessages
-   * to learn the carrier's answer (OTP), or the shared rounds of
-   * inlineHandOff (small /sms/send requests). Without claimedBy the dispatch job
-   * only runs INLINE_SAFETY_NET_MS later, for a crash or a transient carrier
-   * failure; with it no job is queued and the unsent sweep is the safety net.
-   */
-  inlineDispatch?: boolean;
-  /**
-   * With inlineDispatch, the claim of the hand-off that will submit the
-   * messages (handoff.ts): they are inserted already claimed by it, so the
-   * hand-off writes no claim of its own (dispatchMessages).
-   */
-  claimedBy?: InlineClaim;
   /** Sends even to numbers on the opt-out list: only the confirmation of an opt-out itself. */
   ignoreOptouts?: boolean;
   /**
@@ -62,7 +48,7 @@ export interface SubmitRequest {
   standardOtpText?: boolean;
 }
 
-/** A claim taken at insert: the hand-off's token and the end of its lease (epoch ms). */
+/** A claim taken at insert by a hand-off of this process (send.ts): its token and the end of its lease (epoch ms). */
 export interface InlineClaim {
   token: string;
   until: number;

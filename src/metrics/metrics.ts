@@ -71,3 +71,9 @@ export class Metrics {
     return this.registry.metrics();
   }
 }
+
+declare module '../context.js' {
+  interface AppContext {
+    metrics: Metrics;
+  }
+}

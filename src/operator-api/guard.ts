@@ -1,7 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
-import { ipAllowed, parseAllowList } from '../auth/allow-list.js';
+import { ipAllowed, parseAllowList } from '../lib/ip-ranges.js';
 import { authenticateOperatorToken, operatorApiEnabled, type OperatorToken } from './tokens.js';
 import type { ApiActor } from './schemas.js';
 

@@ -41,3 +41,7 @@ export interface PanelTables {
   panel_sessions: PanelSessionsTable;
   panel_totp: PanelTotpTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends PanelTables {}
+}

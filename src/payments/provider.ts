@@ -1,3 +1,6 @@
+import type { Transaction } from 'kysely';
+import type { Database } from '../db/schema.js';
+
 /**
  * A payment provider: where the payer of a payment request actually pays.
  * The core keeps the request's state (pending → paid, once); a provider only
@@ -39,4 +42,34 @@ export interface PaymentProvider {
   confirm(req: ConfirmRequest): Promise<ConfirmOutcome>;
   /** The provider's view of a checkout, for reconciliation. */
   status(checkoutId: string): Promise<CheckoutStatus>;
+}
+
+/** A provider's checkout that was paid (its webhook said so). */
+export interface PaidCheckout {
+  provider: string;
+  checkoutId: string;
+  /** What the payer paid, integer cents; null when the provider did not say (the request's own amount then). */
+  amountCents: number | null;
+  /** The provider's reference of the payment. */
+  providerRef: string;
+}
+
+/** A provider's checkout that closed unpaid: `reason` is expired, payment_failed… */
+export interface ClosedCheckout {
+  provider: string;
+  checkoutId: string;
+  reason: string;
+}
+
+/**
+ * What a provider reports of its checkouts, each in the transaction that
+ * records the report: implemented by the payment requests' feature
+ * (features/payments/paid.ts), which its routes hand to the provider's
+ * webhook route. A checkout that names no request changes nothing.
+ */
+export interface PaymentSink {
+  /** The request becomes paid, once (with its `confirmation` event). */
+  paid(trx: Transaction<Database>, checkout: PaidCheckout): Promise<void>;
+  /** The request stays pending (the payer may pay anew) with its checkout closed, once. */
+  closed(trx: Transaction<Database>, checkout: ClosedCheckout): Promise<void>;
 }

@@ -10,3 +10,10 @@ export function usePaymentProvider(ctx: Pick<AppContext, 'paymentProvider'>, pro
 export function paymentProvider(ctx: Pick<AppContext, 'paymentProvider'>): PaymentProvider {
   return ctx.paymentProvider;
 }
+
+declare module '../context.js' {
+  interface AppContext {
+    /** The simulator unless a real provider is configured (`mensajero payment-provider set-stripe`). */
+    paymentProvider: PaymentProvider;
+  }
+}

@@ -2,9 +2,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import type { OutboundMessage, SubmitOutcome } from '../carriers/driver.js';
-import { gsmSeptets } from '../carriers/smpp/encoding.js';
-import type { Pdu, SmppSession } from '../carriers/smpp/pdu.js';
+import type { OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
+import { gsmSeptets } from '../smpp/encoding.js';
+import type { Pdu, SmppSession } from '../smpp/pdu.js';
 import { traceMessages } from '../features/trace/service.js';
 import { traceSteps } from '../features/trace/steps.js';
 

@@ -1,7 +1,7 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/engine.js';
 import type { Logger } from 'pino';
-import { gsmSeptets } from '../carriers/smpp/encoding.js';
+import { gsmSeptets } from '../smpp/encoding.js';
 import type { QueuedDeliverSm } from '../messaging/customer-smpp.js';
 import type { SmppDeliveriesTable } from '../features/smpp-users/tables.js';
 import type { CustomerSession } from './session.js';

@@ -5,7 +5,7 @@ import tls from 'node:tls';
 import ipaddr from 'ipaddr.js';
 import type { AppContext } from '../context.js';
 import { activeAccount } from '../features/smpp-users/bind.js';
-import { releaseBind, renewBind } from '../features/smpp-users/store.js';
+import { releaseBind, renewBind } from '../features/smpp-users/service.js';
 import { pruneUnanswered } from '../features/smpp-users/resubmits.js';
 import { pruneThroughputSlots } from '../features/smpp-users/throughput.js';
 import { randomToken } from '../lib/ids.js';

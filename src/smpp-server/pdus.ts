@@ -1,4 +1,4 @@
-import { smpp, type Pdu } from '../carriers/smpp/pdu.js';
+import { smpp, type Pdu } from '../smpp/pdu.js';
 
 /**
  * The customer side's PDU codec: the `smpp` package, with the carriers'
@@ -9,25 +9,6 @@ import { smpp, type Pdu } from '../carriers/smpp/pdu.js';
 (smpp.filters as unknown as Record<string, { decode: (v: unknown) => unknown }>).time.decode = (value) => value;
 
 export { smpp, type Pdu };
-
-/** SMPP 3.4 command_status values this server answers with. */
-export const Status = {
-  OK: 0x00,
-  INVMSGLEN: 0x01,
-  INVCMDID: 0x03,
-  INVBNDSTS: 0x04,
-  ALYBND: 0x05,
-  SYSERR: 0x08,
-  INVDSTADR: 0x0b,
-  INVMSGID: 0x0c,
-  BINDFAIL: 0x0d,
-  CANCELFAIL: 0x11,
-  SUBMITFAIL: 0x45,
-  THROTTLED: 0x58,
-  INVSCHED: 0x61,
-  INVEXPIRY: 0x62,
-  QUERYFAIL: 0x67,
-} as const;
 
 /** A PDU is at least its 16-octet header and at most 64 KiB (docs/operators/smpp-server.md); anything else closes the session. */
 export const MIN_PDU = 16;

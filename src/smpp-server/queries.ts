@@ -1,7 +1,8 @@
 import type { AppContext } from '../context.js';
 import { cancelScheduled, messageState } from '../features/sms/scheduled.js';
 import { receiptState } from '../messaging/customer-smpp.js';
-import { Status, type Pdu } from './pdus.js';
+import type { Pdu } from './pdus.js';
+import { Status } from '../smpp/status.js';
 
 /** SMPP 3.4 message_state: ENROUTE 1 while not final, else from the status code as receipts show it. */
 function stateOf(status: string, code: number | null): number {

@@ -1,5 +1,5 @@
 import { ApiError } from '../http/errors.js';
-import { Status } from './pdus.js';
+import { Status } from '../smpp/status.js';
 
 /**
  * The one table of the send path's refusals (ApiError codes of /sms/send)

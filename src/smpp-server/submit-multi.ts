@@ -1,10 +1,11 @@
 import type { AppContext } from '../context.js';
-import { sendVerbatimSmsMulti } from '../features/sms/service.js';
+import { sendVerbatimSmsMulti } from './send.js';
 import { reserveParts } from '../features/smpp-users/throughput.js';
-import type { SmppUserRow } from '../features/smpp-users/store.js';
+import type { SmppUserRow } from '../features/smpp-users/service.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
-import { Status, type Pdu } from './pdus.js';
+import type { Pdu } from './pdus.js';
+import { Status } from '../smpp/status.js';
 import { destinationOf, readSubmission, statusOfError, verbatim } from './submit.js';
 
 /** One entry of submit_multi's dest_address: an SME address, or a distribution list's name. */

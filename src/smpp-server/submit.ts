@@ -1,11 +1,12 @@
 import type { AppContext } from '../context.js';
-import { decodeMessage, smsParts, type Concatenation } from '../carriers/smpp/encoding.js';
-import { sendVerbatimSmsTurn, type VerbatimMessage, type VerbatimSmsInput } from '../features/sms/service.js';
+import { decodeMessage, smsParts, type Concatenation } from '../smpp/encoding.js';
+import { sendVerbatimSmsTurn, type VerbatimMessage, type VerbatimSmsInput } from './send.js';
 import { reserveEach } from '../features/smpp-users/throughput.js';
-import type { SmppUserRow } from '../features/smpp-users/store.js';
-import { Status, type Pdu } from './pdus.js';
+import type { SmppUserRow } from '../features/smpp-users/service.js';
+import type { Pdu } from './pdus.js';
+import { Status } from '../smpp/status.js';
 import { refusalStatus } from './refusals.js';
-import { smppTime } from '../lib/smpp-time.js';
+import { smppTime } from '../smpp/time.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 
 export type SubmitAnswer = { status: number; messageId?: string };

@@ -3,8 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { recordEvents } from './record.js';
-import { destinationAgent } from './http.js';
-import { ForbiddenDestination } from './addresses.js';
+import { ForbiddenDestination } from '../outbound/addresses.js';
 
 /** A receiver answering 200 to everything, counting the TCP connections it accepts and the requests. */
 async function receiver() {
@@ -73,7 +72,7 @@ describeEngines('webhook delivery: connections', (engine) => {
 
   it('still refuses a private address before any connection when private addresses are not allowed', async () => {
     const before = rx.stats.connections;
-    await expect(destinationAgent(`http://127.0.0.1:${rx.port}/hook`, false, 1000)).rejects.toBeInstanceOf(
+    await expect(h.ctx.outbound.agent(`http://127.0.0.1:${rx.port}/hook`, false, 1000)).rejects.toBeInstanceOf(
       ForbiddenDestination,
     );
     expect(rx.stats.connections).toBe(before);

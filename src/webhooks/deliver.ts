@@ -1,5 +1,5 @@
 import type { Selectable } from 'kysely';
-import type { AppContext, WithConfig } from '../context.js';
+import type { AppContext } from '../context.js';
 import { JOB_SETTLED } from '../jobs/worker.js';
 import { claimJobs } from '../jobs/queue.js';
 import { webhookSecret } from './endpoint-store.js';
@@ -7,8 +7,8 @@ import { decrypt } from '../lib/secrets.js';
 import type { EventsTable } from './tables.js';
 import { HostSlots } from './host-slots.js';
 import { Agent } from 'undici';
-import { checkedAgent, send, type HttpAnswer } from './http.js';
-import { signatureHeaders } from './signature.js';
+import { send, type HttpAnswer } from '../outbound/http.js';
+import { signatureHeaders } from '../outbound/signature.js';
 import { webhookMetrics, type WebhookMetrics } from './metrics.js';
 import { DELIVER_JOB } from './record.js';
 import { renewHeldJobs, type HeldJob } from '../jobs/held-jobs.js';
@@ -32,7 +32,10 @@ const FRESH_MS = 1_000;
 type EventRow = Selectable<EventsTable>;
 
 /** What a delivery reads of the process (metrics only for the default WebhookMetrics). */
-export type DeliveryContext = Pick<AppContext, 'config' | 'db' | 'log' | 'metrics' | 'secrets' | 'worker'>;
+export type DeliveryContext = Pick<
+  AppContext,
+  'config' | 'db' | 'endpointAlarm' | 'log' | 'metrics' | 'outbound' | 'secrets' | 'worker'
+>;
 
 export interface Delivery {
   ctx: DeliveryContext;
@@ -305,7 +308,7 @@ const headPasses = (a: HttpAnswer) => a.status !== null && a.status !== 404 && a
 
 /** HEAD, then the event by GET (query) or POST (form), signed. Success is HTTP 200. */
 async function attempt(
-  ctx: WithConfig,
+  ctx: Pick<AppContext, 'config' | 'outbound'>,
   event: EventRow,
   to: { url: string; method: 'GET' | 'POST'; secret: string },
 ): Promise<AttemptOutcome> {
@@ -319,7 +322,7 @@ async function attempt(
   const headers = signatureHeaders(to.secret, event.uid ?? `msg_${event.id}`, Math.floor(Date.now() / 1000), signed);
 
   // One resolution and address check per attempt: HEAD and the event both go to the address checked.
-  const agent = await checkedAgent(url, ctx.config.WEBHOOK_ALLOW_PRIVATE, ctx.config.WEBHOOK_HEAD_TIMEOUT_MS);
+  const agent = await ctx.outbound.checked(url, ctx.config.WEBHOOK_ALLOW_PRIVATE, ctx.config.WEBHOOK_HEAD_TIMEOUT_MS);
   if (!(agent instanceof Agent)) return { ...agent, method: 'HEAD', delivered: false };
   // Short: a receiver that never answers HEAD must not hold a slot for long.
   const head = await send(agent, url, { method: 'HEAD', timeoutMs: ctx.config.WEBHOOK_HEAD_TIMEOUT_MS });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { receiver } from '../../test/helpers/check-receiver.js';
-import { isForbiddenAddress } from './addresses.js';
-import { MAX_RETRIES, retryDelayMs, scheduleWithoutJitter } from './schedule.js';
+import { isForbiddenAddress } from '../outbound/addresses.js';
+import { MAX_RETRIES, retryDelayMs, scheduleWithoutJitter } from '../outbound/schedule.js';
 import { HostSlots } from './host-slots.js';
-import { safeAgent, send } from './http.js';
+import { safeAgent, send } from '../outbound/http.js';
 
 describe('webhook address rules', () => {
   it.each([

@@ -1,10 +1,9 @@
 import { sql } from 'kysely';
-import type { Config } from '../config.js';
+import type { AppContext } from '../context.js';
 import { affected, type Executor } from '../db/engine.js';
 import { prepared } from '../db/prepared.js';
 import { formatLocal } from '../lib/time.js';
 import { timeOrderedId } from '../lib/ids.js';
-import { isoTime, openEpisode } from '../alerts/episodes.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 
 /** Back-off after the Nth timeout in a row: 30 s, doubling, at most 15 min. */
@@ -13,6 +12,32 @@ const BACKOFF_MAX_MS = 15 * 60_000;
 
 export const backoffMs = (timeoutsOverThreshold: number): number =>
   Math.min(BACKOFF_BASE_MS * 2 ** Math.max(0, timeoutsOverThreshold), BACKOFF_MAX_MS);
+
+/** A customer endpoint that deliveries disabled, as the operator hears of it. */
+export interface DisabledEndpoint {
+  /** The account as shown to the operator (its email, a sub-account's shown as such). */
+  account: string;
+  accountId: number;
+  /** The endpoint without its query, which may carry a token. */
+  url: string;
+  failingSince: number;
+  now: number;
+}
+
+/** What webhooks tell the operator of: alerts/episodes.ts implements it, src/app/boot.ts puts it in the context. */
+export interface EndpointAlarm {
+  /** In the transaction that disabled the endpoint. */
+  disabled(trx: Executor, endpoint: DisabledEndpoint): Promise<void>;
+}
+
+declare module '../context.js' {
+  interface AppContext {
+    endpointAlarm: EndpointAlarm;
+  }
+}
+
+/** What the endpoints' health reads of the process. */
+export type HealthContext = Pick<AppContext, 'config' | 'endpointAlarm'>;
 
 export interface AttemptResult {
   delivered: boolean;
@@ -45,11 +70,12 @@ const clearHealth = prepared<{ accountId: number }, never>((db, slot) =>
  */
 export async function recordEndpointHealth(
   trx: Executor,
-  config: Config,
+  ctx: HealthContext,
   accountId: number,
   r: AttemptResult,
   now: number,
 ): Promise<void> {
+  const { config } = ctx;
   if (r.delivered) return clearEndpointHealth(trx, accountId);
   const row = await trx
     .updateTable('webhooks')
@@ -74,13 +100,13 @@ export async function recordEndpointHealth(
   }
   const disableAfterMs = config.WEBHOOK_DISABLE_AFTER_HOURS * 3600_000;
   if (row.status === 1 && row.failing_since !== null && now - Number(row.failing_since) >= disableAfterMs) {
-    await disableEndpoint(trx, config, accountId, r, Number(row.failing_since), now);
+    await disableEndpoint(trx, ctx, accountId, r, Number(row.failing_since), now);
   }
 }
 
 async function disableEndpoint(
   trx: Executor,
-  config: Config,
+  ctx: HealthContext,
   accountId: number,
   r: AttemptResult,
   failingSince: number,
@@ -117,13 +143,13 @@ async function disableEndpoint(
       uid: `msg_${timeOrderedId()}`,
     })
     .execute();
-  await alertOperator(trx, config, accountId, r.url, failingSince, now);
+  await alertOperator(trx, ctx, accountId, r.url, failingSince, now);
 }
 
-/** The operator's webhook_disabled alert, in the transaction that disabled the endpoint (the URL without its query, which may carry a token). */
+/** The operator's webhook_disabled alert, in the transaction that disabled the endpoint. */
 async function alertOperator(
   trx: Executor,
-  config: Config,
+  ctx: HealthContext,
   accountId: number,
   url: string,
   failingSince: number,
@@ -131,17 +157,12 @@ async function alertOperator(
 ): Promise<void> {
   const account = await trx.selectFrom('accounts').select('email').where('id', '=', accountId).executeTakeFirst();
   const shown = new URL(url);
-  await openEpisode(trx, config, {
-    type: 'webhook_disabled',
-    subject: String(accountId),
-    since: now,
-    body: {
-      type: 'webhook_disabled',
-      account: account ? shownEmail(account.email) : String(accountId),
-      url: `${shown.origin}${shown.pathname}`,
-      failing_since: isoTime(failingSince),
-      since: isoTime(now),
-    },
+  await ctx.endpointAlarm.disabled(trx, {
+    account: account ? shownEmail(account.email) : String(accountId),
+    accountId,
+    url: `${shown.origin}${shown.pathname}`,
+    failingSince,
+    now,
   });
 }
 

@@ -2,7 +2,7 @@ import { sql, type Selectable } from 'kysely';
 import type { Executor } from '../db/engine.js';
 import { affected } from '../db/engine.js';
 import { decrypt, encrypt } from '../lib/secrets.js';
-import { generateWebhookSecret } from './signature.js';
+import { generateWebhookSecret } from '../outbound/signature.js';
 import { healthyEndpoint } from './endpoint-health.js';
 import type { WebhooksTable } from './tables.js';
 

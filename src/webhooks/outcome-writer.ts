@@ -3,10 +3,10 @@ import type { DbAndConfig } from '../context.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { EventsTable } from './tables.js';
-import type { HttpAnswer } from './http.js';
+import type { HttpAnswer } from '../outbound/http.js';
 import type { WebhookMetrics } from './metrics.js';
-import { MAX_RETRIES, retryDelayMs } from './schedule.js';
-import { clearEndpointHealth, recordEndpointHealth } from './endpoint-health.js';
+import { MAX_RETRIES, retryDelayMs } from '../outbound/schedule.js';
+import { clearEndpointHealth, recordEndpointHealth, type HealthContext } from './endpoint-health.js';
 import { completeHeldJobs, rescheduleHeldJob, type HeldJob } from '../jobs/held-jobs.js';
 import { compiledOnce, prepared } from '../db/prepared.js';
 
@@ -107,7 +107,7 @@ export class OutcomeWriter {
   private lastGroupAt = 0;
 
   constructor(
-    private readonly ctx: DbAndConfig,
+    private readonly ctx: DbAndConfig & HealthContext,
     private readonly metrics?: WebhookMetrics,
   ) {}
 
@@ -195,7 +195,7 @@ export class OutcomeWriter {
           await clear(s.event.account_id);
           await recordEndpointHealth(
             trx,
-            this.ctx.config,
+            this.ctx,
             s.event.account_id,
             { delivered: false, timedOut: s.outcome.error === 'timeout', url: s.url, error: s.outcome.error },
             s.at,

@@ -15,7 +15,7 @@ export interface NewEvent {
 export const DELIVER_JOB = 'webhooks.deliver';
 
 /**
- * The delivery job retries on its own schedule (src/webhooks/schedule.ts) and
+ * The delivery job retries on its own schedule (src/outbound/schedule.ts) and
  * ends itself when the event is delivered or failed; the queue's attempt
  * limit must never end it first, whatever the number of deferrals.
  */

@@ -1,7 +1,7 @@
 import type { AppContext, BaseContext, DbAndConfig, WithConfig, WithDb } from '../context.js';
 import { badRequest } from '../http/errors.js';
-import { ForbiddenDestination, resolveDestination } from './addresses.js';
-import { safeAgent, send } from './http.js';
+import { ForbiddenDestination, resolveDestination } from '../outbound/addresses.js';
+import { safeAgent, send } from '../outbound/http.js';
 import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './endpoint-store.js';
 import { failedEventIdsSince, listEvents, redeliverEvent } from './events-store.js';
 import { recordEvents } from './record.js';

@@ -79,3 +79,7 @@ export interface WebhookTables {
   webhooks: WebhooksTable;
   webhook_secrets: WebhookSecretsTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends EventTables, WebhookTables {}
+}

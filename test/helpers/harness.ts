@@ -51,6 +51,8 @@ export interface HarnessOptions extends BuildOptions {
   listen?: boolean;
   /** Options of the SMPP listener (started when the env sets SMPP_SERVER_PORT). */
   smpp?: import('../../src/smpp-server/listener.js').SmppServerOptions;
+  /** PostgreSQL: the schema to use (one that already holds data); a new one by default. Dropped by close(). */
+  pgSchema?: string;
 }
 
 /** The configuration of a test service: its database in `dir` (SQLite) or TEST_DATABASE_URL, fast polling, silent logs. */
@@ -78,7 +80,7 @@ export async function dropSchema(schema: string): Promise<void> {
 /** A service on a fresh database of the given engine: its own SQLite file, or its own PostgreSQL schema. */
 export async function startHarness(engine: EngineName, opts: HarnessOptions = {}): Promise<Harness> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-test-'));
-  const pgSchema = engine === 'postgres' ? `t_${randomBytes(6).toString('hex')}` : undefined;
+  const pgSchema = engine === 'postgres' ? (opts.pgSchema ?? `t_${randomBytes(6).toString('hex')}`) : undefined;
   const config = testConfig(engine, dir, opts.env);
   const service = await startService(config, {
     pgSchema,

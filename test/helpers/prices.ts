@@ -1,6 +1,6 @@
 /* Shared setup of the price, carrier cost and margin suites (src/messaging/prices*.test.ts, src/carriers/costs.test.ts, src/features/margins/*.test.ts). */
 import { expect } from 'vitest';
-import { accountCommands } from '../../src/cli/accounts.js';
+import { accountCommands } from '../../src/account-admin/cli.js';
 import { carrierCommands } from '../../src/carriers/cli.js';
 import { marginCommands } from '../../src/features/margins/cli.js';
 import { priceCommands } from '../../src/features/prices/cli.js';

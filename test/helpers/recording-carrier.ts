@@ -1,4 +1,4 @@
-import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../../src/carriers/driver.js';
+import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../../src/messaging/ports.js';
 import type { Channel } from '../../src/messaging/types.js';
 
 /**

@@ -1,4 +1,5 @@
-import { fencedOut, Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
+import { Pacer } from '../pacer.js';
+import { fencedOut, type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
 import type { CarrierSink, Connector } from '../adapter.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 

@@ -70,7 +70,7 @@ describeEngines('refused provider webhooks', (engine) => {
     });
   });
 
-  it('housekeeping prunes refusals older than REJECTIONS_KEEP_DAYS and throttle counters whose window ended', async () => {
+  it('housekeeping prunes refusals older than REJECTIONS_KEEP_DAYS, throttle counters whose window ended and old failed hand-offs', async () => {
     const now = Date.now();
     const old = now - 8 * 86_400_000;
     const row = (remote: string, at: number) => ({
@@ -93,6 +93,13 @@ describeEngines('refused provider webhooks', (engine) => {
         { key: 'signin-ip:192.0.2.2', expires_at: now + 600_000, attempts: 2, in_flight: 0 },
       ])
       .execute();
+    // Failed hand-offs, pruned by the messaging feature's own prune: one past MESSAGE_ATTEMPTS_KEEP_DAYS, one recent.
+    const attemptsKept = h.ctx.config.MESSAGE_ATTEMPTS_KEEP_DAYS * 86_400_000;
+    const attempt = (at: number) => ({ message_id: 999_998, carrier: 'x', at, code: null, error: 'refused' });
+    await db()
+      .insertInto('message_attempts')
+      .values([attempt(now - attemptsKept - 60_000), attempt(now)])
+      .execute();
     await enqueue(db(), HOUSEKEEPING_JOB, null);
     h.ctx.worker.nudge(HOUSEKEEPING_JOB);
     await eventually(async () => (await rowsFrom('192.0.2.1')).length === 0);
@@ -103,6 +110,8 @@ describeEngines('refused provider webhooks', (engine) => {
       .where('key', 'like', 'signin-ip:192.0.2.%')
       .execute();
     expect(counters.map((c) => c.key)).toEqual(['signin-ip:192.0.2.2']);
+    const attempts = await db().selectFrom('message_attempts').select('at').where('message_id', '=', 999_998).execute();
+    expect(attempts.map((a) => Number(a.at))).toEqual([now]);
     // The next run is queued: the schedule goes on.
     const next = await db()
       .selectFrom('jobs')

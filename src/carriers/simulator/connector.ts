@@ -1,6 +1,7 @@
 import type { Config } from '../../config.js';
 import type { CarrierSink, Connector } from '../adapter.js';
-import { Pacer, type OutboundMessage, type SubmitOutcome } from '../driver.js';
+import { Pacer } from '../pacer.js';
+import { type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
 import { emptyStats } from '../status.js';
 import { SIMULATOR } from '../store.js';
 import { SimulatorDriver } from './driver.js';

@@ -1,7 +1,5 @@
 import type { CarrierSink, ScheduledReport } from '../adapter.js';
-import { fencedOut, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../driver.js';
-
-export const SIMULATOR_DLR_JOB = 'simulator.dlr';
+import { fencedOut, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
 
 /** National part of a full number: its last 10 digits. */
 const national = (full: string) => full.slice(-10);
@@ -35,7 +33,7 @@ export class SimulatorDriver implements CarrierDriver {
   readonly maxBatch = 1000;
 
   constructor(
-    /** Where its delivery reports are scheduled (a durable job: see database-sink.ts). */
+    /** Where its delivery reports are scheduled (a durable job: see messaging/carrier-sink.ts). */
     private readonly sink: Pick<CarrierSink, 'scheduleReports'>,
     private readonly dlrDelayMs: number,
     readonly messagesPerSecond: number,

@@ -1,12 +1,13 @@
 import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
-import { FENCED_ERROR, type FailedAttempt, type OutboundMessage, type SubmitOutcome } from '../driver.js';
+import { FENCED_ERROR, type FailedAttempt, type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
-import { chooseCoding, encodeMessage } from './encoding.js';
+import { chooseCoding, encodeMessage } from '../../smpp/encoding.js';
 import { BindLeases } from './leases.js';
-import type { Pdu } from './pdu.js';
+import type { Pdu } from '../../smpp/pdu.js';
 import type { SmppSettings } from './settings.js';
-import { classifyStatus, statusCode, statusName } from './status.js';
+import { classifyStatus } from './status.js';
+import { statusCode, statusName } from '../../smpp/status.js';
 import { SharedThroughput } from './throughput.js';
 import { InboundHandler } from './inbound.js';
 import { sourceAddress } from './address.js';

@@ -1,8 +1,9 @@
 import type { CarrierSink, Receipt } from '../adapter.js';
 import type { ConnectorStats } from '../status.js';
-import { decodeMessage, receiptText, type Concatenation } from './encoding.js';
-import { isReceipt, type Pdu } from './pdu.js';
-import { messageStateName, parseReceiptText, receiptStatus } from './receipts.js';
+import { decodeMessage, receiptText, type Concatenation } from '../../smpp/encoding.js';
+import { isReceipt, type Pdu } from '../../smpp/pdu.js';
+import { receiptStatus } from './receipts.js';
+import { messageStateName, parseReceiptText } from '../../smpp/receipt-text.js';
 import type { SmppSettings } from './settings.js';
 
 /**

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { smpp, LinkError, type Pdu, type SmppSession } from './pdu.js';
+import { smpp, type Pdu, type SmppSession } from '../../smpp/pdu.js';
 import type { SmppSettings } from './settings.js';
 
 /** TLS verified against the system CAs, or the connector's own CA file; SNI only for a host name. */
@@ -11,6 +11,17 @@ function tlsOptions(settings: SmppSettings): Record<string, unknown> {
     ...(isIP(settings.host) ? {} : { servername: settings.host }),
     ...(settings.tls_ca ? { ca: readFileSync(settings.tls_ca) } : {}),
   };
+}
+
+/** A bind refused, a response that never came, a connection lost: the message may be retried. */
+export class LinkError extends Error {
+  constructor(
+    message: string,
+    /** The SMSC may have taken the PDU (its response was lost): a resend can duplicate. */
+    readonly maybeSent = false,
+  ) {
+    super(message);
+  }
 }
 
 export type BindType = 'transceiver' | 'transmitter' | 'receiver';

@@ -1,19 +1,8 @@
 /**
- * Delivery receipts (SMPP 3.4 Appendix B): the receipt text
- * `id:IIII sub:SSS dlvrd:DDD submit date:YYMMDDhhmm done date:YYMMDDhhmm stat:DDDDDDD err:E text:…`
- * and its mapping to the spec's delivery status codes (Events table).
+ * Carriers' delivery receipts (their text is read by src/smpp/receipt-text.ts):
+ * the mapping of their stat and err to the spec's delivery status codes
+ * (Events table), and the forms of the ids they carry.
  */
-export interface ReceiptFields {
-  id: string | null;
-  stat: string | null;
-  err: string | null;
-}
-
-/** Reads id, stat and err from a receipt text; fields may come in any order and any case. */
-export function parseReceiptText(text: string): ReceiptFields {
-  const field = (name: string) => new RegExp(`(?:^|\\s)${name}:\\s*([^\\s]+)`, 'i').exec(text)?.[1] ?? null;
-  return { id: field('id'), stat: field('stat')?.toUpperCase() ?? null, err: field('err') };
-}
 
 /** stat → status code; null: not final (ACCEPTD, ENROUTE), nothing changes. DELIVRD…UNKNOWN: docs/operators/carriers-and-routes.md, "Delivery receipts". */
 const STAT_CODES: Record<string, number | null> = {
@@ -46,20 +35,6 @@ export function receiptStatus(stat: string | null, err: string | null): number |
   if (code === 1 && err !== null && /^\d+$/.test(err)) return UNDELIV_ERR[Number(err)] ?? 1;
   return code;
 }
-
-/** SMPP message_state TLV values (3.4 §5.2.28) → stat names. */
-const MESSAGE_STATES: Record<number, string> = {
-  1: 'ENROUTE',
-  2: 'DELIVRD',
-  3: 'EXPIRED',
-  4: 'DELETED',
-  5: 'UNDELIV',
-  6: 'ACCEPTD',
-  7: 'UNKNOWN',
-  8: 'REJECTD',
-};
-export const messageStateName = (state: number | undefined): string | null =>
-  state === undefined ? null : (MESSAGE_STATES[state] ?? null);
 
 /**
  * The forms under which a carrier id may have been given on the other side:

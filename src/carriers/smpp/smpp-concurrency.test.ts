@@ -2,14 +2,19 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
 import { formatLocalDate } from '../../lib/time.js';
-import { encodeMessage } from './encoding.js';
-import { smppIds, storeReceipts } from '../receipts.js';
+import { encodeMessage } from '../../smpp/encoding.js';
+import { idBook, storeReceipts } from '../../messaging/receipts.js';
 import { InboundHandler } from './inbound.js';
-import { databaseSink } from '../database-sink.js';
+import { carrierSink } from '../../messaging/carrier-sink.js';
+import { smppIds } from '../kinds.js';
+import type { CarrierSink } from '../adapter.js';
+import type { AppContext } from '../../context.js';
 import { parseSmppSettings } from './settings.js';
 import { emptyStats } from '../status.js';
 
 const DAY = 86_400_000;
+/** The sink an SMPP connector gets (no request is refused here). */
+const sinkOf = (ctx: AppContext): CarrierSink => ({ ...carrierSink(ctx, smppIds), rejected: async () => {} });
 
 describeEngines('SMPP carriers end to end', (engine) => {
   let h: Harness;
@@ -58,8 +63,8 @@ describeEngines('SMPP carriers end to end', (engine) => {
     const id = smsc.submitted[0].messageId;
     const decimal = BigInt(`0x${id}`).toString(10);
     await Promise.all([
-      storeReceipts(h.ctx, smppIds, name, [{ carrierId: id, code: 0, at: Date.now() }]),
-      storeReceipts(h.ctx, smppIds, name, [{ carrierId: decimal, code: 1, at: Date.now() }]),
+      storeReceipts(h.ctx, idBook(smppIds), name, [{ carrierId: id, code: 0, at: Date.now() }]),
+      storeReceipts(h.ctx, idBook(smppIds), name, [{ carrierId: decimal, code: 1, at: Date.now() }]),
     ]);
     const events = await h.ctx.db.kysely
       .selectFrom('events')
@@ -69,7 +74,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
       .execute();
     expect(events).toHaveLength(1);
     const inbound = new InboundHandler(
-      databaseSink(h.ctx, smppIds),
+      sinkOf(h.ctx),
       name,
       parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }),
       emptyStats(),
@@ -86,7 +91,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
       inbound.handle(parts[1] as never),
       inbound.handle(parts[1] as never),
       new InboundHandler(
-        databaseSink(h.ctx, smppIds),
+        sinkOf(h.ctx),
         name,
         parseSmppSettings({ host: 'x', port: 1, system_id: 'x' }),
         emptyStats(),

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { CarrierSink } from '../adapter.js';
-import type { OutboundMessage, SubmitOutcome } from '../driver.js';
+import type { OutboundMessage, SubmitOutcome } from '../../messaging/ports.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
 import { classifyCreateError } from './mapping.js';
 import type { TwimlSecrets, TwimlSettings } from './settings.js';

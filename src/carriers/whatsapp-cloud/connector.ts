@@ -1,6 +1,6 @@
 import type { CarrierSink } from '../adapter.js';
 import { chatappOtpCode } from '../../text/chatapp-otp.js';
-import type { OutboundMessage, SubmitOutcome } from '../driver.js';
+import type { OutboundMessage, SubmitOutcome } from '../../messaging/ports.js';
 import { HttpProviderConnector, readJson } from '../providers/connector.js';
 import { classifyError } from './mapping.js';
 import type { WhatsappSecrets, WhatsappSettings } from './settings.js';

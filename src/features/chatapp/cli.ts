@@ -2,13 +2,19 @@ import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { bindingFromOptions, cloudOptions, publicInstance, saveBinding, wantsBinding } from './cloud-cli.js';
-import { createInstance, findInstance, listInstances, setInstanceStatus } from './store.js';
+import { bindingFromOptions, cloudOptions, publicInstance, wantsBinding } from './cloud-cli.js';
+import { addInstance, findInstance, listInstances, saveBinding, setInstanceStatus } from './instances.js';
 
 /** `mensajero chatapp-instances add|list|disable|enable|bind|unbind`. */
 export function chatappCli(program: Command, run: CliRunner): void {
   const instances = program.command('chatapp-instances').description('chat-app instances of an account');
+  addCommand(instances, run);
+  bindCommands(instances, run);
+  listCommand(instances, run);
+  statusCommands(instances, run);
+}
 
+function addCommand(instances: Command, run: CliRunner): void {
   cloudOptions(
     instances
       .command('add')
@@ -25,17 +31,16 @@ export function chatappCli(program: Command, run: CliRunner): void {
         const account = await requireAccount(ctx, o.email, o.parent);
         // Read and checked before anything is written: a wrong binding creates no instance.
         const binding = wantsBinding(o) ? bindingFromOptions(ctx, o) : null;
-        return ctx.db.kysely.transaction().execute(async (trx) => {
-          const instance = await createInstance(trx, account.id);
-          if (binding) await saveBinding(trx, instance, binding);
-          return publicInstance({ ...instance, ...binding });
-        });
+        return publicInstance(await addInstance(ctx.db.kysely, account.id, binding));
       },
       (r) =>
         `instance ${r.instance_id} (${r.status})${r.cloud_phone_number_id ? ` on Cloud API number ${r.cloud_phone_number_id}, webhook ${r.cloud_webhook_path}` : ''}`,
     ),
   );
+}
 
+/** `bind` and `unbind`: an instance's own Cloud API number, or back to the chat-app routes. */
+function bindCommands(instances: Command, run: CliRunner): void {
   cloudOptions(
     instances
       .command('bind')
@@ -80,7 +85,9 @@ export function chatappCli(program: Command, run: CliRunner): void {
         (r) => `instance ${r.instance_id} (${r.status}), routed`,
       ),
     );
+}
 
+function listCommand(instances: Command, run: CliRunner): void {
   instances
     .command('list')
     .requiredOption('--email <email>')
@@ -103,7 +110,10 @@ export function chatappCli(program: Command, run: CliRunner): void {
             .join('\n') || 'no instances',
       ),
     );
+}
 
+/** `disable` and `enable`. */
+function statusCommands(instances: Command, run: CliRunner): void {
   for (const [name, status] of [
     ['disable', 'inactive'],
     ['enable', 'active'],

@@ -1,10 +1,9 @@
 import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
-import type { Executor } from '../../db/engine.js';
 import { CliError } from '../../cli/runner.js';
 import { providerSettings, sealProviderSecrets } from '../../carriers/providers/cli-options.js';
 import { instanceWebhookPath } from '../../carriers/whatsapp-cloud/instances.js';
-import type { ChatappInstance } from './store.js';
+import type { Binding, ChatappInstance } from './instances.js';
 
 // Binding an instance to its own Cloud API number (carriers/whatsapp-cloud/instances.ts), from the CLI.
 
@@ -39,7 +38,7 @@ export function bindingFromOptions(
   o: Record<string, unknown>,
   current?: ChatappInstance,
   input?: () => string,
-): { cloud_settings: string; cloud_secrets_enc: string } {
+): Binding {
   const base = current?.cloud_settings ? JSON.parse(current.cloud_settings) : {};
   const options = {
     phoneNumberId: o.cloudPhoneNumberId,
@@ -61,30 +60,6 @@ export function bindingFromOptions(
     sealed = sealProviderSecrets(ctx, 'whatsapp-cloud', o.cloudSecrets, input);
   }
   return { cloud_settings: JSON.stringify(settings), cloud_secrets_enc: sealed };
-}
-
-/** Stores a binding; refuses a phone number already bound to another instance (its replies and statuses would be ambiguous). */
-export async function saveBinding(
-  db: Executor,
-  instance: ChatappInstance,
-  binding: { cloud_settings: string; cloud_secrets_enc: string } | null,
-): Promise<void> {
-  if (binding) {
-    const phone = JSON.parse(binding.cloud_settings).phone_number_id as string;
-    const others = await db
-      .selectFrom('chatapp_instances')
-      .select(['instance_id', 'cloud_settings'])
-      .where('cloud_settings', 'is not', null)
-      .where('id', '!=', instance.id)
-      .execute();
-    const taken = others.find((x) => JSON.parse(x.cloud_settings!).phone_number_id === phone);
-    if (taken) throw new CliError(`phone-number id ${phone} is already bound to instance ${taken.instance_id}`);
-  }
-  await db
-    .updateTable('chatapp_instances')
-    .set({ cloud_settings: binding?.cloud_settings ?? null, cloud_secrets_enc: binding?.cloud_secrets_enc ?? null })
-    .where('id', '=', instance.id)
-    .execute();
 }
 
 /** What the CLI shows of an instance: never a secret. */

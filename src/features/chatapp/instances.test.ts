@@ -2,7 +2,8 @@ import { afterAll, beforeAll, expect, it, vi } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { startHttpServer } from '../../../test/helpers/http-server.js';
 import { startWhatsappCloud } from '../../../test/helpers/whatsapp-cloud.js';
-import { bindingFromOptions, saveBinding } from './cloud-cli.js';
+import { bindingFromOptions } from './cloud-cli.js';
+import { saveBinding } from './instances.js';
 import { createInstance, findInstance } from './store.js';
 import { routeToProvider, secretLines } from '../../../test/helpers/providers.js';
 

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, optionalText, text } from '../../http/fields.js';
-import { submitMessages } from '../../messaging/submit.js';
+import { submitSend, type SendContext } from '../../messaging/send.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from '../../messaging/tracking.js';
@@ -98,11 +97,7 @@ function recipientNumber(input: ChatappSendInput, rule: ChannelNumbers): string 
  * debit, the message row, its dispatch job and its read-tracking link commit
  * in one transaction.
  */
-export async function sendChatapp(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
-  accountId: number,
-  input: ChatappSendInput,
-): Promise<ChatappSent> {
+export async function sendChatapp(ctx: SendContext, accountId: number, input: ChatappSendInput): Promise<ChatappSent> {
   const type: MessageType = input.type ?? 'text';
   const number = recipientNumber(input, channelNumbers(ctx.config, 'chatapp'));
   let message = input.message;
@@ -126,29 +121,37 @@ export async function sendChatapp(
     else caption = caption ? `${caption}\n${link}` : link;
   }
 
-  const result = await ctx.db.kysely.transaction().execute(async (trx) => {
+  const sending = await ctx.db.kysely.transaction().execute(async (trx) => {
     const instance = await findInstance(trx, accountId, input.instance_id);
     if (!instance) throw badRequest('whatsapp_02');
     if (instance.status !== 'active') throw badRequest('whatsapp_03');
-    const sent = await submitMessages(trx, ctx, {
-      accountId,
-      channel: 'chatapp',
-      source: 'chatapp',
-      recipients: [{ countryCode: '52', number }],
-      text: message,
-      sandbox,
-      scheduledAt,
-      meta: {
-        instance_id: instance.instance_id,
-        type,
-        ...(caption !== undefined ? { caption } : {}),
-        ...(input.name ? { contact_name: input.name } : {}),
-      },
-    });
-    if (rc) await recordReadTrackings(trx, accountId, rc, [{ token, messageId: sent.messageIds[0] }]);
-    return sent;
+    const pending = await submitSend(
+      trx,
+      ctx,
+      [
+        {
+          accountId,
+          channel: 'chatapp',
+          source: 'chatapp',
+          recipients: [{ countryCode: '52', number }],
+          text: message,
+          sandbox,
+          scheduledAt,
+          meta: {
+            instance_id: instance.instance_id,
+            type,
+            ...(caption !== undefined ? { caption } : {}),
+            ...(input.name ? { contact_name: input.name } : {}),
+          },
+        },
+      ],
+      'queued',
+    );
+    if (rc) await recordReadTrackings(trx, accountId, rc, [{ token, messageId: pending.results[0].messageIds[0] }]);
+    return pending;
   });
-  if (!sandbox) ctx.worker.nudge();
+  await sending.handOver();
+  const [result] = sending.results;
   return {
     credit: toCredits(result.creditUnits),
     reference: result.references[0].reference,

@@ -55,3 +55,26 @@ export async function setInstanceStatus(
     .executeTakeFirst();
   return affected(result) > 0;
 }
+
+/** The instances bound to a Cloud API number, but `exceptId`: whose number a new binding may not take. */
+export async function boundInstances(db: Executor, exceptId: number) {
+  return db
+    .selectFrom('chatapp_instances')
+    .select(['instance_id', 'cloud_settings'])
+    .where('cloud_settings', 'is not', null)
+    .where('id', '!=', exceptId)
+    .execute();
+}
+
+/** Binds the instance to a Cloud API number (settings and sealed secrets), or unbinds it with null. */
+export async function setBinding(
+  db: Executor,
+  id: number,
+  binding: { cloud_settings: string; cloud_secrets_enc: string } | null,
+): Promise<void> {
+  await db
+    .updateTable('chatapp_instances')
+    .set({ cloud_settings: binding?.cloud_settings ?? null, cloud_secrets_enc: binding?.cloud_secrets_enc ?? null })
+    .where('id', '=', id)
+    .execute();
+}

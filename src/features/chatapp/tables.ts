@@ -17,3 +17,7 @@ export interface ChatappInstancesTable {
 export interface ChatappTables {
   chatapp_instances: ChatappInstancesTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends ChatappTables {}
+}

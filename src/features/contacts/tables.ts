@@ -61,3 +61,7 @@ export interface ContactTables {
   contacts: ContactsTable;
   contact_changes: ContactChangesTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends ContactTables {}
+}

@@ -11,3 +11,7 @@ export interface DoNotContactTable {
 export interface DncTables {
   do_not_contact: DoNotContactTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends DncTables {}
+}

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { AppContext, WithDb } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
-import { submitMessages } from '../../messaging/submit.js';
+import { send, type SendContext } from '../../messaging/send.js';
 import { OtpError } from '../otp/errors.js';
 import { CreateBody, NumberQuery, parseOtp, VerifyBody } from '../otp/params.js';
 import { channelText, checkNumber, deleteVerification, restoreAttempts, sendCode, verifyCode } from '../otp/service.js';
@@ -123,7 +123,7 @@ async function sent(ctx: WithDb, messageIds: number[] | undefined, fallbackNumbe
 
 /** start: a new code (a pending one is replaced, as with code_rotate), or with sandbox 1 only a sandbox record. */
 export async function start(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch' | 'prices'>,
+  ctx: SendContext & Pick<AppContext, 'secrets'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,
@@ -146,7 +146,7 @@ export async function start(
  * charged and the verification does not change.
  */
 async function sandboxStart(
-  ctx: Pick<AppContext, 'config' | 'groupCommit' | 'prices'>,
+  ctx: SendContext,
   accountId: number,
   params: ReturnType<typeof sendParams>,
   path: string,
@@ -156,17 +156,19 @@ async function sandboxStart(
   if (params.channel !== 'chatapp' && params.message !== undefined)
     checkMessage(params.channel, params.message, company, params.code_length, path);
   const number = params.country_code + params.phone_number;
-  const result = await ctx.groupCommit.run(
-    (trx) =>
-      submitMessages(trx, ctx, {
+  const [result] = await send(
+    ctx,
+    [
+      {
         accountId,
         channel: params.channel,
         source: 'otp',
         recipients: [{ countryCode: params.country_code, number }],
         text: renderText(params.channel, template, company, '*'.repeat(params.code_length)),
         sandbox: true,
-      }),
-    accountId,
+      },
+    ],
+    'queued',
   );
   return {
     success: true,
@@ -192,7 +194,7 @@ export async function check(
 
 /** resend: the pending code again (reset_code 0) or a new one (1), by the channel the flags choose. */
 export async function resend(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch' | 'prices'>,
+  ctx: SendContext & Pick<AppContext, 'secrets'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,

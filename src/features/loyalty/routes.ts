@@ -87,6 +87,13 @@ const card = (m: LoyaltyMember, required: number, completed: boolean) => ({
 const tags = ['loyalty'];
 
 export function loyaltyRoutes(api: FastifyInstance, ctx: AppContext) {
+  programRoutes(api, ctx);
+  contactRoutes(api, ctx);
+  pointRoutes(api, ctx);
+}
+
+/** POST /loyalty/get: the account's loyalty programs. */
+function programRoutes(api: FastifyInstance, ctx: AppContext): void {
   api.post(
     '/loyalty/get',
     {
@@ -111,7 +118,10 @@ export function loyaltyRoutes(api: FastifyInstance, ctx: AppContext) {
       return ok('loyalty_get_01', 'loyalty_programs', { result: programs, loyalty_cards: programs });
     },
   );
+}
 
+/** POST /loyalty/contact/add and /loyalty/contact/get: enrolling and reading contacts. */
+function contactRoutes(api: FastifyInstance, ctx: AppContext): void {
   api.post(
     '/loyalty/contact/add',
     {
@@ -150,7 +160,10 @@ export function loyaltyRoutes(api: FastifyInstance, ctx: AppContext) {
       return ok('loyalty_contact_get_01', 'loyalty_contacts', { result: contacts, contacts });
     },
   );
+}
 
+/** POST /loyalty/sale and /loyalty/redeem: points earned and spent. */
+function pointRoutes(api: FastifyInstance, ctx: AppContext): void {
   api.post(
     '/loyalty/sale',
     {

@@ -56,3 +56,7 @@ export interface LoyaltyTables {
   loyalty_members: LoyaltyMembersTable;
   loyalty_movements: LoyaltyMovementsTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends LoyaltyTables {}
+}

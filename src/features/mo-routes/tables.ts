@@ -18,3 +18,7 @@ export interface MoRoutesTable {
 export interface MoRouteTables {
   mo_routes: MoRoutesTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends MoRouteTables {}
+}

@@ -19,7 +19,7 @@ import {
 export { MAX_CONFIRMATION, optoutSettings };
 import { hasNationalLength, TEN_DIGIT_CODES } from '../../phone/numbers.js';
 import { MAX_NUMBERS, PAGE_SIZE } from './schemas.js';
-import type { OptoutSource } from './tables.js';
+import type { OptoutSource } from '../../messaging/optout-tables.js';
 
 export { MAX_NUMBERS, PAGE_SIZE };
 

@@ -2,7 +2,9 @@ import type { AppContext, WithConfig } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { formatLocal, formatLocalDate } from '../../lib/time.js';
-import { submitMessages } from '../../messaging/submit.js';
+import type { Transaction } from 'kysely';
+import type { Database } from '../../db/schema.js';
+import { submitSend, type PendingSend, type SendContext } from '../../messaging/send.js';
 import { codeDigest, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
 import {
@@ -55,13 +57,35 @@ const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
   restarted: 'A new verification code was sent',
 };
 
+type SendCodeContext = SendContext & Pick<AppContext, 'secrets'>;
+
+/** What one try of a send wrote, for the hand-over after its commit. */
+interface Attempt {
+  sending: PendingSend;
+  before: Verification;
+  decision: CreateDecision;
+  code: string;
+  startId: number | null;
+  messageIds: number[];
+  optedOut: boolean;
+  expiresAt: number;
+}
+
+/** What sendCode's tries share. */
+interface CodeSend {
+  accountId: number;
+  p: CreateParams;
+  key: NumberKey;
+  dayKey: DayKey;
+  caller: Awaited<ReturnType<typeof otpCaller>>;
+  company: string;
+  template: string;
+  expiry: ReturnType<typeof expiryFor>;
+  now: number;
+}
+
 /** POST /v2/otp: create, resend or restart, then send the code through the messaging pipeline. */
-export async function sendCode(
-  ctx: Pick<AppContext, 'config' | 'db' | 'secrets' | 'groupCommit' | 'sharedDispatch' | 'prices'>,
-  accountId: number,
-  p: CreateParams,
-): Promise<OtpReply> {
-  const path = PATHS.send;
+export async function sendCode(ctx: SendCodeContext, accountId: number, p: CreateParams): Promise<OtpReply> {
   const now = Date.now();
   const key: NumberKey = { accountId, countryCode: p.country_code, phoneNumber: p.phone_number };
   checkNumber(ctx, p);
@@ -74,114 +98,17 @@ export async function sendCode(
   };
   checkCountryAllowed(caller, p.country_code);
 
-  const { company, template, warnings } = channelText(p, path);
-  const expiry = expiryFor(p.expiration_date, now, path);
+  const { company, template, warnings } = channelText(p, PATHS.send);
+  const expiry = expiryFor(p.expiration_date, now, PATHS.send);
   if (expiry.reduced) warnings.push('expiration_date is more than 3 days ahead: it was reduced to 3 days.');
+  const send: CodeSend = { accountId, p, key, dayKey, caller, company, template, expiry, now };
 
   // Every write runs through the process's group commit (shared with /sms/send):
   // concurrent creates and verifies share one COMMIT, each in its own savepoint.
-  const grouped = ctx.groupCommit;
   for (let tries = 0; tries < MAX_TRIES; tries++) {
-    const attempt = await grouped.run(async (trx) => {
-      const before = await ensureVerification(trx, key, now);
-      const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
-      const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
-      if (decision.newCode) checkLockCooldown(ctx, before, current.state, now);
-      const code = decision.newCode
-        ? generateCode(p.code_format, p.code_length)
-        : unsealCode(ctx.secrets.otpHmac, before.code_enc!);
-      if (p.channel !== 'chatapp' && p.message !== undefined)
-        checkMessage(p.channel, p.message, company, code.length, path);
-      const changes = decision.newCode
-        ? {
-            state: 'pending' as const,
-            round: before.round + 1,
-            code_hash: codeDigest(ctx.secrets.otpHmac, before.id, code),
-            code_enc: sealCode(ctx.secrets.otpHmac, code),
-            code_format: p.code_format,
-            code_length: p.code_length,
-            attempts_remaining: ATTEMPTS,
-            expires_at: expiry.expiresAt,
-            last_sent_at: now,
-            channel: p.channel,
-            verified_at: null,
-            updated_at: now,
-          }
-        : { last_sent_at: now, channel: p.channel, updated_at: now };
-      if (!(await applyIfUnchanged(trx, before.id, before.version, changes))) return undefined;
-      const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
-      if (!(await countDailySend(trx, dayKey, decision.newCode, caps))) throw dailyLimit(current.state, caps, now);
-      // The row is now written (and, on PostgreSQL, locked) by this transaction: counting here sees every committed start.
-      const hourlyLimit = caller.maxPerNumberHour;
-      const startId =
-        decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
-      try {
-        // Inserted claimed by the shared dispatch, which then submits it without a claim update.
-        const claimed = ctx.sharedDispatch.claim();
-        const sent = await submitMessages(trx, ctx, {
-          accountId,
-          channel: p.channel,
-          source: 'otp',
-          recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
-          text: renderText(p.channel, template, company, code),
-          standardOtpText: isStandardText(template),
-          inlineDispatch: true,
-          claimedBy: claimed,
-        });
-        return {
-          claimed,
-          before,
-          decision,
-          code,
-          startId,
-          campaignId: sent.campaignId,
-          messageIds: sent.messageIds,
-          optedOut: sent.optedOut.length > 0,
-          expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at!,
-        };
-      } catch (err) {
-        if (err instanceof ApiError && err.code === 'sms_07') {
-          throw new OtpError(402, 'otp_insufficient_credits', {
-            state: current.state,
-            hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`,
-            next: ['POST /credits/consult', path],
-            code: 'sms_07',
-          });
-        }
-        throw err;
-      }
-    }, accountId);
+    const attempt = await ctx.groupCommit.run((trx) => writeAttempt(trx, ctx, send), accountId);
     if (!attempt) continue;
-
-    const [outcome] = await ctx.sharedDispatch.dispatch(attempt.messageIds, attempt.claimed);
-    const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
-    // A code to an opted-out number is recorded, never sent: its stored text is masked at once too.
-    const final = outcome?.outcome.ok === true || refused || attempt.optedOut;
-    if (final) {
-      await grouped.run(async (trx) => {
-        await maskSentText(
-          trx,
-          attempt.messageIds,
-          renderText(p.channel, template, company, '*'.repeat(attempt.code.length)),
-        );
-        if (!refused) return;
-        // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
-        await restore(trx, attempt.before);
-        if (attempt.startId !== null) await forgetStart(trx, attempt.startId);
-        await uncountDailySend(trx, dayKey, attempt.decision.newCode);
-      }, accountId);
-    }
-    if (outcome && !outcome.outcome.ok) {
-      if (refused) {
-        const state = effectiveState(attempt.before, now);
-        throw new OtpError(502, 'otp_send_failed', {
-          state,
-          hint: `The carrier refused the ${p.channel} message to this number; it was not charged and the verification is as before. Check the number or try another channel.`,
-          next: [path],
-        });
-      }
-      warnings.push('The carrier did not take the code at once: it is queued and will be retried.');
-    }
+    await settleAttempt(ctx, send, attempt, warnings);
     return {
       status: attempt.decision.status,
       body: {
@@ -193,6 +120,126 @@ export async function sendCode(
     };
   }
   throw new Error('OTP transition kept conflicting');
+}
+
+/**
+ * One try of a send, in the group commit's transaction: the transition (undefined when the verification changed
+ * meanwhile: the caller tries again), the daily and hourly counts, and the code's message, to be handed over by the
+ * shared dispatch once committed.
+ */
+async function writeAttempt(
+  trx: Transaction<Database>,
+  ctx: SendCodeContext,
+  { accountId, p, key, dayKey, caller, company, template, expiry, now }: CodeSend,
+): Promise<Attempt | undefined> {
+  const before = await ensureVerification(trx, key, now);
+  const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
+  const decision = decideCreate(current.state, p.code_rotate, current.resend_available_in, current);
+  if (decision.newCode) checkLockCooldown(ctx, before, current.state, now);
+  const code = decision.newCode
+    ? generateCode(p.code_format, p.code_length)
+    : unsealCode(ctx.secrets.otpHmac, before.code_enc!);
+  if (p.channel !== 'chatapp' && p.message !== undefined)
+    checkMessage(p.channel, p.message, company, code.length, PATHS.send);
+  const changes = decision.newCode
+    ? {
+        state: 'pending' as const,
+        round: before.round + 1,
+        code_hash: codeDigest(ctx.secrets.otpHmac, before.id, code),
+        code_enc: sealCode(ctx.secrets.otpHmac, code),
+        code_format: p.code_format,
+        code_length: p.code_length,
+        attempts_remaining: ATTEMPTS,
+        expires_at: expiry.expiresAt,
+        last_sent_at: now,
+        channel: p.channel,
+        verified_at: null,
+        updated_at: now,
+      }
+    : { last_sent_at: now, channel: p.channel, updated_at: now };
+  if (!(await applyIfUnchanged(trx, before.id, before.version, changes))) return undefined;
+  const caps = { rounds: ctx.config.OTP_DAILY_ROUNDS_PER_NUMBER, sends: ctx.config.OTP_DAILY_SENDS_PER_NUMBER };
+  if (!(await countDailySend(trx, dayKey, decision.newCode, caps))) throw dailyLimit(current.state, caps, now);
+  // The row is now written (and, on PostgreSQL, locked) by this transaction: counting here sees every committed start.
+  const hourlyLimit = caller.maxPerNumberHour;
+  const startId =
+    decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
+  try {
+    const sending = await submitSend(
+      trx,
+      ctx,
+      [
+        {
+          accountId,
+          channel: p.channel,
+          source: 'otp',
+          recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
+          text: renderText(p.channel, template, company, code),
+          standardOtpText: isStandardText(template),
+        },
+      ],
+      'awaited',
+    );
+    const [sent] = sending.results;
+    return {
+      sending,
+      before,
+      decision,
+      code,
+      startId,
+      messageIds: sent.messageIds,
+      optedOut: sent.optedOut.length > 0,
+      expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at!,
+    };
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'sms_07') {
+      throw new OtpError(402, 'otp_insufficient_credits', {
+        state: current.state,
+        hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`,
+        next: ['POST /credits/consult', PATHS.send],
+        code: 'sms_07',
+      });
+    }
+    throw err;
+  }
+}
+
+/**
+ * After the commit: hands the code over and waits for the carrier's answer. Sent (or refused, or held back by an
+ * opt-out), the stored text is masked; refused, the verification is put back as it was and 502 thrown; a transient
+ * failure leaves it queued with a warning.
+ */
+async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Attempt, warnings: string[]) {
+  const { p, template, company, dayKey, now } = send;
+  const [outcome] = await attempt.sending.handOver();
+  const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
+  // A code to an opted-out number is recorded, never sent: its stored text is masked at once too.
+  const final = outcome?.outcome.ok === true || refused || attempt.optedOut;
+  if (final) {
+    await ctx.groupCommit.run(async (trx) => {
+      await maskSentText(
+        trx,
+        attempt.messageIds,
+        renderText(p.channel, template, company, '*'.repeat(attempt.code.length)),
+      );
+      if (!refused) return;
+      // Nothing reached the user: put the verification back as it was (unless it moved on since), so no state claims a code went out.
+      await restore(trx, attempt.before);
+      if (attempt.startId !== null) await forgetStart(trx, attempt.startId);
+      await uncountDailySend(trx, dayKey, attempt.decision.newCode);
+    }, send.accountId);
+  }
+  if (outcome && !outcome.outcome.ok) {
+    if (refused) {
+      const state = effectiveState(attempt.before, now);
+      throw new OtpError(502, 'otp_send_failed', {
+        state,
+        hint: `The carrier refused the ${p.channel} message to this number; it was not charged and the verification is as before. Check the number or try another channel.`,
+        next: [PATHS.send],
+      });
+    }
+    warnings.push('The carrier did not take the code at once: it is queued and will be retried.');
+  }
 }
 
 /** The answer of a send (real or sandbox): the pending state it leaves, with the attempts the code has. */

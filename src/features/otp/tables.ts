@@ -81,3 +81,7 @@ export interface OtpTables {
   otp_number_days: OtpNumberDaysTable;
   otp_failure_counts: OtpFailureCountsTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends OtpTables {}
+}

@@ -1,7 +1,7 @@
 /* Helpers for the OTP tests (not part of the service). */
 import { randomInt } from 'node:crypto';
 import type { AppContext } from '../../context.js';
-import type { OutboundMessage } from '../../carriers/driver.js';
+import type { OutboundMessage } from '../../messaging/ports.js';
 
 /** The part of the test harness these helpers use (kept structural so the build does not pull test code in). */
 interface Reply {

@@ -2,7 +2,20 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { recordEvents } from '../../webhooks/index.js';
 import { formatLocal } from '../../lib/time.js';
-import { markPaid, type PaymentRequest } from './store.js';
+import type { PaymentSink } from '../../payments/provider.js';
+import { closeCheckout, findByCheckout, markPaid, type PaymentRequest } from './store.js';
+
+/** What payment providers report (their webhooks), applied to the payment requests. */
+export const paymentSink: PaymentSink = {
+  async paid(trx, c) {
+    const request = await findByCheckout(trx, c.provider, c.checkoutId);
+    if (request) await recordPayment(trx, request.id, c.amountCents ?? request.amount_cents ?? 0, c.providerRef);
+  },
+  async closed(trx, c) {
+    const request = await findByCheckout(trx, c.provider, c.checkoutId);
+    if (request) await closeCheckout(trx, request.id, c.reason);
+  },
+};
 
 /**
  * pending → paid (once) and, in the same transaction, the account's

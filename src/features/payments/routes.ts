@@ -10,6 +10,7 @@ import { formatLocal } from '../../lib/time.js';
 import { notFoundPage, PAGE_HEADERS, paymentPage } from './page.js';
 import { completePayment, findByRequestId, findByToken, sendPaymentRequest } from './service.js';
 import { stripeWebhookRoute } from '../../payments/stripe/route.js';
+import { paymentSink } from './paid.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const upTo = (max: number) => (s: string) => [...s].length <= max;
@@ -138,7 +139,7 @@ export function paymentsRoutes(api: FastifyInstance, ctx: AppContext) {
 }
 
 export async function paymentsPublicRoutes(app: FastifyInstance, ctx: AppContext) {
-  await app.register(async (scope) => stripeWebhookRoute(scope, ctx));
+  await app.register(async (scope) => stripeWebhookRoute(scope, ctx, paymentSink));
 
   app.get<{ Params: { token: string } }>(
     '/pay/:token',

@@ -4,7 +4,7 @@ import type { AuthenticatedAccount } from '../../accounts/index.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { randomToken } from '../../lib/ids.js';
-import { submitMessages } from '../../messaging/submit.js';
+import { send, type SendContext } from '../../messaging/send.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { gsm7Length, toGsm7 } from '../../text/gsm7.js';
 import { findByToken, insertPaymentRequest, type PaymentRequest } from './store.js';
@@ -64,7 +64,7 @@ export interface SendInput {
  * balance does not cover it: then nothing is created).
  */
 export async function sendPaymentRequest(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'paymentProvider' | 'prices'>,
+  ctx: SendContext & Pick<AppContext, 'paymentProvider'>,
   account: AuthenticatedAccount,
   input: SendInput,
 ) {
@@ -92,43 +92,47 @@ export async function sendPaymentRequest(
     concept: input.template,
     returnUrl: url,
   });
-  const sent = await ctx.db.kysely.transaction().execute(async (trx) => {
-    const result = await submitMessages(trx, ctx, {
-      accountId: account.id,
-      channel: 'sms',
-      source: 'payment',
-      recipients: [{ countryCode, number: `${countryCode}${input.number}` }],
-      text,
-      campaignName: `Payment ${input.template}`,
-      meta: { payment_request_id: requestId },
-    });
-    await insertPaymentRequest(trx, {
-      request_id: requestId,
-      token,
-      account_id: account.id,
-      message_id: result.messageIds[0],
-      reference: result.references[0].reference,
-      country_code: countryCode,
-      number: `${countryCode}${input.number}`,
-      template: input.template,
-      message: input.message,
-      amount_cents: amountCents,
-      currency: ctx.config.PAYMENT_CURRENCY,
-      name: input.name ?? null,
-      email: input.email ?? null,
-      provider: provider.name,
-      checkout_id: checkout.checkoutId,
-      checkout_url: checkout.url ?? null,
-      checkout_closed_at: null,
-      checkout_closed_reason: null,
-      provider_ref: null,
-      paid_amount_cents: null,
-      created_at: Date.now(),
-      paid_at: null,
-    });
-    return result;
-  });
-  ctx.worker.nudge();
+  const [sent] = await send(
+    ctx,
+    [
+      {
+        accountId: account.id,
+        channel: 'sms',
+        source: 'payment',
+        recipients: [{ countryCode, number: `${countryCode}${input.number}` }],
+        text,
+        campaignName: `Payment ${input.template}`,
+        meta: { payment_request_id: requestId },
+      },
+    ],
+    'queued',
+    async (trx, [result]) => {
+      await insertPaymentRequest(trx, {
+        request_id: requestId,
+        token,
+        account_id: account.id,
+        message_id: result.messageIds[0],
+        reference: result.references[0].reference,
+        country_code: countryCode,
+        number: `${countryCode}${input.number}`,
+        template: input.template,
+        message: input.message,
+        amount_cents: amountCents,
+        currency: ctx.config.PAYMENT_CURRENCY,
+        name: input.name ?? null,
+        email: input.email ?? null,
+        provider: provider.name,
+        checkout_id: checkout.checkoutId,
+        checkout_url: checkout.url ?? null,
+        checkout_closed_at: null,
+        checkout_closed_reason: null,
+        provider_ref: null,
+        paid_amount_cents: null,
+        created_at: Date.now(),
+        paid_at: null,
+      });
+    },
+  );
   return { requestId, url, reference: sent.references[0].reference, creditUnits: sent.creditUnits };
 }
 

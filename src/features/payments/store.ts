@@ -30,6 +30,31 @@ export async function findByRequestId(
     .executeTakeFirst();
 }
 
+/** The request whose checkout this provider opened. */
+export async function findByCheckout(
+  db: Executor,
+  provider: string,
+  checkoutId: string,
+): Promise<PaymentRequest | undefined> {
+  return db
+    .selectFrom('payment_requests')
+    .selectAll()
+    .where('provider', '=', provider)
+    .where('checkout_id', '=', checkoutId)
+    .executeTakeFirst();
+}
+
+/** A pending request's checkout closed unpaid (expired, payment failed), once. */
+export async function closeCheckout(db: Executor, id: number, reason: string): Promise<void> {
+  await db
+    .updateTable('payment_requests')
+    .set({ checkout_closed_at: Date.now(), checkout_closed_reason: reason })
+    .where('id', '=', id)
+    .where('status', '=', 'pending')
+    .where('checkout_closed_at', 'is', null)
+    .execute();
+}
+
 /** pending → paid, once: the one conditional update of a payment. Undefined when it was already paid. */
 export async function markPaid(
   db: Executor,

@@ -62,3 +62,7 @@ export interface PaymentTables {
   payment_provider_settings: PaymentProviderSettingsTable;
   payment_webhooks: PaymentWebhooksTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends PaymentTables {}
+}

@@ -5,13 +5,7 @@ import { CliError, type CliRunner } from '../../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 import { emailsByIds } from '../../accounts/index.js';
 import type { BaseContext } from '../../context.js';
-import {
-  DEPLOYMENT,
-  listPrefixPrices,
-  removePrefixPrice,
-  setPrefixPrice,
-  type PrefixPrice,
-} from '../../messaging/prices.js';
+import { DEPLOYMENT, dropPrefixPrice, listPrefixPrices, savePrefixPrice, type PrefixPrice } from './service.js';
 import type { Channel } from '../../messaging/types.js';
 
 const CHANNELS: Channel[] = ['sms', 'rcs', 'chatapp', 'voice'];
@@ -66,7 +60,7 @@ export function priceCommands(program: Command, run: CliRunner): void {
       run(o, async (ctx) => {
         const row = { channel: channelOf(o.channel), prefix: prefixOf(o.prefix), units: unitsOf(o.credits) };
         const { accountId, account } = await scopeOf(ctx, o);
-        await ctx.db.kysely.transaction().execute((trx) => setPrefixPrice(trx, { ...row, accountId }));
+        await savePrefixPrice(ctx.db, { ...row, accountId });
         return { channel: row.channel, prefix: row.prefix, credits: toCredits(row.units), account };
       }),
     );
@@ -95,7 +89,7 @@ export function priceCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(o, async (ctx) => {
         const key = { channel: channelOf(o.channel), prefix: prefixOf(o.prefix), ...(await scopeOf(ctx, o)) };
-        return { removed: await ctx.db.kysely.transaction().execute((trx) => removePrefixPrice(trx, key)) };
+        return { removed: await dropPrefixPrice(ctx.db, key) };
       }),
     );
 }

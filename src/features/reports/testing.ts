@@ -1,7 +1,7 @@
 /* Helpers for the reports tests (not part of the service). */
 import type { AppContext } from '../../context.js';
 import { formatLocalDate } from '../../lib/time.js';
-import { submitMessages } from '../../messaging/submit.js';
+import { submitSend } from '../../messaging/send.js';
 import type { SubmitRequest } from '../../messaging/types.js';
 
 /** The part of the test harness these helpers use (kept structural so the build does not pull test code in). */
@@ -26,16 +26,17 @@ export function tools(get: () => Harness) {
   const submit = (accountId: number, numbers: string[], extra: Partial<SubmitRequest> = {}) =>
     get()
       .ctx.db.kysely.transaction()
-      .execute((trx) =>
-        submitMessages(trx, get().ctx, {
+      .execute(async (trx) => {
+        const req: SubmitRequest = {
           accountId,
           channel: 'sms',
           source: 'sms',
           recipients: numbers.map((n) => ({ countryCode: '52', number: `52${n}` })),
           text: 'Hola',
           ...extra,
-        }),
-      );
+        };
+        return (await submitSend(trx, get().ctx, [req], 'queued')).results[0];
+      });
   const generate = (apikey: string, body: Record<string, unknown> = around()) =>
     get().post('/reports/generate', body, apikey);
   const setCreated = (ids: number[], at: number) =>

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
-import type { OutboundMessage } from '../../carriers/driver.js';
+import type { OutboundMessage } from '../../messaging/ports.js';
 import { setOptoutSettings } from '../optouts/service.js';
 
 /**

@@ -4,10 +4,11 @@ import { finishAttempt, reserveAttempt } from '../../auth/attempts.js';
 import type { Db } from '../../db/engine.js';
 import { CallerBusy } from '../../lib/fair-queue.js';
 import { verifyPassword } from '../../lib/passwords.js';
+import { Status } from '../../smpp/status.js';
 import { acquireBindSlot, findSmppUser, liveBindCount, type NewBind, type SmppUserRow } from './store.js';
 
 /** command_status of a refused bind (docs/operators/smpp-server.md). */
-export const BindStatus = { BINDFAIL: 0x0d, INVPASWD: 0x0e, INVSYSID: 0x0f } as const;
+export const BindStatus = { BINDFAIL: Status.BINDFAIL, INVPASWD: Status.INVPASWD, INVSYSID: Status.INVSYSID } as const;
 
 /** Failed binds counted per address and per system id within this window; over the limit, binds are refused unchecked. */
 export const BIND_FAILURE_WINDOW_MS = 5 * 60_000;

@@ -17,6 +17,10 @@ import {
   type SmppUserRow,
 } from './store.js';
 
+export type { SmppUserRow } from './store.js';
+/** The SMPP server's binds, held by lease: renewed while the session lives, released when it closes. */
+export { releaseBind, renewBind } from './store.js';
+
 export interface SmppUserInput {
   systemId: string;
   password: string;

@@ -73,3 +73,7 @@ export interface SmppServerTables {
   smpp_deliveries: SmppDeliveriesTable;
   smpp_resubmits: SmppResubmitsTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends SmppServerTables {}
+}

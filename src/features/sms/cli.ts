@@ -3,7 +3,7 @@ import type { Command } from 'commander';
 import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { countLandlines, importLandlines, type LandlineRow } from './store.js';
+import { importLandlineRows, type LandlineRow } from './landlines.js';
 import { isSenderName, registerSender } from './senders.js';
 
 export async function addSender(
@@ -79,8 +79,7 @@ export function smsCommands(program: Command, run: CliRunner): void {
             throw new CliError(`cannot read ${o.file}: ${(err as Error).message}`);
           }
           const rows = parseLandlineFile(content);
-          await ctx.db.kysely.transaction().execute((trx) => importLandlines(trx, rows, o.replace === true));
-          return { imported: rows.length, total: await countLandlines(ctx.db.kysely) };
+          return importLandlineRows(ctx, rows, o.replace === true);
         },
         (r) => `imported ${r.imported} landline prefixes (${r.total} in the table)`,
       ),

@@ -1,13 +1,13 @@
 import { z } from 'zod';
 import type { FastifyInstance } from 'fastify';
-import type { AppContext, WithDb } from '../../context.js';
+import type { WithDb } from '../../context.js';
 import { redirectTarget } from '../../http/redirect.js';
 import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { SendBody } from './schemas.js';
-import { clickShortLink, sendSms, shortLinkTarget } from './service.js';
+import { clickShortLink, sendSms, shortLinkTarget, type SendContext } from './service.js';
 import { textRulesOf } from './rules.js';
 import type { AuthenticatedAccount } from '../../accounts/index.js';
 
@@ -26,10 +26,7 @@ const Reply = z.object({
   campaignId: z.number().optional(),
 });
 
-export function smsRoutes(
-  api: FastifyInstance,
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'groupCommit' | 'handOff' | 'prices'>,
-): void {
+export function smsRoutes(api: FastifyInstance, ctx: SendContext): void {
   const handle = async (account: AuthenticatedAccount, input: unknown, query: unknown) => {
     const body = parse(SendBody, input, 'sms_04');
     const show = body.showCampaignId ?? parse(ShowCampaignId, query ?? {}).showCampaignId ?? false;

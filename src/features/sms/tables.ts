@@ -33,3 +33,7 @@ export interface SmsTables {
   short_links: ShortLinksTable;
   landline_prefixes: LandlinePrefixesTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends SmsTables {}
+}

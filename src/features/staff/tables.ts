@@ -24,3 +24,7 @@ export interface StaffUsersTable {
 export interface StaffTables {
   staff_users: StaffUsersTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends StaffTables {}
+}

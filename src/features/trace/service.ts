@@ -67,6 +67,12 @@ async function messageIds(db: Executor, q: TraceQuery): Promise<number[]> {
 export async function traceMessages(db: Executor, keyEncryption: Buffer, q: TraceQuery) {
   const ids = (await messageIds(db, q)).slice(0, TRACE_LIMIT);
   if (ids.length === 0) return { messages: [] };
+  const found = await traceRows(db, keyEncryption, ids);
+  return { messages: found.rows.map((m) => traceOf(m, found)) };
+}
+
+/** What the database keeps of these messages: the rows, today's costs, key hints, failed hand-offs, webhooks. */
+async function traceRows(db: Executor, keyEncryption: Buffer, ids: number[]) {
   const [rows, costs] = await Promise.all([
     db
       .selectFrom('messages')
@@ -110,70 +116,78 @@ export async function traceMessages(db: Executor, keyEncryption: Buffer, q: Trac
         .orderBy('id')
         .execute()
     : [];
+  return { rows, table, keys, failed, events, attempts };
+}
+
+type TraceRows = Awaited<ReturnType<typeof traceRows>>;
+
+/** One message's history, in the order it happened. */
+function traceOf(m: TraceRows['rows'][number], found: TraceRows) {
+  const cost = m.carrier ? found.table.costFor(m.carrier, m.number) : null;
+  const refunded = m.stage === 2 && m.sent_at === null && m.price_units > 0;
   return {
-    messages: rows.map((m) => {
-      const cost = m.carrier ? table.costFor(m.carrier, m.number) : null;
-      const refunded = m.stage === 2 && m.sent_at === null && m.price_units > 0;
-      return {
-        reference: m.reference,
-        account: shownEmail(m.email),
-        channel: m.channel,
-        number: m.number,
-        status: m.status,
-        status_code: m.dlr_code,
-        accepted: {
-          at: local(m.created_at),
-          by: describeAcceptedBy(m.accepted_by ?? null, m.source, keys),
-          source: m.source,
-          campaign: m.campaign,
-          scheduled_at: local(m.scheduled_at),
-        },
-        charged: { credits: toCredits(m.price_units), sandbox: m.sandbox === 1 },
-        routed: m.carrier
-          ? {
-              carrier: m.carrier,
-              reason: m.route_reason ?? null,
-              // What the hand-off recorded (all its parts), and the connector's cost for this number today.
-              cost: m.cost === null || m.cost === undefined ? null : formatCost(Number(m.cost)),
-              cost_prefix: m.cost_prefix ?? null,
-              parts: m.parts ?? null,
-              cost_now: cost === null ? null : formatCost(cost),
-            }
-          : null,
-        failed_attempts: failed
-          .filter((f) => Number(f.message_id) === m.id)
-          .map((f) => ({ at: local(Number(f.at)), carrier: f.carrier, code: f.code, error: f.error })),
-        handed_over: m.sent_at === null ? null : { at: local(m.sent_at), carrier_id: m.carrier_id },
-        receipt:
-          m.dlr_at === null
-            ? null
-            : {
-                status_code: m.dlr_code,
-                stat: m.receipt_stat ?? null,
-                err: m.receipt_err ?? null,
-                at: local(m.dlr_at),
-                after_ms: m.sent_at === null ? null : m.dlr_at - m.sent_at,
-              },
-        error: m.error,
-        webhooks: events
-          .filter((e) => e.reference === m.reference)
-          .map((e) => ({
-            type: e.type,
-            state: e.state,
-            created_at: local(e.created_at),
-            attempts: attempts
-              .filter((a) => a.event_id === e.id)
-              .map((a) => ({
-                at: local(a.attempted_at),
-                http_status: a.http_status,
-                duration_ms: a.duration_ms,
-                error: a.error,
-              })),
-          })),
-        refund: refunded ? { credits: toCredits(m.price_units), at: local(m.dlr_at) } : null,
-      };
-    }),
+    reference: m.reference,
+    account: shownEmail(m.email),
+    channel: m.channel,
+    number: m.number,
+    status: m.status,
+    status_code: m.dlr_code,
+    accepted: {
+      at: local(m.created_at),
+      by: describeAcceptedBy(m.accepted_by ?? null, m.source, found.keys),
+      source: m.source,
+      campaign: m.campaign,
+      scheduled_at: local(m.scheduled_at),
+    },
+    charged: { credits: toCredits(m.price_units), sandbox: m.sandbox === 1 },
+    routed: m.carrier
+      ? {
+          carrier: m.carrier,
+          reason: m.route_reason ?? null,
+          // What the hand-off recorded (all its parts), and the connector's cost for this number today.
+          cost: m.cost === null || m.cost === undefined ? null : formatCost(Number(m.cost)),
+          cost_prefix: m.cost_prefix ?? null,
+          parts: m.parts ?? null,
+          cost_now: cost === null ? null : formatCost(cost),
+        }
+      : null,
+    failed_attempts: found.failed
+      .filter((f) => Number(f.message_id) === m.id)
+      .map((f) => ({ at: local(Number(f.at)), carrier: f.carrier, code: f.code, error: f.error })),
+    handed_over: m.sent_at === null ? null : { at: local(m.sent_at), carrier_id: m.carrier_id },
+    receipt:
+      m.dlr_at === null
+        ? null
+        : {
+            status_code: m.dlr_code,
+            stat: m.receipt_stat ?? null,
+            err: m.receipt_err ?? null,
+            at: local(m.dlr_at),
+            after_ms: m.sent_at === null ? null : m.dlr_at - m.sent_at,
+          },
+    error: m.error,
+    webhooks: webhooksOf(m.reference, found),
+    refund: refunded ? { credits: toCredits(m.price_units), at: local(m.dlr_at) } : null,
   };
+}
+
+/** The webhook events of one message, each with its delivery attempts. */
+function webhooksOf(reference: string, found: TraceRows) {
+  return found.events
+    .filter((e) => e.reference === reference)
+    .map((e) => ({
+      type: e.type,
+      state: e.state,
+      created_at: local(e.created_at),
+      attempts: found.attempts
+        .filter((a) => a.event_id === e.id)
+        .map((a) => ({
+          at: local(a.attempted_at),
+          http_status: a.http_status,
+          duration_ms: a.duration_ms,
+          error: a.error,
+        })),
+    }));
 }
 
 /** traceMessages, given the context (the panel's message trace). */

@@ -1,10 +1,9 @@
 import { z } from 'zod';
-import type { AppContext } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { bool, flag, optionalText, text } from '../../http/fields.js';
-import { submitMessages } from '../../messaging/submit.js';
+import { send, type SendContext } from '../../messaging/send.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
 import { parseSendDate } from '../../messaging/schedule.js';
@@ -101,35 +100,34 @@ function script(input: VoiceSendInput): string {
 }
 
 /** One call per number; validation, debit, messages and dispatch commit in one transaction. */
-export async function sendVoice(
-  ctx: Pick<AppContext, 'config' | 'db' | 'worker' | 'prices'>,
-  accountId: number,
-  input: VoiceSendInput,
-): Promise<VoiceSent> {
+export async function sendVoice(ctx: SendContext, accountId: number, input: VoiceSendInput): Promise<VoiceSent> {
   const rule = channelNumbers(ctx.config, 'voice');
   const numbers = parseNumbers(input.numbers, rule);
   if (!rule.countryCodes.has(cleanCountryCode(input.country_code))) throw badRequest('sms_18');
   const text = script(input);
   const scheduledAt = parseSendDate(input.date);
   const sandbox = input.sandbox === 1;
-  const result = await ctx.db.kysely.transaction().execute((trx) =>
-    submitMessages(trx, ctx, {
-      accountId,
-      channel: 'voice',
-      source: 'voice',
-      recipients: numbers.map((number) => ({ countryCode: '52', number })),
-      text,
-      campaignName: input.name,
-      sandbox,
-      scheduledAt,
-      meta: {
-        template: input.template,
-        ...(input.company ? { company: input.company } : {}),
-        ...(input.code ? { code: input.code } : {}),
+  const [result] = await send(
+    ctx,
+    [
+      {
+        accountId,
+        channel: 'voice',
+        source: 'voice',
+        recipients: numbers.map((number) => ({ countryCode: '52', number })),
+        text,
+        campaignName: input.name,
+        sandbox,
+        scheduledAt,
+        meta: {
+          template: input.template,
+          ...(input.company ? { company: input.company } : {}),
+          ...(input.code ? { code: input.code } : {}),
+        },
       },
-    }),
+    ],
+    'queued',
   );
-  if (!sandbox) ctx.worker.nudge();
   return {
     total_messages: result.references.length,
     references: result.references,

@@ -66,6 +66,13 @@ const toContact = (m: WalletMember): z.infer<typeof WalletContact> => ({
 const tags = ['wallet'];
 
 export function walletRoutes(api: FastifyInstance, ctx: AppContext) {
+  programRoutes(api, ctx);
+  contactRoutes(api, ctx);
+  balanceRoutes(api, ctx);
+}
+
+/** POST /wallet/get: the account's wallet programs. */
+function programRoutes(api: FastifyInstance, ctx: AppContext): void {
   api.post(
     '/wallet/get',
     {
@@ -87,7 +94,10 @@ export function walletRoutes(api: FastifyInstance, ctx: AppContext) {
       return ok('wallets_get_01', 'wallets', { result: programs, wallets: programs });
     },
   );
+}
 
+/** POST /wallet/contact/add and /wallet/contact/get: enrolling and reading contacts. */
+function contactRoutes(api: FastifyInstance, ctx: AppContext): void {
   api.post(
     '/wallet/contact/add',
     {
@@ -124,7 +134,10 @@ export function walletRoutes(api: FastifyInstance, ctx: AppContext) {
       return ok('wallet_contact_get_01', 'wallet_contacts', { result: contacts, contacts });
     },
   );
+}
 
+/** POST /wallet/balance/update and /wallet/sale: movements of a contact's balance. */
+function balanceRoutes(api: FastifyInstance, ctx: AppContext): void {
   api.post(
     '/wallet/balance/update',
     {

@@ -50,3 +50,7 @@ export interface WalletTables {
   wallet_members: WalletMembersTable;
   wallet_movements: WalletMovementsTable;
 }
+
+declare module '../../db/schema.js' {
+  interface Database extends WalletTables {}
+}

@@ -1,14 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
+import type { PaymentSink } from '../provider.js';
 import { loadStripeSettings } from './settings.js';
 import { handleStripeWebhook } from './webhook.js';
 
 /**
  * POST /payments/stripe/webhook: the endpoint to register in Stripe's
  * dashboard. In its own scope so its JSON stays the raw bytes the signature covers.
+ * What Stripe reports goes to `sink` (the payment requests' feature).
  */
-export async function stripeWebhookRoute(scope: FastifyInstance, ctx: AppContext): Promise<void> {
+export async function stripeWebhookRoute(scope: FastifyInstance, ctx: AppContext, sink: PaymentSink): Promise<void> {
   scope.removeAllContentTypeParsers();
   scope.addContentTypeParser('*', { parseAs: 'string' }, (_req, body, done) => done(null, body));
   scope.post(
@@ -33,6 +35,7 @@ export async function stripeWebhookRoute(scope: FastifyInstance, ctx: AppContext
       const signature = request.headers['stripe-signature'];
       const outcome = await handleStripeWebhook(
         ctx,
+        sink,
         settings.webhookSecret,
         raw,
         typeof signature === 'string' ? signature : undefined,

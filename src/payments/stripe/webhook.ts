@@ -3,7 +3,7 @@ import type { AppContext, WithDb } from '../../context.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { ApiError } from '../../http/errors.js';
 import { sameDigest } from '../../lib/secrets.js';
-import { recordPayment } from '../../features/payments/paid.js';
+import type { PaymentSink } from '../provider.js';
 import { STRIPE } from './settings.js';
 import { recordRejection } from '../../carriers/providers/store.js';
 
@@ -96,10 +96,11 @@ const CLOSED: Record<string, string> = {
  * and counted (recordRejection); an event id already applied is a replay:
  * acknowledged (200, so Stripe stops resending) and recorded, never applied twice. The applied
  * record and its effects share one transaction, and its unique index makes
- * parallel deliveries of one event apply once.
+ * parallel deliveries of one event apply once. What an event reports goes to `sink`.
  */
 export async function handleStripeWebhook(
   ctx: AppContext,
+  sink: PaymentSink,
   webhookSecret: string,
   raw: string,
   signature: string | undefined,
@@ -135,32 +136,16 @@ export async function handleStripeWebhook(
           received_at: Date.now(),
         })
         .execute();
-      const request = await trx
-        .selectFrom('payment_requests')
-        .selectAll()
-        .where('provider', '=', STRIPE)
-        .where('checkout_id', '=', session.id!)
-        .executeTakeFirst();
-      if (!request) return;
+      const checkout = { provider: STRIPE, checkoutId: session.id! };
       if (PAID.has(event.type)) {
         // checkout.session.completed of a delayed method (OXXO, SPEI) arrives unpaid; async_payment_succeeded follows.
         if (session.payment_status !== 'paid') return;
-        const cents = Number.isSafeInteger(session.amount_total) ? session.amount_total! : (request.amount_cents ?? 0);
-        await recordPayment(
-          trx,
-          request.id,
-          cents,
-          typeof session.payment_intent === 'string' ? session.payment_intent : session.id!,
-        );
-      } else {
-        await trx
-          .updateTable('payment_requests')
-          .set({ checkout_closed_at: Date.now(), checkout_closed_reason: CLOSED[event.type] })
-          .where('id', '=', request.id)
-          .where('status', '=', 'pending')
-          .where('checkout_closed_at', 'is', null)
-          .execute();
-      }
+        await sink.paid(trx, {
+          ...checkout,
+          amountCents: Number.isSafeInteger(session.amount_total) ? session.amount_total! : null,
+          providerRef: typeof session.payment_intent === 'string' ? session.payment_intent : session.id!,
+        });
+      } else await sink.closed(trx, { ...checkout, reason: CLOSED[event.type] });
     });
   } catch (err) {
     if (!isUniqueViolation(err)) throw err;

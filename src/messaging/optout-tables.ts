@@ -25,3 +25,7 @@ export interface OptoutTables {
   optouts: OptoutsTable;
   optout_settings: OptoutSettingsTable;
 }
+
+declare module '../db/schema.js' {
+  interface Database extends OptoutTables {}
+}

@@ -39,58 +39,72 @@ interface CheckedPool {
   agent: Agent;
 }
 
-/** Connection pools of webhook deliveries, by origin (and private-address policy); the oldest is closed past this many. */
+/** Connection pools of a process's outbound deliveries, by origin (and private-address policy); the oldest is closed past this many. */
 const MAX_POOLS = 1000;
-const pools = new Map<string, CheckedPool>();
+
+declare module '../context.js' {
+  interface AppContext {
+    /** The process's pools of outbound HTTP (webhook events, operator alerts): built by src/app/boot.ts, closed with the context. */
+    outbound: DestinationPools;
+  }
+}
 
 /**
- * The connection pool of a destination, kept between attempts so its sockets
- * are reused (keep-alive). Every attempt resolves the name and checks the
- * addresses again; the pool connects only to the address it was made for, and
- * is replaced (the old one closed once its requests finish) when the name now
- * resolves elsewhere. Rejects with ForbiddenDestination like safeAgent.
+ * The connection pool of each destination, kept between attempts so its
+ * sockets are reused (keep-alive). Every attempt resolves the name and checks
+ * the addresses again; the pool connects only to the address it was made for,
+ * and is replaced (the old one closed once its requests finish) when the name
+ * now resolves elsewhere.
  */
-export async function destinationAgent(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent> {
-  const target = new URL(url);
-  const [first] = await resolveDestination(target.hostname, allowPrivate);
-  const key = `${allowPrivate ? 1 : 0} ${target.origin}`;
-  const known = pools.get(key);
-  if (known?.address === first.address) return known.agent;
-  const connector = buildConnector({ timeout: timeoutMs });
-  // `host` keeps the name, so TLS still checks the certificate against it (SNI) and the Host header names it.
-  const agent = new Agent({
-    keepAliveTimeout: 4_000,
-    connect: (options, callback) => connector({ ...options, hostname: first.address }, callback),
-  });
-  pools.delete(key);
-  pools.set(key, { address: first.address, agent });
-  known?.agent.close().catch(() => undefined);
-  if (pools.size > MAX_POOLS) {
-    const [oldestKey, oldest] = pools.entries().next().value as [string, CheckedPool];
-    pools.delete(oldestKey);
-    oldest.agent.close().catch(() => undefined);
-  }
-  return agent;
-}
+export class DestinationPools {
+  private readonly pools = new Map<string, CheckedPool>();
 
-/** The destination's checked pool (destinationAgent), or the answer of a destination that cannot be reached (unresolved, forbidden). */
-export async function checkedAgent(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent | HttpAnswer> {
-  const started = performance.now();
-  try {
-    return await destinationAgent(url, allowPrivate, timeoutMs);
-  } catch (err) {
-    return failure(err, Math.round(performance.now() - started));
+  /** The destination's checked pool; rejects with ForbiddenDestination like safeAgent. */
+  async agent(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent> {
+    const target = new URL(url);
+    const [first] = await resolveDestination(target.hostname, allowPrivate);
+    const key = `${allowPrivate ? 1 : 0} ${target.origin}`;
+    const known = this.pools.get(key);
+    if (known?.address === first.address) return known.agent;
+    const connector = buildConnector({ timeout: timeoutMs });
+    // `host` keeps the name, so TLS still checks the certificate against it (SNI) and the Host header names it.
+    const agent = new Agent({
+      keepAliveTimeout: 4_000,
+      connect: (options, callback) => connector({ ...options, hostname: first.address }, callback),
+    });
+    this.pools.delete(key);
+    this.pools.set(key, { address: first.address, agent });
+    known?.agent.close().catch(() => undefined);
+    if (this.pools.size > MAX_POOLS) {
+      const [oldestKey, oldest] = this.pools.entries().next().value as [string, CheckedPool];
+      this.pools.delete(oldestKey);
+      oldest.agent.close().catch(() => undefined);
+    }
+    return agent;
   }
-}
 
-/** `send` through the destination's checked pool (destinationAgent); never throws. */
-export async function sendChecked(
-  url: string,
-  allowPrivate: boolean,
-  opts: Parameters<typeof send>[2],
-): Promise<HttpAnswer> {
-  const agent = await checkedAgent(url, allowPrivate, opts.timeoutMs);
-  return agent instanceof Agent ? send(agent, url, opts) : agent;
+  /** The destination's checked pool, or the answer of a destination that cannot be reached (unresolved, forbidden). */
+  async checked(url: string, allowPrivate: boolean, timeoutMs: number): Promise<Agent | HttpAnswer> {
+    const started = performance.now();
+    try {
+      return await this.agent(url, allowPrivate, timeoutMs);
+    } catch (err) {
+      return failure(err, Math.round(performance.now() - started));
+    }
+  }
+
+  /** `send` through the destination's checked pool; never throws. */
+  async send(url: string, allowPrivate: boolean, opts: Parameters<typeof send>[2]): Promise<HttpAnswer> {
+    const agent = await this.checked(url, allowPrivate, opts.timeoutMs);
+    return agent instanceof Agent ? send(agent, url, opts) : agent;
+  }
+
+  /** Closes every pool once its requests finish. */
+  async close(): Promise<void> {
+    const agents = [...this.pools.values()].map((p) => p.agent);
+    this.pools.clear();
+    await Promise.all(agents.map((a) => a.close().catch(() => undefined)));
+  }
 }
 
 const failure = (err: unknown, durationMs: number): HttpAnswer => ({

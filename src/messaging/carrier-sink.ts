@@ -1,19 +1,30 @@
+import type { CarrierIds, CarrierInbox, CoreSink, ReplyPart, ScheduledReport } from '../carriers/adapter.js';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/engine.js';
 import { enqueue } from '../jobs/queue.js';
-import { recordInboundReply } from '../messaging/inbound-replies.js';
-import type { CarrierSink, ReplyPart, ScheduledReport } from './adapter.js';
-import { recordRejection } from './providers/store.js';
-import { recordCarrierIds, storeReceipts, type CarrierIdBook } from './receipts.js';
-import { SIMULATOR_DLR_JOB } from './simulator/driver.js';
+import { recordInboundReply } from './inbound-replies.js';
+import { applyWaitingReceipts, idBook, pruneReceipts, recordCarrierIds, storeReceipts } from './receipts.js';
+
+/** The job that applies the simulator's scheduled delivery reports (registered by messaging/feature.ts). */
+export const SIMULATOR_DLR_JOB = 'simulator.dlr';
+
+/** What connectors receive, kept by the messaging core: handed to the carrier registry by src/app/boot.ts. */
+export function carrierInbox(ctx: AppContext): CarrierInbox {
+  return {
+    sink: (ids) => carrierSink(ctx, ids),
+    applyWaiting: (ids, carrier) => applyWaitingReceipts(ctx, idBook(ids), carrier),
+    prune: () => pruneReceipts(ctx.db),
+  };
+}
 
 /**
  * The sink connectors of one kind hand what they receive to: carrier ids and
- * receipts kept by the kind's id book (receipts.ts), replies recorded by the
- * messaging core (messaging/inbound-replies.ts), refused provider requests
- * counted (providers/store.ts), scheduled reports queued as a job.
+ * receipts kept by the kind's id book (receipts.ts), replies recorded by
+ * inbound-replies.ts, scheduled reports queued as a job. Refused provider
+ * requests are the carriers' own (carriers/registry.ts adds them).
  */
-export function databaseSink(ctx: AppContext, book: CarrierIdBook): CarrierSink {
+export function carrierSink(ctx: AppContext, ids: CarrierIds): CoreSink {
+  const book = idBook(ids);
   return {
     accepted: (carrier, accepted) => recordCarrierIds(ctx, book, carrier, accepted),
     receipts: async (carrier, receipts) => void (await storeReceipts(ctx, book, carrier, receipts)),
@@ -23,7 +34,6 @@ export function databaseSink(ctx: AppContext, book: CarrierIdBook): CarrierSink 
     },
     replyPart: (part) => reassemble(ctx.db, part),
     firstSeen: (carrier, incomingId) => firstSeen(ctx.db, carrier, incomingId),
-    rejected: (r) => recordRejection(ctx, r.carrier, r.reason, r.remoteAddress),
     scheduleReports: (reports, at) => scheduleReports(ctx.db, reports, at),
   };
 }

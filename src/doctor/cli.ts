@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { checks, missing, type CheckResult, type DoctorState } from './doctor-checks.js';
-import { redactor, TimedOut, withTimeout } from './doctor-probes.js';
+import { checks, missing, type CheckResult, type DoctorState } from './checks.js';
+import { redactor, TimedOut, withTimeout } from './probes.js';
 
 /**
  * `mensajero doctor`: what an operator runs on a new install or after an

@@ -5,10 +5,10 @@ import { normaliseAllowList } from '../auth/allow-list.js';
 import { parseMoney } from '../lib/money.js';
 import { DEFAULT_PRICES } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
-import { OPTOUT_OPTIONS } from './optout-options.js';
-import { SMS_TEXT_OPTIONS, smsTextChanges } from './sms-text-options.js';
-import { PARENT_OPTION } from './helpers.js';
-import { CliError } from './runner.js';
+import { OPTOUT_OPTIONS } from './cli-optout-options.js';
+import { SMS_TEXT_OPTIONS, smsTextChanges } from './cli-sms-text-options.js';
+import { PARENT_OPTION } from '../cli/helpers.js';
+import { CliError } from '../cli/runner.js';
 
 // How `accounts` commands read their options: each value checked, a refused one a CliError (exit code 2).
 

@@ -2,11 +2,12 @@ import { createRequire } from 'node:module';
 import type { EventEmitter } from 'node:events';
 
 /**
- * The `smpp` package, used as PDU codec and transport only. Its automatic
- * text encoding is switched off: short_message and message_payload pass
- * through as raw bytes both ways, and encoding.ts does the coding (the
- * package sends GSM text as data_coding 1, decodes GSM wrongly and mangles
- * `@` and `$`).
+ * The `smpp` package, used as PDU codec and transport only, by the carrier
+ * connector (src/carriers/smpp/) and the SMPP server (src/smpp-server/) alike.
+ * Its automatic text encoding is switched off: short_message and
+ * message_payload pass through as raw bytes both ways, and encoding.ts does
+ * the coding (the package sends GSM text as data_coding 1, decodes GSM
+ * wrongly and mangles `@` and `$`).
  */
 const require = createRequire(import.meta.url);
 export const smpp = require('smpp') as SmppModule;
@@ -40,17 +41,6 @@ interface SmppModule {
   PDU: { new (command: string, options?: Record<string, unknown>): Pdu; maxLength: number };
   filters: { message: { encode: (v: unknown) => unknown; decode: (v: unknown) => unknown } };
   [name: string]: any;
-}
-
-/** A bind refused, a response that never came, a connection lost: the message may be retried. */
-export class LinkError extends Error {
-  constructor(
-    message: string,
-    /** The SMSC may have taken the PDU (its response was lost): a resend can duplicate. */
-    readonly maybeSent = false,
-  ) {
-    super(message);
-  }
 }
 
 /** esm_class message type bits (5–2): SMSC delivery receipt, SME ack, intermediate notification. */

@@ -1,4 +1,4 @@
-import { isGsm7 } from '../../text/gsm7.js';
+import { isGsm7 } from '../text/gsm7.js';
 
 /**
  * SMPP short_message encoding, done here rather than by the `smpp` package

@@ -1,12 +1,9 @@
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
-import { applyDeliveryReports } from '../messaging/delivery.js';
-import type { Receipt } from './adapter.js';
-import { idForms, normaliseId } from './smpp/receipts.js';
+import type { CarrierIds, Receipt } from '../carriers/adapter.js';
+import { applyDeliveryReports } from './delivery.js';
 import { storableText } from '../text/storable.js';
-
-export type { Receipt } from './adapter.js';
 
 const CHUNK = 500;
 
@@ -36,11 +33,7 @@ function rawOf(r: Pick<Receipt, 'stat' | 'err'>): { stat: string | null; err: st
  * in provider_message_ids (ids exact). The waiting receipts themselves are
  * kept the same way for both, in carrier_receipts.
  */
-export interface CarrierIdBook {
-  /** The form a waiting receipt's id is stored under. */
-  normalise(id: string): string;
-  /** The stored forms under which a receipt for a recorded id may be waiting. */
-  forms(id: string): string[];
+export interface CarrierIdBook extends Omit<CarrierIds, 'kind'> {
   /** Records carrier ids of accepted messages; returns the forms they were stored under. */
   record(db: Db, carrier: string, rows: Array<{ carrierId: string; messageId: number }>): Promise<string[]>;
   /** Message id of each carrier id this connector recorded. */
@@ -49,19 +42,22 @@ export interface CarrierIdBook {
   apply(ctx: AppContext, receipts: MatchedReceipt[]): Promise<number>;
 }
 
+/** The id book of a kind's carrier ids (its forms are the kind's: carriers/kinds.ts). */
+export const idBook = (ids: CarrierIds): CarrierIdBook => (ids.kind === 'smpp' ? smppIds(ids) : providerIds(ids));
+
 /**
  * SMPP's carrier ids (smpp_ids). SMSCs disagree on the base: some give the
  * id in hex in submit_sm_resp and in decimal in the receipt, others the
- * reverse. The id as given wins, then its readings in the other base (idForms).
+ * reverse. The id as given wins, then its readings in the other base (forms).
  */
-export const smppIds: CarrierIdBook = {
-  normalise: normaliseId,
-  forms: idForms,
+const smppIds = ({ normalise, forms }: CarrierIds): CarrierIdBook => ({
+  normalise,
+  forms,
   async record(db, carrier, ids) {
     const now = Date.now();
     const rows = ids.map((i) => ({
       carrier,
-      carrier_id: normaliseId(i.carrierId),
+      carrier_id: normalise(i.carrierId),
       message_id: i.messageId,
       created_at: now,
     }));
@@ -73,7 +69,7 @@ export const smppIds: CarrierIdBook = {
     return rows.map((r) => r.carrier_id);
   },
   async lookup(db, carrier, carrierIds) {
-    const candidates = [...new Set(carrierIds.flatMap(idForms))];
+    const candidates = [...new Set(carrierIds.flatMap(forms))];
     const byId = new Map<string, number>();
     for (let i = 0; i < candidates.length; i += CHUNK) {
       const rows = await db.kysely
@@ -85,7 +81,7 @@ export const smppIds: CarrierIdBook = {
       for (const r of rows) byId.set(r.carrier_id, Number(r.message_id));
     }
     return (carrierId) => {
-      for (const form of idForms(carrierId)) {
+      for (const form of forms(carrierId)) {
         const id = byId.get(form);
         if (id !== undefined) return id;
       }
@@ -93,16 +89,16 @@ export const smppIds: CarrierIdBook = {
     };
   },
   apply: applyDeliveryReports,
-};
+});
 
 /**
  * HTTP providers' message ids (provider_message_ids): matched exactly, as
  * the provider gave them (wamid.… and CA… ids are case-sensitive). Statuses
  * that arrive before the id is recorded wait like SMPP's early receipts.
  */
-export const providerIds: CarrierIdBook = {
-  normalise: (id) => id,
-  forms: (id) => [id],
+const providerIds = ({ normalise, forms }: CarrierIds): CarrierIdBook => ({
+  normalise,
+  forms,
   /** An id seen again is kept as first recorded. */
   async record(db, carrier, ids) {
     const now = Date.now();
@@ -118,7 +114,7 @@ export const providerIds: CarrierIdBook = {
     return (carrierId) => byId.get(carrierId);
   },
   apply: applyProviderStatuses,
-};
+});
 
 /**
  * Records the carrier ids of accepted messages (an SMPP message has one per

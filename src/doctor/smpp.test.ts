@@ -6,7 +6,7 @@ import { cliEnv, runMensajero, type CliEnv } from '../../test/helpers/cli.js';
 import { closedPort, doctor, holdPort } from '../../test/helpers/doctor.js';
 import { startSmppHarness } from '../../test/helpers/smpp-server.js';
 import type { Harness } from '../../test/helpers/harness.js';
-import { checkCertificate, smppAnswers } from './doctor-smpp.js';
+import { checkCertificate, smppAnswers } from './smpp.js';
 
 const tlsDir = resolve(import.meta.dirname, '../../test/helpers/tls');
 const CERT = join(tlsDir, 'smsc-cert.pem');

@@ -1,26 +1,16 @@
 import type { Command } from 'commander';
 import { toCredits, toUnits } from '../accounts/credits.js';
-import {
-  accountSettings,
-  adjustCredits,
-  archiveAccount,
-  listAccounts,
-  MAX_ACCOUNT_SEARCH,
-  rotateKey,
-  unarchiveAccount,
-  updateAccountSettings,
-  type Account,
-  type AccountSettingsView,
-} from '../accounts/index.js';
+import { listAccounts, MAX_ACCOUNT_SEARCH, type Account } from '../accounts/index.js';
+import { accountSettings, type AccountSettingsView } from './settings.js';
+import { addCredits, archiveFamily, changeSettings, replaceKey, reviveAccount } from './admin.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { AccountCreateError, createAccount } from '../accounts/create.js';
 import type { BaseContext } from '../context.js';
-import type { Executor } from '../db/engine.js';
-import { setPrice } from '../messaging/pricing.js';
-import { CliError, type CliRunner } from './runner.js';
-import { PARENT_OPTION, requireAccount, table } from './helpers.js';
-import { optoutChanges } from './optout-options.js';
-import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './account-options.js';
+import type { Channel } from '../messaging/types.js';
+import { CliError, type CliRunner } from '../cli/runner.js';
+import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
+import { optoutChanges } from './cli-optout-options.js';
+import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 
 /** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
 const MAX_PAGE = 1_000_000;
@@ -81,11 +71,7 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
           const units = toUnits(o.add);
-          await ctx.db.kysely.transaction().execute(async (trx) => {
-            if (!(await adjustCredits(trx, account.id, units))) throw new CliError('the balance cannot go below zero');
-            // Loaded here: the webhook modules are for this command only, not every `accounts` one.
-            if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, account.id);
-          });
+          if (!(await addCredits(ctx.db, account.id, units))) throw new CliError('the balance cannot go below zero');
           const after = await requireAccount(ctx, o.email, o.parent);
           return { email: shownEmail(after.email), credits: toCredits(after.credits) };
         },
@@ -99,13 +85,8 @@ async function setAccount(ctx: BaseContext, o: Record<string, any>): Promise<Acc
   const optout = optoutChanges(o, account);
   const changes = settingChanges(o);
   const prices = priceOptions(o);
-  // The opt-out feature (its request schemas) is loaded only when a change needs it.
-  const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
-  await ctx.db.kysely.transaction().execute(async (trx) => {
-    await updateAccountSettings(trx, account.id, changes);
-    for (const [channel, credits] of prices) await setPrice(trx, account.id, channel, toUnits(credits));
-    if (optout && setOptoutSettings) await setOptoutSettings(trx, account.id, optout);
-  });
+  const units = prices.map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
+  await changeSettings(ctx.db, account.id, changes, units, optout);
   return settingsOf(ctx, await requireAccount(ctx, o.email, o.parent));
 }
 
@@ -167,7 +148,7 @@ function keyCommands(accounts: Command, run: CliRunner): void {
         o,
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
-          const { subaccounts } = await ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, account.id));
+          const { subaccounts } = await archiveFamily(ctx.db, account.id);
           return { email: shownEmail(account.email), status: 'archived', subaccounts_archived: subaccounts };
         },
         (r) =>
@@ -186,8 +167,7 @@ function keyCommands(accounts: Command, run: CliRunner): void {
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
           if (account.status === 'active') throw new CliError(`${shownEmail(account.email)} is not archived`);
-          const revive = (trx: Executor) => unarchiveAccount(trx, ctx.secrets.keyEncryption, account.id);
-          const apikey = await ctx.db.kysely.transaction().execute(revive);
+          const apikey = await reviveAccount(ctx.db, ctx.secrets.keyEncryption, account.id);
           if (!apikey) throw new CliError(`${shownEmail(account.email)} stays archived: unarchive its parent first`);
           return { email: shownEmail(account.email), status: 'active', apikey };
         },
@@ -205,9 +185,7 @@ function keyCommands(accounts: Command, run: CliRunner): void {
         o,
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
-          const apikey = await ctx.db.kysely
-            .transaction()
-            .execute((trx) => rotateKey(trx, ctx.secrets.keyEncryption, account.id));
+          const apikey = await replaceKey(ctx.db, ctx.secrets.keyEncryption, account.id);
           return { email: shownEmail(account.email), apikey };
         },
         (r) => `new apikey for ${r.email}: ${r.apikey}\n(the old key no longer works)`,

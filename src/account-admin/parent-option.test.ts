@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
 import { runCommands } from '../../test/helpers/cli.js';
-import { accountCommands } from './accounts.js';
+import { accountCommands } from './cli.js';
 import { smsCommands } from '../features/sms/cli.js';
 import { chatappCli } from '../features/chatapp/cli.js';
 import { walletCommands } from '../features/wallet/cli.js';

@@ -1,8 +1,8 @@
 import { closeSync, existsSync, openSync, renameSync, rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import SQLite from 'better-sqlite3';
-import type { Command } from 'commander';
-import { CliError, type CliRunner } from './runner.js';
+import { CliError } from '../cli/runner.js';
+import type { DbAndConfig } from '../context.js';
 
 /**
  * Copies the SQLite database at `source` to `target` with SQLite's online
@@ -43,30 +43,12 @@ export async function backupSqlite(source: string, target: string): Promise<{ pa
   }
 }
 
-export function backupCommand(program: Command, run: CliRunner): void {
-  program
-    .command('backup')
-    .description(
-      'copy the SQLite database to a new file while the service runs (PostgreSQL: use pg_dump, see docs/operators/backups.md)',
-    )
-    .requiredOption('--to <file>', 'the new file to write')
-    .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(
-        o,
-        async (ctx) => {
-          const url = ctx.config.DATABASE_URL;
-          if (ctx.db.engine !== 'sqlite')
-            throw new CliError(
-              'backup copies SQLite databases; for PostgreSQL use pg_dump (docs/operators/backups.md)',
-            );
-          const source = url.slice('sqlite:'.length);
-          if (source === '' || source === ':memory:')
-            throw new CliError('an in-memory database has nothing to back up');
-          const { pages, bytes } = await backupSqlite(source, o.to);
-          return { to: resolve(o.to), pages, bytes };
-        },
-        (r) => `backed up ${r.bytes} bytes to ${r.to}`,
-      ),
-    );
+/** `backup --to`: the process's own SQLite database (refused on PostgreSQL and in memory) to a new file. */
+export async function backupDatabase(ctx: DbAndConfig, target: string) {
+  if (ctx.db.engine !== 'sqlite')
+    throw new CliError('backup copies SQLite databases; for PostgreSQL use pg_dump (docs/operators/backups.md)');
+  const source = ctx.config.DATABASE_URL.slice('sqlite:'.length);
+  if (source === '' || source === ':memory:') throw new CliError('an in-memory database has nothing to back up');
+  const { pages, bytes } = await backupSqlite(source, target);
+  return { to: resolve(target), pages, bytes };
 }

@@ -6,8 +6,8 @@ import { newestStoredKey } from '../accounts/index.js';
 import { readServerSecret, secretFile, Secrets } from '../lib/secrets.js';
 import { carrierStatus } from '../carriers/status.js';
 import { routesNamingOffCarriers } from '../carriers/routes-off.js';
-import { httpGet, localAddress, pingRedis, portIsFree } from './doctor-probes.js';
-import { checkCertificate, smppAnswers } from './doctor-smpp.js';
+import { httpGet, localAddress, pingRedis, portIsFree } from './probes.js';
+import { checkCertificate, smppAnswers } from './smpp.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 

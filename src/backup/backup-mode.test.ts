@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import SQLite from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { backupSqlite } from './backup.js';
+import { backupSqlite } from './service.js';
 
 describe('mensajero backup: file mode of the copy', () => {
   let dir: string;

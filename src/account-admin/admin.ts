@@ -1,0 +1,53 @@
+import type { Db } from '../db/engine.js';
+import type { Channel } from '../messaging/types.js';
+import { setPrice } from '../messaging/pricing.js';
+import {
+  adjustCredits,
+  archiveAccount,
+  rotateKey,
+  unarchiveAccount,
+  updateAccountSettings,
+  type AccountSettingChanges,
+} from '../accounts/store.js';
+
+// The changes the `accounts` commands make, each in one transaction. Front ends import this file (accounts/cli.ts);
+// it reaches above the accounts' foundation (prices, opt-outs, webhooks) as they do, the last two loaded on demand.
+
+/** Adds (negative: withdraws) credits; false, changing nothing, when the balance would go below zero. */
+export async function addCredits(db: Db, accountId: number, units: number): Promise<boolean> {
+  return db.kysely.transaction().execute(async (trx) => {
+    if (!(await adjustCredits(trx, accountId, units))) return false;
+    // Loaded here: the webhook modules are for this change only, not every `accounts` command.
+    if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, accountId);
+    return true;
+  });
+}
+
+/** `accounts set`: settings, prices by channel (in units) and opt-out settings, together. */
+export async function changeSettings(
+  db: Db,
+  accountId: number,
+  changes: AccountSettingChanges,
+  prices: Array<[Channel, number]>,
+  optout: { exemptOtp?: boolean; confirmation?: string | null } | null,
+): Promise<void> {
+  // The opt-out feature (its request schemas) is loaded only when a change needs it.
+  const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
+  await db.kysely.transaction().execute(async (trx) => {
+    await updateAccountSettings(trx, accountId, changes);
+    for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);
+    if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
+  });
+}
+
+/** Suspends the account and its sub-accounts; how many sub-accounts went with it. */
+export const archiveFamily = (db: Db, accountId: number) =>
+  db.kysely.transaction().execute((trx) => archiveAccount(trx, accountId));
+
+/** Revives one archived account with a new API key; undefined while its parent is archived. */
+export const reviveAccount = (db: Db, keyEncryption: Buffer, accountId: number) =>
+  db.kysely.transaction().execute((trx) => unarchiveAccount(trx, keyEncryption, accountId));
+
+/** Replaces the account's API key; the new key is returned once. */
+export const replaceKey = (db: Db, keyEncryption: Buffer, accountId: number) =>
+  db.kysely.transaction().execute((trx) => rotateKey(trx, keyEncryption, accountId));

@@ -1,0 +1,175 @@
+import type { AppContext, WithConfig } from '../context.js';
+import { resolveSender } from '../features/sms/service.js';
+import { parseRecipients } from '../features/sms/rules.js';
+import { ApiError } from '../http/errors.js';
+import { send } from '../messaging/send.js';
+import type { Recipient, SubmitRequest } from '../messaging/types.js';
+import { channelNumbers } from '../phone/accepted.js';
+
+/**
+ * What the SMPP server sends: the messages of its customers' submit_sm and
+ * submit_multi, by /sms/send's rules (numbers, senders, prices, credits,
+ * routes), through the one send call, handed over inline.
+ */
+
+/** The message of an SMPP submit_sm or submit_multi, exactly as the customer's client wrote it. */
+export interface VerbatimMessage {
+  /** Used when it is one of the account's registered senders. */
+  sender: string;
+  /** Decoded short_message: kept and reported as sent (no GSM-7 replacement); charged for the parts the carrier sends it in. */
+  text: string;
+  flash: boolean;
+  /** Epoch ms; null or past: now. */
+  scheduledAt: number | null;
+  /** Epoch ms: not handed over by then, the message closes as expired (null: no end). */
+  validUntil: number | null;
+  meta: Record<string, unknown> | null;
+}
+
+/** One destination as written in the PDU. */
+export interface VerbatimDestination {
+  /** Digits as written in destination_addr. */
+  destination: string;
+  /** Read with its country code (TON 1, or 12 digits and more); otherwise 10 Mexican digits. */
+  international: boolean;
+}
+
+/** One SMS exactly as a customer's SMPP client submitted it (the SMPP server's submit_sm). */
+export type VerbatimSmsInput = VerbatimMessage & VerbatimDestination;
+
+/** A destination's number by the send path's rules; throws its ApiError. */
+function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<string>): Recipient {
+  const [recipient] = parseRecipients(d.destination, {
+    findCountryCode: d.international,
+    countryCode: '52',
+    numbers: channelNumbers(ctx.config, 'sms'),
+  });
+  if (seen.has(recipient.number)) throw new ApiError(400, 'sms_16', undefined, { number: recipient.number });
+  seen.add(recipient.number);
+  return recipient;
+}
+
+/** Lookups shared by the verbatim messages of one SMPP turn: each sender name. */
+interface VerbatimLookups {
+  senders: Map<string, Promise<string | null>>;
+}
+
+const newLookups = (): VerbatimLookups => ({ senders: new Map() });
+
+/** A verbatim message as a send: sender, schedule (priced as every send: parts × each recipient's price). Throws its ApiError. */
+async function verbatimRequest(
+  ctx: AppContext,
+  accountId: number,
+  input: VerbatimMessage,
+  recipients: Recipient[],
+  lookups: VerbatimLookups,
+): Promise<SubmitRequest> {
+  if (input.text === '') throw new ApiError(400, 'sms_01');
+  let sender = lookups.senders.get(input.sender);
+  if (!sender)
+    lookups.senders.set(input.sender, (sender = resolveSender(ctx, accountId, { sender: input.sender, channel: 1 })));
+  const now = Date.now();
+  return {
+    accountId,
+    channel: 'sms',
+    source: 'sms',
+    recipients,
+    text: input.text,
+    sender: await sender,
+    flash: input.flash,
+    scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
+    validUntil: input.validUntil,
+    meta: input.meta,
+  };
+}
+
+/** The one send of verbatim messages: sender, prices, credits, group commit, hand-off. */
+async function sendVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
+  const [result] = await send(ctx, [await verbatimRequest(ctx, accountId, input, recipients, newLookups())], 'inline');
+  return result;
+}
+
+/**
+ * The submit_sm of one turn of an SMPP bind, each with /sms/send's number
+ * rules, sender, prices, credits, routes and hand-off, its text as it came:
+ * its reference, or the ApiError (or other error) that refused it. They are
+ * written by one work of the group commit (one price lookup, opt-out query
+ * and debit); when that fails (the balance does not cover them all), each is
+ * sent alone so that only those the balance does not cover are refused.
+ */
+export async function sendVerbatimSmsTurn(
+  ctx: AppContext,
+  accountId: number,
+  inputs: VerbatimSmsInput[],
+): Promise<Array<{ reference: string } | { error: unknown }>> {
+  const outcomes: Array<{ reference: string } | { error: unknown }> = [];
+  const reqs: Array<{ index: number; req: SubmitRequest }> = [];
+  const lookups = newLookups();
+  for (const [index, input] of inputs.entries()) {
+    try {
+      const recipient = verbatimRecipient(ctx, input, new Set());
+      reqs.push({ index, req: await verbatimRequest(ctx, accountId, input, [recipient], lookups) });
+    } catch (error) {
+      outcomes[index] = { error };
+    }
+  }
+  if (reqs.length === 0) return outcomes;
+  const results = await send(
+    ctx,
+    reqs.map((r) => r.req),
+    'inline',
+  ).catch(() =>
+    Promise.all(
+      reqs.map(({ req }) =>
+        send(ctx, [req], 'inline').then(
+          ([result]) => result,
+          (error: unknown) => ({ error }),
+        ),
+      ),
+    ),
+  );
+  results.forEach((result, k) => {
+    outcomes[reqs[k].index] = 'error' in result ? result : { reference: result.references[0].reference };
+  });
+  return outcomes;
+}
+
+/**
+ * The SMPP submit_multi: one message to several destinations, as one
+ * multi-recipient send. A destination the number rules refuse (or a repeated
+ * one) is left out with its ApiError; the others are accepted together or,
+ * on a refusal of the whole send (credits, text), not at all (it throws).
+ * The first accepted destination's reference is `reference`.
+ */
+export async function sendVerbatimSmsMulti(
+  ctx: AppContext,
+  accountId: number,
+  input: VerbatimMessage & { destinations: VerbatimDestination[]; reference: string },
+): Promise<{
+  accepted: Array<{ index: number; reference: string }>;
+  refused: Array<{ index: number; error: unknown }>;
+}> {
+  const seen = new Set<string>();
+  const refused: Array<{ index: number; error: unknown }> = [];
+  const recipients: Array<Recipient & { index: number }> = [];
+  input.destinations.forEach((d, index) => {
+    try {
+      recipients.push({ ...verbatimRecipient(ctx, d, seen), index });
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      refused.push({ index, error });
+    }
+  });
+  if (recipients.length === 0) return { accepted: [], refused };
+  recipients[0].reference = input.reference;
+  const result = await sendVerbatim(
+    ctx,
+    accountId,
+    input,
+    recipients.map(({ index: _, ...r }) => r),
+  );
+  return {
+    accepted: recipients.map((r, k) => ({ index: r.index, reference: result.references[k].reference })),
+    refused,
+  };
+}
