@@ -110,7 +110,8 @@ const restrictedPaths = {
         zones: [
           {
             target: [
-              'src/panel/**/*.ts',
+              'src/panel/pages/**/*.ts',
+              'src/panel/cli.ts',
               'src/**/routes.ts',
               ...commandModules,
               // The commands of no feature, with what they run: doctor's checks open the database themselves.
@@ -123,6 +124,13 @@ const restrictedPaths = {
             message:
               'Panel pages, routes, the CLI and the SMPP server call a module’s service.ts or index.ts, never its store.',
           },
+          // The panel's own files (sessions, authenticator codes, statistics) read their own stores, no other module's.
+          {
+            target: ['src/panel/*.ts'],
+            from: storeFiles,
+            except: ['**/src/panel/store.ts', '**/src/panel/*-store.ts'],
+            message: 'The panel calls other modules’ service.ts or index.ts; only its own stores are its to import.',
+          },
           { target: foundation, from: aboveFoundation, message: foundationMessage },
           { target: foundation, from: 'src/cli', except: ['./runner.ts', './helpers.ts'], message: foundationMessage },
         ],
@@ -130,14 +138,34 @@ const restrictedPaths = {
     ],
   },
 };
+// Panel pages render and handle forms; what they read and write goes through a module's service (or the panel's own
+// service.ts, stats.ts, deployment.ts), which holds the context's database handle for them.
+const panelStorage = {
+  regex: '^kysely$|(^|/)db/|(^|/)(store|[\\w-]+-store)\\.js$',
+  message: 'Panel pages hold no queries: call the owning module’s service.ts (docs/contributors/panel.md).',
+};
+const noDatabaseInPages = {
+  files: ['src/panel/pages/**/*.ts'],
+  ignores: tests,
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: 'MemberExpression[property.name=/^(db|kysely)$/], ObjectPattern > Property[key.name=/^(db|kysely)$/]',
+        message:
+          'Panel pages never touch the database handle: pass the context to the owning module’s service (docs/contributors/panel.md).',
+      },
+    ],
+  },
+};
 // Command modules and routes hand the database to a service, which builds the SQL: they import neither kysely nor
 // src/db/ (a type for a parameter included), open no transaction and call no query builder, whatever the handle is
-// named. src/panel/ is left out until its operators' insert (panel/cli.ts) moves to a store.
+// named.
 const sqlBuilders = /^(selectFrom|insertInto|updateTable|deleteFrom|replaceInto|mergeInto|transaction|executeQuery)$/;
 const database = /^kysely$|(^|\/)db\//;
 const noSqlInFrontEnds = {
   files: [...commandModules, 'src/**/routes.ts'],
-  ignores: [...tests, 'src/panel/**'],
+  ignores: tests,
   rules: {
     'no-restricted-syntax': [
       'error',
@@ -214,7 +242,7 @@ export default defineConfig(
   layer(['src/**/*.ts'], sendWriter),
   layer(['src/carriers/**/*.ts'], features, messagingInternals, sendWriter),
   layerExcept(carrierProtocols, carrierStores, features, messagingInternals, storage, sendWriter),
-  layer(['src/panel/pages/**/*.ts'], cliRunner, sendWriter),
+  layer(['src/panel/pages/**/*.ts'], cliRunner, panelStorage, sendWriter),
   layer(['src/messaging/**/*.ts'], webhookInternals, carrierInternals),
   layer(['src/features/payments/**/*.ts'], webhookInternals, sendWriter),
   layer(['src/payments/**/*.ts'], webhookInternals, paymentFeatures, sendWriter),
@@ -232,4 +260,5 @@ export default defineConfig(
   },
   restrictedPaths,
   noSqlInFrontEnds,
+  noDatabaseInPages,
 );

@@ -14,3 +14,4 @@ export {
   type AccountRow,
 } from './listing-store.js';
 export { apiKeyHints, type KeyHint } from './key-hints.js';
+export * from './service.js';

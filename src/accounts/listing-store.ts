@@ -128,3 +128,14 @@ export async function subaccountIds(db: Executor, parentId: number): Promise<num
   const rows = await db.selectFrom('accounts').select('id').where('parent_id', '=', parentId).execute();
   return rows.map((r) => Number(r.id));
 }
+
+/** A parent's sub-accounts, newest first. */
+export function subaccountRows(db: Executor, parentId: number, limit: number) {
+  return db
+    .selectFrom('accounts')
+    .select(['id', 'email', 'credits', 'status'])
+    .where('parent_id', '=', parentId)
+    .orderBy('id', 'desc')
+    .limit(limit)
+    .execute();
+}

@@ -309,3 +309,13 @@ export async function updateAccountSettings(db: Executor, accountId: number, cha
 export async function newestStoredKey(db: Executor) {
   return db.selectFrom('api_keys').select(['key_hash', 'key_enc']).orderBy('id', 'desc').executeTakeFirst();
 }
+
+/** The account's low-balance threshold as stored (null: none). */
+export async function lowBalanceUnits(db: Executor, accountId: number) {
+  const row = await db
+    .selectFrom('accounts')
+    .select('low_balance_units')
+    .where('id', '=', accountId)
+    .executeTakeFirst();
+  return row?.low_balance_units;
+}

@@ -1,3 +1,4 @@
+import type { WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { insertAuditRow, selectAuditRows } from './store.js';
 
@@ -93,3 +94,7 @@ export async function listAudit(
     address: r.address,
   }));
 }
+
+/** listAudit, given the context (the panel's audit page). */
+export const auditLog = (ctx: WithDb, opts: { since: number; actor?: string; limit?: number }) =>
+  listAudit(ctx.db.kysely, opts);

@@ -52,3 +52,48 @@ export function lineChart(v: View, labelledBy: string, data: LineChartData, test
       </div>
     </details>`;
 }
+
+/**
+ * A stacked chart drawn by panel.js with uPlot from the data-* attributes,
+ * and the same numbers as a table for screen readers and without scripts.
+ */
+export function statusChart(
+  v: View,
+  labelledBy: string,
+  days: string[],
+  series: Record<string, number[]>,
+  labels: Record<string, string>,
+  /** What a slot is (default: a day, or the campaign when there is one slot). */
+  slot?: string,
+) {
+  const keys = Object.keys(series);
+  const xLabel = slot ?? (days.length === 1 ? v.t('campaign') : v.t('day'));
+  return html`<div
+      class="chart"
+      data-chart="${JSON.stringify({ days, series, labels, xLabel })}"
+      role="img"
+      aria-labelledby="${labelledBy}"
+    ></div>
+    <details>
+      <summary>${v.t('chart_table')}</summary>
+      <div class="scroll">
+        <table data-testid="chart-table">
+          <thead>
+            <tr>
+              <th scope="col">${slot ?? v.t('day')}</th>
+              ${keys.map((k) => html`<th scope="col">${labels[k]}</th>`)}
+            </tr>
+          </thead>
+          <tbody>
+            ${days.map(
+              (d, i) =>
+                html`<tr>
+                  <th scope="row">${d}</th>
+                  ${keys.map((k) => html`<td data-series="${k}">${series[k][i]}</td>`)}
+                </tr>`,
+            )}
+          </tbody>
+        </table>
+      </div>
+    </details>`;
+}

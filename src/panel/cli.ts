@@ -1,8 +1,7 @@
 import type { Command } from 'commander';
 import { isAccountEmail } from '../text/email.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
-import { isUniqueViolation } from '../db/engine.js';
-import { hashPassword } from '../lib/passwords.js';
+import { createOperator } from './operators.js';
 
 /** Standard input, whole; the password never appears in the process list or the shell history. */
 async function readStdin(): Promise<string> {
@@ -30,16 +29,8 @@ export function operatorCommands(program: Command, run: CliRunner): void {
           if (!isAccountEmail(email)) throw new CliError(`not a valid email: ${o.email}`);
           if (password.length < 8 || password.length > 128)
             throw new CliError('the password (standard input) must have 8 to 128 characters');
-          const hash = await hashPassword(password);
-          try {
-            await ctx.db.kysely
-              .insertInto('panel_operators')
-              .values({ email, password_hash: hash, created_at: Date.now() })
-              .execute();
-          } catch (err) {
-            if (isUniqueViolation(err)) throw new CliError(`an operator with email ${email} exists`);
-            throw err;
-          }
+          if (!(await createOperator(ctx, email, password)))
+            throw new CliError(`an operator with email ${email} exists`);
           return { email, operator: true };
         },
         (r) => `operator ${r.email} created: sign in at /panel/`,

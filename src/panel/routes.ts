@@ -34,22 +34,22 @@ import {
   type Shared,
   type View,
 } from './view.js';
-import { overviewPage } from './pages/overview.js';
-import { integrationsPage } from './pages/integrations.js';
-import { accountPage } from './pages/account.js';
-import { operatorPage } from './pages/operator.js';
-import { carrierAnalyticsPage } from './pages/carrier-analytics.js';
-import { marginsPage } from './pages/margins.js';
-import { messageTracePage } from './pages/message-trace.js';
-import { auditPage } from './pages/operator-audit.js';
-import { subaccountsPage } from './pages/subaccounts.js';
-import { campaignsPage } from './pages/campaigns.js';
-import { contactsPage } from './pages/contacts.js';
-import { optoutsPage } from './pages/optouts.js';
-import { repliesPage } from './pages/replies.js';
-import { sendPage } from './pages/send.js';
-import { otpPage } from './pages/otp.js';
-import { programsPage } from './pages/programs.js';
+import { overviewPage } from './pages/overview/view.js';
+import { integrationsPage } from './pages/integrations/view.js';
+import { accountPage } from './pages/account/view.js';
+import { operatorPage } from './pages/operator/view.js';
+import { carrierAnalyticsPage } from './pages/carrier-analytics/view.js';
+import { marginsPage } from './pages/margins/view.js';
+import { messageTracePage } from './pages/message-trace/view.js';
+import { auditPage } from './pages/audit/view.js';
+import { subaccountsPage } from './pages/subaccounts/view.js';
+import { campaignsPage } from './pages/campaigns/view.js';
+import { contactsPage } from './pages/contacts/view.js';
+import { optoutsPage } from './pages/optouts/view.js';
+import { repliesPage } from './pages/replies/view.js';
+import { sendPage } from './pages/send/view.js';
+import { otpPage } from './pages/otp/view.js';
+import { programsPage } from './pages/programs/view.js';
 import type { PrincipalKind } from './tables.js';
 import { totpEnabled, useTotpCode } from './totp.js';
 import { SIGNIN_CANDIDATES, signinCandidates } from './signin-candidates.js';
@@ -77,6 +77,29 @@ const NO_SUCH_PERSON = 'scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAAAAAAAAAAAA
 const TOTP_STEP_HOURS = 5 / 60;
 
 const HOME: Record<PrincipalKind, string> = { account: '/panel/overview', operator: '/panel/operator' };
+
+/**
+ * Every page of the panel, in the order their routes are registered: a page is a function `(scope, shared) => Section`
+ * (its view.ts), which registers its own actions (docs/contributors/panel.md).
+ */
+const SECTIONS: Array<(scope: FastifyInstance, shared: Shared) => Section> = [
+  overviewPage,
+  integrationsPage,
+  campaignsPage,
+  sendPage,
+  contactsPage,
+  optoutsPage,
+  repliesPage,
+  otpPage,
+  programsPage,
+  accountPage,
+  operatorPage,
+  carrierAnalyticsPage,
+  marginsPage,
+  messageTracePage,
+  auditPage,
+  subaccountsPage,
+];
 
 export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promise<void> {
   let loaded: ReturnType<typeof loadAssets> | undefined;
@@ -137,51 +160,38 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
       scope.get('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) =>
         totpForm(ctx, shared.assets(), request, reply),
       );
-      scope.post('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) => {
-        const s = request.panelSession!;
-        // Throttled by the plain email, as at sign-in.
-        const email = shownEmail(s.account?.email ?? s.operator!.email);
-        const principalId = s.account?.id ?? s.operator!.id;
-        const t = translator(langOf(request));
-        const attempt = await reserveSignin(ctx.db.kysely, ctx.config, email, request.ip);
-        if ('waitMinutes' in attempt) {
-          const error = t('signin_throttled', { minutes: attempt.waitMinutes });
-          return totpForm(ctx, shared.assets(), request, reply, 429, error);
-        }
-        const code = field((request.body ?? {}) as Record<string, unknown>, 'code').replace(/\s/g, '');
-        if (!(await useTotpCode(ctx.db.kysely, ctx.secrets.panelTotpEncryption, s.kind, principalId, code))) {
-          await finishSignin(ctx.db.kysely, attempt, 'failed');
-          return totpForm(ctx, shared.assets(), request, reply, 401, t('totp_wrong'));
-        }
-        await finishSignin(ctx.db.kysely, attempt, 'signed-in');
-        await endSession(ctx.db.kysely, s.id);
-        const token = await createSession(ctx.db.kysely, s.kind, principalId, ctx.config.PANEL_SESSION_HOURS);
-        setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
-        return reply.redirect(HOME[s.kind], 303);
-      });
+      scope.post('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, (request, reply) =>
+        totpStep(ctx, shared.assets(), request, reply),
+      );
 
-      const sections: Array<(scope: FastifyInstance, shared: Shared) => Section> = [
-        overviewPage,
-        integrationsPage,
-        campaignsPage,
-        sendPage,
-        contactsPage,
-        optoutsPage,
-        repliesPage,
-        otpPage,
-        programsPage,
-        accountPage,
-        operatorPage,
-        carrierAnalyticsPage,
-        marginsPage,
-        messageTracePage,
-        auditPage,
-        subaccountsPage,
-      ];
-      for (const add of sections) registerSection(scope, shared, add(scope, shared));
+      for (const add of SECTIONS) registerSection(scope, shared, add(scope, shared));
     },
     { prefix: '/panel' },
   );
+}
+
+/** The second step of sign-in: the authenticator's code, throttled as the password is, ends the pending session. */
+async function totpStep(ctx: AppContext, assets: PanelAssets, request: FastifyRequest, reply: FastifyReply) {
+  const s = request.panelSession!;
+  // Throttled by the plain email, as at sign-in.
+  const email = shownEmail(s.account?.email ?? s.operator!.email);
+  const principalId = s.account?.id ?? s.operator!.id;
+  const t = translator(langOf(request));
+  const attempt = await reserveSignin(ctx.db.kysely, ctx.config, email, request.ip);
+  if ('waitMinutes' in attempt) {
+    const error = t('signin_throttled', { minutes: attempt.waitMinutes });
+    return totpForm(ctx, assets, request, reply, 429, error);
+  }
+  const code = field((request.body ?? {}) as Record<string, unknown>, 'code').replace(/\s/g, '');
+  if (!(await useTotpCode(ctx.db.kysely, ctx.secrets.panelTotpEncryption, s.kind, principalId, code))) {
+    await finishSignin(ctx.db.kysely, attempt, 'failed');
+    return totpForm(ctx, assets, request, reply, 401, t('totp_wrong'));
+  }
+  await finishSignin(ctx.db.kysely, attempt, 'signed-in');
+  await endSession(ctx.db.kysely, s.id);
+  const token = await createSession(ctx.db.kysely, s.kind, principalId, ctx.config.PANEL_SESSION_HOURS);
+  setCookie(request, reply, SESSION_COOKIE, token, ctx.config.PANEL_SESSION_HOURS * 3600);
+  return reply.redirect(HOME[s.kind], 303);
 }
 
 /**

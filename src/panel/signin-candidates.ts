@@ -1,6 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
-import { panelAllowList } from '../accounts/index.js';
+import { signinRows } from './store.js';
 import { allowListAdmits } from '../auth/allow-list.js';
 import type { PrincipalKind } from './tables.js';
 
@@ -27,28 +26,7 @@ export interface SigninCandidate {
  * Accounts whose panel is closed to `ip` (panel_allow_ip) are left out.
  */
 export async function signinCandidates(db: Executor, email: string, ip: string): Promise<SigninCandidate[]> {
-  const escaped = email.replace(/[\\%_]/g, (c) => `\\${c}`);
-  const [operator, accounts] = await Promise.all([
-    db.selectFrom('panel_operators').select(['id', 'password_hash']).where('email', '=', email).executeTakeFirst(),
-    db
-      .selectFrom('accounts')
-      .leftJoin('accounts as parent', 'parent.id', 'accounts.parent_id')
-      .select(['accounts.id', 'accounts.password_hash', 'accounts.parent_id', panelAllowList.as('panel_allow_ips')])
-      .where('accounts.status', '=', 'active')
-      .where((eb) =>
-        eb.or([
-          eb.and([eb('accounts.email', '=', email), eb('accounts.parent_id', 'is', null)]),
-          eb.and([
-            eb('parent.status', '=', 'active'),
-            sql<boolean>`${sql.ref('accounts.email')} like ${`% ${escaped}`} escape '\\'`,
-          ]),
-        ]),
-      )
-      .orderBy(sql`case when accounts.parent_id is null then 0 else 1 end`)
-      .orderBy('accounts.id')
-      .limit(SIGNIN_CANDIDATES)
-      .execute(),
-  ]);
+  const [operator, accounts] = await signinRows(db, email, SIGNIN_CANDIDATES);
   const found: SigninCandidate[] = operator
     ? [{ kind: 'operator', id: Number(operator.id), hash: operator.password_hash }]
     : [];

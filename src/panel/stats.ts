@@ -1,83 +1,11 @@
-import { sql } from 'kysely';
-import type { Executor } from '../db/engine.js';
-import { formatLocalDate, parseLocal } from '../lib/time.js';
-import { DETAIL_GROUP } from '../features/reports/service.js';
-import type { MessageStatus } from '../messaging/tables.js';
+import type { WithDb } from '../context.js';
+import { dailyStatusCounts, messageTotals } from './stats-store.js';
+export { groupOf, STATUS_GROUPS, type StatusGroup } from './status-groups.js';
+export type { DailyStatus, Totals } from './stats-store.js';
 
-/** The chart's groups: the campaign details' groups (reports), plus sandbox messages. */
-export const STATUS_GROUPS = ['delivered', 'failed', 'pending', 'sandbox'] as const;
-export type StatusGroup = (typeof STATUS_GROUPS)[number];
-export const groupOf = (status: MessageStatus): StatusGroup => DETAIL_GROUP[status] ?? 'sandbox';
+/** Messages of the account per local day of the last `count` days and per status group. */
+export const dailyStatusOf = (ctx: WithDb, accountId: number, count = 30) =>
+  dailyStatusCounts(ctx.db.kysely, accountId, count);
 
-/** The last `count` Mexico City days, oldest first, as YYYY-MM-DD with their start instants (and the end of the last). */
-export function lastLocalDays(count: number, now = Date.now()): { days: string[]; bounds: number[] } {
-  const [y, m, d] = formatLocalDate(now).split('-').map(Number);
-  const days: string[] = [];
-  // Calendar arithmetic on the date, then each midnight through the time zone: days are 23 or 25 hours at DST changes.
-  for (let i = count - 1; i >= -1; i--) days.push(new Date(Date.UTC(y, m - 1, d - i)).toISOString().slice(0, 10));
-  const bounds = days.map((day) => parseLocal(day)!);
-  return { days: days.slice(0, count), bounds };
-}
-
-export interface DailyStatus {
-  days: string[];
-  series: Record<StatusGroup, number[]>;
-}
-
-/** Messages of the account per local day of the last `count` days and per status group: one grouped query. */
-export async function dailyStatusCounts(db: Executor, accountId: number, count = 30): Promise<DailyStatus> {
-  const { days, bounds } = lastLocalDays(count);
-  // The day index of created_at, from the exact local midnights.
-  const cases = bounds.slice(1).map((b, i) => sql`when created_at < ${b} then ${i}`);
-  const dayIndex = sql<number>`case ${sql.join(cases, sql` `)} end`;
-  const rows = await db
-    .selectFrom('messages')
-    .select([dayIndex.as('day'), 'status', (eb) => eb.fn.countAll<number>().as('n')])
-    .where('account_id', '=', accountId)
-    .where('created_at', '>=', bounds[0])
-    .where('created_at', '<', bounds[bounds.length - 1])
-    // By position: the CASE carries parameters, which PostgreSQL would not match to the select's.
-    .groupBy([sql`1`, sql`2`])
-    .execute();
-  const series = Object.fromEntries(STATUS_GROUPS.map((g) => [g, days.map(() => 0)])) as Record<StatusGroup, number[]>;
-  for (const r of rows) series[groupOf(r.status as MessageStatus)][Number(r.day)] += Number(r.n);
-  return { days, series };
-}
-
-export interface Totals {
-  today: number;
-  month: number;
-  /** Delivered / (delivered + failed) this month, percent, or null before any final status. */
-  deliveryRate: number | null;
-}
-
-export async function messageTotals(db: Executor, accountId: number, now = Date.now()): Promise<Totals> {
-  const today = formatLocalDate(now);
-  const dayStart = parseLocal(today)!;
-  const monthStart = parseLocal(`${today.slice(0, 8)}01`)!;
-  const rows = await db
-    .selectFrom('messages')
-    .select([
-      'status',
-      (eb) => eb.fn.countAll<number>().as('n'),
-      sql<number>`sum(case when created_at >= ${dayStart} then 1 else 0 end)`.as('today'),
-    ])
-    .where('account_id', '=', accountId)
-    .where('created_at', '>=', monthStart)
-    .where('sandbox', '=', 0)
-    .groupBy('status')
-    .execute();
-  let month = 0;
-  let todayCount = 0;
-  let delivered = 0;
-  let failed = 0;
-  for (const r of rows) {
-    month += Number(r.n);
-    todayCount += Number(r.today ?? 0);
-    const group = groupOf(r.status as MessageStatus);
-    if (group === 'delivered') delivered += Number(r.n);
-    if (group === 'failed') failed += Number(r.n);
-  }
-  const rate = delivered + failed === 0 ? null : Math.round((delivered / (delivered + failed)) * 1000) / 10;
-  return { today: todayCount, month, deliveryRate: rate };
-}
+/** Messages today and this month, and the month's delivery rate. */
+export const totalsOf = (ctx: WithDb, accountId: number) => messageTotals(ctx.db.kysely, accountId);

@@ -1,7 +1,7 @@
 import { Secret, TOTP } from 'otpauth';
-import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
-import { affected } from '../db/engine.js';
+import { saveUnconfirmedSecret, totpRow, useStep } from './totp-store.js';
+export { disableTotp, totpRow } from './totp-store.js';
 import { decrypt, encrypt } from '../lib/secrets.js';
 import type { PrincipalKind } from './tables.js';
 
@@ -16,15 +16,6 @@ const totpOf = (secretBase32: string, label: string) =>
     secret: Secret.fromBase32(secretBase32),
   });
 
-export async function totpRow(db: Executor, kind: PrincipalKind, principalId: number) {
-  return db
-    .selectFrom('panel_totp')
-    .selectAll()
-    .where('kind', '=', kind)
-    .where('principal_id', '=', principalId)
-    .executeTakeFirst();
-}
-
 export async function totpEnabled(db: Executor, kind: PrincipalKind, principalId: number): Promise<boolean> {
   return (await totpRow(db, kind, principalId))?.enabled === 1;
 }
@@ -38,17 +29,7 @@ export async function startTotp(
   label: string,
 ): Promise<{ uri: string; secret: string }> {
   const secret = new Secret({ size: 20 }).base32;
-  await db
-    .deleteFrom('panel_totp')
-    .where('kind', '=', kind)
-    .where('principal_id', '=', principalId)
-    .where('enabled', '=', 0)
-    .execute();
-  await db
-    .insertInto('panel_totp')
-    .values({ kind, principal_id: principalId, secret_enc: encrypt(key, secret), enabled: 0, created_at: Date.now() })
-    .onConflict((oc) => oc.columns(['kind', 'principal_id']).doNothing())
-    .execute();
+  await saveUnconfirmedSecret(db, kind, principalId, encrypt(key, secret));
   return { uri: totpOf(secret, label).toString(), secret };
 }
 
@@ -73,16 +54,5 @@ export async function useTotpCode(
   const delta = totp.validate({ token: code, window: 1 });
   if (delta === null) return false;
   const step = Math.floor(Date.now() / 30_000) + delta;
-  const used = await db
-    .updateTable('panel_totp')
-    .set({ last_step: step, enabled: 1 })
-    .where('kind', '=', kind)
-    .where('principal_id', '=', principalId)
-    .where(sql<boolean>`last_step < ${step}`)
-    .executeTakeFirst();
-  return affected(used) === 1;
-}
-
-export async function disableTotp(db: Executor, kind: PrincipalKind, principalId: number): Promise<void> {
-  await db.deleteFrom('panel_totp').where('kind', '=', kind).where('principal_id', '=', principalId).execute();
+  return useStep(db, kind, principalId, step);
 }

@@ -61,3 +61,16 @@ export async function redeliverEvent(db: Kysely<Database>, eventId: number): Pro
     return true;
   });
 }
+
+/** The ids of the account's failed events created since a moment, oldest first. */
+export async function failedEventIdsSince(db: Kysely<Database>, accountId: number, since: number): Promise<number[]> {
+  const rows = await db
+    .selectFrom('events')
+    .select('id')
+    .where('account_id', '=', accountId)
+    .where('state', '=', 'failed')
+    .where('created_at', '>=', since)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => Number(r.id));
+}

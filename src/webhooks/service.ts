@@ -1,9 +1,15 @@
-import type { BaseContext, DbAndConfig, WithConfig, WithDb } from '../context.js';
+import type { AppContext, BaseContext, DbAndConfig, WithConfig, WithDb } from '../context.js';
 import { badRequest } from '../http/errors.js';
 import { ForbiddenDestination, resolveDestination } from '../outbound/addresses.js';
 import { safeAgent, send } from '../outbound/http.js';
 import { deleteWebhook, findWebhook, saveWebhook, setWebhookStatus } from './endpoint-store.js';
-import { redeliverEvent } from './events-store.js';
+import { failedEventIdsSince, listEvents, redeliverEvent } from './events-store.js';
+import { recordEvents } from './record.js';
+import { rotateWebhookSecret, webhookSecret } from './endpoint-store.js';
+import { failingEndpoints } from './failing-store.js';
+import { ApiError } from '../http/errors.js';
+import { formatCompact } from '../lib/time.js';
+import type { EventState } from './tables.js';
 import { defineMessages } from '../http/codes.js';
 export { findWebhook, rotateWebhookSecret, webhookSecret, type Webhook } from './endpoint-store.js';
 export { listEvents, type LoggedEvent } from './events-store.js';
@@ -116,3 +122,68 @@ export async function redeliver(
     throw badRequest('redeliver_pending', `event ${eventId} is already waiting for delivery`);
   return { id: Number(event.id), reference: event.reference };
 }
+
+// For front ends that hold the context (the panel's pages): the stores' reads and writes, given the context.
+
+export const accountWebhook = (ctx: WithDb, accountId: number) => findWebhook(ctx.db.kysely, accountId);
+
+/** The account's delivery log, newest first. */
+export const deliveryLog = (
+  ctx: WithDb,
+  accountId: number,
+  q: { limit: number; state?: EventState; type?: 'confirmation' | 'response' },
+) => listEvents(ctx.db.kysely, accountId, { failedOnly: false, ...q });
+
+export const revealWebhookSecret = (ctx: Pick<AppContext, 'db' | 'secrets'>, accountId: number) =>
+  webhookSecret(ctx.db.kysely, ctx.secrets.webhookEncryption, accountId);
+
+export const newWebhookSecret = (ctx: Pick<AppContext, 'db' | 'secrets'>, accountId: number) =>
+  rotateWebhookSecret(ctx.db.kysely, ctx.secrets.webhookEncryption, accountId);
+
+/**
+ * Redelivers the account's failed events since a moment, one at a time through the same rule as a single
+ * redelivery (an event picked up meanwhile is skipped); returns how many went back to the queue.
+ */
+export async function redeliverFailedSince(ctx: BaseContext, accountId: number, since: number): Promise<number> {
+  let count = 0;
+  for (const id of await failedEventIdsSince(ctx.db.kysely, accountId, since)) {
+    count += await redeliver(ctx, id, accountId).then(
+      () => 1,
+      (err) => (err?.code === 'redeliver_pending' ? 0 : Promise.reject(err)),
+    );
+  }
+  return count;
+}
+
+/**
+ * A `confirmation` event with a reference starting `test-` and
+ * extra_params {"test":true}, recorded and delivered like any other (same
+ * signature, retries and log), so the receiver is tested end to end.
+ */
+export async function sendTestEvent(ctx: Pick<AppContext, 'db' | 'worker'>, accountId: number): Promise<void> {
+  const hook = await findWebhook(ctx.db.kysely, accountId);
+  if (!hook || hook.status !== 1) throw new ApiError(400, 'test_event_needs_webhook');
+  const now = Date.now();
+  const reference = `test-${now.toString(36)}`;
+  await ctx.db.kysely.transaction().execute((trx) =>
+    recordEvents(trx, [
+      {
+        accountId,
+        type: 'confirmation',
+        reference,
+        payload: {
+          type: 'confirmation',
+          reference,
+          status: '0',
+          number: '520000000000',
+          date: formatCompact(now),
+          extra_params: '{"test":true}',
+        },
+      },
+    ]),
+  );
+  ctx.worker.nudge();
+}
+
+/** Endpoints failing now, for the operator. */
+export const failingWebhooks = (ctx: WithDb, now: number) => failingEndpoints(ctx.db.kysely, now);

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { describePanel } from '../helpers/panel.js';
 import { panelOptouts } from '../helpers/optouts.js';
-import { IMPORT_CHUNK, MAX_OPTOUT_BYTES, MAX_OPTOUT_ROWS } from '../../src/panel/pages/optouts.js';
+import { IMPORT_CHUNK, MAX_OPTOUT_BYTES, MAX_OPTOUT_ROWS } from '../../src/panel/pages/optouts/actions.js';
 import type { Harness } from '../helpers/harness.js';
 
 /** A CSV body of `rows` repeated up to `bytes`, made as the service reads it: `pulled` says how much it read. */

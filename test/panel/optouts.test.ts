@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest';
 import { describePanel } from '../helpers/panel.js';
 import { panelOptouts } from '../helpers/optouts.js';
-import { MAX_OPTOUT_ROWS } from '../../src/panel/pages/optouts.js';
+import { MAX_OPTOUT_ROWS } from '../../src/panel/pages/optouts/actions.js';
 
 const NOTICE = /<p class="notice" role="status">([^<]*)<\/p>/;
 const signedIn = panelOptouts;

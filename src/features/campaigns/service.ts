@@ -1,6 +1,7 @@
 import type { Executor } from '../../db/engine.js';
 import { formatLocal } from '../../lib/time.js';
-import { campaignPage, type CampaignQuery } from './store.js';
+import type { WithDb } from '../../context.js';
+import { campaignMessagePage, campaignPage, findCampaign, type CampaignQuery } from './store.js';
 
 export type { CampaignQuery } from './store.js';
 
@@ -35,3 +36,12 @@ export async function listCampaigns(db: Executor, q: CampaignQuery): Promise<Cam
     status: Number(r.has_scheduled) === 1 ? 'scheduled' : Number(r.has_queued) === 1 ? 'sending' : 'finished',
   }));
 }
+
+// Given the context (the panel's pages).
+
+export const recentCampaigns = (ctx: WithDb, q: CampaignQuery) => listCampaigns(ctx.db.kysely, q);
+
+export const campaignOf = (ctx: WithDb, accountId: number, id: number) => findCampaign(ctx.db.kysely, accountId, id);
+
+export const campaignMessages = (ctx: WithDb, accountId: number, id: number, after: number, limit: number) =>
+  campaignMessagePage(ctx.db.kysely, accountId, id, after, limit);

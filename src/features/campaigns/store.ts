@@ -43,3 +43,26 @@ export function campaignPage(db: Executor, q: CampaignQuery) {
     .limit(q.limit)
     .execute();
 }
+
+/** One of the account's campaigns (another account's is as absent as one that does not exist). */
+export function findCampaign(db: Executor, accountId: number, id: number) {
+  return db
+    .selectFrom('campaigns')
+    .selectAll()
+    .where('id', '=', id)
+    .where('account_id', '=', accountId)
+    .executeTakeFirst();
+}
+
+/** A page of a campaign's messages in id order, after the id `after`. */
+export function campaignMessagePage(db: Executor, accountId: number, id: number, after: number, limit: number) {
+  return db
+    .selectFrom('messages')
+    .select(['id', 'number', 'status', 'dlr_code', 'sent_at', 'created_at'])
+    .where('campaign_id', '=', id)
+    .where('account_id', '=', accountId)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}

@@ -1,3 +1,4 @@
+import type { WithDb } from '../../context.js';
 import type { Kysely } from 'kysely';
 import type { Executor } from '../../db/engine.js';
 import type { Database } from '../../db/schema.js';
@@ -13,6 +14,9 @@ import {
   TEN_DIGIT_CODES,
 } from '../../phone/numbers.js';
 import {
+  contactCountsByList,
+  contactExportPage,
+  listNumbers,
   copyContact,
   deleteContact,
   findContactById,
@@ -308,3 +312,29 @@ export async function importContacts(
   );
   return { errors, written: rows.length };
 }
+
+// Given the context (the panel's Contacts and Send pages).
+
+export { EXPORT_COLUMNS } from './store.js';
+
+export const listOf = (ctx: WithDb, accountId: number, listKey: string) =>
+  listOrFail(ctx.db.kysely, accountId, listKey);
+
+export const contactCountsOf = (ctx: WithDb, accountId: number) => contactCountsByList(ctx.db.kysely, accountId);
+
+export const exportPageOf = (ctx: WithDb, listId: number, after: number, limit: number) =>
+  contactExportPage(ctx.db.kysely, listId, after, limit);
+
+/** The first `limit` numbers of one of the account's lists (list_02 when it has no such list). */
+export async function numbersOfList(ctx: WithDb, accountId: number, listKey: string, limit: number) {
+  const list = await listOrFail(ctx.db.kysely, accountId, listKey);
+  return listNumbers(ctx.db.kysely, list.id, limit);
+}
+
+export const importListContacts = (
+  ctx: WithDb,
+  accountId: number,
+  listKey: string,
+  inputs: Array<{ line: number; input: ContactInput }>,
+  onProgress: (written: number) => void | Promise<void>,
+) => importContacts(ctx.db.kysely, accountId, listKey, inputs, onProgress);

@@ -312,3 +312,63 @@ export async function recentChanges(
   if (listId !== undefined) query = query.where('ch.list_id', '=', listId);
   return query.orderBy('ch.id', 'desc').limit(limit).execute();
 }
+
+/** How many contacts each of the account's lists holds, by list key (a list without contacts is absent). */
+export async function contactCountsByList(db: Executor, accountId: number): Promise<Map<string, number>> {
+  const counts = await db
+    .selectFrom('contacts')
+    .select(['list_id', (eb) => eb.fn.countAll<number>().as('n')])
+    .where('account_id', '=', accountId)
+    .groupBy('list_id')
+    .execute();
+  const ids = await db
+    .selectFrom('contact_lists')
+    .select(['id', 'list_key'])
+    .where('account_id', '=', accountId)
+    .execute();
+  const byKey = new Map<string, number>();
+  for (const { id, list_key } of ids) {
+    const found = counts.find((c) => Number(c.list_id) === Number(id));
+    if (found) byKey.set(list_key, Number(found.n));
+  }
+  return byKey;
+}
+
+/** The columns a list's export has, in order (the fields of /contacts/add). */
+export const EXPORT_COLUMNS = [
+  'number',
+  'country_code',
+  'name',
+  'email',
+  'birthday_date',
+  'custom_field_1',
+  'custom_field_2',
+  'custom_field_3',
+  'custom_field_4',
+  'street',
+  'zip',
+] as const;
+
+/** A page of a list's contacts in id order, after the id `after`, with the export's columns. */
+export function contactExportPage(db: Executor, listId: number, after: number, limit: number) {
+  return db
+    .selectFrom('contacts')
+    .select(['id', ...EXPORT_COLUMNS])
+    .where('list_id', '=', listId)
+    .where('id', '>', after)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** The first `limit` numbers of a list, in id order, with their country codes. */
+export async function listNumbers(db: Executor, listId: number, limit: number): Promise<string[]> {
+  const rows = await db
+    .selectFrom('contacts')
+    .select('number')
+    .where('list_id', '=', listId)
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+  return rows.map((r) => r.number);
+}

@@ -1,3 +1,4 @@
+import type { WithDb } from '../../context.js';
 import type { Kysely } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
@@ -111,3 +112,10 @@ export async function findLists(db: Kysely<Database>, accountId: number, query: 
     next_page: hasMore ? page + 1 : null,
   };
 }
+
+// Given the context (the panel's Contacts and Send pages).
+
+export const listsOf = (ctx: WithDb, accountId: number) => allLists(ctx.db.kysely, accountId);
+
+export const newList = (ctx: WithDb, accountId: number, input: NewListInput) =>
+  addList(ctx.db.kysely, accountId, input);

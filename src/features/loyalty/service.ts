@@ -1,3 +1,4 @@
+import { loyaltySummaries } from './store.js';
 import type { BaseContext, WithDb } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
@@ -154,3 +155,6 @@ export function redeem(ctx: WithDb, accountId: number, input: StaffAction) {
     return { after, kind: 'redeem', completed: false };
   });
 }
+
+/** The account's loyalty programs with members and rewards (the panel's Programs page). */
+export const loyaltySummariesOf = (ctx: WithDb, accountId: number) => loyaltySummaries(ctx.db.kysely, accountId);

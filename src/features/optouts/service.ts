@@ -1,3 +1,5 @@
+import type { WithDb } from '../../context.js';
+import { optoutExportPage } from './store.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { Executor } from '../../db/engine.js';
@@ -159,3 +161,30 @@ export async function setOptoutSettings(
     .onConflict((oc) => oc.column('account_id').doUpdateSet(set))
     .execute();
 }
+
+// Given the context (the panel's Opt-outs page).
+
+/** The account whose list the family shares (the top-level account). */
+export const listOwnerOf = (ctx: WithDb, accountId: number) => listOwner(ctx.db.kysely, accountId);
+
+/** How many numbers the family's list holds. */
+export const listedCount = async (ctx: WithDb, accountId: number) =>
+  listSize(ctx.db.kysely, await listOwner(ctx.db.kysely, accountId));
+
+export const optoutPageOf = (ctx: WithDb, accountId: number, at: { page: number; after?: string }, limit: number) =>
+  optoutPage(ctx.db.kysely, accountId, at, limit);
+
+export const optOutNumbers = (ctx: WithDb, accountId: number, numbers: string[], source: OptoutSource) =>
+  optOut(ctx.db.kysely, accountId, numbers, source);
+
+export const optInNumbers = (ctx: WithDb, accountId: number, numbers: string[]) =>
+  optIn(ctx.db.kysely, accountId, numbers);
+
+export const fitsOnListOf = (ctx: WithDb, accountId: number, numbers: string[], limit: number) =>
+  fitsOnList(ctx.db.kysely, accountId, numbers, limit);
+
+export const importOptoutsOf = (ctx: WithDb, accountId: number, numbers: string[], written: (count: number) => void) =>
+  importOptouts(ctx.db.kysely, accountId, numbers, written);
+
+export const optoutExportPageOf = (ctx: WithDb, owner: number, after: number, limit: number) =>
+  optoutExportPage(ctx.db.kysely, owner, after, limit);

@@ -1,3 +1,4 @@
+import type { WithDb } from '../../context.js';
 import { findSettings, recentVerifications, saveSettings, type OtpSettings } from './store.js';
 
 /** The account's settings and newest verifications, for the CLI and the panel. */
@@ -35,3 +36,10 @@ export function settingsChanges(countries: unknown, maxPerNumberHour: unknown): 
   }
   return changes;
 }
+
+/** The settings and the newest verifications, given the context (the panel's OTP page). */
+export const settingsOf = (ctx: WithDb, accountId: number) => findSettings(ctx.db.kysely, accountId);
+export const verificationsOf = (ctx: WithDb, accountId: number, limit: number) =>
+  recentVerifications(ctx.db.kysely, accountId, limit);
+export const changeSettings = (ctx: WithDb, accountId: number, changes: SettingsChanges) =>
+  saveSettings(ctx.db.kysely, accountId, changes, Date.now());

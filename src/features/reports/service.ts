@@ -1,3 +1,4 @@
+import type { WithDb } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { parseLocal } from '../../lib/time.js';
 import type { MessageStatus } from '../../messaging/tables.js';
@@ -165,3 +166,13 @@ export async function campaignDetails(db: Executor, accountId: number, campaignI
   d.effectiveness = d.totals === 0 ? 0 : Math.round((d.delivered / d.totals) * 10_000) / 100;
   return d;
 }
+
+// Given the context (the panel's Campaigns page).
+
+export const campaignStatusCountsOf = (ctx: WithDb, accountId: number, campaignId: number) =>
+  campaignStatusCounts(ctx.db.kysely, accountId, campaignId);
+
+export const campaignDetailsOf = (ctx: WithDb, accountId: number, campaignId: number) =>
+  campaignDetails(ctx.db.kysely, accountId, campaignId);
+
+export const reportPagesOf = (ctx: WithDb, q: ReportQuery, pageRows: number) => reportPages(ctx.db.kysely, q, pageRows);

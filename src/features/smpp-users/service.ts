@@ -1,3 +1,4 @@
+import type { WithDb } from '../../context.js';
 import type { Db, Executor } from '../../db/engine.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { hashPassword } from '../../lib/passwords.js';
@@ -95,7 +96,8 @@ export async function setSmppUser(db: Db, systemId: string, changes: SmppUserCha
 }
 
 /** A new password for one of the account's own users (the panel); false when the account has no such user. */
-export async function setOwnSmppPassword(db: Db, accountId: number, systemId: string, password: string) {
+export async function setOwnSmppPassword(ctx: WithDb, accountId: number, systemId: string, password: string) {
+  const { db } = ctx;
   const user = await findSmppUser(db.kysely, systemId);
   if (!user || user.account_id !== accountId) return false;
   await updateSmppUser(db.kysely, user.id, { password_hash: await hashPassword(password) });
@@ -116,7 +118,10 @@ export async function smppUserSettings(db: Db, accountId?: number): Promise<Smpp
 }
 
 /** An account's own SMPP users with how many binds each has open now (the panel's Integrations page). */
-export async function ownSmppUsers(db: Db, accountId: number): Promise<Array<SmppUserSettings & { binds: number }>> {
+export async function ownSmppUsers(
+  { db }: WithDb,
+  accountId: number,
+): Promise<Array<SmppUserSettings & { binds: number }>> {
   const [users, binds] = await Promise.all([smppUserSettings(db, accountId), liveBinds(db.kysely, { accountId })]);
   return users.map((u) => ({ ...u, binds: binds.filter((b) => b.system_id === u.system_id).length }));
 }
@@ -167,8 +172,11 @@ export async function bindRows(db: Db, systemId?: string, accountId?: number): P
   }));
 }
 
+/** Every live bind, as the operator view lists them. */
+export const allBinds = (ctx: WithDb) => bindRows(ctx.db);
+
 /** Closes one bind, whichever process holds it (at its next renewal, within a second); false when it is gone already. */
-export async function closeBind(db: Db, systemId: string, slot: number, sinceMs: number): Promise<boolean> {
+export async function closeBind({ db }: WithDb, systemId: string, slot: number, sinceMs: number): Promise<boolean> {
   const user = await findSmppUser(db.kysely, systemId);
   return user ? dropBind(db.kysely, user.id, slot, sinceMs) : false;
 }

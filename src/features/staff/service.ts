@@ -1,3 +1,4 @@
+import { staffSummaries } from './store.js';
 import { createHmac } from 'node:crypto';
 import type { AppContext, WithDb } from '../../context.js';
 import { badRequest } from '../../http/errors.js';
@@ -106,3 +107,6 @@ export async function requireActiveStaff(
 ): Promise<void> {
   if (!(await isActiveStaff(db, accountId, staffUserId))) throw badRequest(code);
 }
+
+/** The account's staff users (the panel's Programs page). */
+export const staffSummariesOf = (ctx: WithDb, accountId: number) => staffSummaries(ctx.db.kysely, accountId);

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { toCredits } from '../../accounts/credits.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
@@ -188,3 +189,7 @@ function webhooksOf(reference: string, found: TraceRows) {
         })),
     }));
 }
+
+/** traceMessages, given the context (the panel's message trace). */
+export const traceFor = (ctx: Pick<AppContext, 'db' | 'secrets'>, q: TraceQuery) =>
+  traceMessages(ctx.db.kysely, ctx.secrets.keyEncryption, q);

@@ -1,3 +1,4 @@
+import { walletSummaries } from './store.js';
 import type { BaseContext, WithDb } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
 import { badRequest } from '../../http/errors.js';
@@ -152,3 +153,6 @@ export async function move(ctx: WithDb, accountId: number, m: Movement): Promise
     return balance;
   });
 }
+
+/** The account's wallet programs with members and balances (the panel's Programs page). */
+export const walletSummariesOf = (ctx: WithDb, accountId: number) => walletSummaries(ctx.db.kysely, accountId);
