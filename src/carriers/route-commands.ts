@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { CHANNELS } from '../channels.js';
 import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { requireAccount } from '../cli/helpers.js';
@@ -7,8 +8,6 @@ import { listDemoted } from './quality.js';
 import { STRATEGIES, type Strategy } from './routing.js';
 import { PROBE_EVERY } from './strategies.js';
 import { deleteRoute, findCarrier, listCosts, listPublicRoutes, replaceRoute, type PublicRoute } from './index.js';
-
-const CHANNELS = ['sms', 'rcs', 'chatapp', 'voice'];
 
 export async function accountIdOf(ctx: BaseContext, email: string | undefined): Promise<number> {
   return email === undefined ? 0 : (await requireAccount(ctx, email)).id;

@@ -1,3 +1,4 @@
+import { CHANNELS } from '../channels.js';
 import type { CarrierDriver, FailedAttempt, HandOffCost, OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
 import type { CarrierManager } from './manager.js';
 import { matchRoute } from './routing.js';
@@ -19,7 +20,7 @@ export const NO_ROUTE_STATUS = 12;
  */
 export class RouterDriver implements CarrierDriver {
   readonly name = 'router';
-  readonly channels = ['sms', 'rcs', 'chatapp', 'voice'] as const;
+  readonly channels = CHANNELS;
   readonly messagesPerSecond = 1_000_000_000;
   readonly maxBatch = 1000;
 

@@ -1,5 +1,7 @@
-/** The channels of the pipeline. RCS is SMS's richer sibling with its own price. */
-export type Channel = 'sms' | 'rcs' | 'chatapp' | 'voice';
+import type { Channel } from '../channels.js';
+
+/** The channels of the pipeline, re-exported from src/channels.ts for the modules that import them from here. */
+export type { Channel };
 
 /** What produced a message: the report's `type` column and the campaign's origin. */
 export type MessageSource = 'sms' | 'chatapp' | 'voice' | 'otp' | 'payment';

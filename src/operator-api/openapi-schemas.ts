@@ -1,4 +1,5 @@
 /** The schemas of the operator API's OpenAPI 3.1 document (JSON Schema 2020-12). */
+import { CHANNELS } from '../channels.js';
 
 const nullable = (type: string) => ({ type: [type, 'null'] });
 const closed = (properties: Record<string, object>, required = Object.keys(properties)) => ({
@@ -17,7 +18,7 @@ const account = {
   status: { enum: ['active', 'archived'] },
   parent_id: { ...nullable('integer'), description: 'the parent account of a sub-account, else null' },
 };
-const channel = { enum: ['sms', 'rcs', 'chatapp', 'voice'] };
+const channel = { enum: [...CHANNELS] };
 const prefix = { type: 'string', pattern: '^\\d{1,15}$', description: 'destination prefix with the country code' };
 const priceKey = {
   channel,

@@ -1,3 +1,4 @@
+import { CHANNELS } from '../channels.js';
 import { packageVersion } from '../lib/package.js';
 import { schemas } from './openapi-schemas.js';
 
@@ -45,7 +46,7 @@ function op(o: Op) {
 
 const accountId: [string, object] = ['id', { type: 'integer', minimum: 1 }];
 const priceKeyQuery: Array<[string, object, boolean?]> = [
-  ['channel', { enum: ['sms', 'rcs', 'chatapp', 'voice'] }, true],
+  ['channel', { enum: [...CHANNELS] }, true],
   ['prefix', { type: 'string', pattern: '^\\d{1,15}$' }, true],
   ['account_id', { type: 'string', pattern: '^\\d{1,16}$' }],
 ];

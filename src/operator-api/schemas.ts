@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { CHANNELS } from '../channels.js';
 import { defineMessages } from '../http/codes.js';
 
 defineMessages({
@@ -69,7 +70,7 @@ export interface ApiActor {
 }
 
 export const PriceKey = z.object({
-  channel: z.enum(['sms', 'rcs', 'chatapp', 'voice'], { error: 'op_price_invalid' }),
+  channel: z.enum(CHANNELS, { error: 'op_price_invalid' }),
   prefix: z.string({ error: 'op_price_invalid' }).regex(/^\d{1,15}$/, { error: 'op_price_invalid' }),
   account_id: z.coerce.number({ error: 'op_account_missing' }).int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
 });

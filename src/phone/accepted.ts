@@ -1,9 +1,10 @@
 import { parsePhoneNumberFromString, type NumberType } from 'libphonenumber-js/max';
+import type { Channel } from '../channels.js';
 import type { Config } from '../config.js';
 import { hasNationalLength, isMexicanAreaCode, TEN_DIGIT_CODES } from './numbers.js';
 
 /** The channels that send to a phone number; RCS follows SMS. */
-export type SendChannel = 'sms' | 'rcs' | 'chatapp' | 'voice';
+export type SendChannel = Channel;
 
 /**
  * Why a number is refused: its country code is not served on the channel, the

@@ -1,3 +1,4 @@
+import { CHANNELS } from '../../channels.js';
 import type { CarrierSink, ScheduledReport } from '../adapter.js';
 import { fencedOut, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
 
@@ -29,7 +30,7 @@ export const simulatedRefusal = (fullNumber: string): boolean => national(fullNu
  */
 export class SimulatorDriver implements CarrierDriver {
   readonly name = 'simulator';
-  readonly channels = ['sms', 'rcs', 'chatapp', 'voice'] as const;
+  readonly channels = CHANNELS;
   readonly maxBatch = 1000;
 
   constructor(

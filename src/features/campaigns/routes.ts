@@ -1,3 +1,4 @@
+import { CHANNELS } from '../../channels.js';
 import type { AppContext } from '../../context.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -63,7 +64,7 @@ const Reply = z.object({
       id: z.number().int().describe('pass it to /reports/details as campaign_id'),
       name: z.string(),
       create_date: z.string().describe('YYYY-MM-DD HH:mm:ss, America/Mexico_City'),
-      type: z.enum(['sms', 'rcs', 'chatapp', 'voice']).describe('the channel'),
+      type: z.enum(CHANNELS).describe('the channel'),
       status: z.enum(['scheduled', 'sending', 'finished']),
     }),
   ),

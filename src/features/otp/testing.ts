@@ -1,5 +1,6 @@
 /* Helpers for the OTP tests (not part of the service). */
 import { randomInt } from 'node:crypto';
+import { CHANNELS } from '../../channels.js';
 import type { AppContext } from '../../context.js';
 import type { OutboundMessage } from '../../messaging/ports.js';
 
@@ -90,7 +91,7 @@ export function recordCarrier(ctx: AppContext) {
   let busy = false;
   ctx.carriers.use({
     name: 'recorder',
-    channels: ['sms', 'rcs', 'chatapp', 'voice'],
+    channels: CHANNELS,
     messagesPerSecond: 1_000_000,
     maxBatch: 1000,
     async submit(batch) {

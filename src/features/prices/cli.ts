@@ -6,9 +6,7 @@ import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 import { emailsByIds } from '../../accounts/index.js';
 import type { BaseContext } from '../../context.js';
 import { DEPLOYMENT, dropPrefixPrice, listPrefixPrices, savePrefixPrice, type PrefixPrice } from './service.js';
-import type { Channel } from '../../messaging/types.js';
-
-const CHANNELS: Channel[] = ['sms', 'rcs', 'chatapp', 'voice'];
+import { CHANNELS, type Channel } from '../../channels.js';
 
 function channelOf(value: string): Channel {
   if (!CHANNELS.includes(value as Channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
