@@ -260,14 +260,14 @@ async function receiptRate(
       });
   });
   const now = Date.now();
-  const pdu = JSON.stringify({
-    source_addr: '525512345678',
-    destination_addr: 'BENCH',
-    esm_class: 4,
-    data_coding: 0,
-    text: 'id:x sub:001 dlvrd:001 submit date:2601010000 done date:2601010000 stat:DELIVRD err:000 text:x',
-    receipted_message_id: 'x',
-    message_state: 2,
+  const notice = JSON.stringify({
+    message_id: 'x',
+    number: '525512345678',
+    address: 'BENCH',
+    text: 'x',
+    submitted_at: now,
+    done_at: now,
+    code: 0,
   });
   const t0 = performance.now();
   for (let i = 0; i < RECEIPTS; i += 500)
@@ -277,7 +277,7 @@ async function receiptRate(
         Array.from({ length: Math.min(500, RECEIPTS - i) }, () => ({
           account_id: accountId,
           kind: 'receipt' as const,
-          pdu,
+          notice,
           created_at: now,
           next_at: now,
           attempts: 0,

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import type { AppContext } from '../context.js';
 import { adjustCredits } from '../accounts/store.js';
-import { queueReceipts } from './customer-smpp.js';
+import { queueReceipts } from './customer-notices.js';
 import { recordEvents } from '../webhooks/index.js';
 import { confirmationPayload } from './delivery.js';
 import { OPTOUT_STATUS } from './optouts.js';

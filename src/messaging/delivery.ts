@@ -6,7 +6,7 @@ import { formatCompact } from '../lib/time.js';
 import { countMessages, observeReceipt, pipelineMetrics } from './metrics.js';
 import { countReceipts } from './receipt-counts.js';
 import type { Channel } from './types.js';
-import { queueReceipts } from './customer-smpp.js';
+import { queueReceipts } from './customer-notices.js';
 
 export interface DeliveryReport {
   messageId: number;

@@ -4,7 +4,7 @@ import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { addOptouts, listOwner, optoutKeyword, optoutSettings, removeOptouts } from './optouts.js';
 import { submitSend, type SendContext } from './send.js';
-import { queueReply } from './customer-smpp.js';
+import { queueReply } from './customer-notices.js';
 
 type Original = {
   id: number;

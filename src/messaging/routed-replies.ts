@@ -4,7 +4,7 @@ import type { Executor } from '../db/engine.js';
 import type { Database } from '../db/schema.js';
 import { formatCompact } from '../lib/time.js';
 import { recordEvents } from '../webhooks/index.js';
-import { queueReply } from './customer-smpp.js';
+import { queueReply } from './customer-notices.js';
 import { addOptouts, listOwner, normalWord, optoutKeyword, removeOptouts } from './optouts.js';
 
 /** A customer's message that answers none of ours: who sent it, to which of our numbers, what it says. */

@@ -17,7 +17,7 @@ import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
 import { blockedAmong, OPTOUT_STATUS } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
-import { queueReceipts } from './customer-smpp.js';
+import { queueReceipts } from './customer-notices.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 import { smsParts } from '../smpp/encoding.js';
 

@@ -9,14 +9,14 @@ function receiptRow(accountId: number, id: string, claim: { by: string; until: n
   return {
     account_id: accountId,
     kind: 'receipt' as const,
-    pdu: JSON.stringify({
-      source_addr: '525512345678',
-      destination_addr: 'ACME',
-      esm_class: 4,
-      data_coding: 0,
-      text: `id:${id} sub:001 dlvrd:001 submit date:2601010000 done date:2601010000 stat:DELIVRD err:000 text:x`,
-      receipted_message_id: id,
-      message_state: 2,
+    notice: JSON.stringify({
+      message_id: id,
+      number: '525512345678',
+      address: 'ACME',
+      text: 'x',
+      submitted_at: now,
+      done_at: now,
+      code: 0,
     }),
     created_at: now,
     next_at: now,
@@ -34,8 +34,14 @@ describeEngines('SMPP server: acknowledged receipts are deleted in batches, the 
   afterAll(() => h.close());
 
   const waiting = async (accountId: number) =>
-    (await h.ctx.db.kysely.selectFrom('smpp_deliveries').select(['pdu']).where('account_id', '=', accountId).execute())
-      .map((r) => (JSON.parse(r.pdu) as { receipted_message_id: string }).receipted_message_id)
+    (
+      await h.ctx.db.kysely
+        .selectFrom('smpp_deliveries')
+        .select(['notice'])
+        .where('account_id', '=', accountId)
+        .execute()
+    )
+      .map((r) => (JSON.parse(r.notice) as { message_id: string }).message_id)
       .sort();
 
   it('deletes exactly the rows the customer acknowledged with 0 and keeps the refused ones', async () => {

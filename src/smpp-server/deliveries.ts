@@ -1,8 +1,8 @@
 import type { Selectable } from 'kysely';
 import type { Db } from '../db/engine.js';
 import type { Logger } from 'pino';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { QueuedDeliverSm } from '../messaging/customer-smpp.js';
+import type { CustomerNotice } from '../messaging/customer-notices.js';
+import { deliverSmOf } from './notices.js';
 import type { SmppDeliveriesTable } from '../features/smpp-users/tables.js';
 import type { CustomerSession } from './session.js';
 import type { SmppServerMetrics } from './metrics.js';
@@ -20,27 +20,6 @@ const DELETE_CHUNK = 500;
 
 /** Retry after 1 s, 2 s, 4 s… up to 5 minutes. */
 const backoff = (attempts: number) => Math.min(MAX_BACKOFF_MS, 1000 * 2 ** Math.max(0, attempts - 1));
-
-export function encodeDeliverSm(q: QueuedDeliverSm): Record<string, unknown> {
-  const body =
-    q.data_coding === 8
-      ? Buffer.from(q.text, 'utf16le').swap16()
-      : q.esm_class === 0x04
-        ? Buffer.from(q.text, 'latin1')
-        : Buffer.from(gsmSeptets(q.text));
-  return {
-    source_addr_ton: 1,
-    source_addr_npi: 1,
-    source_addr: q.source_addr,
-    dest_addr_ton: /^\d+$/.test(q.destination_addr) ? 1 : 5,
-    destination_addr: q.destination_addr,
-    esm_class: q.esm_class,
-    data_coding: q.data_coding,
-    ...(body.length <= 254 ? { short_message: body } : { short_message: Buffer.alloc(0), message_payload: body }),
-    ...(q.receipted_message_id !== undefined ? { receipted_message_id: q.receipted_message_id } : {}),
-    ...(q.message_state !== undefined ? { message_state: q.message_state } : {}),
-  };
-}
 
 export interface PumpHost {
   db: Db;
@@ -150,8 +129,8 @@ export class DeliveryPump {
   }
 
   private async send(session: CustomerSession, row: Row): Promise<void> {
-    const queued = JSON.parse(row.pdu) as QueuedDeliverSm;
-    const status = await session.deliver(encodeDeliverSm(queued), RESPONSE_TIMEOUT_MS);
+    const notice = { kind: row.kind, notice: JSON.parse(row.notice) } as CustomerNotice;
+    const status = await session.deliver(deliverSmOf(notice), RESPONSE_TIMEOUT_MS);
     if (status === 0) {
       this.host.metrics.delivered.inc({ system_id: session.bound!.user.system_id, kind: row.kind });
       return this.acknowledge(Number(row.id));

@@ -1,6 +1,6 @@
 import type { AppContext } from '../context.js';
 import { cancelScheduled, messageState } from '../features/sms/scheduled.js';
-import { receiptState } from '../messaging/customer-smpp.js';
+import { receiptState } from './notices.js';
 import type { Pdu } from './pdus.js';
 import { Status } from '../smpp/status.js';
 

@@ -38,14 +38,15 @@ export interface SmppBindsTable {
 }
 
 /**
- * A receipt or reply waiting for a receiver bind of its account: the
- * deliver_sm to send (JSON), kept until a deliver_sm_resp 0 deletes it.
+ * A receipt or reply waiting for a receiver bind of its account: what to
+ * tell (`notice`, JSON: messaging's ReceiptNotice or ReplyNotice), rendered
+ * as a deliver_sm when sent, kept until a deliver_sm_resp 0 deletes it.
  */
 export interface SmppDeliveriesTable {
   id: Generated<number>;
   account_id: number;
   kind: 'receipt' | 'reply';
-  pdu: string;
+  notice: string;
   created_at: number;
   next_at: number;
   attempts: number;

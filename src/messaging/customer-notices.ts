@@ -1,33 +1,39 @@
 import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { isGsm7 } from '../text/gsm7.js';
-import { formatReceiptText } from '../smpp/receipt-text.js';
 
 /**
- * Receipts and replies for customers bound over SMPP, written as rows of
- * smpp_deliveries in the transaction of the status or reply they tell of:
- * the SMPP server's processes send them as deliver_sm (src/smpp-server/).
+ * What customers bound over SMPP are told, as facts: a final status of one of
+ * their messages (a receipt) or a customer's reply. They are written as rows of
+ * smpp_deliveries in the transaction of the status or reply they tell of, and
+ * the SMPP server's processes render each as a deliver_sm (src/smpp-server/notices.ts).
  */
 
-/** What a queued deliver_sm carries; short_message is text, encoded when sent. */
-export interface QueuedDeliverSm {
-  source_addr: string;
-  destination_addr: string;
-  esm_class: number;
-  data_coding: number;
+/** A final status of a message a customer asked a receipt for. */
+export interface ReceiptNotice {
+  /** The message_id the customer got for the message. */
+  message_id: string;
+  /** The recipient the message went to. */
+  number: string;
+  /** Where the receipt goes: the customer's address for it (customerAddress). */
+  address: string;
+  /** The message's text (its first characters are shown). */
   text: string;
-  receipted_message_id?: string;
-  message_state?: number;
+  submitted_at: number;
+  done_at: number;
+  /** The status code (docs/api: 0 delivered, 3 expired, …). */
+  code: number;
 }
 
-/** STAT and message_state of a status code (docs/operators/smpp-server.md). */
-export function receiptState(code: number): { stat: string; state: number } {
-  if (code === 0) return { stat: 'DELIVRD', state: 2 };
-  if (code === 3) return { stat: 'EXPIRED', state: 3 };
-  if ([4, 9, 10, 12].includes(code)) return { stat: 'REJECTD', state: 8 };
-  if (code === 5) return { stat: 'UNKNOWN', state: 7 };
-  return { stat: 'UNDELIV', state: 5 };
+/** A reply a customer's recipient wrote. */
+export interface ReplyNotice {
+  /** Who wrote it. */
+  number: string;
+  /** Where it goes: the customer's address (customerAddress). */
+  address: string;
+  text: string;
 }
+
+export type CustomerNotice = { kind: 'receipt'; notice: ReceiptNotice } | { kind: 'reply'; notice: ReplyNotice };
 
 /**
  * The address a receipt or reply goes to: the message's sender, else the
@@ -39,43 +45,10 @@ export function customerAddress(sender: string | null, meta: string | null): str
   return source || '0';
 }
 
-export interface ReceiptSource {
-  reference: string;
-  number: string;
-  sender: string | null;
-  meta: string | null;
-  text: string;
-  created_at: number;
-}
-
 /** The message_id the customer got for a message: its reference, or its submit_multi's (meta.smpp.message_id). */
 export function customerMessageId(reference: string, meta: string | null): string {
   if (!meta?.includes('"message_id"')) return reference;
   return (JSON.parse(meta) as { smpp?: { message_id?: string } }).smpp?.message_id ?? reference;
-}
-
-export function receiptPdu(m: ReceiptSource, code: number, at: number): QueuedDeliverSm {
-  const { stat, state } = receiptState(code);
-  const id = customerMessageId(m.reference, m.meta);
-  const text = formatReceiptText({
-    id,
-    sub: 1,
-    dlvrd: code === 0 ? 1 : 0,
-    submitted: m.created_at,
-    done: at,
-    stat,
-    err: code,
-    text: m.text,
-  });
-  return {
-    source_addr: m.number,
-    destination_addr: customerAddress(m.sender, m.meta),
-    esm_class: 0x04,
-    data_coding: 0,
-    text,
-    receipted_message_id: id,
-    message_state: state,
-  };
 }
 
 /** The receipt a message asked for (meta.smpp.receipt: 1 any final state, 2 failures only), if any. */
@@ -85,9 +58,9 @@ export function wantsReceipt(meta: string | null, code: number): boolean {
   return receipt === 1 || (receipt === 2 && code !== 0);
 }
 
-export async function queueDeliverSm(
+export async function queueNotices(
   trx: Transaction<Database>,
-  rows: Array<{ accountId: number; kind: 'receipt' | 'reply'; pdu: QueuedDeliverSm }>,
+  rows: Array<{ accountId: number } & CustomerNotice>,
   now = Date.now(),
 ): Promise<void> {
   if (rows.length === 0) return;
@@ -97,7 +70,7 @@ export async function queueDeliverSm(
       rows.map((r) => ({
         account_id: r.accountId,
         kind: r.kind,
-        pdu: JSON.stringify(r.pdu),
+        notice: JSON.stringify(r.notice),
         created_at: now,
         next_at: now,
         attempts: 0,
@@ -125,14 +98,21 @@ export async function queueReceipts(
     )
     .execute();
   const byId = new Map(rows.map((r) => [Number(r.id), r]));
-  await queueDeliverSm(
+  await queueNotices(
     trx,
     wanted.flatMap((m) => {
       const row = byId.get(Number(m.id));
-      const source = row && { ...row, created_at: Number(row.created_at) };
-      return source
-        ? [{ accountId: Number(m.account_id), kind: 'receipt' as const, pdu: receiptPdu(source, m.code, m.at) }]
-        : [];
+      if (!row) return [];
+      const notice: ReceiptNotice = {
+        message_id: customerMessageId(row.reference, row.meta),
+        number: row.number,
+        address: customerAddress(row.sender, row.meta),
+        text: row.text,
+        submitted_at: Number(row.created_at),
+        done_at: m.at,
+        code: m.code,
+      };
+      return [{ accountId: Number(m.account_id), kind: 'receipt' as const, notice }];
     }),
   );
 }
@@ -149,18 +129,11 @@ export async function queueReply(
     .limit(1)
     .executeTakeFirst();
   if (!user) return;
-  const gsm = isGsm7(reply.text);
-  await queueDeliverSm(trx, [
+  await queueNotices(trx, [
     {
       accountId: reply.accountId,
       kind: 'reply',
-      pdu: {
-        source_addr: reply.number,
-        destination_addr: customerAddress(reply.sender, reply.meta),
-        esm_class: 0,
-        data_coding: gsm ? 0 : 8,
-        text: reply.text,
-      },
+      notice: { number: reply.number, address: customerAddress(reply.sender, reply.meta), text: reply.text },
     },
   ]);
 }
