@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteOptions } from 'fastify';
 import type { SwaggerOptions } from '@fastify/swagger';
-import type { WithConfig } from '../context.js';
+import type { Config } from '../config.js';
 
 /**
  * The OpenAPI document (/openapi.json): what @fastify/swagger builds from
@@ -35,7 +35,7 @@ export function swaggerOptions(): SwaggerOptions {
 }
 
 /** The document as served: `servers` is this deployment's public address (PUBLIC_BASE_URL). */
-export function openapiDocument(app: FastifyInstance, ctx: WithConfig): Record<string, unknown> {
+export function openapiDocument(app: FastifyInstance, ctx: { config: Config }): Record<string, unknown> {
   return {
     ...(app.swagger() as unknown as Record<string, unknown>),
     servers: [{ url: ctx.config.publicBaseUrl, description: 'this deployment (PUBLIC_BASE_URL)' }],
