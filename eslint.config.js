@@ -186,6 +186,23 @@ const noSqlInFrontEnds = {
     ],
   },
 };
+// The SMPP server's sessions and delivery pump hand the database to the services too; they name its type (Db) for the
+// handle they are given, the one import of src/db/ they keep.
+const noSqlInSmppServer = {
+  files: ['src/smpp-server/**/*.ts'],
+  ignores: tests,
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: `ImportDeclaration[importKind!='type'][source.value=${database}], ImportDeclaration[source.value='kysely'], ImportExpression[source.value=${database}]`,
+        message:
+          'The SMPP server calls a module’s service.ts, which builds the SQL: no kysely, no src/db/ but its types.',
+      },
+      ...noSqlInFrontEnds.rules['no-restricted-syntax'].slice(2),
+    ],
+  },
+};
 const smppServer = {
   regex: '(^|/)smpp-server/',
   message: 'The SMPP server is a front end, like routes.ts: only src/app/serve.ts starts it.',
@@ -260,5 +277,6 @@ export default defineConfig(
   },
   restrictedPaths,
   noSqlInFrontEnds,
+  noSqlInSmppServer,
   noDatabaseInPages,
 );

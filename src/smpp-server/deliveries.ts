@@ -1,13 +1,18 @@
-import type { Selectable } from 'kysely';
 import type { Db } from '../db/engine.js';
 import type { Logger } from 'pino';
 import type { CustomerNotice } from '../messaging/customer-notices.js';
 import { deliverSmOf } from './notices.js';
-import type { SmppDeliveriesTable } from '../features/smpp-users/tables.js';
+import {
+  claimDeliveries,
+  deleteDelivered,
+  deliverLater,
+  dropDeliveriesBefore,
+  type WaitingDelivery,
+} from '../features/smpp-users/service.js';
 import type { CustomerSession } from './session.js';
 import type { SmppServerMetrics } from './metrics.js';
 
-type Row = Selectable<SmppDeliveriesTable>;
+type Row = WaitingDelivery;
 
 /** A claimed deliver_sm is this process's for this long; a killed process's claims are taken over after it. */
 export const CLAIM_MS = 15_000;
@@ -101,31 +106,8 @@ export class DeliveryPump {
     }
   }
 
-  private async claim(accountId: number, limit: number, now: number): Promise<Row[]> {
-    const { kysely } = this.host.db;
-    const free = (eb: any) => eb.or([eb('claimed_until', 'is', null), eb('claimed_until', '<', now)]);
-    const due = await kysely
-      .selectFrom('smpp_deliveries')
-      .select('id')
-      .where('account_id', '=', accountId)
-      .where('next_at', '<=', now)
-      .where(free)
-      .orderBy('id')
-      .limit(limit)
-      .execute();
-    if (due.length === 0) return [];
-    const claimed = await kysely
-      .updateTable('smpp_deliveries')
-      .set((eb) => ({ claimed_by: this.host.holder, claimed_until: now + CLAIM_MS, attempts: eb('attempts', '+', 1) }))
-      .where(
-        'id',
-        'in',
-        due.map((r) => r.id),
-      )
-      .where(free)
-      .returningAll()
-      .execute();
-    return claimed.sort((a, b) => Number(a.id) - Number(b.id));
+  private claim(accountId: number, limit: number, now: number): Promise<Row[]> {
+    return claimDeliveries(this.host.db, accountId, limit, this.host.holder, now, now + CLAIM_MS);
   }
 
   private async send(session: CustomerSession, row: Row): Promise<void> {
@@ -167,11 +149,7 @@ export class DeliveryPump {
       await new Promise<void>((resolve) => setImmediate(resolve));
       const ids = this.acknowledged.splice(0, DELETE_CHUNK);
       try {
-        await this.host.db.kysely
-          .deleteFrom('smpp_deliveries')
-          .where('id', 'in', ids)
-          .where('claimed_by', '=', this.host.holder)
-          .execute();
+        await deleteDelivered(this.host.db, ids, this.host.holder);
       } catch (err) {
         this.host.log.warn(
           { err, rows: ids.length },
@@ -184,21 +162,12 @@ export class DeliveryPump {
   }
 
   private async retry(row: Row, now: number): Promise<void> {
-    await this.host.db.kysely
-      .updateTable('smpp_deliveries')
-      .set({ claimed_by: null, claimed_until: null, next_at: now + backoff(Number(row.attempts)) })
-      .where('id', '=', row.id)
-      .where('claimed_by', '=', this.host.holder)
-      .execute();
+    await deliverLater(this.host.db, Number(row.id), this.host.holder, now + backoff(Number(row.attempts)));
   }
 
   /** Rows older than the TTL are dropped, counted and logged. */
   async prune(now = Date.now()): Promise<number> {
-    const rows = await this.host.db.kysely
-      .deleteFrom('smpp_deliveries')
-      .where('created_at', '<', now - this.host.ttlHours * 3_600_000)
-      .returning(['kind', 'account_id'])
-      .execute();
+    const rows = await dropDeliveriesBefore(this.host.db, now - this.host.ttlHours * 3_600_000);
     for (const r of rows) this.host.metrics.dropped.inc({ kind: r.kind });
     if (rows.length > 0)
       this.host.log.warn(

@@ -1,5 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import type { Db } from '../db/engine.js';
+import { waitingByKind } from '../features/smpp-users/service.js';
 
 /** The SMPP server's figures in /metrics, per SMPP user where it has one. */
 export class SmppServerMetrics {
@@ -23,13 +24,9 @@ export class SmppServerMetrics {
       registers,
     });
     beforeScrape.push(async () => {
-      const rows = await db.kysely
-        .selectFrom('smpp_deliveries')
-        .select((eb) => ['kind', eb.fn.countAll<number>().as('n')])
-        .groupBy('kind')
-        .execute();
+      const counts = await waitingByKind(db);
       waiting.reset();
-      for (const kind of ['receipt', 'reply']) waiting.set({ kind }, Number(rows.find((r) => r.kind === kind)?.n ?? 0));
+      for (const kind of ['receipt', 'reply'] as const) waiting.set({ kind }, counts[kind]);
     });
     this.binds = new Counter({
       name: 'mensajero_smpp_server_binds_total',

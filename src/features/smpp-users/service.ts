@@ -20,6 +20,14 @@ import {
 export type { SmppUserRow } from './store.js';
 /** The SMPP server's binds, held by lease: renewed while the session lives, released when it closes. */
 export { releaseBind, renewBind } from './store.js';
+export {
+  claimDeliveries,
+  deleteDelivered,
+  deliverLater,
+  dropDeliveriesBefore,
+  waitingByKind,
+  type WaitingDelivery,
+} from './deliveries-store.js';
 
 export interface SmppUserInput {
   systemId: string;
