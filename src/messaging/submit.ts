@@ -11,7 +11,7 @@ import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { pricesFor } from './prices.js';
 import type { PriceLookup } from './ports.js';
-import type { Channel, InlineClaim, SubmitRequest, SubmitResult } from './types.js';
+import type { Channel, InlineClaim, Recipient, SubmitRequest, SubmitResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
@@ -62,25 +62,75 @@ export async function submitMessages(
  */
 export async function submitMessageBatch(
   trx: Transaction<Database>,
-  { config, prices }: { config: Config; prices: PriceLookup },
+  deps: { config: Config; prices: PriceLookup },
   reqs: SubmitRequest[],
   claims: Array<InlineClaim | undefined> = [],
 ): Promise<SubmitResult[]> {
   const first = reqs[0];
   if (reqs.some((r) => !sameBatch(first, r)))
     throw new Error('a batch of sends shares its account, channel, source, sandbox and opt-out rule');
-  const { accountId, channel } = first;
   const now = Date.now();
-  const sandbox = first.sandbox === true;
+  const batch = await priceBatch(trx, deps, reqs, now);
+  let total = 0;
+  if (!batch.sandbox)
+    for (const { recipients } of batch.sends)
+      for (const r of recipients) if (r.blocked === undefined) total += r.price.units;
+  const debit = await debitCredits(trx, first.accountId, total);
+  if (!debit) throw new ApiError(400, 'sms_07');
+  if (debit.lowBalance) await recordLowBalance(trx, first.accountId);
+  const campaigns = await insertCampaigns(
+    trx,
+    batch.sends.map(({ req, recipients }) => [
+      first.accountId,
+      req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`,
+      first.channel,
+      req.source,
+      batch.sandbox ? 1 : 0,
+      recipients.length,
+      scheduledFor(req, now),
+      now,
+      acceptedBy(),
+    ]),
+  );
+  const rows = messageRows(batch, campaigns, claims, now);
+  const ids = await insertMessages(trx, rows.flat());
+  if (batch.blocked) await tellHeldBack(trx, first.accountId, rows.flat(), ids, now);
+  return queueDispatch(trx, batch, campaigns, rows, ids, claims, now);
+}
+
+interface PricedRecipient extends Recipient {
+  price: { units: number; prefix: string | null };
+  /** The error recorded for a recipient not sent to (opt-out, do-not-contact), else undefined. */
+  blocked: string | undefined;
+}
+
+interface PricedBatch {
+  sandbox: boolean;
+  creditValue: number | null;
+  /** Whether any recipient is held back (opt-out, do-not-contact). */
+  blocked: boolean;
+  sends: Array<{ req: SubmitRequest; recipients: PricedRecipient[] }>;
+}
+
+/**
+ * The sandbox quota, then each request's recipients with their price (recipient k of the batch is priced.prices[k],
+ * times its parts) and whether the opt-out or do-not-contact list holds them back: one lookup of each for the batch.
+ */
+async function priceBatch(
+  trx: Transaction<Database>,
+  { config, prices }: { config: Config; prices: PriceLookup },
+  reqs: SubmitRequest[],
+  now: number,
+): Promise<PricedBatch> {
+  const { accountId, channel } = reqs[0];
+  const sandbox = reqs[0].sandbox === true;
   const numbers = reqs.flatMap((r) => r.recipients.map((x) => x.number));
   if (sandbox) await reserveSandboxQuota(trx, accountId, numbers.length, config.SANDBOX_DAILY_LIMIT, now);
   const priced = await pricesFor(trx, prices, accountId, channel, numbers);
-  const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
   const blocked =
-    sandbox || first.ignoreOptouts
+    sandbox || reqs[0].ignoreOptouts
       ? new Map<string, string>()
-      : await blockedAmong(trx, accountId, numbers, first.source === 'otp' && first.standardOtpText === true);
-  // Each request's recipients, with their price: recipient k of the batch is priced.prices[k], times its parts.
+      : await blockedAmong(trx, accountId, numbers, reqs[0].source === 'otp' && reqs[0].standardOtpText === true);
   const partsOf = partsCounter(channel);
   let k = 0;
   const sends = reqs.map((req) => ({
@@ -89,42 +139,33 @@ export async function submitMessageBatch(
       const one = req.priceUnits === undefined ? priced.prices[k] : { units: req.priceUnits, prefix: null };
       k++;
       const price = { ...one, units: one.units * partsOf(r.text ?? req.text, req.flash === true) };
-      // blocked: the error recorded for a recipient not sent to (opt-out, do-not-contact), else undefined.
       return { ...r, price, blocked: blocked.get(r.number) };
     }),
   }));
-  let total = 0;
-  if (!sandbox)
-    for (const { recipients } of sends) for (const r of recipients) if (r.blocked === undefined) total += r.price.units;
-  const debit = await debitCredits(trx, accountId, total);
-  if (!debit) throw new ApiError(400, 'sms_07');
-  if (debit.lowBalance) await recordLowBalance(trx, accountId);
+  const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
+  return { sandbox, creditValue, blocked: blocked.size > 0, sends };
+}
 
-  const campaigns = await insertCampaigns(
-    trx,
-    sends.map(({ req, recipients }) => [
-      accountId,
-      req.campaignName || `${req.source.toUpperCase()} ${formatLocal(now)}`,
-      channel,
-      req.source,
-      sandbox ? 1 : 0,
-      recipients.length,
-      scheduledFor(req, now),
-      now,
-      acceptedBy(),
-    ]),
-  );
-  const rows = sends.map(({ req, recipients }, i) => {
+type MessageRow = ReturnType<typeof messageRows>[number][number];
+
+/** Each request's message rows, in recipient order; a held-back recipient's closed at once, with no claim. */
+function messageRows(
+  { sandbox, creditValue, sends }: PricedBatch,
+  campaigns: number[],
+  claims: Array<InlineClaim | undefined>,
+  now: number,
+) {
+  return sends.map(({ req, recipients }, i) => {
     const scheduledAt = scheduledFor(req, now);
     const meta = req.meta ? JSON.stringify(req.meta) : null;
     const claim = scheduledAt ? undefined : claims[i];
     return recipients.map((r) => ({
       ...sendable(sandbox, scheduledAt, r.price.units),
       ...(r.blocked !== undefined ? optedOut(now, r.blocked) : {}),
-      account_id: accountId,
+      account_id: req.accountId,
       campaign_id: campaigns[i],
       reference: r.reference ?? timeOrderedId(),
-      channel,
+      channel: req.channel,
       country_code: r.countryCode,
       number: r.number,
       text: r.text ?? req.text,
@@ -146,33 +187,53 @@ export async function submitMessageBatch(
       claim_token: claim && r.blocked === undefined ? claim.token : null,
     }));
   });
-  const ids = await insertMessages(trx, rows.flat());
-  if (blocked.size > 0) {
-    const closed = rows.flat().filter((r) => r.dlr_code === OPTOUT_STATUS);
-    await recordEvents(
-      trx,
-      closed.map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
-    );
-    // An SMPP customer that asked for receipts gets this one too (REJECTD), as for any final state.
-    await queueReceipts(
-      trx,
-      closed.map((r) => ({
-        id: ids.get(r.reference)!,
-        account_id: accountId,
-        meta: r.meta,
-        code: OPTOUT_STATUS,
-        at: now,
-      })),
-    );
-  }
+}
+
+/** The confirmation event (status 10) of each held-back recipient, and the SMPP receipt its customer asked for. */
+async function tellHeldBack(
+  trx: Transaction<Database>,
+  accountId: number,
+  rows: MessageRow[],
+  ids: Map<string, number>,
+  now: number,
+): Promise<void> {
+  const closed = rows.filter((r) => r.dlr_code === OPTOUT_STATUS);
+  await recordEvents(
+    trx,
+    closed.map((r) => confirmationPayload(r, OPTOUT_STATUS, now)),
+  );
+  // An SMPP customer that asked for receipts gets this one too (REJECTD), as for any final state.
+  await queueReceipts(
+    trx,
+    closed.map((r) => ({
+      id: ids.get(r.reference)!,
+      account_id: accountId,
+      meta: r.meta,
+      code: OPTOUT_STATUS,
+      at: now,
+    })),
+  );
+}
+
+/**
+ * Each request's dispatch job, and its answer. A send inserted already claimed by a hand-off of this process queues
+ * no job: the unsent sweep (sweep.ts) is its safety net. With a validity end it keeps a dispatch job, due by that end
+ * at the latest: a message still unsent is closed as expired at that end, not a sweep later.
+ */
+async function queueDispatch(
+  trx: Transaction<Database>,
+  { sandbox, sends }: PricedBatch,
+  campaigns: number[],
+  rows: MessageRow[][],
+  ids: Map<string, number>,
+  claims: Array<InlineClaim | undefined>,
+  now: number,
+): Promise<SubmitResult[]> {
   const results: SubmitResult[] = [];
   for (let i = 0; i < sends.length; i++) {
     const { req, recipients } = sends[i];
     const scheduledAt = scheduledFor(req, now);
     const inline = !scheduledAt && claims[i] !== undefined;
-    // A send inserted already claimed by a hand-off of this process queues no job: the unsent sweep (sweep.ts) is its
-    // safety net. With a validity end it keeps a dispatch job, due by that end at the latest: a message still unsent
-    // is closed as expired at that end, not a sweep later.
     const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
     const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
     const swept = inline && req.validUntil == null;
