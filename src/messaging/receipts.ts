@@ -1,9 +1,10 @@
 import type { AppContext } from '../context.js';
-import type { Db } from '../db/engine.js';
+import type { Db, Executor } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import type { CarrierIds, Receipt } from '../carriers/adapter.js';
 import { applyDeliveryReports } from './delivery.js';
 import { storableText } from '../text/storable.js';
+import { writeCarrierIds } from './carrier-ids.js';
 
 const CHUNK = 500;
 
@@ -35,7 +36,7 @@ function rawOf(r: Pick<Receipt, 'stat' | 'err'>): { stat: string | null; err: st
  */
 export interface CarrierIdBook extends Omit<CarrierIds, 'kind'> {
   /** Records carrier ids of accepted messages; returns the forms they were stored under. */
-  record(db: Db, carrier: string, rows: Array<{ carrierId: string; messageId: number }>): Promise<string[]>;
+  record(db: Executor, carrier: string, rows: Array<{ carrierId: string; messageId: number }>): Promise<string[]>;
   /** Message id of each carrier id this connector recorded. */
   lookup(db: Db, carrier: string, carrierIds: string[]): Promise<(carrierId: string) => number | undefined>;
   /** Applies matched receipts (a message takes its first final status only); returns how many changed a message. */
@@ -62,7 +63,7 @@ const smppIds = ({ normalise, forms }: CarrierIds): CarrierIdBook => ({
       created_at: now,
     }));
     for (let i = 0; i < rows.length; i += CHUNK)
-      await db.kysely
+      await db
         .insertInto('smpp_ids')
         .values(rows.slice(i, i + CHUNK))
         .execute();
@@ -102,7 +103,7 @@ const providerIds = ({ normalise, forms }: CarrierIds): CarrierIdBook => ({
   /** An id seen again is kept as first recorded. */
   async record(db, carrier, ids) {
     const now = Date.now();
-    await db.kysely
+    await db
       .insertInto('provider_message_ids')
       .values(ids.map((i) => ({ carrier, carrier_id: i.carrierId, message_id: i.messageId, created_at: now })))
       .onConflict((oc) => oc.columns(['carrier', 'carrier_id']).doNothing())
@@ -119,7 +120,10 @@ const providerIds = ({ normalise, forms }: CarrierIds): CarrierIdBook => ({
 /**
  * Records the carrier ids of accepted messages (an SMPP message has one per
  * segment; the provider may call back before it answers the send), then
- * applies any receipt that arrived before them.
+ * applies any receipt that arrived before them. The one record of a
+ * connector's ids: the id book's rows (receipts and crash recovery find the
+ * message by them) and the message's first id (`messages.carrier_id`: the
+ * trace), in one transaction; the hand-off's record leaves them alone.
  */
 export async function recordCarrierIds(
   ctx: AppContext,
@@ -129,7 +133,12 @@ export async function recordCarrierIds(
 ): Promise<void> {
   const rows = accepted.flatMap((a) => a.carrierIds.map((carrierId) => ({ carrierId, messageId: a.messageId })));
   if (rows.length === 0) return;
-  await applyReceiptsFor(ctx, book, carrier, await book.record(ctx.db, carrier, rows));
+  const stored = await ctx.db.kysely.transaction().execute(async (trx) => {
+    const forms = await book.record(trx, carrier, rows);
+    await writeCarrierIds(trx, rows);
+    return forms;
+  });
+  await applyReceiptsFor(ctx, book, carrier, stored);
 }
 
 /** Provider id → our message id, for the ids this connector recorded. */
