@@ -12,9 +12,10 @@ type Accepted = { message_id: number; carrier: string; carrier_id: string; creat
  * Messages whose claim ran out at stage 0 although the carrier accepted them:
  * their dispatcher died after the carrier's acknowledgement was recorded (the
  * carrier ids: smpp_ids, provider_message_ids) and before the hand-off's
- * outcome was. They are recorded as sent (stage 1, the connector and the
- * first carrier id, sent_at when the ids were recorded, parts: one SMPP id
- * per segment), never handed over again. Their charge was taken at
+ * outcome was. They are recorded as sent (stage 1, the connector, sent_at
+ * when the ids were recorded, parts: one SMPP id per segment), never handed
+ * over again; their first carrier id was written on the message with the ids
+ * (carrier-ids.ts). Their charge was taken at
  * acceptance and stays; a receipt that came meanwhile was applied when the
  * ids were recorded or when it arrived (it finds them), and one still
  * waiting is applied by the upkeep tick. The hand-off's cost is not known
@@ -43,7 +44,6 @@ export async function recordAcceptedUnrecorded(
             stage: 1,
             status: 'sent',
             carrier: first.carrier,
-            carrier_id: first.carrier_id,
             parts: rows.length,
             sent_at: Number(first.created_at),
           })

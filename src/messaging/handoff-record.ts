@@ -1,11 +1,12 @@
 import { sql, type Transaction } from 'kysely';
 import type { AppContext, WithDb } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { affected, isPostgres } from '../db/engine.js';
+import { isPostgres } from '../db/engine.js';
 import type { SubmitOutcome } from './ports.js';
 import { countReceipts } from './receipt-counts.js';
 import { closeUnsent, REFUSED_STATUS } from './close-unsent.js';
 import { recordFailedAttempts } from './attempts.js';
+import { writeCarrierIds } from './carrier-ids.js';
 
 // What a hand-off records once its carrier answered (dispatch.ts submits): sent, refused or released for a retry
 // (closing a message never sent, with its refund and events, is close-unsent.ts).
@@ -69,105 +70,153 @@ async function recordOutcomes(
   carrier: string,
   batch: Row[],
   outcomes: SubmitOutcome[],
-  { token, holdMs }: Release,
+  release: Release,
 ): Promise<void> {
   const now = Date.now();
   await ctx.db.kysely.transaction().execute(async (trx) => {
     await lockInIdOrder(trx, batch);
-    // The connector that took or refused each message (a router names it, and why), else the driver, with its cost then.
-    const plain = new Map<string, { handedTo: HandedTo; ids: number[] }>();
-    for (let k = 0; k < batch.length; k++) {
-      const o = outcomes[k];
-      if (!o.ok) continue;
-      const parts = o.parts ?? 1;
-      const handedTo = {
-        carrier: o.carrier ?? carrier,
-        cost: o.cost ? o.cost.amount * parts : null,
-        cost_prefix: o.cost?.prefix ?? null,
-        parts,
-        route_reason: o.route ?? null,
-      };
-      if (!o.carrierId) {
-        const key = `${handedTo.carrier}\u0000${handedTo.cost}\u0000${handedTo.cost_prefix}\u0000${parts}\u0000${handedTo.route_reason}`;
-        if (!plain.has(key)) plain.set(key, { handedTo, ids: [] });
-        plain.get(key)!.ids.push(batch[k].id);
-      } else {
-        const sent = await trx
-          .updateTable('messages')
-          .set({ stage: 1, status: 'sent', ...handedTo, carrier_id: o.carrierId, sent_at: now })
-          .where('id', '=', batch[k].id)
-          .where('stage', '=', 0)
-          .execute();
-        // Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still
-        // recorded on it, and the receipt, applied before the message had a carrier, counts for this one now.
-        if (affected(sent) === 0) {
-          const early = await trx
-            .updateTable('messages')
-            .set({ ...handedTo, carrier_id: o.carrierId, sent_at: now })
-            .where('id', '=', batch[k].id)
-            .where('carrier_id', 'is', null)
-            .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
-            .execute();
-          await countReceipts(
-            trx,
-            early.flatMap((e) =>
-              e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }],
-            ),
-          );
-        }
-      }
-    }
-    for (const { handedTo, ids } of plain.values())
-      await trx
-        .updateTable('messages')
-        .set({ stage: 1, status: 'sent', ...handedTo, sent_at: now })
-        .where('id', 'in', ids)
-        .where('stage', '=', 0)
-        .execute();
-    // A refusal may name its status (12: no route); otherwise 4, rejected.
-    const refused = new Map<string, { code: number; by: string | null; ids: number[] }>();
-    batch.forEach((r, k) => {
-      const o = outcomes[k];
-      if (o.ok || !o.permanent) return;
-      const code = o.status ?? REFUSED_STATUS;
-      const by = o.carrier === undefined ? carrier : o.carrier;
-      const key = `${code}:${by}`;
-      if (!refused.has(key)) refused.set(key, { code, by, ids: [] });
-      refused.get(key)!.ids.push(r.id);
-    });
-    for (const g of refused.values())
-      await closeUnsent(
-        trx,
-        g.ids,
-        g.code,
-        g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination',
-        g.by,
-        now,
-      );
+    await recordTaken(trx, carrier, batch, outcomes, now);
+    await recordRefused(trx, carrier, batch, outcomes, now);
     await recordFailedAttempts(trx, carrier, batch, outcomes, now);
-    // A transient failure releases the claim: the dispatch job retries at once on its next run. With holdMs
-    // (messages that have no dispatch job) the release keeps a claim for the back-off, which the unsent sweep finds.
-    const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
-    if (retry.length > 0)
-      await trx
-        .updateTable('messages')
-        .set({
-          // Never held past the validity end: the dispatch job due then closes the message as expired.
-          claimed_until:
-            holdMs === undefined
-              ? null
-              : sql<number>`case when valid_until is not null and valid_until < ${now + holdMs} then valid_until else ${now + holdMs} end`,
-          claim_token: null,
-        })
-        .where(
-          'id',
-          'in',
-          retry.map((r) => r.id),
-        )
-        .where('stage', '=', 0)
-        .where('claim_token', '=', token)
-        .execute();
+    await releaseForRetry(trx, batch, outcomes, release, now);
   });
+}
+
+/** The connector that took or refused a message (a router names it, and why), else the driver, with its cost then. */
+function handedToOf(o: SubmitOutcome & { ok: true }, carrier: string): HandedTo {
+  const parts = o.parts ?? 1;
+  return {
+    carrier: o.carrier ?? carrier,
+    cost: o.cost ? o.cost.amount * parts : null,
+    cost_prefix: o.cost?.prefix ?? null,
+    parts,
+    route_reason: o.route ?? null,
+  };
+}
+
+/**
+ * Messages a carrier took: sent, with the connector and its cost. Their carrier ids are the connector's record
+ * (its sink wrote them as the carrier acknowledged: carrier-ids.ts); a driver with no sink hands its ids here.
+ */
+async function recordTaken(
+  trx: Transaction<Database>,
+  carrier: string,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+  now: number,
+): Promise<void> {
+  // A message the carrier named may have had its receipt first (matched by that id): `named` groups apart.
+  const groups = new Map<string, { handedTo: HandedTo; named: boolean; ids: number[] }>();
+  const unrecorded: Array<{ messageId: number; carrierId: string }> = [];
+  batch.forEach((r, k) => {
+    const o = outcomes[k];
+    if (!o.ok) return;
+    const handedTo = handedToOf(o, carrier);
+    const named = Boolean(o.carrierId);
+    const key = JSON.stringify([handedTo, named]);
+    if (!groups.has(key)) groups.set(key, { handedTo, named, ids: [] });
+    groups.get(key)!.ids.push(r.id);
+    if (o.carrierId && !o.idsRecorded) unrecorded.push({ messageId: r.id, carrierId: o.carrierId });
+  });
+  await writeCarrierIds(trx, unrecorded);
+  for (const { handedTo, named, ids } of groups.values()) {
+    const sent = await trx
+      .updateTable('messages')
+      .set({ stage: 1, status: 'sent', ...handedTo, sent_at: now })
+      .where('id', 'in', ids)
+      .where('stage', '=', 0)
+      .returning('id')
+      .execute();
+    if (!named || sent.length === ids.length) continue;
+    const done = new Set(sent.map((m) => Number(m.id)));
+    await recordOvertaken(
+      trx,
+      handedTo,
+      ids.filter((id) => !done.has(id)),
+      now,
+    );
+  }
+}
+
+/**
+ * Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still recorded
+ * on it, and the receipt, applied before the message had a carrier (so not counted then), counts for this one now.
+ * Only a message with no carrier yet: one another process recorded keeps that record, and its receipt was counted.
+ */
+async function recordOvertaken(trx: Transaction<Database>, handedTo: HandedTo, ids: number[], now: number) {
+  const early = await trx
+    .updateTable('messages')
+    .set({ ...handedTo, sent_at: now })
+    .where('id', 'in', ids)
+    .where('carrier', 'is', null)
+    .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
+    .execute();
+  await countReceipts(
+    trx,
+    early.flatMap((e) => (e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }])),
+  );
+}
+
+/** Refusals: closed unsent, refunded. A refusal may name its status (12: no route); otherwise 4, rejected. */
+async function recordRefused(
+  trx: Transaction<Database>,
+  carrier: string,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+  now: number,
+): Promise<void> {
+  const refused = new Map<string, { code: number; by: string | null; ids: number[] }>();
+  batch.forEach((r, k) => {
+    const o = outcomes[k];
+    if (o.ok || !o.permanent) return;
+    const code = o.status ?? REFUSED_STATUS;
+    const by = o.carrier === undefined ? carrier : o.carrier;
+    const key = `${code}:${by}`;
+    if (!refused.has(key)) refused.set(key, { code, by, ids: [] });
+    refused.get(key)!.ids.push(r.id);
+  });
+  for (const g of refused.values())
+    await closeUnsent(
+      trx,
+      g.ids,
+      g.code,
+      g.code === REFUSED_STATUS ? 'refused by the carrier' : 'no route to this destination',
+      g.by,
+      now,
+    );
+}
+
+/**
+ * A transient failure releases the claim: the dispatch job retries at once on its next run. With holdMs (messages
+ * that have no dispatch job) the release keeps a claim for the back-off, which the unsent sweep finds.
+ */
+async function releaseForRetry(
+  trx: Transaction<Database>,
+  batch: Row[],
+  outcomes: SubmitOutcome[],
+  { token, holdMs }: Release,
+  now: number,
+): Promise<void> {
+  const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
+  if (retry.length === 0) return;
+  await trx
+    .updateTable('messages')
+    .set({
+      // Never held past the validity end: the dispatch job due then closes the message as expired.
+      claimed_until:
+        holdMs === undefined
+          ? null
+          : sql<number>`case when valid_until is not null and valid_until < ${now + holdMs} then valid_until else ${now + holdMs} end`,
+      claim_token: null,
+    })
+    .where(
+      'id',
+      'in',
+      retry.map((r) => r.id),
+    )
+    .where('stage', '=', 0)
+    .where('claim_token', '=', token)
+    .execute();
 }
 
 /**

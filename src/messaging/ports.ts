@@ -75,6 +75,12 @@ export type SubmitOutcome =
   | {
       ok: true;
       carrierId?: string;
+      /**
+       * Its carrier ids were recorded when the carrier acknowledged it (a connector's sink: the id book and the
+       * message's `carrier_id`, one transaction): the hand-off's record leaves them. Without it, the hand-off's
+       * record writes `carrierId` on the message (a driver with no sink of its own).
+       */
+      idsRecorded?: boolean;
       /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
       /** That connector's cost for it when one is set (`carriers costs`): money per part, ten-thousandths. */
       cost?: HandOffCost;

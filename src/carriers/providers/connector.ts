@@ -49,9 +49,10 @@ export abstract class HttpProviderConnector implements Connector {
     };
     await Promise.all(Array.from({ length: Math.min(PARALLEL, batch.length) }, lane));
     const accepted = outcomes.flatMap((o, i) =>
-      o.ok && o.carrierId ? [{ messageId: batch[i].id, carrierIds: [o.carrierId] }] : [],
+      o.ok && o.carrierId ? [{ index: i, messageId: batch[i].id, carrierIds: [o.carrierId] }] : [],
     );
     await this.sink.accepted(this.name, accepted);
+    for (const a of accepted) outcomes[a.index] = { ...outcomes[a.index], idsRecorded: true } as SubmitOutcome;
     for (const o of outcomes) {
       if (o.ok) this.stats.submitted++;
       else if (o.permanent) this.stats.refused++;

@@ -180,7 +180,8 @@ export class SmppConnector implements Connector {
   private submitRecorded(m: OutboundMessage): Promise<SubmitOutcome> {
     return this.unrecorded.run(async () => {
       const r = await this.submitOne(m);
-      if (r.ids && r.ids.length > 0) await this.recordAccepted(m.id, r.ids);
+      if (r.ids && r.ids.length > 0 && (await this.recordAccepted(m.id, r.ids)) && r.outcome.ok)
+        return { ...r.outcome, idsRecorded: true };
       return r.outcome;
     });
   }
@@ -192,28 +193,34 @@ export class SmppConnector implements Connector {
    * retried (while the connector is open, for up to ACCEPTED_RECORD_RETRY_MS):
    * the place stays taken, so nothing more goes to the SMSC meanwhile. After
    * that the outcome goes back anyway, and the dispatcher's record of it is
-   * the durable one.
+   * the durable one (it writes the message's carrier id then). Resolves
+   * whether the ids were recorded.
    */
-  private recordAccepted(messageId: number, carrierIds: string[]): Promise<void> {
-    return new Promise<void>((done) => {
+  private recordAccepted(messageId: number, carrierIds: string[]): Promise<boolean> {
+    return new Promise<boolean>((done) => {
       this.acceptedQueue.push({ entry: { messageId, carrierIds }, done });
       this.recordingAccepted ??= new Promise<void>((r) => setImmediate(r)).then(() => this.flushAccepted());
     });
   }
 
-  private acceptedQueue: Array<{ entry: { messageId: number; carrierIds: string[] }; done: () => void }> = [];
+  private acceptedQueue: Array<{
+    entry: { messageId: number; carrierIds: string[] };
+    done: (recorded: boolean) => void;
+  }> = [];
   private recordingAccepted: Promise<void> | null = null;
 
   private async flushAccepted(): Promise<void> {
     while (this.acceptedQueue.length > 0) {
       const group = this.acceptedQueue.splice(0, this.acceptedQueue.length);
       const started = Date.now();
+      let recorded = false;
       for (let attempt = 1; ; attempt++) {
         try {
           await this.sink.accepted(
             this.name,
             group.map((g) => g.entry),
           );
+          recorded = true;
           break;
         } catch (err) {
           this.error(`recording accepted submits: ${(err as Error).message}`);
@@ -222,7 +229,7 @@ export class SmppConnector implements Connector {
           await sleep(Math.min(50 * 2 ** attempt, 5000));
         }
       }
-      for (const g of group) g.done();
+      for (const g of group) g.done(recorded);
     }
     this.recordingAccepted = null;
   }

@@ -97,7 +97,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
     const m = await finalMessage(ref);
     expect(m.dlr_code).toBe(code);
     // The hand-off is recorded on the message even when its receipt was applied first.
-    await eventually(async () => (await message(ref)).carrier_id !== null);
+    await eventually(async () => (await message(ref)).carrier !== null);
     expect(await message(ref)).toMatchObject({ carrier: name, carrier_id: smsc.submitted[0].messageId });
     const events = await h.ctx.db.kysely.selectFrom('events').select('payload').where('reference', '=', ref).execute();
     expect(events.map((e) => JSON.parse(e.payload))).toEqual([

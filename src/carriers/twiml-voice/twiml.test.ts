@@ -167,7 +167,7 @@ describeEngines('TwiML voice connector', (engine) => {
       // The status may be applied before the dispatcher records the send: wait for both.
       const m = await eventually(async () => {
         const row = await message(ref);
-        return row.stage === 2 && row.carrier_id ? row : null;
+        return row.stage === 2 && row.carrier ? row : null;
       }, 40_000);
       expect(early).toEqual([{ sid: m.carrier_id, recorded: false, answer: 204 }]);
       expect(m).toMatchObject({ carrier: 'calls', status: 'undelivered', dlr_code: 2 });

@@ -85,7 +85,7 @@ describeEngines('WhatsApp Cloud API connector', (engine) => {
       // The status may be applied before the dispatcher records the send: wait for both.
       const m = await eventually(async () => {
         const row = await message(r.body.reference);
-        return row.stage === 2 && row.carrier_id ? row : null;
+        return row.stage === 2 && row.carrier ? row : null;
       }, 40_000);
       expect(early).toEqual([{ id: m.carrier_id, recorded: false, answers: [200, 200] }]);
       expect(m).toMatchObject({ carrier: 'wa', status: 'delivered', dlr_code: 0 });

@@ -33,8 +33,8 @@ describeEngines('messages trace: who accepted, failed hand-offs, raw receipts', 
     const [ref] = await send(a.apikey, '5583000001');
     const m = await finalMessage(ref);
     // The receipt may be applied before the hand-off is recorded (it came with the submit_sm_resp), and it sets
-    // sent_at itself: the carrier id is written by the hand-off record only.
-    await eventually(async () => (await message(ref)).carrier_id !== null);
+    // sent_at itself (the carrier id came with the acknowledgement): the connector is written by the hand-off record.
+    await eventually(async () => (await message(ref)).carrier !== null);
     const [traced] = (await trace('--reference', ref)).messages;
     expect(traced).toMatchObject({
       reference: ref,

@@ -35,7 +35,7 @@ describeEngines('messages trace', (engine) => {
     expect((await h.post('/webhook/add', { url, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
     const [ref] = await send(a.apikey, '5581000001');
     await finalMessage(ref);
-    await eventually(async () => (await message(ref)).carrier_id !== null);
+    await eventually(async () => (await message(ref)).carrier !== null);
     await eventually(async () => hits.length > 0);
     const [byReference] = (
       await eventually(async () => {
