@@ -77,7 +77,7 @@ const webhookInternals = {
 
 // The foundation (CONTRIBUTING.md, Layers) imports nothing outside itself, type imports included: a module above adds
 // its tables to Database (src/db/schema.ts) and its members to AppContext (src/context.ts) by declaration merging.
-const foundationFolders = ['accounts', 'auth', 'jobs', 'http', 'db', 'text', 'phone', 'lib'];
+const foundationFolders = ['accounts', 'auth', 'jobs', 'http', 'db', 'text', 'phone', 'lib', 'outbound'];
 const foundationFiles = ['channels.ts', 'config.ts', 'context.ts', 'feature.ts', 'cli/runner.ts', 'cli/helpers.ts'];
 const foundation = [...foundationFolders, ...foundationFiles].map((name) => `src/${name}`);
 // Everything else under src/ (core, features, front ends, the wiring); the CLI's command files beside runner.ts too.
