@@ -83,7 +83,7 @@ async function prepare(
       '--password',
       'bench-password-1',
       '--credits',
-      '1000000000',
+      '100000000',
       '--json',
     ],
     { env, encoding: 'utf8' },
