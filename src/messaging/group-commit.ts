@@ -15,6 +15,21 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+type Merge<I, T> = (trx: Transaction<Database>, items: I[]) => Promise<T[]>;
+
+interface Merging {
+  items: Array<{
+    item: unknown;
+    weight: number;
+    resolve(value: unknown): void;
+    reject(error: unknown): void;
+    bind(fn: () => Promise<unknown>): Promise<unknown>;
+  }>;
+  merge: Merge<unknown, unknown>;
+  order: number;
+  weight: number;
+}
+
 /** Requests per shared transaction at most, and their recipients at most. */
 const MAX_REQUESTS = 200;
 const MAX_WEIGHT = 2_000;
@@ -39,6 +54,8 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
  */
 export class GroupCommit {
   private queue: Pending[] = [];
+  /** Items of mergeable works, by key, waiting for the end of this turn of the event loop (runMerged). */
+  private merging = new Map<string, Merging>();
   private running = false;
   /** Whether the last batch of several requests had no request that threw. */
   private lastBatchClean = true;
@@ -57,6 +74,68 @@ export class GroupCommit {
       });
       if (!this.running) void this.drain();
     });
+  }
+
+  /**
+   * Works of one `key` queued in the same turn of the event loop run as one work: `merge` writes their items together
+   * (one statement for what they share) and answers each in order. If that one work throws, each item runs again
+   * alone, so only an item that fails by itself is refused. The key says which items may be merged.
+   */
+  runMerged<I, T>(key: string, item: I, merge: Merge<I, T>, order: number, weight = 1): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let group = this.merging.get(key);
+      if (!group) {
+        group = { items: [], merge: merge as Merge<unknown, unknown>, order, weight: 0 };
+        this.merging.set(key, group);
+        const taken = group;
+        setImmediate(() => this.flushMerged(key, taken));
+      }
+      group.items.push({
+        item,
+        weight,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        // Each item's writes run in its caller's async context (accepted-by.ts), as run() does for a work.
+        bind: AsyncResource.bind((fn: () => Promise<unknown>) => fn()),
+      });
+      group.weight += weight;
+      if (group.items.length >= MAX_REQUESTS || group.weight >= MAX_WEIGHT) this.flushMerged(key, group);
+    });
+  }
+
+  private flushMerged(key: string, group: Merging): void {
+    if (this.merging.get(key) !== group) return;
+    this.merging.delete(key);
+    const { items, merge, order, weight } = group;
+    if (items.length === 1) {
+      const [one] = items;
+      this.run((trx) => one.bind(() => merge(trx, [one.item])) as Promise<unknown[]>, order, weight).then(
+        ([value]) => one.resolve(value),
+        one.reject,
+      );
+      return;
+    }
+    this.run(
+      (trx) =>
+        items[0].bind(() =>
+          merge(
+            trx,
+            items.map((i) => i.item),
+          ),
+        ) as Promise<unknown[]>,
+      order,
+      weight,
+    ).then(
+      (values) => items.forEach((i, k) => i.resolve(values[k])),
+      // One of them could not be written with the others: each alone, so only its own failure refuses it.
+      () => {
+        for (const i of items)
+          this.run((trx) => i.bind(() => merge(trx, [i.item])) as Promise<unknown[]>, order, i.weight).then(
+            ([value]) => i.resolve(value),
+            i.reject,
+          );
+      },
+    );
   }
 
   private async drain(): Promise<void> {
