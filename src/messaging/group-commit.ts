@@ -77,7 +77,7 @@ export class GroupCommit {
   }
 
   /**
-   * Works of one `key` queued in the same turn of the event loop run as one work: `merge` writes their items together
+   * Works of one `key` queued before the group commit takes its next batch run as one work in it: `merge` writes their items together
    * (one statement for what they share) and answers each in order. If that one work throws, each item runs again
    * alone, so only an item that fails by itself is refused. The key says which items may be merged.
    */
@@ -87,8 +87,6 @@ export class GroupCommit {
       if (!group) {
         group = { items: [], merge: merge as Merge<unknown, unknown>, order, weight: 0 };
         this.merging.set(key, group);
-        const taken = group;
-        setImmediate(() => this.flushMerged(key, taken));
       }
       group.items.push({
         item,
@@ -100,6 +98,7 @@ export class GroupCommit {
       });
       group.weight += weight;
       if (group.items.length >= MAX_REQUESTS || group.weight >= MAX_WEIGHT) this.flushMerged(key, group);
+      if (!this.running) void this.drain();
     });
   }
 
@@ -141,8 +140,13 @@ export class GroupCommit {
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      // One turn of the event loop lets the requests already read from their sockets join the batch.
-      while (this.queue.length > 0) await nextTurn().then(() => this.commit(this.takeBatch()));
+      // One turn of the event loop lets the requests already read from their sockets join the batch; the merged
+      // works they formed meanwhile join it then.
+      while (this.queue.length > 0 || this.merging.size > 0)
+        await nextTurn().then(() => {
+          for (const [key, group] of this.merging) this.flushMerged(key, group);
+          return this.commit(this.takeBatch());
+        });
     } finally {
       this.running = false;
     }

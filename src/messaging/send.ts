@@ -56,8 +56,8 @@ export async function submitSend(
 /**
  * submitSend in a transaction of its own, shared with the concurrent sends of the process through its group commit
  * (answered after the shared COMMIT), then the hand-over. `alsoWrite` writes what the caller records with the send in
- * the same transaction. Single-request sends of one account, channel and source that arrive in the same turn of the
- * event loop are written together (one price lookup, opt-out query, debit and INSERT each for all of them), each
+ * the same transaction. Single-request sends of one account, channel and source that arrive while the group commit forms
+ * its next batch are written together (one price lookup, opt-out query, debit and INSERT each for all of them), each
  * keeping its campaign and answer; if they cannot all be written (the balance covers only some), each is written alone.
  */
 export async function send(
