@@ -15,6 +15,21 @@ interface Pending {
   reject(error: unknown): void;
 }
 
+type Merge<I, T> = (trx: Transaction<Database>, items: I[]) => Promise<T[]>;
+
+interface Merging {
+  items: Array<{
+    item: unknown;
+    weight: number;
+    resolve(value: unknown): void;
+    reject(error: unknown): void;
+    bind(fn: () => Promise<unknown>): Promise<unknown>;
+  }>;
+  merge: Merge<unknown, unknown>;
+  order: number;
+  weight: number;
+}
+
 /** Requests per shared transaction at most, and their recipients at most. */
 const MAX_REQUESTS = 200;
 const MAX_WEIGHT = 2_000;
@@ -39,6 +54,8 @@ const ROLLBACK_TO = CompiledQuery.raw('rollback to savepoint grouped');
  */
 export class GroupCommit {
   private queue: Pending[] = [];
+  /** Items of mergeable works, by key, waiting for the end of this turn of the event loop (runMerged). */
+  private merging = new Map<string, Merging>();
   private running = false;
   /** Whether the last batch of several requests had no request that threw. */
   private lastBatchClean = true;
@@ -59,11 +76,77 @@ export class GroupCommit {
     });
   }
 
+  /**
+   * Works of one `key` queued before the group commit takes its next batch run as one work in it: `merge` writes their items together
+   * (one statement for what they share) and answers each in order. If that one work throws, each item runs again
+   * alone, so only an item that fails by itself is refused. The key says which items may be merged.
+   */
+  runMerged<I, T>(key: string, item: I, merge: Merge<I, T>, order: number, weight = 1): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      let group = this.merging.get(key);
+      if (!group) {
+        group = { items: [], merge: merge as Merge<unknown, unknown>, order, weight: 0 };
+        this.merging.set(key, group);
+      }
+      group.items.push({
+        item,
+        weight,
+        resolve: resolve as (v: unknown) => void,
+        reject,
+        // Each item's writes run in its caller's async context (accepted-by.ts), as run() does for a work.
+        bind: AsyncResource.bind((fn: () => Promise<unknown>) => fn()),
+      });
+      group.weight += weight;
+      if (group.items.length >= MAX_REQUESTS || group.weight >= MAX_WEIGHT) this.flushMerged(key, group);
+      if (!this.running) void this.drain();
+    });
+  }
+
+  private flushMerged(key: string, group: Merging): void {
+    if (this.merging.get(key) !== group) return;
+    this.merging.delete(key);
+    const { items, merge, order, weight } = group;
+    if (items.length === 1) {
+      const [one] = items;
+      this.run((trx) => one.bind(() => merge(trx, [one.item])) as Promise<unknown[]>, order, weight).then(
+        ([value]) => one.resolve(value),
+        one.reject,
+      );
+      return;
+    }
+    this.run(
+      (trx) =>
+        items[0].bind(() =>
+          merge(
+            trx,
+            items.map((i) => i.item),
+          ),
+        ) as Promise<unknown[]>,
+      order,
+      weight,
+    ).then(
+      (values) => items.forEach((i, k) => i.resolve(values[k])),
+      // One of them could not be written with the others: each alone, so only its own failure refuses it.
+      () => {
+        for (const i of items)
+          this.run((trx) => i.bind(() => merge(trx, [i.item])) as Promise<unknown[]>, order, i.weight).then(
+            ([value]) => i.resolve(value),
+            i.reject,
+          );
+      },
+    );
+  }
+
   private async drain(): Promise<void> {
     this.running = true;
     try {
-      // One turn of the event loop lets the requests already read from their sockets join the batch.
-      while (this.queue.length > 0) await nextTurn().then(() => this.commit(this.takeBatch()));
+      // One turn of the event loop lets the requests already read from their sockets join the batch; the merged
+      // works they formed meanwhile join it then.
+      while (this.queue.length > 0 || this.merging.size > 0)
+        await nextTurn().then(() => {
+          for (const [key, group] of this.merging) this.flushMerged(key, group);
+          return this.commit(this.takeBatch());
+        });
     } finally {
       this.running = false;
     }

@@ -4,6 +4,7 @@ import type { Database } from '../db/schema.js';
 import { DISPATCH_JOB } from './dispatch.js';
 import type { DispatchOutcome } from './ports.js';
 import { submitMessageBatch } from './submit.js';
+import { acceptedBy } from './accepted-by.js';
 import type { InlineClaim, SubmitRequest, SubmitResult } from './types.js';
 import { DELIVER_JOB } from '../webhooks/index.js';
 
@@ -54,8 +55,10 @@ export async function submitSend(
 
 /**
  * submitSend in a transaction of its own, shared with the concurrent sends of the process through its group commit
- * (each request in a savepoint, answered after the shared COMMIT), then the hand-over. `alsoWrite` writes what the
- * caller records with the send in the same transaction.
+ * (answered after the shared COMMIT), then the hand-over. `alsoWrite` writes what the caller records with the send in
+ * the same transaction. Single-request sends of one account, channel and source that arrive while the group commit forms
+ * its next batch are written together (one price lookup, opt-out query, debit and INSERT each for all of them), each
+ * keeping its campaign and answer; if they cannot all be written (the balance covers only some), each is written alone.
  */
 export async function send(
   ctx: SendContext,
@@ -63,17 +66,58 @@ export async function send(
   handOver: HandOver,
   alsoWrite?: (trx: Transaction<Database>, results: SubmitResult[]) => Promise<void>,
 ): Promise<SubmitResult[]> {
-  const pending = await ctx.groupCommit.run(
-    async (trx) => {
-      const sent = await submitSend(trx, ctx, reqs, handOver);
-      await alsoWrite?.(trx, sent.results);
-      return sent;
+  const claims = reqs.map((req) => claimFor(ctx, req, handOver));
+  const results =
+    reqs.length === 1
+      ? [await sendMerged(ctx, { req: reqs[0], claim: claims[0], alsoWrite })]
+      : await ctx.groupCommit.run(
+          async (trx) => {
+            const written = await submitMessageBatch(trx, ctx, reqs, claims);
+            await alsoWrite?.(trx, written);
+            return written;
+          },
+          reqs[0].accountId,
+          reqs.reduce((n, r) => n + r.recipients.length, 0),
+        );
+  await handOverAfterCommit(ctx, reqs, results, claims, handOver);
+  return results;
+}
+
+interface OneSend {
+  req: SubmitRequest;
+  claim: InlineClaim | undefined;
+  alsoWrite?: (trx: Transaction<Database>, results: SubmitResult[]) => Promise<void>;
+}
+
+/** One request through the group commit, merged with the sends that may share its writes (submitMessageBatch). */
+function sendMerged(ctx: SendContext, one: OneSend): Promise<SubmitResult> {
+  const { req } = one;
+  // What submitMessageBatch requires its requests to share, and who accepts them (recorded on their campaigns).
+  const key = JSON.stringify([
+    req.accountId,
+    req.channel,
+    req.source,
+    req.sandbox === true,
+    req.ignoreOptouts === true,
+    req.standardOtpText === true,
+    acceptedBy(),
+  ]);
+  return ctx.groupCommit.runMerged(
+    key,
+    one,
+    async (trx, sends: OneSend[]) => {
+      const written = await submitMessageBatch(
+        trx,
+        ctx,
+        sends.map((s) => s.req),
+        sends.map((s) => s.claim),
+      );
+      for (let i = 0; i < sends.length; i++) await sends[i].alsoWrite?.(trx, [written[i]]);
+      return written;
     },
-    reqs[0].accountId,
-    reqs.reduce((n, r) => n + r.recipients.length, 0),
+    req.accountId,
+    req.recipients.length,
   );
-  await pending.handOver();
-  return pending.results;
 }
 
 /** The claim a request's messages are inserted with when this process hands them over itself; undefined when queued. */
