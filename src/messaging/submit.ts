@@ -77,7 +77,14 @@ export async function submitMessageBatch(
       for (const r of recipients) if (r.blocked === undefined) total += r.price.units;
   const debit = await debitCredits(trx, first.accountId, total);
   if (!debit) throw new ApiError(400, 'sms_07');
-  if (debit.lowBalance) await recordLowBalance(trx, first.accountId);
+  if (debit.lowBalance)
+    await recordLowBalance(
+      trx,
+      first.accountId,
+      batch.sends.map(({ recipients }) =>
+        batch.sandbox ? 0 : recipients.reduce((n, r) => n + (r.blocked === undefined ? r.price.units : 0), 0),
+      ),
+    );
   const campaigns = await insertCampaigns(
     trx,
     batch.sends.map(({ req, recipients }) => [

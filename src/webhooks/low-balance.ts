@@ -27,11 +27,25 @@ const claimCrossing = compiledOnce((db, accountId: number) =>
  * (src/accounts/store.ts, adjustCredits), so concurrent debits that cross
  * together produce one event: the first to update the row sets the flag, the
  * others (waiting on its row lock, or after it on SQLite) find it set.
+ * `charges`, when one debit paid for several sends (merged single sends, in
+ * the order they came), are their amounts: the event then reports the
+ * balance right after the send that crossed, as if each had debited alone.
  */
-export async function recordLowBalance(trx: Transaction<Database>, accountId: number): Promise<void> {
+export async function recordLowBalance(
+  trx: Transaction<Database>,
+  accountId: number,
+  charges: number[] = [],
+): Promise<void> {
   const { rows } = await claimCrossing(trx, accountId);
   const crossed = rows[0];
   if (!crossed || crossed.low_balance_units === null) return;
+  const threshold = Number(crossed.low_balance_units);
+  // Walk the merged sends from the balance before their one debit to the first that ended below the threshold.
+  let balance = Number(crossed.credits) + charges.reduce((sum, c) => sum + c, 0);
+  for (const charge of charges) {
+    balance -= charge;
+    if (balance < threshold) break;
+  }
   await recordEvents(trx, [
     {
       accountId,
@@ -39,7 +53,7 @@ export async function recordLowBalance(trx: Transaction<Database>, accountId: nu
       reference: '',
       payload: {
         type: 'low_balance',
-        credits: String(toCredits(Number(crossed.credits))),
+        credits: String(toCredits(balance)),
         threshold: String(toCredits(Number(crossed.low_balance_units))),
         date: formatCompact(Date.now()),
       },
