@@ -54,8 +54,10 @@ const server = spawn(process.execPath, [main, 'serve'], {
   stdio: 'inherit',
 });
 try {
-  const { apikey } = cli(tour.account, `${tour.password}\n`);
+  // The service migrates the new database as it starts: the account is created once it answers, as the quick start
+  // does (two processes migrating one new SQLite file at the same instant would race).
   await waitFor('the service to answer', async () => (await fetch(`${base}/healthz`)).ok);
+  const { apikey } = cli(tour.account, `${tour.password}\n`);
   const sent = await post(base, tour.send.path, apikey, tour.send.body);
   const reference = sent.references?.[0]?.reference;
   if (!sent.success || !reference) throw new Error(`smoke: send refused: ${JSON.stringify(sent)}`);
