@@ -147,8 +147,7 @@ async function copyTable(
     throw new MoveRefused(
       `${table} has other columns in the source than this version writes: move with the version that wrote it`,
     );
-  const shared = columns;
-  const rowsPerInsert = Math.max(1, Math.floor(PARAMETERS_PER_INSERT / shared.length));
+  const rowsPerInsert = Math.max(1, Math.floor(PARAMETERS_PER_INSERT / columns.length));
   const sum = new RowSum();
   let batch: Array<Record<string, unknown>> = [];
   const flush = async () => {
@@ -156,7 +155,7 @@ async function copyTable(
     await (conn as Kysely<any>).insertInto(table).values(batch).execute();
     batch = [];
   };
-  const read = source.prepare(`select ${shared.map((c) => quote(c.name)).join(', ')} from ${quote(table)}`);
+  const read = source.prepare(`select ${columns.map((c) => quote(c.name)).join(', ')} from ${quote(table)}`);
   for (const row of read.iterate() as Iterable<Record<string, unknown>>) {
     sum.add(columns.map((c) => row[c.name] ?? null));
     batch.push(row);
