@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { DISPATCH_JOB } from './dispatch.js';
 import type { DispatchOutcome } from './ports.js';
-import { submitMessageBatch } from './submit.js';
+import { batchKey, submitMessageBatch } from './submit.js';
 import { acceptedBy } from './accepted-by.js';
 import type { InlineClaim, SubmitRequest, SubmitResult } from './types.js';
 import { DELIVER_JOB } from '../webhooks/index.js';
@@ -93,15 +93,7 @@ interface OneSend {
 function sendMerged(ctx: SendContext, one: OneSend): Promise<SubmitResult> {
   const { req } = one;
   // What submitMessageBatch requires its requests to share, and who accepts them (recorded on their campaigns).
-  const key = JSON.stringify([
-    req.accountId,
-    req.channel,
-    req.source,
-    req.sandbox === true,
-    req.ignoreOptouts === true,
-    req.standardOtpText === true,
-    acceptedBy(),
-  ]);
+  const key = `${batchKey(req)}${acceptedBy()}`;
   return ctx.groupCommit.runMerged(
     key,
     one,

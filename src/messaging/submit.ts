@@ -67,7 +67,7 @@ export async function submitMessageBatch(
   claims: Array<InlineClaim | undefined> = [],
 ): Promise<SubmitResult[]> {
   const first = reqs[0];
-  if (reqs.some((r) => !sameBatch(first, r)))
+  if (reqs.length > 1 && reqs.some((r) => batchKey(r) !== batchKey(first)))
     throw new Error('a batch of sends shares its account, channel, source, sandbox and opt-out rule');
   const now = Date.now();
   const batch = await priceBatch(trx, deps, reqs, now);
@@ -282,13 +282,16 @@ function partsCounter(channel: Channel): (text: string, flash: boolean) => numbe
 const scheduledFor = (req: SubmitRequest, now: number) =>
   req.sandbox !== true && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
 
-const sameBatch = (a: SubmitRequest, b: SubmitRequest) =>
-  a.accountId === b.accountId &&
-  a.channel === b.channel &&
-  a.source === b.source &&
-  (a.sandbox === true) === (b.sandbox === true) &&
-  (a.ignoreOptouts === true) === (b.ignoreOptouts === true) &&
-  (a.standardOtpText === true) === (b.standardOtpText === true);
+/** What the requests of one submitMessageBatch share: requests with equal keys may be written together. */
+export const batchKey = (r: SubmitRequest): string =>
+  JSON.stringify([
+    r.accountId,
+    r.channel,
+    r.source,
+    r.sandbox === true,
+    r.ignoreOptouts === true,
+    r.standardOtpText === true,
+  ]);
 
 /** A message's price and state as it is accepted. */
 function sendable(sandbox: boolean, scheduledAt: number | null, unit: number) {
