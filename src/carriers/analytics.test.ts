@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { allSettled } from '../../test/helpers/settled.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { SMPP_ENV } from '../../test/helpers/smpp-suite.js';
 import { routingTools } from '../../test/helpers/routing.js';
@@ -12,19 +13,13 @@ describeEngines('carrier analytics', (engine) => {
   afterAll(() => h.close());
   const { carrier, cli, setCost, route, numbers, sendAll } = routingTools(() => h);
   const allFinal = (rows: Array<{ reference: string }>) =>
-    eventually(async () => {
-      const open = await h.ctx.db.kysely
-        .selectFrom('messages')
-        .select('id')
-        .where(
-          'reference',
-          'in',
-          rows.map((r) => r.reference),
-        )
-        .where('stage', '<', 2)
-        .execute();
-      return open.length === 0;
-    }, 20_000);
+    allSettled(h.ctx.db.kysely, (q) =>
+      q.where(
+        'reference',
+        'in',
+        rows.map((r) => r.reference),
+      ),
+    );
   const stats = async (...args: string[]) => (await cli('carriers', 'stats', '--since', '1h', ...args)).carriers;
 
   it('shows each connector per destination prefix it was handed over at, and in total', async () => {

@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import {
-  describeEngines,
-  eventually,
-  startHarness,
-  type Harness,
-  type TestAccount,
-} from '../../test/helpers/harness.js';
+import { allSettled } from '../../test/helpers/settled.js';
+import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
 import { evaluateQuality } from './quality.js';
 import { setQuality } from './quality-settings.js';
 import { SIMULATOR } from './store.js';
@@ -29,11 +24,7 @@ describeEngines('carrier quality: failures spread over accounts', (engine) => {
     for (const n of numbers)
       expect((await h.post('/sms/send', { numbers: n, message: 'x' }, a.apikey)).body.code).toBe('sms_11');
   };
-  const allFinal = () =>
-    eventually(async () => {
-      const open = await h.ctx.db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).executeTakeFirst();
-      return open === undefined;
-    }, 20_000);
+  const allFinal = () => allSettled(h.ctx.db.kysely);
   const demoted = async () => (await evaluateQuality(h.ctx.db.kysely, Date.now())).demoted.has(SIMULATOR);
   const undeliverable = (n: number) => Array<string>(n).fill('5550000001');
 

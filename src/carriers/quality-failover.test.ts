@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
+import { allSettled } from '../../test/helpers/settled.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { SMPP_ENV } from '../../test/helpers/smpp-suite.js';
 import { routingTools } from '../../test/helpers/routing.js';
@@ -13,16 +14,13 @@ describeEngines('quality-aware failover with real SMSCs', (engine) => {
   const { carrier, cli, setCost, route, numbers, sendAll, byCarrier } = routingTools(() => h);
   const metrics = async () => (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
   const allFinal = (rows: Array<{ reference: string }>) =>
-    eventually(async () => {
-      const refs = rows.map((r) => r.reference);
-      const open = await h.ctx.db.kysely
-        .selectFrom('messages')
-        .select('id')
-        .where('reference', 'in', refs)
-        .where('stage', '<', 2)
-        .execute();
-      return open.length === 0;
-    }, 20_000);
+    allSettled(h.ctx.db.kysely, (q) =>
+      q.where(
+        'reference',
+        'in',
+        rows.map((r) => r.reference),
+      ),
+    );
   const stats = async (name: string) =>
     (await cli('carriers', 'stats', '--since', '1h')).carriers.find((c: { name: string }) => c.name === name);
 

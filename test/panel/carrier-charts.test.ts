@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
+import { allSettled } from '../helpers/settled.js';
+import { describeEngines, startHarness, type Harness } from '../helpers/harness.js';
 import { createOperator } from '../helpers/panel.js';
 import { panelPage, panelSignin } from '../helpers/panel-http.js';
 import { afterPoll, PRICES_ENV, priceTools } from '../helpers/prices.js';
@@ -31,10 +32,7 @@ describeEngines('operator panel: carrier analytics by prefix and over time', (en
     await afterPoll();
     const a = await h.createAccount(10);
     await send(a.apikey, '5512345678,5550000005,3312345678');
-    await eventually(async () => {
-      const open = await h.ctx.db.kysely.selectFrom('messages').select('id').where('stage', '<', 2).execute();
-      return open.length === 0;
-    });
+    await allSettled(h.ctx.db.kysely);
     const byPrefix = String((await panelPage(h, session, '/panel/operator/carriers?since=7d&by=prefix')).body);
     const rows = [...byPrefix.matchAll(/<tr data-carrier="simulator" data-prefix="(\d*)">([\s\S]*?)<\/tr>/g)];
     expect(rows.map((r) => [r[1], ...cellsOf(r[2]).slice(1, 7)])).toEqual([

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { allSettled } from '../../../test/helpers/settled.js';
+import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { priceTools } from '../../../test/helpers/prices.js';
 import { routingTools } from '../../../test/helpers/routing.js';
 import { SMPP_ENV } from '../../../test/helpers/smpp-suite.js';
@@ -36,15 +37,7 @@ describeEngines('margins with two SMSCs at different costs, one degrading', (eng
     const refs = [...sent.map((m) => m.reference)];
     const refused = await h.post('/sms/send', { numbers: numbers('525587', 1).join(','), message: 'Hola' }, a.apikey);
     refs.push(refused.body.references[0].reference);
-    await eventually(async () => {
-      const open = await h.ctx.db.kysely
-        .selectFrom('messages')
-        .select('id')
-        .where('reference', 'in', refs)
-        .where('stage', '<', 2)
-        .execute();
-      return open.length === 0;
-    }, 20_000);
+    await allSettled(h.ctx.db.kysely, (q) => q.where('reference', 'in', refs));
 
     const spent = before - (await balance(a.apikey));
     expect(spent).toBe(6); // the refused one was refunded

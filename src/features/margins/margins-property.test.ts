@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { allSettled } from '../../../test/helpers/settled.js';
+import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { afterPoll, PRICES_ENV, priceTools } from '../../../test/helpers/prices.js';
 import { formatLocalDate } from '../../lib/time.js';
 
@@ -92,15 +93,7 @@ describeEngines('margins reconcile with balances after a mixed run', (engine) =>
         await send(a.apikey, Array.from({ length: 1 + rnd.int(5) }, numbers).join(','));
       }
       const ids = accounts.map((a) => a.id);
-      await eventually(async () => {
-        const open = await h.ctx.db.kysely
-          .selectFrom('messages')
-          .select('id')
-          .where('account_id', 'in', ids)
-          .where('stage', '<', 2)
-          .execute();
-        return open.length === 0;
-      }, 15_000);
+      await allSettled(h.ctx.db.kysely, (q) => q.where('account_id', 'in', ids));
 
       const sent = await h.ctx.db.kysely
         .selectFrom('messages')

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { allSettled } from '../../../test/helpers/settled.js';
+import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { PRICES_ENV, priceTools } from '../../../test/helpers/prices.js';
 import { formatLocalDate } from '../../lib/time.js';
 import { marginsText } from './cli.js';
@@ -22,15 +23,7 @@ describeEngines('margins with carrier costs unknown', (engine) => {
     const a = await h.createAccount(10);
     // Two taken by the simulator (no cost configured for it), one refused at hand-off and refunded.
     await send(a.apikey, '5512345678,5512345679,5559999001');
-    await eventually(async () => {
-      const open = await h.ctx.db.kysely
-        .selectFrom('messages')
-        .select('id')
-        .where('account_id', '=', a.id)
-        .where('stage', '<', 2)
-        .execute();
-      return open.length === 0;
-    }, 10_000);
+    await allSettled(h.ctx.db.kysely, (q) => q.where('account_id', '=', a.id));
     const report = await ok('reports', 'margins', '--from', today, '--to', today, '--email', a.email);
     expect(report.rows).toEqual([
       {

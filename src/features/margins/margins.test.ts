@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
+import { allSettled } from '../../../test/helpers/settled.js';
+import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { afterPoll, PRICES_ENV, priceTools } from '../../../test/helpers/prices.js';
 import { formatLocalDate, parseLocal } from '../../lib/time.js';
 
@@ -18,16 +19,7 @@ describeEngines('reports margins', (engine) => {
   const today = formatLocalDate(Date.now());
 
   /** Every message of the account is final (delivered, undelivered or refused). */
-  const allFinal = (accountId: number) =>
-    eventually(async () => {
-      const open = await h.ctx.db.kysely
-        .selectFrom('messages')
-        .select('id')
-        .where('account_id', '=', accountId)
-        .where('stage', '<', 2)
-        .execute();
-      return open.length === 0;
-    }, 10_000);
+  const allFinal = (accountId: number) => allSettled(h.ctx.db.kysely, (q) => q.where('account_id', '=', accountId));
   const margins = (...args: string[]) => ok('reports', 'margins', '--from', today, '--to', today, ...args);
 
   it('reconciles revenue with the debits less the refund of a refused message, at the credit value of the account', async () => {
