@@ -53,8 +53,8 @@ export async function pricesFor(
   accountId: number,
   channel: Channel,
   numbers: readonly string[],
-): Promise<{ prices: Priced[]; creditValue: number | null }> {
-  const { parentId, channelUnits, creditValue } = await accountPricing(db, accountId, channel);
+): Promise<{ prices: Priced[]; creditValue: number | null; credits: number }> {
+  const { parentId, channelUnits, creditValue, credits } = await accountPricing(db, accountId, channel);
   const table = await book.table(db);
   const scopes = [accountId, ...(parentId === null ? [] : [parentId])].map((id) => group(id, channel));
   const deployment = group(DEPLOYMENT, channel);
@@ -68,7 +68,7 @@ export async function pricesFor(
     const hit = table.match(deployment, number);
     return hit ? { units: hit.value, prefix: hit.prefix } : { units: fallback, prefix: null };
   });
-  return { prices, creditValue };
+  return { prices, creditValue, credits };
 }
 
 export interface PrefixPrice {

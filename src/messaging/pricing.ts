@@ -29,6 +29,7 @@ const channelPricesOf = compiledOnce((db, accountId: number, channel: Channel) =
           .where('account_prices.channel', '=', channel);
       return [
         'accounts.parent_id',
+        'accounts.credits',
         price('id').as('own_units'),
         price('parent_id').as('parent_units'),
         'accounts.credit_value',
@@ -48,6 +49,8 @@ export interface AccountPricing {
   channelUnits: number | null;
   /** Money per credit in ten-thousandths: the account's, else its parent's; null when neither set one (CREDIT_VALUE). */
   creditValue: number | null;
+  /** The balance as this statement read it, in units (a snapshot: the debit decides). */
+  credits: number;
 }
 
 /** What prices the account's messages on a channel besides the prefix lists: its parent and its channel price. */
@@ -60,6 +63,7 @@ export async function accountPricing(db: Executor, accountId: number, channel: C
     parentId: parentId === null ? null : Number(parentId),
     channelUnits: units == null ? null : Number(units),
     creditValue: creditValue === null ? null : Number(creditValue),
+    credits: Number(row?.credits ?? 0),
   };
 }
 

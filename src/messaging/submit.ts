@@ -71,20 +71,12 @@ export async function submitMessageBatch(
     throw new Error('a batch of sends shares its account, channel, source, sandbox and opt-out rule');
   const now = Date.now();
   const batch = await priceBatch(trx, deps, reqs, now);
-  let total = 0;
-  if (!batch.sandbox)
-    for (const { recipients } of batch.sends)
-      for (const r of recipients) if (r.blocked === undefined) total += r.price.units;
-  const debit = await debitCredits(trx, first.accountId, total);
-  if (!debit) throw new ApiError(400, 'sms_07');
-  if (debit.lowBalance)
-    await recordLowBalance(
-      trx,
-      first.accountId,
-      batch.sends.map(({ recipients }) =>
-        batch.sandbox ? 0 : recipients.reduce((n, r) => n + (r.blocked === undefined ? r.price.units : 0), 0),
-      ),
-    );
+  const charges = batch.sends.map(({ recipients }) =>
+    batch.sandbox ? 0 : recipients.reduce((n, r) => n + (r.blocked === undefined ? r.price.units : 0), 0),
+  );
+  const total = charges.reduce((a, b) => a + b, 0);
+  // Refused before anything is written when the balance read with the prices cannot cover it; the debit decides.
+  if (total > batch.credits) throw new ApiError(400, 'sms_07');
   const campaigns = await insertCampaigns(
     trx,
     batch.sends.map(({ req, recipients }) => [
@@ -102,7 +94,13 @@ export async function submitMessageBatch(
   const rows = messageRows(batch, campaigns, claims, now);
   const ids = await insertMessages(trx, rows.flat());
   if (batch.blocked) await tellHeldBack(trx, first.accountId, rows.flat(), ids, now);
-  return queueDispatch(trx, batch, campaigns, rows, ids, claims, now);
+  const results = await queueDispatch(trx, batch, campaigns, rows, ids, claims, now);
+  // The debit comes last: on PostgreSQL it locks the account's row until COMMIT, so the account's sends in other
+  // processes wait for this transaction's commit only, not for its writes too. Refused, it rolls them back.
+  const debit = await debitCredits(trx, first.accountId, total);
+  if (!debit) throw new ApiError(400, 'sms_07');
+  if (debit.lowBalance) await recordLowBalance(trx, first.accountId, charges);
+  return results;
 }
 
 interface PricedRecipient extends Recipient {
@@ -114,6 +112,8 @@ interface PricedRecipient extends Recipient {
 interface PricedBatch {
   sandbox: boolean;
   creditValue: number | null;
+  /** The account's balance read with its prices, in units. */
+  credits: number;
   /** Whether any recipient is held back (opt-out, do-not-contact). */
   blocked: boolean;
   sends: Array<{ req: SubmitRequest; recipients: PricedRecipient[] }>;
@@ -150,7 +150,7 @@ async function priceBatch(
     }),
   }));
   const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
-  return { sandbox, creditValue, blocked: blocked.size > 0, sends };
+  return { sandbox, creditValue, credits: priced.credits, blocked: blocked.size > 0, sends };
 }
 
 type MessageRow = ReturnType<typeof messageRows>[number][number];

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { sql } from 'kysely';
+import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { send, submitSend } from './send.js';
+import type { SubmitRequest } from './types.js';
+
+/**
+ * A send's debit is its last statement: on PostgreSQL it locks the account's row until COMMIT, so the account's sends
+ * in other processes wait for the commit only. A balance that cannot cover the send refuses it before anything is
+ * written; one spent between that read and the debit refuses it at the debit, and the transaction writes nothing.
+ */
+describeEngines('the debit last', (engine) => {
+  let h: Harness;
+  beforeAll(async () => {
+    h = await startHarness(engine, { worker: false });
+  });
+  afterAll(() => h.close());
+
+  const request = (accountId: number, recipients = 1): SubmitRequest => ({
+    accountId,
+    channel: 'sms',
+    source: 'sms',
+    recipients: Array.from({ length: recipients }, (_, n) => ({
+      countryCode: '52',
+      number: `5255${String(10_000_000 + n)}`,
+    })),
+    text: 'Hola',
+  });
+
+  const DEBIT = /^update "accounts" set "credits"/;
+
+  /** The SQL of every statement sent through Kysely while `work` runs; `before(sql)` runs ahead of each. */
+  async function statementsDuring<T>(
+    work: () => Promise<T>,
+    before: (sql: string, run: (q: unknown) => Promise<unknown>) => Promise<void> = async () => {},
+  ): Promise<{ outcome: PromiseSettledResult<T>; statements: string[] }> {
+    const statements: string[] = [];
+    const executor = Object.getPrototypeOf((h.ctx.db.kysely as any).getExecutor());
+    const run = executor.executeQuery;
+    executor.executeQuery = async function (this: unknown, query: { sql: string }, ...rest: unknown[]) {
+      await before(query.sql, (q) => run.call(this, q, ...rest));
+      statements.push(query.sql);
+      return run.call(this, query, ...rest);
+    };
+    try {
+      const [outcome] = await Promise.allSettled([work()]);
+      return { outcome, statements };
+    } finally {
+      executor.executeQuery = run;
+    }
+  }
+
+  const messagesOf = async (accountId: number) =>
+    (await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
+  const balanceOf = async (accountId: number) =>
+    Number(
+      (
+        await h.ctx.db.kysely
+          .selectFrom('accounts')
+          .select('credits')
+          .where('id', '=', accountId)
+          .executeTakeFirstOrThrow()
+      ).credits,
+    );
+
+  it('debits after every other write of the send', async () => {
+    const a = await h.createAccount(10);
+    const { outcome, statements } = await statementsDuring(() => send(h.ctx, [request(a.id, 3)], 'queued'));
+    expect(outcome.status).toBe('fulfilled');
+    const debit = statements.findIndex((s) => DEBIT.test(s));
+    expect(debit).toBeGreaterThan(statements.findIndex((s) => /^insert into "messages"/.test(s)));
+    expect(debit).toBeGreaterThan(statements.findIndex((s) => /^insert into "campaigns"/.test(s)));
+    expect(statements.slice(debit + 1).filter((s) => /^(insert|update|delete)/i.test(s))).toEqual([]);
+    expect(await balanceOf(a.id)).toBe(7 * 10_000);
+  });
+
+  it('refuses a send its balance cannot cover before writing anything', async () => {
+    const a = await h.createAccount(2);
+    const { outcome, statements } = await statementsDuring(() => send(h.ctx, [request(a.id, 3)], 'queued'));
+    expect(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code).toBe('sms_07');
+    expect(statements.filter((s) => /^(insert|update|delete)/i.test(s))).toEqual([]);
+    expect(await balanceOf(a.id)).toBe(2 * 10_000);
+  });
+
+  it('refuses at the debit a send whose balance was spent after it was read, and writes nothing', async () => {
+    const a = await h.createAccount(10);
+    const { outcome, statements } = await statementsDuring(
+      () => h.ctx.db.kysely.transaction().execute((trx) => submitSend(trx, h.ctx, [request(a.id, 3)], 'queued')),
+      // Another send spends the balance between the price read and the debit (in the same transaction here).
+      async (text, run) => {
+        if (DEBIT.test(text))
+          await run(sql`update accounts set credits = 0 where id = ${a.id}`.compile(h.ctx.db.kysely));
+      },
+    );
+    expect(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code).toBe('sms_07');
+    expect(statements.some((s) => /^insert into "messages"/.test(s))).toBe(true);
+    expect(await messagesOf(a.id)).toBe(0);
+    expect(await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute()).toEqual(
+      [],
+    );
+    // Rolled back with the rest: the balance is the one before the send.
+    expect(await balanceOf(a.id)).toBe(10 * 10_000);
+  });
+});
