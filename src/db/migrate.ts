@@ -12,7 +12,7 @@ class StaticProvider implements MigrationProvider {
 /** Applies every pending migration; throws with the failing migration's name. */
 export async function migrateToLatest(db: Db): Promise<string[]> {
   if (await upToDate(db)) return [];
-  if (db.engine !== 'postgres') return migrate(db.kysely);
+  if (db.engine !== 'postgres') return db.kysely.connection().execute(migrateSqlite);
   // A migration may build an index over millions of rows: no time limit on the connection that runs them.
   return db.kysely.connection().execute(async (conn) => {
     for (const setting of UNLIMITED) await sql`select set_config(${setting}, '0', false)`.execute(conn);
@@ -31,8 +31,41 @@ export async function migrateToLatest(db: Db): Promise<string[]> {
 
 const UNLIMITED = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout'];
 
-async function migrate(kysely: Kysely<Database>): Promise<string[]> {
-  const migrator = await migratorOf(kysely);
+/**
+ * SQLite: every pending migration in one transaction that holds the write lock from its start. Kysely takes no lock on
+ * SQLite and runs migrations outside a transaction, so two processes starting on one new file each created the same
+ * tables and one failed. The second now waits for the first's COMMIT and then finds nothing pending; a migration that
+ * fails leaves the file as it was.
+ */
+async function migrateSqlite(conn: Kysely<Database>): Promise<string[]> {
+  await beginImmediate(conn);
+  try {
+    const names = await migrate(conn, { disableTransactions: true });
+    await sql`commit`.execute(conn);
+    return names;
+  } catch (error) {
+    await sql`rollback`.execute(conn).catch(() => undefined);
+    throw error;
+  }
+}
+
+/** How long a process starting on a file another one is migrating waits for it (a migration may rebuild a big table). */
+const MIGRATION_WAIT_MS = 10 * 60_000;
+
+async function beginImmediate(conn: Kysely<Database>): Promise<void> {
+  const deadline = Date.now() + MIGRATION_WAIT_MS;
+  for (;;) {
+    try {
+      return void (await sql`begin immediate`.execute(conn));
+    } catch (error) {
+      // busy_timeout has passed already: another process still migrates.
+      if ((error as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw error;
+    }
+  }
+}
+
+async function migrate(kysely: Kysely<Database>, opts: { disableTransactions?: boolean } = {}): Promise<string[]> {
+  const migrator = await migratorOf(kysely, opts);
   let { error, results } = await migrator.migrateToLatest();
   // Kysely checks for its tables by listing the tables of every schema; another
   // schema dropped meanwhile (parallel tests, another deployment's teardown)
