@@ -9,9 +9,9 @@ import { loadConfig } from '../src/config.js';
 import { startService, type RunningService } from '../src/app/serve.js';
 import { insertAccount } from '../src/accounts/store.js';
 import { toUnits } from '../src/accounts/credits.js';
-import { submitMessages } from '../src/messaging/submit.js';
+import { sendMerged } from '../src/messaging/send.js';
 import { InlineHandOff } from '../src/messaging/handoff.js';
-import type { InlineClaim } from '../src/messaging/types.js';
+import type { InlineClaim, SubmitRequest } from '../src/messaging/types.js';
 import { SimulatorDriver } from '../src/carriers/simulator/driver.js';
 import { benchPostgresUrl, dropSchema, fmt, pgClient } from './lib.js';
 import { StatementCounter, type IndexColumns, type StatementTally } from './statement-counter.js';
@@ -131,29 +131,20 @@ async function measure(service: RunningService, stats: pg.Client | null, pgSchem
   return phases;
 }
 
-/** WAVE concurrent single-recipient sends, each as POST /sms/send commits it (submitSend in src/messaging/send.ts). */
+/** WAVE concurrent single-recipient sends, each written as POST /sms/send writes it (merged: src/messaging/send.ts). */
 async function sendWave(service: RunningService, accountId: number, first: number, handOff: InlineHandOff) {
   const ctx = service.ctx;
   return Promise.all(
     Array.from({ length: Math.min(WAVE, MESSAGES - first) }, async (_, k): Promise<Sent> => {
       const claimedBy = handOff.claim();
-      const r = await ctx.groupCommit.run(
-        (trx) =>
-          submitMessages(
-            trx,
-            ctx,
-            {
-              accountId,
-              channel: 'sms',
-              source: 'sms',
-              text: 'Hola',
-              recipients: [{ countryCode: '52', number: `52${5510000000 + first + k}` }],
-            },
-            claimedBy,
-          ),
+      const req: SubmitRequest = {
         accountId,
-        1,
-      );
+        channel: 'sms',
+        source: 'sms',
+        text: 'Hola',
+        recipients: [{ countryCode: '52', number: `52${5510000000 + first + k}` }],
+      };
+      const r = await sendMerged(ctx, { req, claim: claimedBy });
       return { campaignId: r.campaignId, messageIds: r.messageIds, claimedBy };
     }),
   );

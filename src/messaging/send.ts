@@ -83,14 +83,17 @@ export async function send(
   return results;
 }
 
-interface OneSend {
+export interface OneSend {
   req: SubmitRequest;
   claim: InlineClaim | undefined;
   alsoWrite?: (trx: Transaction<Database>, results: SubmitResult[]) => Promise<void>;
 }
 
-/** One request through the group commit, merged with the sends that may share its writes (submitMessageBatch). */
-function sendMerged(ctx: SendContext, one: OneSend): Promise<SubmitResult> {
+/**
+ * One request through the group commit, merged with the sends that may share its writes (submitMessageBatch); the
+ * caller hands it over (send does; the write budget bench holds the hand-over to count it apart).
+ */
+export function sendMerged(ctx: SendContext, one: OneSend): Promise<SubmitResult> {
   const { req } = one;
   // What submitMessageBatch requires its requests to share, and who accepts them (recorded on their campaigns).
   const key = `${batchKey(req)}${acceptedBy()}`;
