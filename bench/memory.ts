@@ -76,7 +76,7 @@ async function memoryOf(engine: string, pgUrl?: string): Promise<{ engine: strin
           '--password',
           'secret123',
           '--credits',
-          '1000000000',
+          '100000000',
           '--json',
         ],
         env,
@@ -110,7 +110,7 @@ async function memoryOf(engine: string, pgUrl?: string): Promise<{ engine: strin
 
 function cli(args: string[], env: NodeJS.ProcessEnv): string {
   const r = spawnSync(process.execPath, [MAIN, ...args], { env, encoding: 'utf8' });
-  if (r.status !== 0) throw new Error(`memory bench: mensajero ${args[0]} failed: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`memory bench: mensajero ${args[0]} failed: ${r.stderr}${r.stdout}`);
   return r.stdout;
 }
 

@@ -46,14 +46,6 @@ const benches: Array<[string, () => Promise<string>]> = [
 ];
 
 const only = process.env.BENCH?.split(',');
-const sections: string[] = [];
-for (const [name, run] of benches) {
-  if (only && !only.includes(name)) continue;
-  process.stderr.write(`bench: ${name}…\n`);
-  const t0 = Date.now();
-  sections.push(await run());
-  process.stderr.write(`bench: ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
-}
 const header = [
   '# Benchmark results',
   '',
@@ -61,5 +53,15 @@ const header = [
   'Client and server share the machine; compare the ratios, not the absolute figures.',
   '',
 ].join('\n');
+// Each section is printed as it finishes, so that one that fails late does not lose the others.
+process.stdout.write(header + '\n');
+const sections: string[] = [];
+for (const [name, run] of benches) {
+  if (only && !only.includes(name)) continue;
+  process.stderr.write(`bench: ${name}…\n`);
+  const t0 = Date.now();
+  sections.push(await run());
+  process.stdout.write(sections.at(-1) + '\n');
+  process.stderr.write(`bench: ${name} done in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
+}
 if (!only) writeFileSync(resolve(import.meta.dirname, '../../bench/RESULTS.md'), header + '\n' + sections.join('\n'));
-process.stdout.write(header + '\n' + sections.join('\n'));
