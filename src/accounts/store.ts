@@ -97,6 +97,23 @@ export async function findAccountByKey(db: Db, key: string): Promise<Authenticat
   return result.rows[0];
 }
 
+/**
+ * The active accounts behind several API keys in one query (PostgreSQL: `key_hash = ANY`, one statement text for any
+ * number of keys), by key hash; a key that is unknown, revoked or archived has no entry.
+ */
+export async function findAccountsByKeyHashes(
+  db: Db,
+  hashes: readonly string[],
+): Promise<Map<string, AuthenticatedAccount>> {
+  const rows = await selectCallerOfKey(db.kysely)
+    .select('api_keys.key_hash')
+    .where(sql<boolean>`api_keys.key_hash = any(${[...hashes]})`)
+    .execute();
+  const found = new Map<string, AuthenticatedAccount>();
+  for (const { key_hash, ...account } of rows) found.set(key_hash, account as AuthenticatedAccount);
+  return found;
+}
+
 export interface NewAccount {
   email: string;
   passwordHash: string;

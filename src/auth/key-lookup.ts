@@ -1,4 +1,5 @@
-import { findAccountByKey, type AuthenticatedAccount } from '../accounts/store.js';
+import { findAccountByKey, findAccountsByKeyHashes, type AuthenticatedAccount } from '../accounts/store.js';
+import { apiKeyHash } from '../accounts/keys.js';
 import type { Db } from '../db/engine.js';
 
 /** Keys remembered; beyond it the oldest is forgotten (a bound, not a tuning knob: a miss only costs the query). */
@@ -20,6 +21,7 @@ interface Remembered {
  */
 export function keyLookup(db: Db): (key: string) => Promise<AuthenticatedAccount | undefined> {
   const dataVersion = db.dataVersion;
+  if (db.engine === 'postgres') return lookupsOfOneTurn(db);
   if (!dataVersion) return (key) => findAccountByKey(db, key);
   const remembered = new Map<string, Remembered>();
   return async (key) => {
@@ -37,4 +39,44 @@ export function keyLookup(db: Db): (key: string) => Promise<AuthenticatedAccount
     remembered.set(key, { account: Object.freeze(account), version });
     return account;
   };
+}
+
+type Lookup = (key: string) => Promise<AuthenticatedAccount | undefined>;
+
+/**
+ * PostgreSQL: the keys of the requests that arrive in one turn of the event
+ * loop are read by one query, started once every one of those requests has
+ * arrived: each answer is what the database held after its request came, as
+ * a query of its own would give, for one round trip instead of one each.
+ */
+function lookupsOfOneTurn(db: Db): Lookup {
+  let waiting:
+    | Map<string, Array<{ resolve: (a: AuthenticatedAccount | undefined) => void; reject: (e: unknown) => void }>>
+    | undefined;
+  const flush = async () => {
+    const batch = waiting!;
+    waiting = undefined;
+    try {
+      const found = await findAccountsByKeyHashes(db, [...batch.keys()]);
+      for (const [hash, callers] of batch) {
+        // Shared by the requests of the same key: frozen, so that none can change what another sees.
+        const account = found.get(hash);
+        if (account) Object.freeze(account);
+        for (const c of callers) c.resolve(account);
+      }
+    } catch (error) {
+      for (const callers of batch.values()) for (const c of callers) c.reject(error);
+    }
+  };
+  return (key) =>
+    new Promise((resolve, reject) => {
+      if (!waiting) {
+        waiting = new Map();
+        setImmediate(flush);
+      }
+      const hash = apiKeyHash(key);
+      const callers = waiting.get(hash);
+      if (callers) callers.push({ resolve, reject });
+      else waiting.set(hash, [{ resolve, reject }]);
+    });
 }
