@@ -1,6 +1,7 @@
 import { findAccountByKey, findAccountsByKeyHashes, type AuthenticatedAccount } from '../accounts/store.js';
 import { apiKeyHash } from '../accounts/keys.js';
 import type { Db } from '../db/engine.js';
+import { perTurn } from '../lib/per-turn.js';
 
 /** Keys remembered; beyond it the oldest is forgotten (a bound, not a tuning knob: a miss only costs the query). */
 const MAX_KEYS = 1000;
@@ -41,42 +42,18 @@ export function keyLookup(db: Db): (key: string) => Promise<AuthenticatedAccount
   };
 }
 
-type Lookup = (key: string) => Promise<AuthenticatedAccount | undefined>;
-
 /**
  * PostgreSQL: the keys of the requests that arrive in one turn of the event
  * loop are read by one query, started once every one of those requests has
  * arrived: each answer is what the database held after its request came, as
  * a query of its own would give, for one round trip instead of one each.
  */
-function lookupsOfOneTurn(db: Db): Lookup {
-  let waiting:
-    | Map<string, Array<{ resolve: (a: AuthenticatedAccount | undefined) => void; reject: (e: unknown) => void }>>
-    | undefined;
-  const flush = async () => {
-    const batch = waiting!;
-    waiting = undefined;
-    try {
-      const found = await findAccountsByKeyHashes(db, [...batch.keys()]);
-      for (const [hash, callers] of batch) {
-        // Shared by the requests of the same key: frozen, so that none can change what another sees.
-        const account = found.get(hash);
-        if (account) Object.freeze(account);
-        for (const c of callers) c.resolve(account);
-      }
-    } catch (error) {
-      for (const callers of batch.values()) for (const c of callers) c.reject(error);
-    }
-  };
-  return (key) =>
-    new Promise((resolve, reject) => {
-      if (!waiting) {
-        waiting = new Map();
-        setImmediate(flush);
-      }
-      const hash = apiKeyHash(key);
-      const callers = waiting.get(hash);
-      if (callers) callers.push({ resolve, reject });
-      else waiting.set(hash, [{ resolve, reject }]);
-    });
+function lookupsOfOneTurn(db: Db): (key: string) => Promise<AuthenticatedAccount | undefined> {
+  const byHash = perTurn(async (hashes: string[]) => {
+    const found = await findAccountsByKeyHashes(db, hashes);
+    // Shared by the requests of the same key: frozen, so that none can change what another sees.
+    for (const account of found.values()) Object.freeze(account);
+    return found;
+  });
+  return (key) => byHash(apiKeyHash(key));
 }

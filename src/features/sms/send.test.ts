@@ -288,4 +288,20 @@ describeEngines('POST /sms/send', (engine) => {
     expect(two.body.code).toBe('sms_11');
     await h.ctx.db.kysely.deleteFrom('landline_prefixes').execute();
   });
+
+  it('tells each of concurrent single sends whether it went to a landline', async () => {
+    const a = await h.createAccount(20);
+    await importLandlines(
+      h.ctx.db.kysely,
+      [
+        { countryCode: '52', prefix: '331234', description: null },
+        { countryCode: '52', prefix: '8112', description: null },
+      ],
+      false,
+    );
+    const numbers = ['3312345678', '5512345678', '8112345678', '3312399999', '8113345678', '3312340000'];
+    const sent = await Promise.all(numbers.map((n) => h.post('/sms/send', { numbers: n, message: 'Hola' }, a.apikey)));
+    expect(sent.map((r) => r.body.code)).toEqual(['sms_19', 'sms_11', 'sms_19', 'sms_11', 'sms_11', 'sms_19']);
+    await h.ctx.db.kysely.deleteFrom('landline_prefixes').execute();
+  });
 });

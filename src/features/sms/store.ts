@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
-import type { Executor } from '../../db/engine.js';
+import { isPostgres, type Executor } from '../../db/engine.js';
+import { perTurn } from '../../lib/per-turn.js';
 import { compiledOnce } from '../../db/prepared.js';
 
 /** A registered sender of the account, or undefined. */
@@ -21,10 +22,38 @@ export async function upsertSender(db: Executor, accountId: number, name: string
     .execute();
 }
 
-/** Whether the national number falls in an imported landline range: one indexed query over its prefixes. */
+/**
+ * Whether the national number falls in an imported landline range: one indexed query over its prefixes. On
+ * PostgreSQL the numbers asked about in one turn of the event loop share one query (perTurn), a round trip for all.
+ */
 export async function isLandline(db: Executor, countryCode: string, national: string): Promise<boolean> {
-  const prefixes = Array.from({ length: national.length }, (_, i) => national.slice(0, i + 1));
-  return (await landlineQuery(db, countryCode, ...prefixes)).rows.length > 0;
+  // Not inside a transaction: the shared query runs after the caller's turn, when its transaction may have ended.
+  if (isPostgres(db) && !db.isTransaction) {
+    let lookup = landlineLookups.get(db);
+    if (!lookup) landlineLookups.set(db, (lookup = perTurn((numbers: string[]) => landlinesAmong(db, numbers))));
+    return (await lookup(`${countryCode}:${national}`)) === true;
+  }
+  return (await landlineQuery(db, countryCode, ...prefixesOf(national))).rows.length > 0;
+}
+
+const prefixesOf = (national: string) => Array.from({ length: national.length }, (_, i) => national.slice(0, i + 1));
+
+const landlineLookups = new WeakMap<Executor, (number: string) => Promise<boolean | undefined>>();
+
+/** Of numbers written `country:national`, those in a landline range: one query over every prefix of every number. */
+async function landlinesAmong(db: Executor, numbers: string[]): Promise<Map<string, boolean>> {
+  const split = numbers.map((n) => {
+    const [countryCode, national] = n.split(':');
+    return { n, countryCode, prefixes: prefixesOf(national) };
+  });
+  const rows = await db
+    .selectFrom('landline_prefixes')
+    .select(['country_code', 'prefix'])
+    .where(sql<boolean>`country_code = any(${[...new Set(split.map((s) => s.countryCode))]})`)
+    .where(sql<boolean>`prefix = any(${[...new Set(split.flatMap((s) => s.prefixes))]})`)
+    .execute();
+  const ranges = new Set(rows.map((r) => `${r.country_code}:${r.prefix}`));
+  return new Map(split.map((s) => [s.n, s.prefixes.some((p) => ranges.has(`${s.countryCode}:${p}`))]));
 }
 
 /** Compiled once per number length (numbers are validated, so a few). Every single-recipient send runs one. */
