@@ -3,6 +3,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { keyLookup } from './key-lookup.js';
+import { watchQueries } from '../../test/helpers/queries.js';
 
 /**
  * A key's caller is never older than the database, whoever changed it: here
@@ -63,31 +64,25 @@ describeEngines('API key lookup stays current', (engine) => {
     const accounts = [await h.createAccount(1), await h.createAccount(2), await h.createAccount(3)];
     const lookup = keyLookup(h.ctx.db);
     let queries = 0;
-    const executor = Object.getPrototypeOf((h.ctx.db.kysely as any).getExecutor());
-    const run = executor.executeQuery;
-    executor.executeQuery = function (this: unknown, query: { sql: string }, ...rest: unknown[]) {
-      if (/"api_keys"/.test(query.sql)) queries++;
-      return run.call(this, query, ...rest);
-    };
-    try {
-      const keys = [...accounts.map((a) => a.apikey), 'mns_not-a-key', ...accounts.map((a) => a.apikey)];
-      const found = await Promise.all(keys.map((k) => lookup(k)));
-      expect(found.map((a) => a?.id)).toEqual([...accounts.map((a) => a.id), undefined, ...accounts.map((a) => a.id)]);
-      expect(found.map((a) => (a ? Number(a.credits) : null))).toEqual([
-        10_000,
-        20_000,
-        30_000,
-        null,
-        10_000,
-        20_000,
-        30_000,
-      ]);
-      if (engine === 'postgres') expect(queries).toBe(1);
-      // The next turn reads again: a key revoked meanwhile is refused.
-      await other(`UPDATE api_keys SET revoked_at = 1 WHERE account_id = ${accounts[0].id}`);
-      expect(await lookup(accounts[0].apikey)).toBeUndefined();
-    } finally {
-      executor.executeQuery = run;
-    }
+    const keys = [...accounts.map((a) => a.apikey), 'mns_not-a-key', ...accounts.map((a) => a.apikey)];
+    const found = await watchQueries(
+      h.ctx.db.kysely,
+      (sql) => void (/"api_keys"/.test(sql) && queries++),
+      () => Promise.all(keys.map((k) => lookup(k))),
+    );
+    expect(found.map((a) => a?.id)).toEqual([...accounts.map((a) => a.id), undefined, ...accounts.map((a) => a.id)]);
+    expect(found.map((a) => (a ? Number(a.credits) : null))).toEqual([
+      10_000,
+      20_000,
+      30_000,
+      null,
+      10_000,
+      20_000,
+      30_000,
+    ]);
+    if (engine === 'postgres') expect(queries).toBe(1);
+    // The next turn reads again: a key revoked meanwhile is refused.
+    await other(`UPDATE api_keys SET revoked_at = 1 WHERE account_id = ${accounts[0].id}`);
+    expect(await lookup(accounts[0].apikey)).toBeUndefined();
   });
 });

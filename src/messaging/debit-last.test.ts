@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { send, submitSend } from './send.js';
+import { findAccountById } from '../accounts/store.js';
+import { watchQueries, type RunOnSameConnection } from '../../test/helpers/queries.js';
 import type { SubmitRequest } from './types.js';
 
 /**
@@ -32,36 +34,25 @@ describeEngines('the debit last', (engine) => {
   /** The SQL of every statement sent through Kysely while `work` runs; `before(sql)` runs ahead of each. */
   async function statementsDuring<T>(
     work: () => Promise<T>,
-    before: (sql: string, run: (q: unknown) => Promise<unknown>) => Promise<void> = async () => {},
+    before: (sql: string, run: RunOnSameConnection) => Promise<void> = async () => {},
   ): Promise<{ outcome: PromiseSettledResult<T>; statements: string[] }> {
     const statements: string[] = [];
-    const executor = Object.getPrototypeOf((h.ctx.db.kysely as any).getExecutor());
-    const run = executor.executeQuery;
-    executor.executeQuery = async function (this: unknown, query: { sql: string }, ...rest: unknown[]) {
-      await before(query.sql, (q) => run.call(this, q, ...rest));
-      statements.push(query.sql);
-      return run.call(this, query, ...rest);
-    };
-    try {
-      const [outcome] = await Promise.allSettled([work()]);
-      return { outcome, statements };
-    } finally {
-      executor.executeQuery = run;
-    }
+    const [outcome] = await Promise.allSettled([
+      watchQueries(
+        h.ctx.db.kysely,
+        async (sql, run) => {
+          await before(sql, run);
+          statements.push(sql);
+        },
+        work,
+      ),
+    ]);
+    return { outcome, statements };
   }
 
   const messagesOf = async (accountId: number) =>
     (await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', accountId).execute()).length;
-  const balanceOf = async (accountId: number) =>
-    Number(
-      (
-        await h.ctx.db.kysely
-          .selectFrom('accounts')
-          .select('credits')
-          .where('id', '=', accountId)
-          .executeTakeFirstOrThrow()
-      ).credits,
-    );
+  const balanceOf = async (accountId: number) => Number((await findAccountById(h.ctx.db.kysely, accountId))?.credits);
 
   it('debits after every other write of the send', async () => {
     const a = await h.createAccount(10);

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { send } from './send.js';
+import { watchQueries } from '../../test/helpers/queries.js';
 import type { SubmitRequest } from './types.js';
 
 /**
@@ -26,17 +27,12 @@ describeEngines('merged single sends', (engine) => {
   /** Counts the debits of accounts (UPDATE accounts … credits) sent to the database while `work` runs. */
   async function debitsDuring<T>(work: () => Promise<T>): Promise<{ value: T; debits: number }> {
     let debits = 0;
-    const executor = Object.getPrototypeOf((h.ctx.db.kysely as any).getExecutor());
-    const run = executor.executeQuery;
-    executor.executeQuery = function (this: unknown, query: { sql: string }, ...rest: unknown[]) {
-      if (/update "accounts" set "credits"/.test(query.sql)) debits++;
-      return run.call(this, query, ...rest);
-    };
-    try {
-      return { value: await work(), debits };
-    } finally {
-      executor.executeQuery = run;
-    }
+    const value = await watchQueries(
+      h.ctx.db.kysely,
+      (sql) => void (/update "accounts" set "credits"/.test(sql) && debits++),
+      work,
+    );
+    return { value, debits };
   }
 
   it('writes 20 concurrent sends of one account with one debit, each with its own campaign and answer', async () => {
