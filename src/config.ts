@@ -60,6 +60,7 @@ const schema = z.object({
   PG_IDLE_IN_TRANSACTION_TIMEOUT_MS: intFrom(2_000, 0),
   PG_CONNECT_TIMEOUT_MS: intFrom(5_000, 0),
   PG_KEEPALIVE_MS: intFrom(10_000, 0),
+  PG_PREPARED_STATEMENTS: bool.default(true),
   // Feature settings: each feature adds its variables under its own marker.
   // sms
   SMS_COUNTRY_CODES: z

@@ -32,7 +32,11 @@ export function pgLimits(config: Config): PgLimits {
 /** The context of a CLI command: the database (migrated unless told not to), the secret and a logger. */
 export async function createBaseContext(config: Config, opts: ContextOptions = {}): Promise<BaseContext> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
-  const db = await openDatabase(config.DATABASE_URL, { pgSchema: opts.pgSchema, limits: pgLimits(config) });
+  const db = await openDatabase(config.DATABASE_URL, {
+    pgSchema: opts.pgSchema,
+    limits: pgLimits(config),
+    preparedStatements: config.PG_PREPARED_STATEMENTS,
+  });
   try {
     if (opts.migrate !== false) await migrateToLatest(db);
     const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));

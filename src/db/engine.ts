@@ -18,6 +18,7 @@ import {
 } from 'kysely';
 import type { Database } from './schema.js';
 import { InlineLimitPlugin } from './inline-limit.js';
+import { prepareRepeatedStatements } from './pg-prepared.js';
 import { InListSizesPlugin } from './in-list-sizes.js';
 import { CurrentSchemaIntrospector } from './pg-introspector.js';
 
@@ -66,6 +67,8 @@ export interface OpenOptions {
   poolSize?: number;
   /** PostgreSQL only: how long anything may wait on the server or the network (none when absent). */
   limits?: PgLimits;
+  /** PostgreSQL only: connections prepare the statements they run repeatedly (pg-prepared.ts). */
+  preparedStatements?: boolean;
 }
 
 /**
@@ -205,6 +208,7 @@ async function openPostgres(url: string, opts: OpenOptions): Promise<Db> {
   // that used it, which its caller handles; the client's own 'error' event, unheard, would end the process.
   pool.on('error', () => {});
   pool.on('connect', (client) => client.on('error', () => {}));
+  if (opts.preparedStatements) pool.on('connect', prepareRepeatedStatements);
   const kysely = new Kysely<Database>({ dialect: new CurrentSchemaPostgresDialect({ pool }) });
   const u = new URL(url);
   const pinger = new Pinger(pg, url);
