@@ -3,6 +3,7 @@ import { describeEngines, startHarness, type Harness } from '../../test/helpers/
 import type { CarrierIds } from '../carriers/adapter.js';
 import { carrierSink } from './carrier-sink.js';
 import { recordDurably } from './handoff-record.js';
+import { applyDeliveryReports } from './delivery.js';
 
 const smpp: CarrierIds = { kind: 'smpp', normalise: (id) => id.toLowerCase(), forms: (id) => [id.toLowerCase()] };
 
@@ -57,6 +58,26 @@ describeEngines('carrier ids recorded once', (engine) => {
     await recordDurably(h.ctx, 'other', [row], [{ ...outcome, carrierId: 'ZZ' }], { token: 'x' });
     expect(await message(row.id)).toMatchObject({ carrier: 'ids-smpp', carrier_id: 'AB01' });
     expect(await counts('ids-smpp')).toEqual([{ delivered: 1, failed: 0 }]);
+  });
+
+  it('records the hand-off of a message its report closed first though the carrier named it with no id (the simulator)', async () => {
+    const row = await sendOne('5512340004');
+    const unsent = await sendOne('5512340005');
+    // The simulator's report job matches by message id and may run before the hand-off's record commits.
+    await applyDeliveryReports(h.ctx, [{ messageId: row.id, code: 0, at: Date.now() }]);
+    await h.ctx.db.kysely
+      .updateTable('messages')
+      .set({ stage: 2, status: 'undelivered' })
+      .where('id', '=', unsent.id)
+      .execute();
+    expect(await message(row.id)).toMatchObject({ stage: 2, carrier: null });
+    expect(await counts('ids-plain')).toEqual([]);
+
+    await recordDurably(h.ctx, 'ids-plain', [row, unsent], [{ ok: true }, { ok: true }], { token: 'x' });
+    expect(await message(row.id)).toMatchObject({ stage: 2, status: 'delivered', carrier: 'ids-plain' });
+    expect(await counts('ids-plain')).toEqual([{ delivered: 1, failed: 0 }]);
+    // Closed unsent meanwhile (no receipt): left as it was.
+    expect(await message(unsent.id)).toMatchObject({ stage: 2, status: 'undelivered', dlr_code: null, carrier: null });
   });
 
   it("records a driver's ids on the hand-off when no sink recorded them", async () => {

@@ -105,7 +105,8 @@ async function recordTaken(
   outcomes: SubmitOutcome[],
   now: number,
 ): Promise<void> {
-  // A message the carrier named may have had its receipt first (matched by that id): `named` groups apart.
+  // A message may have had its receipt first: matched by the id the carrier named it with, or by the message's own id
+  // (the simulator's reports). `named` groups apart.
   const groups = new Map<string, { handedTo: HandedTo; named: boolean; ids: number[] }>();
   const unrecorded: Array<{ messageId: number; carrierId: string }> = [];
   batch.forEach((r, k) => {
@@ -127,28 +128,38 @@ async function recordTaken(
       .where('stage', '=', 0)
       .returning('id')
       .execute();
-    if (!named || sent.length === ids.length) continue;
+    if (sent.length === ids.length) continue;
     const done = new Set(sent.map((m) => Number(m.id)));
     await recordOvertaken(
       trx,
       handedTo,
       ids.filter((id) => !done.has(id)),
+      named,
       now,
     );
   }
 }
 
 /**
- * Its receipt came first (a fast SMSC, a provider's webhook) and already closed it: the hand-off is still recorded
- * on it, and the receipt, applied before the message had a carrier (so not counted then), counts for this one now.
- * Only a message with no carrier yet: one another process recorded keeps that record, and its receipt was counted.
+ * Its receipt came first (a fast SMSC, a provider's webhook, the simulator's report job) and already closed it: the
+ * hand-off is still recorded on it, and the receipt, applied before the message had a carrier (so not counted then),
+ * counts for this one now. Only a message with no carrier yet: one another process recorded keeps that record, and
+ * its receipt was counted. A message the carrier did not name is recorded only if a receipt closed it (not an
+ * expiry or a suspension that closed it unsent meanwhile).
  */
-async function recordOvertaken(trx: Transaction<Database>, handedTo: HandedTo, ids: number[], now: number) {
+async function recordOvertaken(
+  trx: Transaction<Database>,
+  handedTo: HandedTo,
+  ids: number[],
+  named: boolean,
+  now: number,
+) {
   const early = await trx
     .updateTable('messages')
     .set({ ...handedTo, sent_at: now })
     .where('id', 'in', ids)
     .where('carrier', 'is', null)
+    .$if(!named, (q) => q.where('dlr_code', 'is not', null))
     .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
     .execute();
   await countReceipts(

@@ -9,11 +9,29 @@ type Messages = SelectQueryBuilder<Database, 'messages', { id: number }>;
  * overtake the record of the hand-off: the message is final (stage 2, sent_at from the receipt) but has no carrier
  * until that record commits, so figures by carrier, cost or quality would not count it yet.
  */
-export function allSettled(db: Kysely<Database>, filter: (q: Messages) => Messages = (q) => q, timeoutMs = 20_000) {
-  return eventually(async () => {
-    const open = await filter(db.selectFrom('messages').select('id'))
-      .where((eb) => eb.or([eb('stage', '<', 2), eb.and([eb('carrier', 'is', null), eb('sent_at', 'is not', null)])]))
-      .executeTakeFirst();
-    return open === undefined;
-  }, timeoutMs);
+export async function allSettled(
+  db: Kysely<Database>,
+  filter: (q: Messages) => Messages = (q) => q,
+  timeoutMs = 20_000,
+) {
+  const open = () =>
+    filter(db.selectFrom('messages').select('id')).where((eb) =>
+      eb.or([eb('stage', '<', 2), eb.and([eb('carrier', 'is', null), eb('sent_at', 'is not', null)])]),
+    );
+  try {
+    return await eventually(async () => (await open().executeTakeFirst()) === undefined, timeoutMs);
+  } catch (error) {
+    // What was left open, for the failure's report.
+    const ids = (await open().limit(5).execute()).map((m) => m.id);
+    const left = ids.length
+      ? await db
+          .selectFrom('messages')
+          .select(['id', 'stage', 'status', 'carrier', 'claim_token', 'claimed_until', 'sent_at', 'created_at'])
+          .where('id', 'in', ids)
+          .execute()
+      : [];
+    throw new Error(`messages not settled in ${timeoutMs} ms (now ${Date.now()}): ${JSON.stringify(left)}`, {
+      cause: error,
+    });
+  }
 }
