@@ -22,14 +22,10 @@ export async function allSettled(
     return await eventually(async () => (await open().executeTakeFirst()) === undefined, timeoutMs);
   } catch (error) {
     // What was left open, for the failure's report.
-    const ids = (await open().limit(5).execute()).map((m) => m.id);
-    const left = ids.length
-      ? await db
-          .selectFrom('messages')
-          .select(['id', 'stage', 'status', 'carrier', 'claim_token', 'claimed_until', 'sent_at', 'created_at'])
-          .where('id', 'in', ids)
-          .execute()
-      : [];
+    const left = await open()
+      .select(['stage', 'status', 'carrier', 'claim_token', 'claimed_until', 'sent_at', 'created_at'])
+      .limit(5)
+      .execute();
     throw new Error(`messages not settled in ${timeoutMs} ms (now ${Date.now()}): ${JSON.stringify(left)}`, {
       cause: error,
     });
