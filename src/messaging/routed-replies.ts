@@ -5,7 +5,8 @@ import type { Database } from '../db/schema.js';
 import { formatCompact } from '../lib/time.js';
 import { recordEvents } from '../webhooks/index.js';
 import { queueReply } from './customer-notices.js';
-import { addOptouts, listOwner, normalWord, optoutKeyword, removeOptouts } from './optouts.js';
+import { keywordForm } from '../text/keyword.js';
+import { addOptouts, listOwner, optoutKeyword, removeOptouts } from './optouts.js';
 
 /** A customer's message that answers none of ours: who sent it, to which of our numbers, what it says. */
 export interface LooseReply {
@@ -26,12 +27,13 @@ const FIRST_WORD_SCAN = 200;
 
 /**
  * The first word of a text as MO routes compare it: up to the first blank,
- * punctuation around it dropped, upper case without accents ("¡Ínfo! por
+ * in the form opt-out keywords are compared (keywordForm: punctuation around
+ * it dropped, upper case without accents, width variants folded: "¡Ínfo! por
  * favor" is INFO).
  */
 export function firstWord(text: string): string {
-  const word = text.slice(0, FIRST_WORD_SCAN).trim().split(/\s+/u)[0] ?? '';
-  return normalWord(word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+  const word = text.slice(0, FIRST_WORD_SCAN).normalize('NFKC').trim().split(/\s+/u)[0] ?? '';
+  return keywordForm(word);
 }
 
 /** Our number as routes hold it: the digits the carrier wrote, a leading + dropped. */
