@@ -118,6 +118,9 @@ const schema = z.object({
   // carriers
   REPLY_MATCH_WINDOW_HOURS: intFrom(72, 1),
   REJECTIONS_KEEP_DAYS: intFrom(30, 1),
+  // Replies nobody took (`carriers replies --unmatched`): kept this many days, and at most this many rows.
+  UNMATCHED_REPLIES_KEEP_DAYS: intFrom(30, 1),
+  UNMATCHED_REPLIES_KEEP_ROWS: intFrom(100_000, 1),
   // Failed hand-off attempts shown by the message trace.
   MESSAGE_ATTEMPTS_KEEP_DAYS: intFrom(90, 1),
   CARRIER_POLL_MS: intFrom(2000, 50),

@@ -116,7 +116,7 @@ export class CarrierManager {
    * instance it names, or for a send that names none (OTP codes over
    * chat-app) the account's first active bound instance. null: the routes apply.
    */
-  instanceFor(m: OutboundMessage): string | null {
+  instanceFor(m: Pick<OutboundMessage, 'channel' | 'meta' | 'accountId'>): string | null {
     if (m.channel !== 'chatapp') return null;
     const named = typeof m.meta?.instance_id === 'string' ? m.meta.instance_id : null;
     if (named) return this.instances.has(named) ? instanceConnectorName(named) : null;

@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AppContext } from '../context.js';
-import type { CarrierDispatch, CarrierDriver, Channel, Route } from '../messaging/ports.js';
+import type { CarrierDispatch, CarrierDriver, Channel, OutboundMessage, Route } from '../messaging/ports.js';
+import { matchRoute } from './routing.js';
 import { Pacer } from './pacer.js';
 import { databaseCoordination } from './coordination-store.js';
 import { CarrierManager } from './manager.js';
@@ -62,6 +63,20 @@ export class CarrierRegistry implements CarrierDispatch {
 
   route(channel: Channel): Route | undefined {
     return this.routes.get(channel) ?? this.router;
+  }
+
+  /**
+   * Every connector a message not handed over yet may go to, as this process
+   * sees it now: the driver put in front of its channel, else its chat-app
+   * instance, else all the connectors of its route (failover included); [] when
+   * no route covers it.
+   */
+  connectorsFor(m: Pick<OutboundMessage, 'channel' | 'number' | 'meta' | 'accountId'>): string[] {
+    const front = this.routes.get(m.channel);
+    if (front) return [front.driver.name];
+    const instance = this.manager.instanceFor(m);
+    if (instance) return [instance];
+    return matchRoute(this.manager.routes, m.channel, m.number, m.accountId)?.carriers ?? [];
   }
 
   /** Binds the configured connectors and keeps following the configuration (a running service only). */

@@ -1,7 +1,7 @@
 import type { DbAndConfig, WithDb } from '../context.js';
 import { recordReply } from './replies.js';
 import type { SendContext } from './send.js';
-import { findRoute, firstWord, recordRoutedReply, routeNumber } from './routed-replies.js';
+import { findRoute, firstWord, isRoutedNumber, recordRoutedReply, routeNumber } from './routed-replies.js';
 
 /** A customer's message that came in through a connector: an SMPP deliver_sm, a provider's webhook. */
 export interface InboundReply {
@@ -55,49 +55,86 @@ async function ownersLatest(ctx: WithDb, r: InboundReply): Promise<Match | undef
   return asMatch(await latestTo(ctx, r.source).where('account_id', 'in', r.owners).executeTakeFirst());
 }
 
-/** The latest message to that number through this connector, sent (or, not yet sent, created) within REPLY_MATCH_WINDOW_HOURS. */
-async function latestInWindow(ctx: DbAndConfig, r: InboundReply): Promise<Match | undefined> {
+/**
+ * The latest message to that number through this connector, sent (or, not
+ * yet sent, created) within REPLY_MATCH_WINDOW_HOURS; only `accountId`'s when given.
+ */
+async function latestInWindow(ctx: DbAndConfig, r: InboundReply, accountId?: number): Promise<Match | undefined> {
   const since = r.at - ctx.config.REPLY_MATCH_WINDOW_HOURS * 3_600_000;
   const row = await latestTo(ctx, r.source)
     .where('carrier', '=', r.carrier)
     .where((eb) => eb(eb.fn.coalesce('sent_at', 'created_at'), '>=', since))
+    .$if(accountId !== undefined, (q) => q.where('account_id', '=', accountId!))
     .executeTakeFirst();
   return asMatch(row);
 }
 
+/** Who gets a reply: the message it answers, else the account it is given to without one (`routeId` null: as the address's owner). */
+type Taker = { match: Match } | { loose: { accountId: number; routeId: number | null } } | null;
+
 /**
- * The sent message a reply answers, by one rule for every channel: the
- * message the provider says it quotes; else the latest message to that
- * number from an account our address belongs to; else the latest message to
- * that number through this connector within REPLY_MATCH_WINDOW_HOURS. So a
- * shared number or sender never hands one tenant's customer to another
- * tenant that happened to write to the same number later, elsewhere or long ago.
+ * Who a reply belongs to, by one rule for every channel:
+ *
+ * 1. the message the provider says it quotes;
+ * 2. else the latest message to that number from an account our address
+ *    belongs to (its registered sender, a bound chat-app instance);
+ * 3. an address that an account owns (2) or routes (an MO route naming the
+ *    number) is that account's, whatever else went through the connector:
+ *    the most specific MO route naming it, for the first word, gives the reply to
+ *    its account (to that account's latest message through this connector
+ *    within REPLY_MATCH_WINDOW_HOURS, when there is one); with no route, the
+ *    address's one owner gets it (several owners, or none: unmatched);
+ * 4. an address nobody owns or routes (a shared connector number): the
+ *    latest message to that number through this connector within
+ *    REPLY_MATCH_WINDOW_HOURS, else the most specific MO route for the first
+ *    word (keyword routes), else unmatched.
+ *
+ * So a shared number or sender never hands one tenant's customer to another
+ * tenant that happened to write to the same number later, elsewhere or long
+ * ago, and a reply (a STOP) to one tenant's own short code or number never
+ * reaches another tenant that wrote to that customer through the same connector.
  */
+async function replyTaker(ctx: DbAndConfig, r: InboundReply): Promise<Taker> {
+  const known = (await quotedMessage(ctx, r)) ?? (await ownersLatest(ctx, r));
+  if (known) return { match: known };
+  const destination = routeNumber(r.destination);
+  const claimed = r.owners.length > 0 || (await isRoutedNumber(ctx.db.kysely, destination));
+  const keyword = firstWord(r.text);
+  const route = await findRoute(ctx.db.kysely, { number: destination, keyword, numbered: claimed });
+  const latest = claimed ? route && (await latestInWindow(ctx, r, route.accountId)) : await latestInWindow(ctx, r);
+  if (latest) return { match: latest };
+  if (route) return { loose: route };
+  const owners = [...new Set(r.owners)];
+  return claimed && owners.length === 1 ? { loose: { accountId: owners[0], routeId: null } } : null;
+}
+
+/** The message a reply answers by that rule (replyTaker), if any. */
 export async function matchReply(ctx: DbAndConfig, r: InboundReply): Promise<Match | undefined> {
-  return (await quotedMessage(ctx, r)) ?? (await ownersLatest(ctx, r)) ?? (await latestInWindow(ctx, r));
+  const taker = await replyTaker(ctx, r);
+  return taker && 'match' in taker ? taker.match : undefined;
 }
 
 /**
- * Records a customer reply against the message it answers (the `response`
- * event, as with the simulator); one that answers nothing goes to the account
- * of the most specific MO route for our number and its first word
- * (routed-replies.ts); with no route it is kept in unmatched_replies
- * (`carriers replies --unmatched`), never given to an account.
+ * Records a customer reply for the account the reply rule gives it to
+ * (replyTaker): against the message it answers (the `response` event, as
+ * with the simulator), or, answering none, as a reply the MO route (or the
+ * address's owner) gives the account (routed-replies.ts); one nobody takes
+ * is kept in unmatched_replies (`carriers replies --unmatched`), never given
+ * to an account.
  */
 export async function recordInboundReply(
   ctx: SendContext,
   r: InboundReply,
 ): Promise<'matched' | 'routed' | 'unmatched'> {
-  const match = await matchReply(ctx, r);
+  const taker = await replyTaker(ctx, r);
   const destination = routeNumber(r.destination);
   const reply = { number: r.source, text: r.text, at: r.at, destination };
-  if (match && (await recordReply(ctx, { ...match, ...reply }))) {
+  if (taker && 'match' in taker && (await recordReply(ctx, { ...taker.match, ...reply }))) {
     ctx.worker.nudge();
     return 'matched';
   }
-  const route = await findRoute(ctx.db.kysely, { number: destination, keyword: firstWord(r.text) });
-  if (route) {
-    await recordRoutedReply(ctx, route, r);
+  if (taker && 'loose' in taker) {
+    await recordRoutedReply(ctx, taker.loose, r);
     ctx.worker.nudge();
     return 'routed';
   }

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
+import { keywordForm } from '../text/keyword.js';
 import type { OptoutSource } from './optout-tables.js';
 
 /** The longest confirmation text: one SMS of GSM-7 characters' worth of room for a short notice. */
@@ -21,17 +22,17 @@ const START_WORDS = new Set(['ALTA', 'START', 'SUSCRIBIR']);
 /** Rows per `IN (…)` list: under SQLite's bound-parameter limit. */
 const CHUNK = 500;
 
-/** A word as keywords compare it: trimmed, upper case, accents dropped ("Bája " is BAJA). */
-export const normalWord = (text: string): string => text.trim().normalize('NFD').replace(/\p{M}/gu, '').toUpperCase();
-
 /**
  * What a reply's whole text asks of the opt-out list: 'stop' (add the
- * number), 'start' (take it off) or nothing. Trimmed, any case, accents
- * ignored ("Bája " is BAJA); a longer text is never a keyword.
+ * number), 'start' (take it off) or nothing. Compared in the form MO routes
+ * compare a first word (keywordForm: any case, accents, width variants and
+ * invisible characters ignored, punctuation and quotes around it dropped:
+ * " Bája. " is BAJA); the whole text must be the keyword ("STOP please" is
+ * none), and a longer text is never one.
  */
 export function optoutKeyword(text: string): 'stop' | 'start' | null {
   if (text.length > 64) return null;
-  const word = normalWord(text);
+  const word = keywordForm(text);
   if (STOP_WORDS.has(word)) return 'stop';
   if (START_WORDS.has(word)) return 'start';
   return null;

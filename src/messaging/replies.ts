@@ -1,5 +1,7 @@
 import type { Transaction } from 'kysely';
+import type { Executor } from '../db/engine.js';
 import type { Database } from '../db/schema.js';
+import type { Channel } from './types.js';
 import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { addOptouts, listOwner, optoutKeyword, optoutSettings, removeOptouts } from './optouts.js';
@@ -104,6 +106,30 @@ export async function recordReply(
     await applyKeyword(trx, ctx, original, input.text, input.at);
     return original.reference;
   });
+}
+
+/**
+ * The latest message (not sandbox) the account sent that number, when it is
+ * still waiting for its hand-off (queued, no carrier yet): which connector
+ * takes it is up to its route.
+ */
+export async function latestWaiting(
+  db: Executor,
+  accountId: number,
+  number: string,
+): Promise<{ id: number; channel: Channel; number: string; meta: Record<string, unknown> | null } | undefined> {
+  const row = await db
+    .selectFrom('messages')
+    .select(['id', 'channel', 'number', 'meta', 'stage', 'status', 'carrier'])
+    .where('account_id', '=', accountId)
+    .where('number', '=', number)
+    .where('sandbox', '=', 0)
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
+  if (!row || Number(row.stage) !== 0 || row.status !== 'queued' || row.carrier !== null) return undefined;
+  const meta = row.meta ? (JSON.parse(row.meta) as Record<string, unknown>) : null;
+  return { id: Number(row.id), channel: row.channel, number: row.number, meta };
 }
 
 /** A number gets the opt-out confirmation text at most once in this period, however often it opts out and back in. */

@@ -5,7 +5,8 @@ import type { Database } from '../db/schema.js';
 import { formatCompact } from '../lib/time.js';
 import { recordEvents } from '../webhooks/index.js';
 import { queueReply } from './customer-notices.js';
-import { addOptouts, listOwner, normalWord, optoutKeyword, removeOptouts } from './optouts.js';
+import { keywordForm } from '../text/keyword.js';
+import { addOptouts, listOwner, optoutKeyword, removeOptouts } from './optouts.js';
 
 /** A customer's message that answers none of ours: who sent it, to which of our numbers, what it says. */
 export interface LooseReply {
@@ -26,12 +27,13 @@ const FIRST_WORD_SCAN = 200;
 
 /**
  * The first word of a text as MO routes compare it: up to the first blank,
- * punctuation around it dropped, upper case without accents ("¡Ínfo! por
+ * in the form opt-out keywords are compared (keywordForm: punctuation around
+ * it dropped, upper case without accents, width variants folded: "¡Ínfo! por
  * favor" is INFO).
  */
 export function firstWord(text: string): string {
-  const word = text.slice(0, FIRST_WORD_SCAN).trim().split(/\s+/u)[0] ?? '';
-  return normalWord(word.replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, ''));
+  const word = text.slice(0, FIRST_WORD_SCAN).normalize('NFKC').trim().split(/\s+/u)[0] ?? '';
+  return keywordForm(word);
 }
 
 /** Our number as routes hold it: the digits the carrier wrote, a leading + dropped. */
@@ -42,18 +44,22 @@ export const routeNumber = (destination: string): string => destination.trim().r
  * `keyword`: number and keyword, else number alone, else keyword alone. A
  * (number, keyword) pair has one route in the deployment, so there is no tie;
  * an archived account's routes are skipped. `accountId` narrows the search to
- * one account's routes (the simulator's replies).
+ * one account's routes (the simulator's replies); `numbered` to routes that
+ * name the number (an address an account owns or routes: keyword routes
+ * take messages to other numbers only).
  */
 export async function findRoute(
   db: Executor,
-  to: { number: string; keyword: string; accountId?: number },
+  to: { number: string; keyword: string; accountId?: number; numbered?: boolean },
 ): Promise<RouteMatch | undefined> {
   const rows = await db
     .selectFrom('mo_routes as r')
     .innerJoin('accounts as a', 'a.id', 'r.account_id')
     .select(['r.id', 'r.account_id', 'r.number', 'r.keyword'])
     .where('a.status', '=', 'active')
-    .where((eb) => eb.or([eb('r.number', '=', to.number), eb('r.number', '=', '')]))
+    .where((eb) =>
+      to.numbered ? eb('r.number', '=', to.number) : eb.or([eb('r.number', '=', to.number), eb('r.number', '=', '')]),
+    )
     .where((eb) => eb.or([eb('r.keyword', '=', to.keyword), eb('r.keyword', '=', '')]))
     .$if(to.accountId !== undefined, (q) => q.where('r.account_id', '=', to.accountId!))
     .execute();
@@ -62,15 +68,34 @@ export async function findRoute(
   return best ? { routeId: Number(best.id), accountId: Number(best.account_id) } : undefined;
 }
 
+/** Whether an MO route of an active account names this number (our address is that account's, whatever the keyword). */
+export async function isRoutedNumber(db: Executor, number: string): Promise<boolean> {
+  if (number === '') return false;
+  const row = await db
+    .selectFrom('mo_routes as r')
+    .innerJoin('accounts as a', 'a.id', 'r.account_id')
+    .select('r.id')
+    .where('a.status', '=', 'active')
+    .where('r.number', '=', number)
+    .limit(1)
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
 /**
- * A reply an MO route gave an account, in one transaction: listed among its
+ * A reply an MO route gave an account (`routeId` null: the owner of the
+ * address it was sent to, with no route), in one transaction: listed among its
  * replies (message_id 0: it answers no message), its `response` event (the
  * same fields as a matched reply's; reference, message and send_date empty),
  * a deliver_sm for its SMPP receivers (from our number), and its opt-out
  * keyword applied to the account's list (nothing is sent back: there is no
  * message whose channel and sender to answer with).
  */
-export async function recordRoutedReply(ctx: WithDb, route: RouteMatch, r: LooseReply): Promise<void> {
+export async function recordRoutedReply(
+  ctx: WithDb,
+  route: { accountId: number; routeId: number | null },
+  r: LooseReply,
+): Promise<void> {
   const destination = routeNumber(r.destination);
   await ctx.db.kysely.transaction().execute(async (trx) => {
     await trx

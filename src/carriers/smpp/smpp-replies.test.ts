@@ -22,7 +22,7 @@ describeEngines('SMPP carriers end to end', (engine) => {
     const long = 'Sí, confirmo mi cita del jueves 😀 '.repeat(4);
     smsc.sendReply('525521000001', '55123', long, 'ucs2', { reference: 77 });
     smsc.sendReply('525521000001', '55123', 'ok @ $5', 'gsm');
-    smsc.sendReply('529999999999', '55123', 'quién es?', 'latin1');
+    smsc.sendReply('529999999999', '55999', 'quién es?', 'latin1');
     const responses = await eventually(async () => {
       const rows = await h.ctx.db.kysely
         .selectFrom('events')
@@ -38,7 +38,17 @@ describeEngines('SMPP carriers end to end', (engine) => {
       const r = await cli('carriers', 'replies', '--unmatched');
       return r.replies.length > 0 ? r.replies : null;
     });
-    expect(unmatched[0]).toMatchObject({ number: '529999999999', to: '55123', text: 'quién es?' });
+    expect(unmatched[0]).toMatchObject({ number: '529999999999', to: '55999', text: 'quién es?' });
+    // Someone a never wrote to, writing to a's registered number: a's, answering no message (and never unmatched).
+    smsc.sendReply('529999999998', '55123', 'hola', 'gsm');
+    const loose = await eventually(() =>
+      h.ctx.db.kysely
+        .selectFrom('replies')
+        .select(['account_id', 'message_id', 'route_id', 'destination'])
+        .where('number', '=', '529999999998')
+        .executeTakeFirst(),
+    );
+    expect(loose).toEqual({ account_id: a.id, message_id: 0, route_id: null, destination: '55123' });
     expect(await h.ctx.db.kysely.selectFrom('smpp_reply_parts').selectAll().execute()).toEqual([]);
   });
 

@@ -12,6 +12,9 @@ describe('the first word of a reply, as MO routes compare it', () => {
     ['PROMO2x1, gracias', 'PROMO2X1'],
     ['', ''],
     ['   ', ''],
+    ['ＩＮＦＯ por favor', 'INFO'],
+    ['"Info", gracias', 'INFO'],
+    ['IN\u200BFO', 'INFO'],
   ])('%j → %j', (text, word) => expect(firstWord(text)).toBe(word));
 });
 

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { runCommands } from '../../../test/helpers/cli.js';
 import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
+import { smsCommands } from '../sms/cli.js';
 import { moRouteCommands } from './cli.js';
 
 /** A webhook receiver on 127.0.0.1 that keeps the fields of each event it gets. */
@@ -96,13 +97,23 @@ describeEngines('MO routes for replies from an SMPP carrier', (engine) => {
       await hook.close();
     }
 
-    // D wrote to this number through this carrier: the reply rule gives D its reply, whatever the routes say.
+    // D wrote to this number through this carrier: a reply to an address nobody owns or routes answers D's
+    // message, whatever the keyword routes say; one to a's short code is a's, whatever D sent.
     const [ref] = await send(d.apikey, '5543000005');
     await eventually(async () => (await message(ref)).carrier === name, 10_000);
-    smsc.sendReply('525543000005', '55123', 'info');
+    smsc.sendReply('525543000005', '55999', 'info');
     expect(await arrived('525543000005')).toEqual([
-      { account_id: d.id, message_id: (await message(ref)).id, route_id: null, destination: '55123', text: 'info' },
+      { account_id: d.id, message_id: (await message(ref)).id, route_id: null, destination: '55999', text: 'info' },
     ]);
+    smsc.sendReply('525543000005', '55123', 'info');
+    await eventually(async () => (await repliesFrom('525543000005')).length === 2, 10_000);
+    expect((await repliesFrom('525543000005')).find((r) => r.destination === '55123')).toEqual({
+      account_id: a.id,
+      message_id: 0,
+      route_id: both.id,
+      destination: '55123',
+      text: 'info',
+    });
 
     // No route for it: unmatched, as before routes existed.
     smsc.sendReply('525543000006', '55999', 'Hola');
@@ -112,6 +123,61 @@ describeEngines('MO routes for replies from an SMPP carrier', (engine) => {
     }, 10_000);
     expect(unmatched).toMatchObject({ to: '55999', text: 'Hola' });
     expect(await repliesFrom('525543000006')).toEqual([]);
+  });
+
+  it('a reply to an address an account owns or routes is that account’s, whatever another sent through the connector', async () => {
+    const { smsc, name } = await carrier({}, [], { prefix: '525545' });
+    const [a, b] = [await h.createAccount(10), await h.createAccount(10)];
+    const senders = (...args: string[]) => runCommands(h.ctx, [smsCommands], ['senders', 'add', ...args, '--json']);
+    const info = await routes('add', '--email', a.email, '--number', '56123', '--keyword', 'info');
+    expect(await senders('--email', a.email, '--sender', '56124')).toEqual({ sender: '56124', rcs: false });
+    const listOf = async (key: string) =>
+      (await h.get('/optouts', key)).body.optouts.map((o: { number: string }) => o.number);
+    const handed = async (ref: string) => {
+      await eventually(async () => (await message(ref)).carrier === name, 10_000);
+      return (await message(ref)).id;
+    };
+    const replyOf = (number: string, text: string) =>
+      eventually(async () => (await repliesFrom(number)).find((r) => r.text === text), 10_000);
+
+    // b writes to the person once, through the connector a's numbers go through.
+    await handed((await send(b.apikey, '5545000001'))[0]);
+    // Their INFO to a's short code is a's (its route), their STOP to a's number puts them on a's list.
+    smsc.sendReply('525545000001', '56123', 'INFO');
+    expect(await replyOf('525545000001', 'INFO')).toEqual({
+      account_id: a.id,
+      message_id: 0,
+      route_id: info.id,
+      destination: '56123',
+      text: 'INFO',
+    });
+    smsc.sendReply('525545000001', '56124', 'STOP');
+    expect(await replyOf('525545000001', 'STOP')).toMatchObject({ account_id: a.id, message_id: 0, route_id: null });
+    expect(await listOf(a.apikey)).toEqual(['525545000001']);
+    expect(await listOf(b.apikey)).toEqual([]);
+    const refused = await h.post('/sms/send', { numbers: '5545000001', message: 'Promo' }, a.apikey);
+    expect(refused.body.credit).toBe(0);
+    // A text to a's short code that no route of it takes: unmatched, never b's.
+    smsc.sendReply('525545000001', '56123', 'Hola');
+    await eventually(async () => {
+      const r = await cli('carriers', 'replies', '--unmatched');
+      return r.replies.some((x: { number: string; text: string }) => x.number === '525545000001' && x.text === 'Hola');
+    }, 10_000);
+    expect((await repliesFrom('525545000001')).map((r) => r.account_id)).toEqual([a.id, a.id]);
+
+    // The owner wrote first from its number, b later: the reply answers the owner's message.
+    const ownMessage = await handed((await send(a.apikey, '5545000002', { sender: '56124' }))[0]);
+    await handed((await send(b.apikey, '5545000002'))[0]);
+    smsc.sendReply('525545000002', '56124', 'baja');
+    expect(await replyOf('525545000002', 'baja')).toMatchObject({ account_id: a.id, message_id: ownMessage });
+    expect(await listOf(a.apikey)).toEqual(['525545000001', '525545000002']);
+    expect(await listOf(b.apikey)).toEqual([]);
+
+    // An address nobody owns or routes (the connector's shared number): the latest message through it, b's.
+    const bMessage = await handed((await send(b.apikey, '5545000003'))[0]);
+    smsc.sendReply('525545000003', '56999', 'STOP');
+    expect(await replyOf('525545000003', 'STOP')).toMatchObject({ account_id: b.id, message_id: bMessage });
+    expect(await listOf(b.apikey)).toEqual(['525545000003']);
   });
 
   it('a removed route, or one of an archived account, takes nothing: the next most specific one does', async () => {

@@ -1,6 +1,6 @@
 import type { WithDb } from '../../context.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
-import { normalWord } from '../../messaging/optouts.js';
+import { keywordForm } from '../../text/keyword.js';
 import { deleteRoute, insertRoute, selectReplies, selectRoutes, type StoredReply, type StoredRoute } from './store.js';
 export type { StoredReply } from './store.js';
 
@@ -25,7 +25,7 @@ const KEYWORD = /^[\p{L}\p{N}]{1,30}$/u;
 /** The route's key as stored ('' for any), or what is wrong with the input. */
 export function routeKey(input: MoRouteInput): { number: string; keyword: string } | { problem: string } {
   const number = input.number?.trim() ?? '';
-  const keyword = normalWord(input.keyword ?? '');
+  const keyword = keywordForm(input.keyword ?? '');
   if (number === '' && keyword === '') return { problem: 'give --number, --keyword or both' };
   if (number !== '' && !NUMBER.test(number))
     return { problem: '--number is our short code or long number: 3 to 15 digits' };

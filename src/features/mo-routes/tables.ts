@@ -10,7 +10,7 @@ export interface MoRoutesTable {
   account_id: number;
   /** Our short code or long number, digits as the carrier writes the destination; '' any. */
   number: string;
-  /** The first word, upper case without accents (normalWord); '' any. */
+  /** The first word in keywordForm (src/text/keyword.ts): upper case, no accents; '' any. */
   keyword: string;
   created_at: number;
 }

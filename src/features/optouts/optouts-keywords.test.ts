@@ -4,6 +4,8 @@ import { simulatedReply } from '../../../test/helpers/simulated-reply.js';
 import { optoutTools } from '../../../test/helpers/optouts.js';
 import { recordInboundReply } from '../../messaging/inbound-replies.js';
 import { optoutKeyword } from '../../messaging/optouts.js';
+import { firstWord } from '../../messaging/routed-replies.js';
+import { keywordForm } from '../../text/keyword.js';
 import { recordCarrier } from '../otp/testing.js';
 import { setOptoutSettings } from './service.js';
 
@@ -23,9 +25,38 @@ describe('opt-out keywords', () => {
   it.each(['ALTA', ' alta', 'Álta', 'start', 'SUSCRIBIR', 'súscribir '])('%j takes it off', (text) =>
     expect(optoutKeyword(text)).toBe('start'),
   );
-  it.each(['STOP please', 'ba ja', 'STOP.', 'NO', '', 'STOPP', 'x'.repeat(10_000)])('%j is no keyword', (text) =>
+  it.each(['STOP please', 'ba ja', 'NO', '', 'STOPP', 'x'.repeat(10_000)])('%j is no keyword', (text) =>
     expect(optoutKeyword(text)).toBeNull(),
   );
+  // Punctuation, quotes, width variants and invisible characters: compared as MO routes compare a first word.
+  it.each([
+    'BAJA.',
+    'STOP!',
+    '"STOP"',
+    '“Stop”',
+    '«baja»',
+    '¡ALTO!',
+    '(stop)',
+    'Stop...',
+    'ＳＴＯＰ',
+    'Ｓｔｏｐ！',
+    'ST\u200BOP',
+    '\u200BSTOP\u200D',
+    'ST\u00ADOP',
+    '\u2066STOP\u2069',
+    '\u00A0BAJA\u00A0',
+    'BA\u0301JA',
+  ])('%j puts the number on the list too', (text) => expect(optoutKeyword(text)).toBe('stop'));
+  it.each(['ＡＬＴＡ。', '"start"', 'ALTA!'])('%j takes it off too', (text) =>
+    expect(optoutKeyword(text)).toBe('start'),
+  );
+  it.each(['STOP please', '"STOP" please', 'ＳＴＯＰ ｐｌｅａｓｅ', 'S.T.O.P', 'ST OP', 'STOP!STOP', '!!!'])(
+    '%j is still no keyword',
+    (text) => expect(optoutKeyword(text)).toBeNull(),
+  );
+  it('is the form MO routes compare a first word in', () => {
+    for (const text of ['BAJA.', 'ＳＴＯＰ', 'ST\u200BOP', '"Alta"']) expect(firstWord(text)).toBe(keywordForm(text));
+  });
 });
 
 describeEngines('opt-out keywords in replies', (engine) => {
@@ -60,6 +91,19 @@ describeEngines('opt-out keywords in replies', (engine) => {
     await reply(a.apikey, '5512350002', 'Súscribir');
     expect(await list(a.apikey)).toEqual([]);
     expect((await send(a.apikey, '5512350002')).body.credit).toBe(1);
+  });
+
+  it('"BAJA." and full-width ＳＴＯＰ opt out, "ALTA!" opts back in, "STOP please" changes nothing', async () => {
+    const a = await h.createAccount(10);
+    await send(a.apikey, '5512350005');
+    await reply(a.apikey, '5512350005', 'BAJA.');
+    expect(await list(a.apikey)).toMatchObject([{ number: '525512350005', source: 'keyword' }]);
+    await reply(a.apikey, '5512350005', '¡ALTA!');
+    expect(await list(a.apikey)).toEqual([]);
+    await reply(a.apikey, '5512350005', 'STOP please');
+    expect(await list(a.apikey)).toEqual([]);
+    await reply(a.apikey, '5512350005', 'Ｓ\u200BＴＯＰ');
+    expect(await list(a.apikey)).toHaveLength(1);
   });
 
   it('the confirmation text goes back once, free, through the send path', async () => {

@@ -5,7 +5,7 @@ import { ApiError, ok } from '../../http/errors.js';
 import { jsonSchema, text } from '../../http/fields.js';
 import { defineMessages } from '../../http/codes.js';
 import { parse } from '../../http/validate.js';
-import { recordReply } from '../../messaging/replies.js';
+import { latestWaiting, recordReply } from '../../messaging/replies.js';
 import { findRoute, firstWord, recordRoutedReply } from '../../messaging/routed-replies.js';
 import { SIMULATOR } from '../../carriers/index.js';
 
@@ -38,10 +38,16 @@ export function simulatorRoutes(api: FastifyInstance, ctx: AppContext) {
       const body = parse(Body, request.body, 'simulator_02');
       const number = body.number.length === 10 ? `${body.country_code ?? '52'}${body.number}` : body.number;
       const reply = { number, text: body.response, at: Date.now(), destination: body.to };
+      const accountId = request.account.id;
+      // Only what the simulator carried, or what is on its way to it (every connector its route may try is the
+      // simulator): never invented replies to a real carrier's messages.
+      const waiting = await latestWaiting(ctx.db.kysely, accountId, number);
+      const next = waiting ? ctx.carriers.connectorsFor({ ...waiting, accountId }) : [];
+      const toSimulator = waiting !== undefined && next.length > 0 && next.every((c) => c === SIMULATOR);
       const reference = await recordReply(ctx, {
         ...reply,
-        accountId: request.account.id,
-        carrier: SIMULATOR, // only what the simulator carried: never invented replies to a real carrier's messages
+        accountId,
+        ...(toSimulator ? { messageId: waiting.id } : { carrier: SIMULATOR }),
       });
       if (reference) {
         ctx.worker.nudge();
