@@ -69,7 +69,10 @@ export async function carrierStatus(ctx: Pick<BaseContext, 'db'>): Promise<
       type: string;
       state: ConnectorState;
       processes: number;
+      /** Each running process's binds of it. */
       binds_per_process: ProcessBinds[];
+      /** Its `--binds`, the sessions all processes together may hold (a kind that binds: SMPP), else null. */
+      binds_setting: number | null;
     } & ConnectorStats
   >
 > {
@@ -96,8 +99,23 @@ export async function carrierStatus(ctx: Pick<BaseContext, 'db'>): Promise<
     const state: ConnectorState =
       c.enabled !== 1 ? 'disabled' : states.has('bound') ? 'bound' : states.has('connecting') ? 'connecting' : 'down';
     perProcess.sort((a, b) => b.binds - a.binds || a.process.localeCompare(b.process));
-    return { name: c.name, type: c.type, state, processes: mine.length, ...total, binds_per_process: perProcess };
+    return {
+      name: c.name,
+      type: c.type,
+      state,
+      processes: mine.length,
+      ...total,
+      binds_per_process: perProcess,
+      binds_setting: bindsSetting(c),
+    };
   });
+}
+
+/** The binds a connector of a kind that binds may hold across the deployment (its `--binds`), else null. */
+function bindsSetting(c: { settings: string }): number | null {
+  // Only the kinds that bind (SMPP) have `binds` among their settings.
+  const binds = (JSON.parse(c.settings) as { binds?: unknown }).binds;
+  return typeof binds === 'number' ? binds : null;
 }
 
 /** This process's state and counters of each connector, for `carriers status` and the sharing of binds. */
