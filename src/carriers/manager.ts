@@ -13,7 +13,14 @@ import type { CarrierHealth } from './strategies.js';
 import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
 import { pruneThroughput } from './coordination-store.js';
 import { addEventCounts, EventCountDeltas, pruneEventCounts } from './event-counts.js';
-import { emptyStats, liveProcesses, withdrawProcessStatus, writeProcessStatus, type ConnectorStats } from './status.js';
+import {
+  boundInOtherProcesses,
+  emptyStats,
+  liveProcesses,
+  withdrawProcessStatus,
+  writeProcessStatus,
+  type ConnectorStats,
+} from './status.js';
 import {
   listBoundInstances,
   listCarriers,
@@ -69,9 +76,11 @@ export class CarrierManager {
   demoted = new Set<string>();
   /** Called for each quality change this process made (a metric). */
   onQualityChange: ((change: QualityChange) => void) | null = null;
-  /** What the route strategies need to know of the connectors now. */
+  /** Connectors that another running process reported bound at the last upkeep (status.ts). */
+  private elsewhere = new Set<string>();
+  /** What the route strategies need to know of the connectors now: up here, or bound in another process. */
   readonly health: CarrierHealth = {
-    up: (name) => this.connector(name)?.available === true,
+    up: (name) => this.connector(name)?.available === true || this.boundElsewhere(name),
     demoted: (name) => this.demoted.has(name),
     costFor: (name, number) => this.costs.costFor(name, number),
   };
@@ -103,6 +112,21 @@ export class CarrierManager {
     this.timer = setInterval(() => void this.tick(), this.services.config.CARRIER_POLL_MS);
     this.timer.unref();
     void this.tick();
+  }
+
+  /**
+   * Not up in this process but bound in another one: not down. Its messages are left to a process that holds a
+   * bind (the router answers them `elsewhere`), never failed over.
+   */
+  boundElsewhere(name: string): boolean {
+    return this.elsewhere.has(name) && this.connector(name)?.available !== true;
+  }
+
+  /** Connectors that bind (SMPP) with a bind up in this process. */
+  boundHere(): string[] {
+    return this.rows.flatMap((r) =>
+      kindOf(r.type)?.binds && this.connectors.get(r.name)?.available === true ? [r.name] : [],
+    );
   }
 
   connector(name: string): Connector | null {
@@ -156,6 +180,7 @@ export class CarrierManager {
       await this.reportStatus();
       await this.reportEventCounts();
       const processes = await liveProcesses(this.services.db.kysely);
+      this.elsewhere = await boundInOtherProcesses(this.services.db.kysely, this.holder);
       await Promise.all([...this.connectors.values()].map((c) => c.tick?.(processes)));
       await this.applyWaitingReceipts();
       await this.evaluateQuality();

@@ -61,6 +61,10 @@ export class CarrierRegistry implements CarrierDispatch {
     for (const channel of driver.channels) this.routes.set(channel, route);
   }
 
+  boundHere(): string[] {
+    return this.manager.boundHere();
+  }
+
   route(channel: Channel): Route | undefined {
     return this.routes.get(channel) ?? this.router;
   }

@@ -11,8 +11,10 @@ export const NO_ROUTE_STATUS = 12;
  * The driver in front of every channel: each message goes to the first
  * connector of its route (channel + longest destination prefix, an account's
  * own routes first) in the order of the route's strategy (strategies.ts)
- * that is up in this process; a connector that is down or refuses
- * transiently hands the message to the next one (failover). Each outcome
+ * that is up; a connector that is down or refuses transiently hands the
+ * message to the next one (failover). A connector bound only in another
+ * process is not down: the message is answered `elsewhere`, and the
+ * dispatch leaves it to a process that holds a bind. Each outcome
  * says why its connector was chosen (`route`). When
  * every connector of the route failed, the message goes back to the
  * dispatcher as a transient failure, to be retried. Pacing is each
@@ -82,6 +84,18 @@ export class RouterDriver implements CarrierDriver {
         p.first ??= name;
         reasons[p.index] = p.first === name ? candidate.reason : `failover from ${p.first}`;
         const connector = this.manager.connector(name);
+        if (!connector?.available && this.manager.boundElsewhere(name)) {
+          // Not down: bound in another process, which takes it (the dispatch parks it for that connector).
+          outcomes[p.index] = {
+            ok: false,
+            permanent: false,
+            error: `${name} is bound in another process`,
+            carrier: null,
+            elsewhere: name,
+            ...(failed[p.index].length ? { failed: failed[p.index] } : {}),
+          };
+          continue;
+        }
         if (!connector?.available) {
           lastError[p.index] = `${name} is down`;
           next.push(p);

@@ -34,6 +34,13 @@ export const emptyStats = (): ConnectorStats => ({
 
 export type ConnectorState = 'bound' | 'connecting' | 'down' | 'disabled';
 
+/** One running process's binds of a connector (`carriers status`): `process` is its lease holder (host:pid:tag). */
+export interface ProcessBinds {
+  process: string;
+  state: string;
+  binds: number;
+}
+
 /** A process's report older than this is ignored: that process stopped or lost the database. */
 export const STATUS_FRESH_MS = 10_000;
 
@@ -55,9 +62,20 @@ const COUNTERS = [
  * a bind, connecting when any is trying, down otherwise (or when no process
  * runs), disabled when the operator disabled it.
  */
-export async function carrierStatus(
-  ctx: Pick<BaseContext, 'db'>,
-): Promise<Array<{ name: string; type: string; state: ConnectorState; processes: number } & ConnectorStats>> {
+export async function carrierStatus(ctx: Pick<BaseContext, 'db'>): Promise<
+  Array<
+    {
+      name: string;
+      type: string;
+      state: ConnectorState;
+      processes: number;
+      /** Each running process's binds of it. */
+      binds_per_process: ProcessBinds[];
+      /** Its `--binds`, the sessions all processes together may hold (a kind that binds: SMPP), else null. */
+      binds_setting: number | null;
+    } & ConnectorStats
+  >
+> {
   const carriers = await listCarriers(ctx.db.kysely);
   const rows = await ctx.db.kysely
     .selectFrom('carrier_process_status')
@@ -67,8 +85,10 @@ export async function carrierStatus(
   return carriers.map((c) => {
     const mine = rows.filter((r) => r.carrier === c.name);
     const total = emptyStats();
+    const perProcess: ProcessBinds[] = [];
     for (const r of mine) {
       const s = JSON.parse(r.stats) as ConnectorStats;
+      perProcess.push({ process: r.holder, state: r.state, binds: s.binds ?? 0 });
       for (const k of COUNTERS) total[k] += s[k] ?? 0;
       if (s.last_error && (total.last_error_at ?? 0) <= (s.last_error_at ?? 0)) {
         total.last_error = s.last_error;
@@ -78,8 +98,24 @@ export async function carrierStatus(
     const states = new Set(mine.map((r) => r.state));
     const state: ConnectorState =
       c.enabled !== 1 ? 'disabled' : states.has('bound') ? 'bound' : states.has('connecting') ? 'connecting' : 'down';
-    return { name: c.name, type: c.type, state, processes: mine.length, ...total };
+    perProcess.sort((a, b) => b.binds - a.binds || a.process.localeCompare(b.process));
+    return {
+      name: c.name,
+      type: c.type,
+      state,
+      processes: mine.length,
+      ...total,
+      binds_per_process: perProcess,
+      binds_setting: bindsSetting(c),
+    };
   });
+}
+
+/** The binds a connector of a kind that binds may hold across the deployment (its `--binds`), else null. */
+function bindsSetting(c: { settings: string }): number | null {
+  // Only the kinds that bind (SMPP) have `binds` among their settings.
+  const binds = (JSON.parse(c.settings) as { binds?: unknown }).binds;
+  return typeof binds === 'number' ? binds : null;
 }
 
 /** This process's state and counters of each connector, for `carriers status` and the sharing of binds. */
@@ -111,6 +147,19 @@ export async function liveProcesses(db: Executor): Promise<number> {
     .where('updated_at', '>', fresh)
     .execute();
   return Math.max(1, rows.length);
+}
+
+/** Connectors another running process reported bound (a bind up there): not down, though this process has no bind. */
+export async function boundInOtherProcesses(db: Executor, holder: string): Promise<Set<string>> {
+  const rows = await db
+    .selectFrom('carrier_process_status')
+    .select('carrier')
+    .distinct()
+    .where('updated_at', '>', Date.now() - STATUS_FRESH_MS)
+    .where('state', '=', 'bound')
+    .where('holder', '!=', holder)
+    .execute();
+  return new Set(rows.map((r) => r.carrier));
 }
 
 /** A stopping process's reports, withdrawn. */

@@ -185,16 +185,36 @@ async function carriers(state: DoctorState): Promise<Outcome | CheckResult[]> {
     return state.config!.SIMULATORS
       ? ok('none configured: the built-in simulators answer sends')
       : warn('none configured and SIMULATORS is off: sends have nowhere to go');
-  return rows.map((c) => ({ name: `carrier ${c.name}`, ...carrierOutcome(c) }));
+  return rows.map((c) => ({ name: `carrier ${c.name}`, ...carrierOutcome(c, state.config!.WEB_CONCURRENCY) }));
 }
 
-/** Down is only a problem while a process runs: with none, nothing is meant to hold a bind. */
-function carrierOutcome(c: Awaited<ReturnType<typeof carrierStatus>>[number]): Outcome {
+/**
+ * Down is only a problem while a process runs: with none, nothing is meant to hold a bind. Fewer binds than the
+ * processes that hand messages to the connector (WEB_CONCURRENCY, or the processes running now when more) is a
+ * warning: the processes without a bind leave their messages to one that holds one.
+ */
+function carrierOutcome(c: Awaited<ReturnType<typeof carrierStatus>>[number], webConcurrency: number): Outcome {
   const lastError = c.last_error ? `; last error: ${c.last_error}` : '';
   if (c.state === 'disabled') return ok(`${c.type}: disabled by the operator`);
-  if (c.processes === 0) return ok(`${c.type}: no running Mensajero process reports it (serve binds it at start)`);
-  const detail = `${c.type}: ${c.state} in ${c.processes} running process(es)${lastError}`;
-  return c.state === 'bound' ? ok(detail) : warn(detail);
+  const short = fewerBinds(c, webConcurrency);
+  if (c.processes === 0)
+    return short
+      ? warn(`${c.type}: ${short}`)
+      : ok(`${c.type}: no running Mensajero process reports it (serve binds it at start)`);
+  const detail = `${c.type}: ${c.state} in ${c.processes} running process(es)${lastError}${short ? `; ${short}` : ''}`;
+  return c.state === 'bound' && !short ? ok(detail) : warn(detail);
+}
+
+/** Why `--binds` is fewer than the processes that hand messages to the connector, or null when it is not. */
+function fewerBinds(c: Awaited<ReturnType<typeof carrierStatus>>[number], webConcurrency: number): string | null {
+  const processes = Math.max(webConcurrency, c.processes);
+  if (c.binds_setting === null || c.binds_setting >= processes) return null;
+  const counted = c.processes > webConcurrency ? `${c.processes} running` : `WEB_CONCURRENCY=${webConcurrency}`;
+  return (
+    `--binds ${c.binds_setting} is fewer than the ${processes} processes that hand messages to it (${counted}): ` +
+    `a process without a bind leaves its messages to one that holds a bind (a hop, and that process's window for all). ` +
+    `Set --binds ${processes} if the carrier allows that many sessions (mensajero carriers set --name ${c.name} --binds ${processes})`
+  );
 }
 
 /**

@@ -110,6 +110,27 @@ for (const engine of engines) {
       expect(gone.checks.secret).toMatchObject({ status: 'fail', detail: expect.stringContaining('no secret') });
     });
 
+    it('warns when a carrier has fewer binds than the processes that hand messages to it', async () => {
+      const env = await installed(cli);
+      const added = await runMensajero(
+        [
+          ...['carriers', 'add', 'smpp', '--name', 'telcel', '--host', '127.0.0.1', '--port', '2775'],
+          ...['--system-id', 'acme', '--password', 'secret1', '--binds', '2'],
+        ],
+        env,
+      );
+      expect(added.code, added.stderr).toBe(0);
+      const enough = await doctor({ ...env, WEB_CONCURRENCY: '2' });
+      expect(enough.checks['carrier telcel'].status).toBe('ok');
+      const short = await doctor({ ...env, WEB_CONCURRENCY: '4' });
+      expect(short.checks['carrier telcel'].status).toBe('warn');
+      expect(short.checks['carrier telcel'].detail).toContain(
+        '--binds 2 is fewer than the 4 processes that hand messages to it (WEB_CONCURRENCY=4)',
+      );
+      expect(short.checks['carrier telcel'].detail).toContain('mensajero carriers set --name telcel --binds 4');
+      expect(short.checks['carrier simulator'].status).toBe('ok');
+    });
+
     it('reports a database nobody migrated without migrating it or creating a secret', async () => {
       const r = await doctor({ ...cli.env, PORT: String(await closedPort()) });
       expect(r.code).toBe(0);

@@ -12,7 +12,8 @@ const CHUNK = 500;
 /** The attempts an outcome did not succeed with: those the driver listed, else the outcome itself when it failed. */
 function failedOf(o: SubmitOutcome, driver: string, now: number): FailedAttempt[] {
   if (o.failed) return o.failed;
-  if (o.ok) return [];
+  // Left to the process bound to its connector: no attempt was made.
+  if (o.ok || o.elsewhere) return [];
   return [{ carrier: o.carrier === undefined ? driver : o.carrier, at: now, code: o.code, error: o.error }];
 }
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { SelectQueryBuilder } from 'kysely';
 import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
-import { FENCED_ERROR, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './ports.js';
+import { FENCED_ERROR, isParked, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './ports.js';
 import { RetryLater } from '../jobs/worker.js';
 import { recordDurably } from './handoff-record.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
@@ -67,7 +67,8 @@ export async function dispatchCampaign(
     rows.map((r) => r.id),
     signal,
   );
-  const transient = outcomes.filter((o) => !o.outcome.ok && !o.outcome.permanent);
+  // A message left to the process bound to its connector (parked) is that process's, as one claimed elsewhere.
+  const transient = outcomes.filter((o) => !o.outcome.ok && !o.outcome.permanent && !o.outcome.elsewhere);
   const error =
     transient.length > 0 && !transient[0].outcome.ok ? transient[0].outcome.error : 'claimed by another dispatcher';
   if (transient.length > 0 && attempt.last) {
@@ -174,7 +175,10 @@ export async function dispatchMessages(
       results.push({ messageId: id, outcome: { ok: false, permanent: true, error } });
     }
     if (held.size > 0) candidates = candidates.filter((c) => !held.has(c.id));
-    const orphaned = candidates.filter((c) => c.claim_token !== null && c.claim_token !== own?.token).length;
+    // A parked message (left for another process's bind) was never written to a carrier.
+    const orphaned = candidates.filter(
+      (c) => c.claim_token !== null && c.claim_token !== own?.token && !isParked(c.claim_token),
+    ).length;
     if (orphaned > 0)
       ctx.log.warn(
         { count: orphaned },
@@ -212,7 +216,11 @@ export async function dispatchMessages(
             claimed.fence,
             async () => {
               const outcomes = await handOff(route.driver, batch, claimed.fence);
-              await recordDurably(ctx, route.driver.name, batch, outcomes, { token, holdMs });
+              await recordDurably(ctx, route.driver.name, batch, outcomes, {
+                token,
+                holdMs,
+                parkMs: holdMs ?? ctx.config.DISPATCH_RETRY_MS,
+              });
               return outcomes;
             },
           );
@@ -242,7 +250,11 @@ async function withoutAccepted<C extends { id: number; channel: Channel; claim_t
   results: DispatchOutcome[],
 ): Promise<C[]> {
   const lapsed = candidates.filter(
-    (c) => c.claim_token != null && c.claim_token !== own?.token && !ctx.carriers.inFlight.has(c.id),
+    (c) =>
+      c.claim_token != null &&
+      c.claim_token !== own?.token &&
+      !isParked(c.claim_token) &&
+      !ctx.carriers.inFlight.has(c.id),
   );
   if (lapsed.length === 0) return candidates;
   const accepted = await recordAcceptedUnrecorded(ctx, lapsed);

@@ -5,8 +5,9 @@ import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { readTrackingRoutes } from './tracking.js';
 import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
+import { watchParked } from './parked.js';
 
-/** The pipeline's jobs: dispatch to carriers, the unsent sweep (every DISPATCH_RETRY_MS, one process at a time), and the simulated carrier's delivery reports. */
+/** The pipeline's jobs: dispatch to carriers, the unsent sweep (every DISPATCH_RETRY_MS, one process at a time), the messages parked for a bind of this process, and the simulated carrier's delivery reports. */
 export const messaging: Feature = {
   name: 'messaging',
   publicRoutes: readTrackingRoutes,
@@ -23,6 +24,8 @@ export const messaging: Feature = {
     });
     const first = scheduleSweep(ctx.db.kysely, Date.now(), every);
     worker.track(first.catch((err) => ctx.log.warn({ err }, 'scheduling the unsent sweep failed')));
+    // Messages other processes left for a connector bound here (no bind there), handed over by this process.
+    watchParked(ctx);
     worker.register('carrier', {
       kind: SIMULATOR_DLR_JOB,
       handler: async (p: { reports: Array<[number, number]> }) => {

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely';
 import type { AppContext, WithDb } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { isPostgres } from '../db/engine.js';
-import type { SubmitOutcome } from './ports.js';
+import { parkedFor, type SubmitOutcome } from './ports.js';
 import { countReceipts } from './receipt-counts.js';
 import { closeUnsent, REFUSED_STATUS } from './close-unsent.js';
 import { recordFailedAttempts } from './attempts.js';
@@ -21,6 +21,8 @@ export const RECORD_RETRY_FOR_MS = 600_000;
 export interface Release {
   token: string;
   holdMs?: number;
+  /** How long a message left to another process's bind (`elsewhere`) stays parked before any dispatcher may take it. */
+  parkMs?: number;
 }
 
 /** Records the outcomes, retrying a failed write with backoff (the caller keeps the claims alive meanwhile). */
@@ -199,35 +201,41 @@ async function recordRefused(
 
 /**
  * A transient failure releases the claim: the dispatch job retries at once on its next run. With holdMs (messages
- * that have no dispatch job) the release keeps a claim for the back-off, which the unsent sweep finds.
+ * that have no dispatch job) the release keeps a claim for the back-off, which the unsent sweep finds. A message
+ * whose connector is bound only in another process (`elsewhere`) is parked for it (`parkedFor`) for parkMs: a
+ * process holding a bind takes it over at once (parked.ts), any dispatcher after that.
  */
 async function releaseForRetry(
   trx: Transaction<Database>,
   batch: Row[],
   outcomes: SubmitOutcome[],
-  { token, holdMs }: Release,
+  { token, holdMs, parkMs }: Release,
   now: number,
 ): Promise<void> {
-  const retry = batch.filter((_, k) => !outcomes[k].ok && !(outcomes[k] as { permanent: boolean }).permanent);
-  if (retry.length === 0) return;
-  await trx
-    .updateTable('messages')
-    .set({
-      // Never held past the validity end: the dispatch job due then closes the message as expired.
-      claimed_until:
-        holdMs === undefined
-          ? null
-          : sql<number>`case when valid_until is not null and valid_until < ${now + holdMs} then valid_until else ${now + holdMs} end`,
-      claim_token: null,
-    })
-    .where(
-      'id',
-      'in',
-      retry.map((r) => r.id),
-    )
-    .where('stage', '=', 0)
-    .where('claim_token', '=', token)
-    .execute();
+  const groups = new Map<string | null, number[]>();
+  batch.forEach((r, k) => {
+    const o = outcomes[k];
+    if (o.ok || o.permanent) return;
+    const key = o.elsewhere ? parkedFor(o.elsewhere) : null;
+    groups.set(key, [...(groups.get(key) ?? []), r.id]);
+  });
+  for (const [parked, ids] of groups) {
+    const ms = parked ? (parkMs ?? holdMs ?? 0) : holdMs;
+    await trx
+      .updateTable('messages')
+      .set({
+        // Never held past the validity end: the dispatch job due then closes the message as expired.
+        claimed_until:
+          ms === undefined
+            ? null
+            : sql<number>`case when valid_until is not null and valid_until < ${now + ms} then valid_until else ${now + ms} end`,
+        claim_token: parked,
+      })
+      .where('id', 'in', ids)
+      .where('stage', '=', 0)
+      .where('claim_token', '=', token)
+      .execute();
+  }
 }
 
 /**

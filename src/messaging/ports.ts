@@ -106,7 +106,22 @@ export type SubmitOutcome =
        * connector's throttles); absent: this outcome is its one failed attempt.
        */
       failed?: FailedAttempt[];
+      /**
+       * Not handed over by this process: the connector it goes to (named here) is bound only in another process.
+       * The dispatch leaves it for the process that holds a bind (parked, `parkedFor`) and records no attempt;
+       * never a failover.
+       */
+      elsewhere?: string;
     };
+
+/**
+ * The claim token of a message left for the processes bound to `carrier` (an outcome with `elsewhere`): a process
+ * holding a bind of that connector takes it over (parked.ts); once its claim runs out, any dispatcher may.
+ */
+export const parkedFor = (carrier: string) => `bound:${carrier}`;
+
+/** Whether a claim token is a parked message's (never written to a carrier). */
+export const isParked = (token: string | null | undefined) => token?.startsWith('bound:') === true;
 
 /**
  * A connection to a carrier. Delivery reports and inbound replies flow back
@@ -153,6 +168,8 @@ export interface CarrierDispatch {
    * process stalled.
    */
   readonly inFlight: Set<number>;
+  /** Connectors bound in this process now: the messages other processes left for them (`parkedFor`) are its to hand over. */
+  boundHere(): string[];
 }
 
 export interface DispatchOutcome {

@@ -104,6 +104,15 @@ export const schemas: Record<string, object> = {
       replies: count,
       last_error: nullable('string'),
       last_error_at: { ...nullable('string'), format: 'date-time' },
+      binds_per_process: {
+        type: 'array',
+        description: "each running process's binds of it (`process`: its lease holder, host:pid:tag)",
+        items: {
+          type: 'object',
+          properties: { process: { type: 'string' }, state: { type: 'string' }, binds: count },
+        },
+      },
+      binds_setting: { ...nullable('integer'), description: 'its --binds (a kind that binds: SMPP), else null' },
     },
   },
   Carriers: listOf('carriers', 'Carrier'),
