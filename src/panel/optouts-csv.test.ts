@@ -21,7 +21,7 @@ describe('numbersOfCsv', () => {
     const read = await numbersOfCsv(Readable.from([Buffer.from(csv)]), limits);
     reading = false;
     await ticker;
-    expect(read.numbers).toHaveLength(100_000);
+    expect(read.rows).toHaveLength(100_000);
     // 1.1 MB in slices of 16 KiB: about 67 turns at least.
     expect(turns).toBeGreaterThanOrEqual(Math.floor(csv.length / (16 * 1024)));
   });
@@ -29,7 +29,7 @@ describe('numbersOfCsv', () => {
   it('reads named columns, drops the export’s apostrophe and reports bad rows by their line', async () => {
     const csv = "name,number,country_code\nAna,2025550123,1\n\nBeto,'+525512360010,\nCeci,55123,52\n";
     const read = await numbersOfCsv(Readable.from([csv]), limits);
-    expect(read.numbers).toEqual(['12025550123', '525512360010']);
+    expect(read.rows).toEqual(['12025550123', '525512360010']);
     expect(read.errorCount).toBe(1);
     expect(read.errors).toEqual([{ line: 5, code: 'optout_05', message: 'malformed number: 55123' }]);
   });

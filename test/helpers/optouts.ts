@@ -2,6 +2,7 @@
 import type { Readable } from 'node:stream';
 import { createSession, SESSION_COOKIE } from '../../src/panel/session.js';
 import type { Harness, TestAccount } from './harness.js';
+import { csvUploads } from './imports.js';
 
 export function optoutTools(get: () => Harness) {
   const db = () => get().ctx.db.kysely;
@@ -46,23 +47,9 @@ export async function panelOptouts(h: Harness, parentId?: number) {
   const csrf = async () => /name="_csrf" value="([^"]+)"/.exec(await page())![1];
   const action = async (name: 'add' | 'remove', form: Record<string, string>) =>
     h.request('POST', `/panel/optouts/${name}`, { headers: { cookie }, form: { _csrf: await csrf(), ...form } });
-  const importHeaders = async (token?: string) => ({
-    cookie,
-    'content-type': 'text/csv',
-    accept: 'application/json',
-    'x-csrf-token': token ?? (await csrf()),
-  });
-  const upload = async (csv: string, token?: string) =>
-    h.request('POST', '/panel/optouts/import', { body: csv, headers: await importHeaders(token) });
-  /** An import whose body is `body` (read as the service pulls it) and whose answer is read as it streams. */
-  const uploadStream = async (body: Readable) =>
-    h.app.inject({
-      method: 'POST',
-      url: '/panel/optouts/import',
-      headers: await importHeaders(),
-      payload: body,
-      payloadAsStream: true,
-    });
+  const uploads = csvUploads(h, cookie, csrf);
+  const upload = (csv: string, token?: string) => uploads.upload('/panel/optouts/import', csv, token);
+  const uploadStream = (body: Readable) => uploads.uploadStream('/panel/optouts/import', body);
   const list = async () => (await h.get('/optouts', account.apikey)).body.optouts as Array<Record<string, string>>;
   return { account, cookie, page, action, upload, uploadStream, list };
 }

@@ -2,38 +2,13 @@ import { Readable } from 'node:stream';
 import { expect, it } from 'vitest';
 import { describePanel } from '../helpers/panel.js';
 import { panelOptouts } from '../helpers/optouts.js';
+import { csvBody, progress } from '../helpers/imports.js';
 import { IMPORT_CHUNK, MAX_OPTOUT_BYTES, MAX_OPTOUT_ROWS } from '../../src/panel/pages/optouts/actions.js';
 import type { Harness } from '../helpers/harness.js';
-
-/** A CSV body of `rows` repeated up to `bytes`, made as the service reads it: `pulled` says how much it read. */
-function csvBody(row: string, bytes: number) {
-  const chunk = row.repeat(Math.ceil(65_536 / row.length));
-  const body = { pulled: 0, stream: undefined as unknown as Readable };
-  body.stream = new Readable({
-    read() {
-      if (body.pulled >= bytes) return void this.push(null);
-      const part = chunk.slice(0, Math.min(chunk.length, bytes - body.pulled));
-      body.pulled += part.length;
-      this.push(part);
-    },
-  });
-  return body;
-}
 
 /** Numbers 10 digits each, one a row. */
 const numbersCsv = (count: number, from: number) =>
   Array.from({ length: count }, (_, i) => `55${String(from + i)}`).join('\n') + '\n';
-
-/** The JSON lines of an import's answer as they arrive (a refusal is one). */
-async function* progress(res: { stream(): Readable }): AsyncGenerator<Record<string, unknown>> {
-  let rest = '';
-  for await (const chunk of res.stream()) {
-    const parts = (rest + String(chunk)).split('\n');
-    rest = parts.pop()!;
-    for (const line of parts) if (line.trim()) yield JSON.parse(line);
-  }
-  if (rest.trim()) yield JSON.parse(rest);
-}
 
 /** The family's entries that are committed: read outside the import's connection (SQLite's read connection). */
 async function committed(h: Harness, owner: number): Promise<number> {

@@ -1,5 +1,6 @@
 import type { WithDb } from '../../context.js';
 import type { Kysely } from 'kysely';
+import { writeInChunks } from '../../db/chunked-write.js';
 import type { Executor } from '../../db/engine.js';
 import type { Database } from '../../db/schema.js';
 import { ApiError, badRequest } from '../../http/errors.js';
@@ -264,58 +265,42 @@ export async function pollChanges(
   }));
 }
 
-/** A row an import refuses: its line in the file (the header is line 1), the code and message /contacts/add would answer. */
-export interface ImportRowError {
-  line: number;
-  code: string;
-  message: string;
-}
+/** Contacts an import writes per transaction: another tenant's write waits for one of them at most. */
+export const CONTACT_IMPORT_CHUNK = 250;
 
-/** The rows of an import with their numbers normalised, and the rows whose number is refused (contact_03). */
-export function importRows(inputs: Array<{ line: number; input: ContactInput }>): {
-  errors: ImportRowError[];
-  rows: ContactFields[];
-} {
-  const errors: ImportRowError[] = [];
-  const rows: ContactFields[] = [];
-  for (const { line, input } of inputs) {
-    try {
-      const { countryCode, number } = numberOf(input);
-      rows.push({ ...changesOf(input), country_code: countryCode, number });
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      errors.push({ line, code: err.code, message: err.message });
-    }
-  }
-  return { errors, rows };
+/** A contact as /contacts/add would write it: its number normalised (contact_03 when malformed). */
+export function contactFieldsOf(input: ContactInput): ContactFields {
+  const { countryCode, number } = numberOf(input);
+  return { ...changesOf(input), country_code: countryCode, number };
 }
 
 /**
- * Adds (or updates, by number) many contacts of one list with the rules of
- * /contacts/add, all or nothing: every number is checked first (errors per
- * row, nothing written), then one transaction writes them all, so a failure
- * half-way leaves the list as it was. `lines` gives each input's line in the
- * file; `onProgress` hears how many are written.
+ * Adds (or updates, by number) many contacts of one list, checked already
+ * (contactFieldsOf), CONTACT_IMPORT_CHUNK a transaction with a turn of the
+ * event loop between (writeInChunks), so another tenant's send never waits
+ * for the whole import; `written(n)` follows each commit. A failure half-way
+ * leaves the chunks before it written: the same rows again finish the import
+ * (a number on the list is updated, never repeated). Returns how many rows.
  */
 export async function importContacts(
   db: Kysely<Database>,
   accountId: number,
   listKey: string,
-  inputs: Array<{ line: number; input: ContactInput }>,
-  onProgress: (written: number) => void | Promise<void> = () => undefined,
-): Promise<{ errors: ImportRowError[]; written: number }> {
+  rows: ContactFields[],
+  written: (count: number) => void = () => undefined,
+): Promise<number> {
   const list = await writableList(db, accountId, listKey);
-  const { errors, rows } = importRows(inputs);
-  if (errors.length > 0) return { errors, written: 0 };
-  await whileListExists(() =>
-    db.transaction().execute((trx) => upsertContacts(trx, accountId, list.id, rows, onProgress)),
-  );
-  return { errors, written: rows.length };
+  const upsert = async (trx: Executor, chunk: ContactFields[]) => {
+    await upsertContacts(trx, accountId, list.id, chunk);
+    return chunk.length;
+  };
+  return whileListExists(() => writeInChunks(db, rows, CONTACT_IMPORT_CHUNK, upsert, written));
 }
 
 // Given the context (the panel's Contacts and Send pages).
 
 export { EXPORT_COLUMNS } from './store.js';
+export type { ContactFields } from './store.js';
 
 export const listOf = (ctx: WithDb, accountId: number, listKey: string) =>
   listOrFail(ctx.db.kysely, accountId, listKey);
@@ -335,6 +320,6 @@ export const importListContacts = (
   ctx: WithDb,
   accountId: number,
   listKey: string,
-  inputs: Array<{ line: number; input: ContactInput }>,
-  onProgress: (written: number) => void | Promise<void>,
-) => importContacts(ctx.db.kysely, accountId, listKey, inputs, onProgress);
+  rows: ContactFields[],
+  written: (count: number) => void,
+) => importContacts(ctx.db.kysely, accountId, listKey, rows, written);

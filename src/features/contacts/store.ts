@@ -194,7 +194,7 @@ export async function upsertContacts(
   accountId: number,
   listId: number,
   rows: ContactFields[],
-  onChunk: (done: number) => void | Promise<void>,
+  onChunk: (done: number) => void | Promise<void> = () => undefined,
   chunkRows = 500,
 ): Promise<void> {
   for (let start = 0; start < rows.length; start += chunkRows) {

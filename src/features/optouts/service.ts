@@ -2,6 +2,7 @@ import type { WithDb } from '../../context.js';
 import { optoutExportPage } from './store.js';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
+import { writeInChunks } from '../../db/chunked-write.js';
 import type { Executor } from '../../db/engine.js';
 import type { Database } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
@@ -118,16 +119,9 @@ export async function importOptouts(
   written: (count: number) => void,
 ): Promise<number> {
   const owner = await listOwner(db, accountId);
-  let added = 0;
-  for (let i = 0; i < numbers.length; i += IMPORT_CHUNK) {
-    const chunk = numbers.slice(i, i + IMPORT_CHUNK);
-    added += await db
-      .transaction()
-      .execute(async (trx) => (await addOptouts(trx, owner, chunk, 'panel', Date.now())).length);
-    written(i + chunk.length);
-    await nextTurn();
-  }
-  return added;
+  const add = async (trx: Executor, chunk: string[]) =>
+    (await addOptouts(trx, owner, chunk, 'panel', Date.now())).length;
+  return writeInChunks(db, numbers, IMPORT_CHUNK, add, written);
 }
 
 /** Puts the numbers on the family's list; returns how many were not on it. */

@@ -120,9 +120,9 @@ function drawLineChart(el) {
 }
 
 /**
- * Contact import: the file goes up as text/csv with the form's CSRF token; the
- * answer is either 400 with the errors per line (nothing written) or progress
- * lines (NDJSON) while the rows are written, shown in the <progress> bar.
+ * Contact and opt-out imports: the file goes up as text/csv with the form's CSRF
+ * token; the answer is either 400 with the errors per line (nothing written) or
+ * progress lines (NDJSON) while the rows are written, shown in the <progress> bar.
  */
 function startImport(form) {
   const file = form.querySelector('input[type=file]').files[0];
@@ -144,8 +144,9 @@ function startImport(form) {
   xhr.setRequestHeader('x-csrf-token', form.querySelector('input[name=_csrf]').value);
   let seen = 0;
   let total = 0;
-  const showErrors = (errors, message) => {
-    status.textContent = form.dataset.failed + (message ? ' ' + message : '');
+  // A write that stopped midway says how far it got: "nothing was imported" would not be true.
+  const showErrors = (errors, message, written) => {
+    status.textContent = written ? message : form.dataset.failed + (message ? ' ' + message : '');
     for (const e of errors || []) {
       const item = document.createElement('li');
       item.textContent = `${form.dataset.line} ${e.line}: ${e.message} (${e.code})`;
@@ -165,7 +166,7 @@ function startImport(form) {
       }
       if (msg.written !== undefined) bar.value = msg.written;
       if (msg.done) status.textContent = form.dataset.done.replace('{count}', String(msg.written));
-      if (msg.failed) showErrors(msg.errors, msg.message);
+      if (msg.failed) showErrors(msg.errors, msg.message, msg.written);
     }
     seen = end;
   };

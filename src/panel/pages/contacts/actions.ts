@@ -1,26 +1,26 @@
-import { PassThrough } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { parse as parseCsv } from 'csv-parse/sync';
 import { ApiError } from '../../../http/errors.js';
 import { parse } from '../../../http/validate.js';
 import { newList } from '../../../features/lists/service.js';
 import { AddBody } from '../../../features/lists/schemas.js';
 import { ContactBody } from '../../../features/contacts/schemas.js';
 import {
+  contactFieldsOf,
   EXPORT_COLUMNS,
   exportPageOf,
   importListContacts,
-  importRows,
   listOf,
+  type ContactFields,
   type ContactInput,
-  type ImportRowError,
 } from '../../../features/contacts/service.js';
 import { sendCsv } from '../../csv.js';
+import { csvImports, readCsv, type ImportLimits } from '../../csv-import.js';
 import { accountOf, makeView, refuse, registerAction, type Section, type Shared } from '../../view.js';
 
 /** One import: at most this many rows and bytes (a bigger file is split). */
 export const MAX_IMPORT_ROWS = 50_000;
-const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
+export const MAX_IMPORT_BYTES = 20 * 1024 * 1024;
 /** Errors listed back to the browser; the count says how many there are in all. */
 const MAX_ERRORS_SHOWN = 100;
 
@@ -32,14 +32,15 @@ export function registerContactActions(scope: FastifyInstance, shared: Shared, s
     return { done: 'list_created' };
   });
 
+  /** One import at a time per family (429 import_busy). */
+  const importing = csvImports();
   scope.register(async (importer) => {
-    importer.addContentTypeParser('text/csv', { parseAs: 'string', bodyLimit: MAX_IMPORT_BYTES }, (_req, body, done) =>
-      done(null, body),
-    );
+    // The body stays a stream: readCsv reads it as it parses, and stops at the limits.
+    importer.addContentTypeParser('text/csv', (_request, payload, done) => done(null, payload));
     importer.post(
       '/contacts/import',
       { schema: { hide: true }, config: { panel: 'account', panelBodyLimit: MAX_IMPORT_BYTES } },
-      (request, reply) => importCsv(shared, request, reply),
+      (request, reply) => importCsv(shared, importing, request, reply),
     );
   });
 
@@ -61,89 +62,53 @@ export function registerContactActions(scope: FastifyInstance, shared: Shared, s
 }
 
 /**
- * The CSV's header names the fields of /contacts/add (number required).
- * Every row is checked first: any error answers 400 with the errors per
- * line and writes nothing. Otherwise the answer streams progress lines
- * (NDJSON) while one transaction writes every row.
+ * The CSV's header names the fields of /contacts/add (number required);
+ * each row is checked as /contacts/add would check it while the file is
+ * read (csvImports: within its limits, one import at a time per family).
+ * Any error answers 400 with the errors per line and writes nothing;
+ * otherwise the answer streams progress lines (NDJSON) while the rows are
+ * written CONTACT_IMPORT_CHUNK a transaction.
  */
-async function importCsv(shared: Shared, request: FastifyRequest, reply: FastifyReply) {
+async function importCsv(
+  shared: Shared,
+  run: ReturnType<typeof csvImports>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const { ctx } = shared;
-  const v = makeView(ctx, shared.assets(), request);
-  const account = accountOf(v);
+  const account = accountOf(makeView(ctx, shared.assets(), request));
   const listKey = String((request.query as { list?: string }).list ?? '');
   await listOf(ctx, account.id, listKey);
-  if (typeof request.body !== 'string') throw refuse(415, 'import_csv_only');
-  let records: Array<Record<string, string>>;
-  try {
-    records = parseCsv(request.body, {
-      columns: (header: string[]) => header.map((h) => h.trim().toLowerCase()),
-      bom: true,
-      skip_empty_lines: true,
-      trim: true,
-      max_record_size: 64 * 1024,
-    });
-  } catch (err) {
-    throw refuse(400, 'import_malformed', { detail: String((err as Error).message).slice(0, 200) });
-  }
-  if (records.length === 0) throw refuse(400, 'import_empty');
-  if (records.length > MAX_IMPORT_ROWS) throw refuse(400, 'import_too_many', { max: MAX_IMPORT_ROWS });
-  if (!('number' in records[0])) throw refuse(400, 'import_no_number');
-
-  const errors: ImportRowError[] = [];
-  const inputs: Array<{ line: number; input: ContactInput }> = [];
-  records.forEach((record, i) => {
-    try {
-      inputs.push({
-        line: i + 2,
-        input: parse(ContactBody, { ...record, list_key: listKey }, 'contact_03') as ContactInput,
-      });
-    } catch (err) {
-      if (!(err instanceof ApiError)) throw err;
-      errors.push({ line: i + 2, code: err.code, message: err.message });
-    }
+  return run(request, reply, {
+    name: 'contact',
+    family: account.parent_id ?? account.id,
+    limits: { rows: MAX_IMPORT_ROWS, bytes: MAX_IMPORT_BYTES, shown: MAX_ERRORS_SHOWN },
+    read: (body, limits) => contactsOfCsv(body, limits, listKey),
+    write: (rows, written) => importListContacts(ctx, account.id, listKey, rows, written),
+    failed: (err, written) =>
+      err instanceof ApiError
+        ? err.message
+        : `the import stopped after ${written} contacts; import the file again to finish it`,
   });
-  errors.push(...importRows(inputs).errors);
-  if (errors.length > 0)
-    return refuseRows(
-      reply,
-      errors.sort((x, y) => x.line - y.line),
-    );
-
-  const out = new PassThrough();
-  const line = (value: unknown) => out.write(JSON.stringify(value) + '\n');
-  line({ total: inputs.length });
-  // Each progress line gets a turn of the event loop to leave: SQLite's writes would otherwise hold it to the end.
-  importListContacts(ctx, account.id, listKey, inputs, async (written) => {
-    line({ written });
-    await new Promise((resolve) => setImmediate(resolve));
-  })
-    .then((result) => {
-      if (result.errors.length > 0)
-        line({
-          failed: true,
-          errors: result.errors.slice(0, MAX_ERRORS_SHOWN),
-          error_count: result.errors.length,
-        });
-      else line({ done: true, written: result.written });
-    })
-    .catch((err) => {
-      request.log.error({ err }, 'contact import failed');
-      line({
-        failed: true,
-        message: err instanceof ApiError ? err.message : 'the import failed; nothing was written',
-      });
-    })
-    .finally(() => out.end());
-  return reply.type('application/x-ndjson; charset=utf-8').send(out);
 }
 
-function refuseRows(reply: FastifyReply, errors: ImportRowError[]) {
-  return reply.code(400).send({
-    success: false,
-    status: 400,
-    code: 'import_rows',
-    message: `${errors.length} rows are not valid; nothing was imported`,
-    errors: errors.slice(0, MAX_ERRORS_SHOWN),
-    error_count: errors.length,
+/** The contacts of a CSV whose first row names their fields, each checked as /contacts/add checks it. */
+function contactsOfCsv(body: Readable, limits: ImportLimits, listKey: string) {
+  let header: string[] | undefined;
+  return readCsv<ContactFields>(body, limits, { sameColumns: true, maxRecordSize: 64 * 1024 }, (record) => {
+    if (!header) {
+      header = record.map((h) => h.toLowerCase());
+      if (!header.includes('number')) throw refuse(400, 'import_no_number');
+      return null;
+    }
+    const fields = Object.fromEntries(header.map((name, i) => [name, record[i]]));
+    try {
+      return {
+        row: contactFieldsOf(parse(ContactBody, { ...fields, list_key: listKey }, 'contact_03') as ContactInput),
+      };
+    } catch (err) {
+      if (!(err instanceof ApiError)) throw err;
+      return { error: { code: err.code, message: err.message } };
+    }
   });
 }

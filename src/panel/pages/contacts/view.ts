@@ -5,7 +5,7 @@ import { html } from '../../html.js';
 import { accountOf, csrfField, formatNumber, type Section, type Shared } from '../../view.js';
 import { MAX_IMPORT_ROWS, registerContactActions } from './actions.js';
 
-/** Contact lists: create, import a CSV (all or nothing, with progress), export. */
+/** Contact lists: create, import a CSV (a bad row imports nothing; progress while it is written), export. */
 export function contactsPage(scope: FastifyInstance, shared: Shared): Section {
   const { ctx } = shared;
   const section: Section = {

@@ -1,6 +1,4 @@
-import { PassThrough, Readable } from 'node:stream';
-import type { FastifyBaseLogger, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { WithDb } from '../../../context.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { parse } from '../../../http/validate.js';
 import { formatLocal } from '../../../lib/time.js';
 import { NumbersBody } from '../../../features/optouts/schemas.js';
@@ -15,7 +13,8 @@ import {
   parseNumbers,
 } from '../../../features/optouts/service.js';
 import { sendCsv } from '../../csv.js';
-import { numbersOfCsv, type RowError } from '../../optouts-csv.js';
+import { csvImports } from '../../csv-import.js';
+import { numbersOfCsv } from '../../optouts-csv.js';
 import { accountOf, makeView, refuse, registerAction, type Section, type Shared } from '../../view.js';
 
 /** One import: at most this many rows (a national do-not-contact list is split into files of this size). */
@@ -28,8 +27,8 @@ export { IMPORT_CHUNK };
 /** The Opt-outs page's routes: add, remove, import a CSV, export. */
 export function registerOptoutActions(scope: FastifyInstance, shared: Shared, section: Section): void {
   const { ctx } = shared;
-  /** Families with an import under way in this process: one at a time each (429 import_busy). */
-  const importing = new Set<number>();
+  /** One import at a time per family (429 import_busy). */
+  const importing = csvImports();
   registerAction(scope, shared, section, 'add', async (_request, v, body) => {
     const input = parse(NumbersBody, body, 'optout_05');
     const count = await optOutNumbers(ctx, accountOf(v).id, parseNumbers(input.numbers, input.country_code), 'panel');
@@ -63,61 +62,25 @@ export function registerOptoutActions(scope: FastifyInstance, shared: Shared, se
   });
 }
 
-async function importCsv(shared: Shared, importing: Set<number>, request: FastifyRequest, reply: FastifyReply) {
+async function importCsv(
+  shared: Shared,
+  run: ReturnType<typeof csvImports>,
+  request: FastifyRequest,
+  reply: FastifyReply,
+) {
   const { ctx } = shared;
   const accountId = accountOf(makeView(ctx, shared.assets(), request)).id;
-  if (!(request.body instanceof Readable)) throw refuse(415, 'import_csv_only');
-  // Whatever the answer, the rest of a refused body is never read: the connection closes after it.
-  reply.header('connection', 'close');
-  if (Number(request.headers['content-length']) > MAX_OPTOUT_BYTES)
-    throw refuse(413, 'import_too_large', { max: MAX_OPTOUT_BYTES });
-  const owner = await listOwnerOf(ctx, accountId);
-  if (importing.has(owner)) throw refuse(429, 'import_busy');
-  importing.add(owner);
-  let writing = false;
-  try {
-    const limits = { rows: MAX_OPTOUT_ROWS, bytes: MAX_OPTOUT_BYTES, shown: MAX_ERRORS_SHOWN };
-    const { numbers, errors, errorCount } = await numbersOfCsv(request.body, limits);
-    if (errorCount > 0) return refuseRows(reply, errors, errorCount);
-    if (!(await fitsOnListOf(ctx, accountId, numbers, ctx.config.OPTOUT_LIST_LIMIT)))
-      throw refuse(400, 'import_list_full', { max: ctx.config.OPTOUT_LIST_LIMIT });
-    reply.removeHeader('connection');
-    writing = true;
-    const out = writeImport(ctx, accountId, numbers, request.log);
-    void out.finished.finally(() => importing.delete(owner));
-    return reply.type('application/x-ndjson; charset=utf-8').send(out);
-  } finally {
-    if (!writing) importing.delete(owner);
-  }
-}
-
-function refuseRows(reply: FastifyReply, errors: RowError[], count: number) {
-  return reply.code(400).send({
-    success: false,
-    status: 400,
-    code: 'import_rows',
-    message: `${count} rows are not valid; nothing was imported`,
-    errors,
-    error_count: count,
+  return run(request, reply, {
+    name: 'opt-out',
+    family: await listOwnerOf(ctx, accountId),
+    limits: { rows: MAX_OPTOUT_ROWS, bytes: MAX_OPTOUT_BYTES, shown: MAX_ERRORS_SHOWN },
+    read: numbersOfCsv,
+    async check(numbers) {
+      if (!(await fitsOnListOf(ctx, accountId, numbers, ctx.config.OPTOUT_LIST_LIMIT)))
+        throw refuse(400, 'import_list_full', { max: ctx.config.OPTOUT_LIST_LIMIT });
+    },
+    // Importing the file again finishes it: a listed number is skipped.
+    write: (numbers, written) => importOptoutsOf(ctx, accountId, numbers, written),
+    failed: (_err, written) => `the import stopped after ${written} numbers; import the file again`,
   });
-}
-
-/**
- * The import's answer, one JSON line each: the total, then `written` after
- * each committed chunk, then `done` (or `failed`, with what was written:
- * importing the file again finishes it, a listed number is skipped).
- */
-function writeImport(ctx: WithDb, accountId: number, numbers: string[], log: FastifyBaseLogger) {
-  const out = new PassThrough();
-  const line = (value: unknown) => out.write(JSON.stringify(value) + '\n');
-  line({ total: numbers.length });
-  let written = 0;
-  const finished = importOptoutsOf(ctx, accountId, numbers, (count) => line({ written: (written = count) }))
-    .then(() => line({ done: true, written: numbers.length }))
-    .catch((err) => {
-      log.error({ err }, 'opt-out import failed');
-      line({ failed: true, written, message: `the import stopped after ${written} numbers; import the file again` });
-    })
-    .finally(() => out.end());
-  return Object.assign(out, { finished });
 }
