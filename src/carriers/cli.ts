@@ -212,8 +212,31 @@ const carriersTable = (r: { carriers: Array<Record<string, unknown>> }) =>
     ['name', 'type', 'enabled', 'address', ...QUALITY_COLUMNS],
   );
 
-const statusLine = (c: Awaited<ReturnType<typeof carrierStatus>>[number]) =>
-  `${c.name} (${c.type}): ${c.state}  submitted ${c.submitted}  window ${c.window_in_use}  throttled ${c.throttled}  errors ${c.errors}  receipts ${c.receipts}  replies ${c.replies}${c.last_error ? `  last error: ${c.last_error}` : ''}`;
+/** `carriers status` without --json: a table of the JSON fields (the last error last: it is free text). */
+const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatus>>[number]> }) =>
+  table(
+    r.carriers.map((c) => ({
+      ...c,
+      last_error_at: c.last_error_at === null ? null : new Date(c.last_error_at).toISOString(),
+    })),
+    [
+      'name',
+      'type',
+      'state',
+      'processes',
+      'binds',
+      'window_in_use',
+      'submitted',
+      'refused',
+      'throttled',
+      'errors',
+      'receipts',
+      'unreadable_receipts',
+      'replies',
+      'last_error_at',
+      'last_error',
+    ],
+  );
 
 async function rejections(ctx: BaseContext, limit: number) {
   const rows = await listRejections(ctx.db.kysely, limitOf(limit));
@@ -286,13 +309,7 @@ function reportCommands(carriers: Command, run: CliRunner): void {
   carriers
     .command('status')
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(
-        o,
-        async (ctx) => ({ carriers: await carrierStatus(ctx) }),
-        (r) => r.carriers.map(statusLine).join('\n') || '(none)',
-      ),
-    );
+    .action((o) => run(o, async (ctx) => ({ carriers: await carrierStatus(ctx) }), statusTable));
   carriers
     .command('rejections')
     .description(

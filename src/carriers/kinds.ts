@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { Channel } from '../channels.js';
 import type { CarrierIds, Connector, ConnectorConfig, ConnectorDeps } from './adapter.js';
 import { idForms, normaliseId } from './smpp/receipts.js';
 import type { CarriersTable } from './tables.js';
@@ -23,6 +24,8 @@ export interface ConnectorKind<S = unknown> {
   readonly binds: boolean;
   /** How its carrier ids and the receipts waiting for them are kept. */
   readonly receipts: CarrierIds;
+  /** Channels a route may not send through it, each with why (what `routes add` answers). */
+  readonly refuses?: Partial<Record<Channel, string>>;
   /** The connector; throws (without secrets) when its configuration is unusable. */
   build(config: ConnectorConfig<S>, deps: ConnectorDeps): Connector;
 }
@@ -44,6 +47,9 @@ export const KINDS: Record<KindType, ConnectorKind<any>> = {
     secrets: z.string().min(1).max(8),
     binds: true,
     receipts: smppIds,
+    refuses: {
+      rcs: 'an SMPP connector sends SMS: an RCS text would reach the carrier as SMS parts (up to 10) while it is charged as one RCS message',
+    },
     build: ({ name, version, settings, secret }, deps) =>
       new SmppConnector({ name, version, settings, password: secret }, deps),
   }),
@@ -72,6 +78,9 @@ export const KIND_TYPES = Object.keys(KINDS) as KindType[];
 /** The kind of a configured type; undefined for the simulator (and anything unknown). */
 export const kindOf = (type: string): ConnectorKind | undefined =>
   Object.hasOwn(KINDS, type) ? KINDS[type as KindType] : undefined;
+
+/** Why a route of `channel` may not name a connector of `type`, or null when it may. */
+export const routeRefusal = (type: string, channel: Channel): string | null => kindOf(type)?.refuses?.[channel] ?? null;
 
 /** Settings checked by the kind's schema; a failure as one operator-readable line. */
 export function parseSettings<S>(k: ConnectorKind<S>, input: unknown): S {

@@ -62,3 +62,48 @@ describeEngines('carrier quality: failures spread over accounts', (engine) => {
     expect(await demoted()).toBe(false);
   });
 });
+
+/**
+ * A small deployment: the only account (or the only two) that use a carrier
+ * are all there is to judge it by. Leaving an account out is for shared
+ * carriers: with one account nothing is left, and a dead carrier is demoted.
+ * Each case on a fresh database (receipts of another case would count).
+ */
+const cases: Array<[string, Array<{ undelivered: number; delivered?: number }>, boolean]> = [
+  ['23 undelivered of 23 from the only account demote it', [{ undelivered: 23 }], true],
+  [
+    'two accounts whose messages all fail demote it, however few the first sent',
+    [{ undelivered: 3 }, { undelivered: 20 }],
+    true,
+  ],
+  // The others' deliveries first (alone, the failing account is all there is); 3 / 28 over all, 3 of 3 without it.
+  [
+    'one account’s failures beside another’s deliveries do not demote it',
+    [{ undelivered: 0, delivered: 3 }, { undelivered: 25 }],
+    false,
+  ],
+];
+for (const [title, accounts, expected] of cases) {
+  describeEngines(`carrier quality with one or two accounts: ${title}`, (engine) => {
+    let h: Harness;
+    beforeAll(async () => {
+      h = await startHarness(engine, { env: { SIMULATOR_DLR_DELAY_MS: '0' } });
+      await setQuality(h.ctx.db.kysely, SIMULATOR, { minDeliveryRate: 8000, minMessages: 10, windowMinutes: 10 });
+    });
+    afterAll(() => h.close());
+
+    it(title, async () => {
+      for (const { undelivered, delivered = 0 } of accounts) {
+        const a = await h.createAccount(100);
+        const numbers = [
+          ...Array<string>(undelivered).fill('5550000001'),
+          ...Array.from({ length: delivered }, (_, i) => `55123000${String(i + 1).padStart(2, '0')}`),
+        ];
+        for (const n of numbers)
+          expect((await h.post('/sms/send', { numbers: n, message: 'x' }, a.apikey)).body.code).toBe('sms_11');
+      }
+      await allSettled(h.ctx.db.kysely);
+      expect((await evaluateQuality(h.ctx.db.kysely, Date.now())).demoted.has(SIMULATOR)).toBe(expected);
+    });
+  });
+}

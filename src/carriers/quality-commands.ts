@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { carrierFigures, parseSince, type CarrierFigures, type FiguresBy } from './analytics.js';
 import { RATE_SCALE } from './quality.js';
@@ -37,8 +38,28 @@ export function qualityRequest(o: Record<string, string | undefined>): QualityCh
 
 const BY: FiguresBy[] = ['carrier', 'prefix'];
 
-const line = (c: CarrierFigures) =>
-  `${c.name}${c.prefix !== undefined ? ` +${c.prefix || '(no cost)'}` : ''}${c.demoted ? ' (demoted)' : ''}: submitted ${c.submitted}  delivered ${c.delivered}  failed ${c.failed}  pending ${c.pending}  rate ${c.delivery_rate ?? '-'}  p50 ${c.receipt_p50_ms ?? '-'} ms  p95 ${c.receipt_p95_ms ?? '-'} ms${c.throttled === null ? '' : `  throttled ${c.throttled}  refused ${c.refused}  errors ${c.errors}`}`;
+const FIGURES = [
+  'submitted',
+  'delivered',
+  'failed',
+  'pending',
+  'delivery_rate',
+  'receipt_p50_ms',
+  'receipt_p95_ms',
+  'throttled',
+  'refused',
+  'errors',
+  'demoted',
+] as const;
+
+/** `carriers stats` without --json: a table of the JSON fields (`prefix` with --by prefix, `(no cost)` for ""). */
+const statsTable = (carriers: CarrierFigures[], by: FiguresBy) =>
+  by === 'prefix'
+    ? table(
+        carriers.map((c) => ({ ...c, prefix: c.prefix || '(no cost)' })),
+        ['name', 'prefix', ...FIGURES],
+      )
+    : table(carriers, ['name', ...FIGURES]);
 
 /** `carriers stats [--since 1h] [--by carrier|prefix]`: per connector (and cost prefix) figures over the messages handed over since then. */
 export function statsCommand(carriers: Command, run: CliRunner): void {
@@ -59,7 +80,7 @@ export function statsCommand(carriers: Command, run: CliRunner): void {
           if (!BY.includes(o.by)) throw new CliError(`--by is one of ${BY.join(', ')}`);
           return { carriers: await carrierFigures(ctx.db.kysely, Date.now() - age, o.by) };
         },
-        (r) => r.carriers.map(line).join('\n') || '(none)',
+        (r) => statsTable(r.carriers, o.by),
       ),
     );
 }

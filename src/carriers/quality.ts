@@ -73,9 +73,11 @@ async function maybeDemote(db: Kysely<Database>, q: QualityRow, start: number, n
   const [delivered, failed] = [Number(counts?.delivered ?? 0), Number(counts?.failed ?? 0)];
   const receipts = delivered + failed;
   if (!below(q, { delivered, receipts })) return { demoted: false };
-  // Below over all receipts: demoted only if it stays below with any one account's receipts left out.
+  // Below over all receipts. When at least two accounts sent through it, the others' receipts hold it up whenever
+  // they reach the minimum with any one account's left out (one account cannot demote it for the rest); with one
+  // account, its receipts are all there is to judge by, and a carrier that fails them all is demoted.
   const families = await familyReceipts(db, q.carrier, start - q.window_minutes * 60_000, start);
-  if (families.length > 0 && leaveOneOut(families).some((rest) => !below(q, rest))) return { demoted: false };
+  if (families.length >= 2 && leaveOneOut(families).some((rest) => holdsUp(q, rest))) return { demoted: false };
   const rate = Math.round((delivered * RATE_SCALE) / receipts);
   const result = await db
     .updateTable('carrier_quality')
@@ -94,7 +96,8 @@ async function maybeRecover(db: Kysely<Database>, q: QualityRow, start: number, 
   if (q.min_delivery_rate !== null) {
     // Its probes since the demotion, all of them or with any one account's left out: one account cannot hold it down.
     const families = await familyReceipts(db, q.carrier, start, null);
-    const back = [total(families), ...leaveOneOut(families)].find((r) => r.receipts >= q.min_messages && !below(q, r));
+    const rests = families.length >= 2 ? leaveOneOut(families) : [];
+    const back = [total(families), ...rests].find((r) => r.receipts >= q.min_messages && !below(q, r));
     if (!back) return { demoted: true };
     receipts = back.receipts;
     rate = Math.round((back.delivered * RATE_SCALE) / back.receipts);
@@ -116,6 +119,13 @@ type Receipts = { delivered: number; receipts: number };
 /** At least `min_messages` receipts whose rate is under the connector's minimum. */
 const below = (q: QualityRow, r: Receipts) =>
   r.receipts >= q.min_messages && r.delivered * RATE_SCALE < q.min_delivery_rate! * r.receipts;
+
+/**
+ * The other accounts' receipts keep the connector when they are delivered at its minimum rate or above, however
+ * few they are: a carrier that fails everyone's messages is demoted, one that delivers the others' is kept.
+ */
+const holdsUp = (q: QualityRow, r: Receipts) =>
+  r.receipts > 0 && r.delivered * RATE_SCALE >= q.min_delivery_rate! * r.receipts;
 
 const total = (families: Receipts[]): Receipts =>
   families.reduce((t, f) => ({ delivered: t.delivered + f.delivered, receipts: t.receipts + f.receipts }), {

@@ -4,6 +4,7 @@ import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { requireAccount } from '../cli/helpers.js';
 import { CostTable, formatCost } from './costs.js';
+import { routeRefusal } from './kinds.js';
 import { listDemoted } from './quality.js';
 import { STRATEGIES, type Strategy } from './routing.js';
 import { PROBE_EVERY } from './strategies.js';
@@ -40,7 +41,12 @@ async function addRoute(ctx: BaseContext, o: Record<string, any>) {
   const strategy = (o.strategy ?? 'priority') as Strategy;
   if (!STRATEGIES.includes(strategy)) throw new CliError(`--strategy is one of ${STRATEGIES.join(', ')}`);
   const weights = parseWeights(o.weights, strategy, names);
-  for (const n of names) if (!(await findCarrier(ctx.db.kysely, n))) throw new CliError(`no carrier named ${n}`);
+  for (const n of names) {
+    const carrier = await findCarrier(ctx.db.kysely, n);
+    if (!carrier) throw new CliError(`no carrier named ${n}`);
+    const refusal = routeRefusal(carrier.type, o.channel);
+    if (refusal) throw new CliError(`--carriers ${n}: ${refusal}; route --channel ${o.channel} to another connector`);
+  }
   const accountId = await accountIdOf(ctx, o.account);
   await replaceRoute(ctx.db.kysely, {
     channel: o.channel,

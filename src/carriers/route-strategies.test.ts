@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { SMPP_ENV } from '../../test/helpers/smpp-suite.js';
 import { routingTools } from '../../test/helpers/routing.js';
+import { routesCheck } from '../doctor/checks.js';
+import { replaceRoute } from './store.js';
 
 const delivered = { receipt: () => ({ stat: 'DELIVRD' }) };
 
@@ -95,5 +97,30 @@ describeEngines('route strategies with real SMSCs', (engine) => {
     expect((await add('--strategy', 'weighted', '--weights', '-1,2')).error).toMatch(/whole numbers/);
     expect((await add('--weights', '1,2')).error).toMatch(/goes with --strategy weighted/);
     expect((await add()).strategy).toBe('priority');
+  });
+
+  it('refuses an RCS route through an SMPP connector (it would send SMS parts charged as one RCS message); doctor names one kept from before', async () => {
+    const x = await carrier(delivered);
+    const rcs = await cli('routes', 'add', '--channel', 'rcs', '--prefix', '52', '--carriers', `simulator,${x.name}`);
+    expect(rcs.error).toMatch(new RegExp(`--carriers ${x.name}: an SMPP connector sends SMS`));
+    expect(rcs.error).toMatch(/charged as one RCS message/);
+    const routes = await h.ctx.db.kysely
+      .selectFrom('carrier_routes')
+      .selectAll()
+      .where('channel', '=', 'rcs')
+      .execute();
+    expect(routes.map((r) => r.carriers)).not.toContainEqual(expect.stringContaining(x.name));
+    expect(
+      (await cli('routes', 'add', '--channel', 'sms', '--prefix', '5299', '--carriers', x.name)).error,
+    ).toBeUndefined();
+    expect(
+      (await cli('routes', 'add', '--channel', 'rcs', '--prefix', '5299', '--carriers', 'simulator')).error,
+    ).toBeUndefined();
+    // A route written before the check: the doctor's routes check names it.
+    await replaceRoute(h.ctx.db.kysely, { channel: 'rcs', prefix: '5298', accountId: 0, carriers: [x.name] });
+    const check = await routesCheck({ config: h.ctx.config, db: h.ctx.db });
+    expect(check.status).toBe('warn');
+    expect(check.detail).toContain(`rcs "5298" → ${x.name} (smpp cannot carry rcs)`);
+    await cli('routes', 'remove', '--channel', 'rcs', '--prefix', '5298');
   });
 });

@@ -222,14 +222,15 @@ function fewerBinds(c: Awaited<ReturnType<typeof carrierStatus>>[number], webCon
  * is off (the router leaves it out: a route left without a connector no
  * longer applies, and its messages are refused with status 12 and refunded)
  * or a connector the operator disabled (its messages wait, or fail over to
- * the route's next connector). Also a name no connector has.
+ * the route's next connector). Also a name no connector has, and a
+ * connector whose kind cannot carry the route's channel (RCS on SMPP).
  */
 export async function routesCheck(state: Pick<DoctorState, 'config' | 'db'>): Promise<Outcome> {
   const problems = await routesNamingOffCarriers(state.db!.kysely, state.config!.SIMULATORS);
   if (problems.length === 0) return ok('every route names enabled carriers');
   const simulatorOff = !state.config!.SIMULATORS && problems.some((p) => p.includes('(SIMULATORS is off)'));
   return warn(
-    `routes naming a carrier that is off: ${problems.join('; ')}` +
+    `routes naming a carrier that is off or cannot carry the route's channel: ${problems.join('; ')}` +
       (simulatorOff
         ? '. The simulator is left out of routes: a message no other route or carrier takes is refused (status 12) and refunded'
         : '') +

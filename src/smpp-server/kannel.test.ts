@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import http from 'node:http';
 import { tmpdir } from 'node:os';
@@ -21,7 +21,26 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-/** Kannel's configuration: a bearerbox whose `smsc = smpp` group binds to our SMPP server, and an smsbox. */
+/**
+ * The `smsc = smpp` group exactly as docs/operators/smpp-server.md shows it, with this test's address and user:
+ * what an operator copies is what is tested.
+ */
+function documentedSmsc(p: Record<string, number>, user: { systemId: string; password: string }): string {
+  const doc = readFileSync(join(import.meta.dirname, '../../docs/operators/smpp-server.md'), 'utf8');
+  const block = /```\n(group = smsc\n[\s\S]*?)```/.exec(doc);
+  if (!block) throw new Error('docs/operators/smpp-server.md has no `group = smsc` example');
+  const values: Record<string, string> = {
+    host: '127.0.0.1',
+    port: String(p.smpp),
+    'smsc-username': user.systemId,
+    'smsc-password': user.password,
+  };
+  return block[1].replace(/^([a-z-]+) = .*$/gm, (line, key: string) =>
+    key in values ? `${key} = ${values[key]}` : line,
+  );
+}
+
+/** Kannel's configuration: a bearerbox whose `smsc = smpp` group (the documented one) binds to our SMPP server, and an smsbox. */
 function kannelConfig(dir: string, p: Record<string, number>, user: { systemId: string; password: string }): string {
   return `group = core
 admin-port = ${p.admin}
@@ -32,19 +51,7 @@ log-file = "${dir}/bearerbox.log"
 log-level = 0
 dlr-storage = internal
 
-group = smsc
-smsc = smpp
-smsc-id = mensajero
-host = 127.0.0.1
-port = ${p.smpp}
-receive-port = 0
-transceiver-mode = true
-smsc-username = ${user.systemId}
-smsc-password = ${user.password}
-system-type = ""
-enquire-link-interval = 30
-reconnect-delay = 1
-
+${documentedSmsc(p, user)}
 group = smsbox
 bearerbox-host = 127.0.0.1
 bearerbox-port = ${p.smsbox}
@@ -101,8 +108,9 @@ get-url = "http://127.0.0.1:${p.hooks}/mo?from=%p&text=%a"
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('sendsms reaches our reports with its text, the dlr-url hears delivered, a reply reaches the sms-service', async () => {
-    const dlrUrl = `http://127.0.0.1:${ports.hooks}/dlr?status=%d&to=%p`;
+  it('sendsms reaches our reports with its text, the dlr-url hears delivered with our reference, a reply reaches the sms-service', async () => {
+    // %F: the id the SMSC gave (our submit_sm_resp message_id), as Kannel matched the receipt to it.
+    const dlrUrl = `http://127.0.0.1:${ports.hooks}/dlr?status=%d&to=%p&id=%F`;
     const query = new URLSearchParams({
       username: 'tester',
       password: 'foobar',
@@ -130,7 +138,8 @@ get-url = "http://127.0.0.1:${p.hooks}/mo?from=%p&text=%a"
       20_000,
     );
     expect(row.number).toBe('525512345678');
-    await eventually(async () => hooks.some((u) => u.startsWith('/dlr?status=1&')), 20_000);
+    const dlr = await eventually(async () => hooks.find((u) => u.startsWith('/dlr?status=1&')), 20_000);
+    expect(new URLSearchParams(dlr.slice('/dlr?'.length)).get('id')).toBe(row.reference);
     const account = await h.ctx.db.kysely
       .selectFrom('accounts')
       .select('id')

@@ -116,6 +116,15 @@ describeEngines('mensajero lists, tables and exit codes', (engine) => {
           [/^system_id\s+bind\s+address/, /\(none\)/],
         ],
         [['routes', 'list'], [/^sms \(any\) priority: /m]],
+        [
+          ['carriers', 'status'],
+          [/^name\s+type\s+state\s+processes\s+binds\s+window_in_use\s+submitted/, /^c1\s+smpp\s+down\s+0\s+0\s/m],
+        ],
+        [
+          ['carriers', 'stats'],
+          [/^name\s+submitted\s+delivered\s+failed\s+pending\s+delivery_rate/, /^c1\s+0\s+0\s+0\s+0\s+-\s/m],
+        ],
+        [['carriers', 'stats', '--by', 'prefix'], [/^name\s+prefix\s+submitted\s+delivered/]],
       ];
       for (const [args, patterns] of tables) {
         const text = await cli(...args);

@@ -45,6 +45,16 @@ export const loadDashboard = (): Dashboard => JSON.parse(readFileSync(DASHBOARD_
 export const loadRules = (): Array<{ name: string; rules: Rule[] }> =>
   parseYaml(readFileSync(RULES_FILE, 'utf8')).groups;
 
+/** The unit tests of the rules (alerts.test.yml): each alert checked, with whether it is expected to fire then. */
+export const loadRuleTests = (): Array<{ alertname: string; fires: boolean }> =>
+  (
+    parseYaml(readFileSync(RULE_TESTS_FILE, 'utf8')).tests as Array<{
+      alert_rule_test?: Array<{ alertname: string; exp_alerts?: unknown[] }>;
+    }>
+  ).flatMap((t) =>
+    (t.alert_rule_test ?? []).map((a) => ({ alertname: a.alertname, fires: (a.exp_alerts ?? []).length > 0 })),
+  );
+
 /** Every panel, those inside collapsed rows included. */
 export const allPanels = (d: Dashboard): Panel[] => d.panels.flatMap((p) => [p, ...(p.panels ?? [])]);
 

@@ -7,6 +7,7 @@ import {
   findPromtool,
   loadDashboard,
   loadRules,
+  loadRuleTests,
   ruleMetrics,
   RULE_TESTS_FILE,
   RULES_FILE,
@@ -39,6 +40,7 @@ const RULE_AREAS: Array<[string, RegExp]> = [
   ['the job queue', /^mensajero_job_queue_/],
   ['webhook delivery', /^mensajero_webhook_/],
   ['the SMPP server', /^mensajero_smpp_server_/],
+  ['the database', /^mensajero_database_up$/],
 ];
 
 const DATASOURCE = '${DS_PROMETHEUS}';
@@ -108,6 +110,25 @@ describe('Prometheus alert rules deploy/prometheus/alerts.yml', () => {
       expect(['critical', 'warning'], r.alert).toContain(r.labels?.severity);
       expect(r.annotations?.summary, r.alert).toBeTruthy();
     }
+  });
+
+  it('has a unit test for every alert in alerts.test.yml, where it fires and where it does not', () => {
+    const alerts = loadRules()
+      .flatMap((g) => g.rules)
+      .flatMap((r) => (r.alert ? [r.alert] : []));
+    const tests = loadRuleTests();
+    const untested = alerts.filter(
+      (a) => !tests.some((t) => t.alertname === a && t.fires) || !tests.some((t) => t.alertname === a && !t.fires),
+    );
+    expect(untested).toEqual([]);
+  });
+
+  it('alerts when a process cannot reach its database (mensajero_database_up == 0)', () => {
+    const rule = loadRules()
+      .flatMap((g) => g.rules)
+      .find((r) => r.alert === 'MensajeroDatabaseDown');
+    expect(String(rule?.expr).trim()).toBe('mensajero_database_up == 0');
+    expect(rule?.labels?.severity).toBe('critical');
   });
 
   const promtool = findPromtool();

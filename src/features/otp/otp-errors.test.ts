@@ -91,6 +91,30 @@ describeEngines('OTP errors', (engine) => {
     expect(await c.row()).toBeUndefined();
   });
 
+  it('400 otp_invalid_param: company is a name, not an advertisement (its text may reach opted-out numbers)', async () => {
+    for (const company of [
+      'BUY NOW 50% OFF shop.example',
+      'Acme shop.example',
+      'Acme https://x.co',
+      'bit.ly',
+      'Acme: llama 5512345678',
+      'Acme 55123',
+      'Acme <b>',
+      'Acme!',
+      'Acme @acme',
+    ]) {
+      const c = client();
+      const r = await c.send({ company });
+      otpError(r, 400, 'otp_invalid_param');
+      expect(r.body.field, company).toBe('company');
+      expect(await c.messages()).toHaveLength(0);
+    }
+    for (const company of ["O'Reilly & Co.", 'Acme S.A. de C.V.', 'Clínica Sol', '7-Eleven', 'Farmacia 2000, S.A.']) {
+      const r = await client().send({ company });
+      expect(r.status, company).toBe(201);
+    }
+  });
+
   it('400 otp_invalid_channel', async () => {
     for (const channel of ['telegram', 'email', 3]) {
       const r = await client().send({ channel });

@@ -59,7 +59,7 @@ export const CreateBody = z.object({
     .default('sms')
     .meta({ type: 'string', enum: ['sms', 'chatapp', 'voice', 'whatsapp'], default: 'sms' }),
   company: optional(z.preprocess(asText, z.string({ error: INVALID }).max(50, { error: INVALID }))).describe(
-    'required with sms and voice; ignored with chatapp',
+    "required with sms and voice; ignored with chatapp; a name: letters, digits, spaces and . , & ' - (no web address, no run of 5 digits)",
   ),
   message: optional(z.preprocess(asText, z.string({ error: INVALID }))).describe(
     'sms and voice: must contain {{code}} and {{company}}; GSM-7; at most 160 characters after substitution',
@@ -100,7 +100,8 @@ const HINTS: Record<string, string> = {
   phone_number: 'phone_number is the national number: 4 to 10 digits without the country code, e.g. "5512345678".',
   country_code: 'country_code is the numeric calling code, e.g. "52" for Mexico.',
   channel: 'channel is sms (the default), chatapp or voice.',
-  company: 'company names the sender in the text (at most 50 characters); it is required with sms and voice.',
+  company:
+    "company names the sender in the text: at most 50 letters, digits, spaces and . , & ' -; it is required with sms and voice.",
   message: 'message is text containing {{code}} and {{company}}.',
   code_format: 'code_format is numeric (the default), alphanumeric or letters.',
   code_length: 'code_length is an integer from 4 to 10 (default 6).',

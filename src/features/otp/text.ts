@@ -20,20 +20,31 @@ export const MAX_TEXT = 160;
  */
 export const isStandardText = (template: string) => template === DEFAULT_MESSAGE || template === CHATAPP_TEMPLATE;
 
+/** A name: letters (with their accents), digits, spaces and . , & ' ’ - only. */
+const NAME = /^[\p{L}\p{M}\p{Nd} .,&'’-]*$/u;
+/** A web address without its scheme: a dot between a letter or digit and two more (shop.example, bit.ly; not S.A.). */
+const DOMAIN = /[\p{L}\p{Nd}]\.[\p{L}\p{Nd}]{2}/u;
+/** A phone number or a price: five digits in a row. */
+const DIGITS = /\p{Nd}{5}/u;
+
 /**
  * The company as it will appear in a GSM-7 text: accents a GSM-7 text lacks
- * are dropped (á → a); characters with no GSM-7 form are refused.
+ * are dropped (á → a); characters with no GSM-7 form are refused. It names the
+ * sender in a code's text (the standard text may reach opted-out numbers), so
+ * it must read as a name: no web address, no phone number, no other symbols.
  */
 export function companyText(company: string, path: string): string {
   const converted = toGsm7(company);
   const question = (s: string) => [...s].filter((c) => c === '?').length;
-  if (question(converted) > question(company)) {
-    throw new OtpError(400, 'otp_invalid_param', {
-      hint: 'company may use letters, digits and common punctuation (GSM-7); emoji and other scripts cannot be sent.',
-      next: [path],
-      field: 'company',
-    });
-  }
+  const invalid = (hint: string) => new OtpError(400, 'otp_invalid_param', { hint, next: [path], field: 'company' });
+  if (question(converted) > question(company))
+    throw invalid(
+      'company may use letters, digits and common punctuation (GSM-7); emoji and other scripts cannot be sent.',
+    );
+  if (!NAME.test(company) || DOMAIN.test(company) || DIGITS.test(company))
+    throw invalid(
+      "company is the sender's name: letters, digits, spaces and . , & ' - only, with no web address and no run of 5 digits.",
+    );
   return converted;
 }
 
