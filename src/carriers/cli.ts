@@ -218,6 +218,7 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
     r.carriers.map((c) => ({
       ...c,
       last_error_at: c.last_error_at === null ? null : new Date(c.last_error_at).toISOString(),
+      binds_per_process: c.binds_per_process.map((p) => `${p.process}=${p.binds}`).join(' '),
     })),
     [
       'name',
@@ -225,6 +226,8 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
       'state',
       'processes',
       'binds',
+      'binds_setting',
+      'binds_per_process',
       'window_in_use',
       'submitted',
       'refused',

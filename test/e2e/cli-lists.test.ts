@@ -118,7 +118,10 @@ describeEngines('mensajero lists, tables and exit codes', (engine) => {
         [['routes', 'list'], [/^sms \(any\) priority: /m]],
         [
           ['carriers', 'status'],
-          [/^name\s+type\s+state\s+processes\s+binds\s+window_in_use\s+submitted/, /^c1\s+smpp\s+down\s+0\s+0\s/m],
+          [
+            /^name\s+type\s+state\s+processes\s+binds\s+binds_setting\s+binds_per_process\s+window_in_use\s+submitted/,
+            /^c1\s+smpp\s+down\s+0\s+0\s+1\s/m,
+          ],
         ],
         [
           ['carriers', 'stats'],
