@@ -2,6 +2,21 @@
 // Only Node's own modules are imported before the compile cache is on: everything else is compiled after it.
 import { enablePrivateCompileCache } from '../lib/compile-cache.js';
 
+// An older Node installs the package with only engine warnings, then crashes without a word (a segfault) where a
+// native module loads: every command stops here first, before anything but Node's own modules is loaded. The version
+// needs nothing else and still answers. The same minimum as package.json's `engines` (test/e2e/old-node.test.ts).
+const MIN_NODE_MAJOR = 22;
+if (
+  Number(process.versions.node.split('.')[0]) < MIN_NODE_MAJOR &&
+  !['-V', '--version'].includes(process.argv[2] ?? '')
+) {
+  process.stderr.write(
+    `error: mensajero needs Node.js ${MIN_NODE_MAJOR} or later (22, 24 or 26); this is Node.js ${process.version} ` +
+      `(${process.execPath}). Install a supported Node.js and run the command with it.\n`,
+  );
+  process.exit(1);
+}
+
 enablePrivateCompileCache();
 // Then the thread pool is sized, before anything uses it.
 await import('../lib/threadpool.js');
