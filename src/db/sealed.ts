@@ -8,7 +8,7 @@ import type { Db } from './engine.js';
  * sealed with. Named here by their table only: the foundation imports none of
  * the modules that own them. A table added with a sealed column gets a line.
  */
-const sealedColumns: ReadonlyArray<{
+export const sealedColumns: ReadonlyArray<{
   what: string;
   table: string;
   column: string;
