@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { z } from 'zod';
 import { parseAllowList } from './lib/ip-ranges.js';
 import { parseMoney } from './lib/money.js';
@@ -20,10 +21,15 @@ const optionalPort = z.preprocess(
   z.coerce.number().int().min(0).max(65535).optional(),
 );
 
+/** The database of a process whose environment names none. */
+export const DEFAULT_DATABASE_URL = 'sqlite:./data/mensajero.db';
+/** The environment file of the shipped systemd units (deploy/systemd/). */
+export const UNIT_ENV_FILE = '/etc/mensajero/mensajero.env';
+
 const schema = z.object({
   PORT: intFrom(3000, 0),
   HOST: z.string().default('0.0.0.0'),
-  DATABASE_URL: z.string().default('sqlite:./data/mensajero.db'),
+  DATABASE_URL: z.string().default(DEFAULT_DATABASE_URL),
   DATA_DIR: z.string().default('./data'),
   MENSAJERO_SECRET: z.string().optional(),
   PUBLIC_BASE_URL: z.string().optional(),
@@ -187,6 +193,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env, overrides: Part
   if ('problems' in read)
     throw new Error(`invalid configuration: ${read.problems.map((p) => `${p.variable}: ${p.message}`).join('; ')}`);
   return read.config;
+}
+
+/**
+ * A warning when a command would use the default SQLite database although it runs where a service is installed
+ * (UNIT_ENV_FILE exists) or under a systemd unit (INVOCATION_ID): most likely the service's variables were not read
+ * (a shell that sourced the file and lost a value with `&`), and the command would work on, or back up, an empty
+ * `./data` database instead of the service's.
+ */
+export function defaultDatabaseWarning(env: NodeJS.ProcessEnv, unitEnvFileExists: boolean): string | undefined {
+  if (env.DATABASE_URL !== undefined) return undefined;
+  const where = env.INVOCATION_ID ? 'it runs under a systemd unit' : `${UNIT_ENV_FILE} exists`;
+  if (!env.INVOCATION_ID && !unitEnvFileExists) return undefined;
+  return (
+    `DATABASE_URL is not set, so this command uses the default database ${DEFAULT_DATABASE_URL} ` +
+    `(${resolve(DEFAULT_DATABASE_URL.slice('sqlite:'.length))}), not the service's, although ${where}. ` +
+    `Read the service's variables as systemd does: mensajero --env-file ${UNIT_ENV_FILE} <command>`
+  );
 }
 
 /** A variable the configuration refuses, and why (never its value). */

@@ -322,11 +322,6 @@ export async function updateAccountSettings(db: Executor, accountId: number, cha
   await db.updateTable('accounts').set(changes).where('id', '=', accountId).execute();
 }
 
-/** The newest API key as stored (hash and sealed key): `doctor` opens it to check the server secret. */
-export async function newestStoredKey(db: Executor) {
-  return db.selectFrom('api_keys').select(['key_hash', 'key_enc']).orderBy('id', 'desc').executeTakeFirst();
-}
-
 /** The account's low-balance threshold as stored (null: none). */
 export async function lowBalanceUnits(db: Executor, accountId: number) {
   const row = await db

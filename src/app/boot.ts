@@ -4,7 +4,8 @@ import { createLogger, type AppContext, type BaseContext } from '../context.js';
 import { openDatabase, type PgLimits } from '../db/engine.js';
 import { DatabaseLiveness } from '../db/liveness.js';
 import { migrateToLatest } from '../db/migrate.js';
-import { loadServerSecret, Secrets } from '../lib/secrets.js';
+import { secretFor } from '../db/sealed.js';
+import { Secrets } from '../lib/secrets.js';
 
 /**
  * The composition root: the one place that builds the services of a process
@@ -29,7 +30,7 @@ export function pgLimits(config: Config): PgLimits {
   };
 }
 
-/** The context of a CLI command: the database (migrated unless told not to), the secret and a logger. */
+/** The context of a CLI command: the database (migrated unless told not to), the secret that opens it and a logger. */
 export async function createBaseContext(config: Config, opts: ContextOptions = {}): Promise<BaseContext> {
   const log = opts.log ?? createLogger(config.LOG_LEVEL);
   const db = await openDatabase(config.DATABASE_URL, {
@@ -39,7 +40,8 @@ export async function createBaseContext(config: Config, opts: ContextOptions = {
   });
   try {
     if (opts.migrate !== false) await migrateToLatest(db);
-    const secrets = new Secrets(loadServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR));
+    // Refuses a secret that does not open what the database holds sealed (a restore without its secret).
+    const secrets = new Secrets(await secretFor(db, config.MENSAJERO_SECRET, config.DATA_DIR));
     return { config, db, secrets, log };
   } catch (err) {
     await db.close();

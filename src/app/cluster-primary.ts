@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { openDatabase } from '../db/engine.js';
 import { migrateToLatest } from '../db/migrate.js';
+import { secretFor } from '../db/sealed.js';
 
 /** A worker that dies within this long of its start counts as a crash for the back-off. */
 const STABLE_MS = 30_000;
@@ -12,7 +13,7 @@ const MAX_RESTART_MS = 15_000;
 const MAX_FAILED_STARTS = 5;
 
 /**
- * `mensajero serve --workers N`: this process migrates the database once,
+ * `mensajero serve --workers N`: this process migrates the database once, checks the secret,
  * then runs N copies of the service (node:cluster) that share the port; the
  * background work is shared through the database (job claims, message claims,
  * carrier bind leases). A worker that dies is replaced after a back-off that
@@ -25,6 +26,8 @@ export async function runPrimary(config: Config, workers: number, log: Logger): 
   const database = db.describe;
   try {
     await migrateToLatest(db);
+    // Refused here once, with its reason, rather than by every worker; a fresh install's secret is made before they start.
+    await secretFor(db, config.MENSAJERO_SECRET, config.DATA_DIR);
   } finally {
     await db.close();
   }

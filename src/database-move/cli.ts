@@ -22,8 +22,17 @@ export function moveDatabaseCommand(program: Command, run: CliRunner): void {
           [
             `moved ${r.from} to ${r.to}: ${r.rows} rows in ${r.tables.length} tables, each counted and checked`,
             ...r.tables.map((t) => `${t.table.padEnd(28)} ${String(t.rows).padStart(10)}  ${t.checksum}`),
-            `now set DATABASE_URL=${r.to} and start the service`,
+            // The URL as given, user and parameters included (r.to names only the host and database).
+            `now set DATABASE_URL=${urlToSet(o.to)} and start the service`,
           ].join('\n'),
       ),
     );
+}
+
+/** The target URL to put in DATABASE_URL, as given but for a password (the move refuses one anyway). */
+function urlToSet(to: string): string {
+  const url = new URL(to);
+  url.password = '';
+  url.searchParams.delete('password');
+  return url.toString();
 }

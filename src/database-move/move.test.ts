@@ -8,6 +8,8 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Db } from '../db/engine.js';
 import { migrationStatus } from '../db/migrate.js';
+import { sealedColumns } from '../db/sealed.js';
+import { encrypt, Secrets } from '../lib/secrets.js';
 import { startHarness } from '../../test/helpers/harness.js';
 import { MAIN, runMensajero } from '../../test/helpers/cli.js';
 import { moveDatabase, MoveRefused } from './move.js';
@@ -37,7 +39,8 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
   };
 
   // The server secret goes with the data: API keys, sealed tokens and OTP codes are read with it.
-  const env = { MENSAJERO_SECRET: randomBytes(32).toString('hex') };
+  const secretOfTheData = randomBytes(32).toString('hex');
+  const env = { MENSAJERO_SECRET: secretOfTheData };
 
   beforeAll(async () => {
     const h = await startHarness('sqlite', { env });
@@ -51,7 +54,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
     sourceFile = join(mkdtempSync(join(tmpdir(), 'mensajero-move-')), 'source.db');
     await sql`vacuum into ${sourceFile}`.execute(h.ctx.db.kysely); // the harness removes its files as it closes
     await h.close();
-    fillEveryTable(sourceFile);
+    fillEveryTable(sourceFile, secretOfTheData);
   });
 
   afterAll(async () => {
@@ -150,7 +153,13 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
   it('mensajero move-database prints each table, refuses a password on the command line and a full target', async () => {
     const { url, db } = await newSchema();
     await db.close();
-    const env = { ...(process.env as Record<string, string>), DATABASE_URL: `sqlite:${sourceFile}`, LOG_LEVEL: 'warn' };
+    // With the secret the data was sealed with: a command refuses a database whose sealed data it cannot open.
+    const env = {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: `sqlite:${sourceFile}`,
+      LOG_LEVEL: 'warn',
+      MENSAJERO_SECRET: secretOfTheData,
+    };
     const moved = await runMensajero(['move-database', '--to', url, '--json'], env);
     expect(moved.code, moved.stderr).toBe(0);
     expect(moved.json.rows).toBeGreaterThan(0);
@@ -166,6 +175,14 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
     expect(refused.stderr).toMatch(/PGPASSWORD/);
     expect(refused.stderr).not.toContain('hunter2');
     expect(MAIN).toBeTruthy();
+
+    // The closing hint gives the URL to set as it was given: its user and parameters (here the schema) included.
+    const other = await newSchema();
+    await other.db.close();
+    const human = await runMensajero(['move-database', '--to', other.url], env);
+    expect(human.code, human.stderr).toBe(0);
+    expect(new URL(other.url).username).not.toBe('');
+    expect(human.stdout).toContain(`now set DATABASE_URL=${other.url} and start the service`);
   });
 });
 
@@ -195,7 +212,8 @@ function rowsOf(rows: Array<Record<string, unknown>>): string[] {
  * A row in every table the service's flows left empty, written from the table's columns: a parent's id where a
  * column references one, else a number or a text at the edges of what the columns hold.
  */
-function fillEveryTable(file: string): void {
+function fillEveryTable(file: string, secret: string): void {
+  const keys = new Secrets(Buffer.from(secret, 'hex'));
   const db = new SQLite(file);
   db.pragma('foreign_keys = ON');
   let n = 0;
@@ -210,6 +228,9 @@ function fillEveryTable(file: string): void {
       const ref = refs.find((r) => r.from === c.name);
       if (ref) return db.prepare(`select "${ref.to}" from "${ref.table}" limit 1`).pluck().get();
       n++;
+      // What the database keeps sealed is sealed with the data's secret, as the service writes it.
+      const sealed = sealedColumns.find((s) => s.table === table && s.column === c.name);
+      if (sealed) return encrypt(keys[sealed.key], `sealed ${n}`);
       if (/int/i.test(c.type))
         return c.pk ? 9_000 + n : [0, 1, /bigint/i.test(c.type) ? 2 ** 53 - 1 : 2 ** 31 - 1][n % 3];
       const text = n % 2 ? `ñ “${table}” 😀 '${n}'\nline` : '';

@@ -1,4 +1,4 @@
-import { closeSync, mkdirSync, openSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type SQLite from 'better-sqlite3';
 import type pg from 'pg';
@@ -69,6 +69,15 @@ export interface OpenOptions {
   limits?: PgLimits;
   /** PostgreSQL only: connections prepare the statements they run repeatedly (pg-prepared.ts). */
   preparedStatements?: boolean;
+  /** SQLite only: open the file only if it exists (NoDatabaseFile otherwise) instead of creating it: `doctor`. */
+  existingOnly?: boolean;
+}
+
+/** A SQLite file that is not there, opened with `existingOnly`. */
+export class NoDatabaseFile extends Error {
+  constructor(readonly file: string) {
+    super(`${file} does not exist`);
+  }
 }
 
 /**
@@ -90,14 +99,15 @@ export interface PgLimits {
 }
 
 export async function openDatabase(url: string, opts: OpenOptions = {}): Promise<Db> {
-  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length));
+  if (url.startsWith('sqlite:')) return openSqlite(url.slice('sqlite:'.length), opts.existingOnly);
   if (url.startsWith('postgres://') || url.startsWith('postgresql://')) return openPostgres(url, opts);
   throw new Error(`DATABASE_URL must start with sqlite: or postgres:// (got ${url.split(':')[0]}:)`);
 }
 
-async function openSqlite(path: string): Promise<Db> {
+async function openSqlite(path: string, existingOnly = false): Promise<Db> {
   const { default: SQLite } = await import('better-sqlite3');
   const file = path === '' ? ':memory:' : path;
+  if (file !== ':memory:' && existingOnly && !existsSync(file)) throw new NoDatabaseFile(file);
   if (file !== ':memory:') {
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     // Created readable by the owner only; SQLite gives its -wal and -shm files the database file's mode.

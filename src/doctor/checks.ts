@@ -1,9 +1,8 @@
 import { readConfig, type Config } from '../config.js';
-import { openDatabase, type Db } from '../db/engine.js';
+import { NoDatabaseFile, openDatabase, type Db } from '../db/engine.js';
 import { migrationStatus } from '../db/migrate.js';
-import { apiKeyHash, openApiKey } from '../accounts/keys.js';
-import { newestStoredKey } from '../accounts/index.js';
-import { readServerSecret, secretFile, Secrets } from '../lib/secrets.js';
+import { readServerSecret, secretFile } from '../lib/secrets.js';
+import { secretVerdict } from '../db/sealed.js';
 import { carrierStatus } from '../carriers/status.js';
 import { routesNamingOffCarriers } from '../carriers/routes-off.js';
 import { httpGet, localAddress, pingRedis, portIsFree } from './probes.js';
@@ -55,10 +54,13 @@ async function database(state: DoctorState): Promise<Outcome> {
   let db: Db | undefined;
   let status;
   try {
-    db = await openDatabase(url);
+    // A SQLite file that is not there is not created: the doctor changes nothing.
+    db = await openDatabase(url, { existingOnly: true });
     status = await migrationStatus(db);
   } catch (err) {
     await db?.close();
+    if (err instanceof NoDatabaseFile)
+      return warn(`sqlite:${err.file} does not exist yet: mensajero migrate or serve creates it`);
     return fail(`${url} (the password is masked): ${(err as Error).message}`);
   }
   state.db = db;
@@ -74,39 +76,30 @@ async function database(state: DoctorState): Promise<Outcome> {
 }
 
 /**
- * The secret is compared with the newest stored API key: each key is kept
- * sealed with a key derived from the secret (to show it again) beside its
- * SHA-256 (to find it). A key that does not open, or opens to a key of
- * another hash, was sealed with another secret: the secret changed.
+ * The secret is tried on one value of each kind the database keeps sealed with a key derived from it (API keys,
+ * carrier passwords, webhook signing secrets…): one that does not open was sealed with another secret, the secret
+ * changed. `serve` and every command refuse to start on the same finding (db/sealed.ts).
  */
 async function secret(state: DoctorState): Promise<Outcome> {
   const config = state.config!;
   const source = config.MENSAJERO_SECRET ? 'MENSAJERO_SECRET' : secretFile(config.DATA_DIR);
-  let master: Buffer | undefined;
-  try {
-    master = readServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR);
-  } catch (err) {
-    return fail(`${source}: ${(err as Error).message}`);
-  }
-  const newest = state.migrated ? await newestStoredKey(state.db!.kysely) : undefined;
-  if (!master && newest) return fail(`no secret (${source} is missing) but the database holds keys sealed with one`);
-  if (!master) return warn(`none yet: the first command or serve creates ${source}; several processes share one`);
-  if (!state.migrated)
+  if (!state.migrated) {
+    let master: Buffer | undefined;
+    try {
+      master = readServerSecret(config.MENSAJERO_SECRET, config.DATA_DIR);
+    } catch (err) {
+      return fail(`${source}: ${(err as Error).message}`);
+    }
+    const why = state.db ? 'not migrated' : 'unreachable';
     return warn(
-      `${source} is present; not compared with stored keys: the database is ${state.db ? 'not migrated' : 'unreachable'}`,
+      master
+        ? `${source} is present; not compared with sealed data: the database is ${why}`
+        : `none yet: the first command or serve creates ${source}; several processes share one`,
     );
-  if (!newest) return ok(`${source} is present; no stored keys to compare with yet`);
-  return opensWith(master, newest)
-    ? ok(`${source} opens the stored API keys`)
-    : fail(`${source} does not open the stored API keys: the secret changed since they were issued`);
-}
-
-function opensWith(master: Buffer, stored: { key_hash: string; key_enc: string }): boolean {
-  try {
-    return apiKeyHash(openApiKey(new Secrets(master).keyEncryption, stored.key_enc)) === stored.key_hash;
-  } catch {
-    return false;
   }
+  const verdict = await secretVerdict(state.db!, config.MENSAJERO_SECRET, config.DATA_DIR);
+  if (verdict.status === 'none') return warn(`${verdict.detail}; several processes share one`);
+  return { status: verdict.status, detail: verdict.detail };
 }
 
 /**

@@ -6,7 +6,7 @@ import { redactor, TimedOut, withTimeout } from './probes.js';
  * `mensajero doctor`: what an operator runs on a new install or after an
  * upgrade. It does not go through the usual runner, which migrates the
  * database and creates the secret: the doctor looks and changes nothing
- * (opening a SQLite path creates an empty file, as any command does).
+ * (a SQLite file that is not there is reported, not created).
  */
 export function doctorCommand(program: Command): void {
   program

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engines } from '../../test/helpers/harness.js';
@@ -132,6 +132,18 @@ for (const engine of engines) {
     });
 
     it('reports a database nobody migrated without migrating it or creating a secret', async () => {
+      if (engine === 'sqlite') {
+        // A SQLite file that is not there yet is reported, not created (an empty one would be a database).
+        const file = cli.env.DATABASE_URL.slice('sqlite:'.length);
+        const none = await doctor({ ...cli.env, PORT: String(await closedPort()) });
+        expect(none.code, none.stdout).toBe(0);
+        expect(none.checks.database).toMatchObject({
+          status: 'warn',
+          detail: expect.stringContaining('does not exist yet'),
+        });
+        expect(existsSync(file)).toBe(false);
+        writeFileSync(file, '');
+      }
       const r = await doctor({ ...cli.env, PORT: String(await closedPort()) });
       expect(r.code).toBe(0);
       expect(r.checks.database).toMatchObject({ status: 'warn', detail: expect.stringContaining('0001_foundation') });
@@ -166,7 +178,7 @@ describe('mensajero doctor: configuration', () => {
     try {
       const r = await runMensajero(['doctor'], cli.env);
       expect(r.stdout).toMatch(/^ok +configuration +every variable is valid$/m);
-      expect(r.stdout).toMatch(/^warn +database +sqlite:.* pending/m);
+      expect(r.stdout).toMatch(/^warn +database +sqlite:.* does not exist yet/m);
     } finally {
       await cli.cleanup();
     }

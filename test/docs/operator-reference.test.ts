@@ -138,4 +138,12 @@ describe('docs/operators/cli.md', () => {
     );
     expect(undocumented).toEqual([]);
   });
+
+  it('documents the options of the program itself, given before the command (main.ts)', () => {
+    const main = read('src/app/main.ts');
+    const program = main.slice(main.indexOf("new Command('mensajero')"), main.indexOf('.exitOverride('));
+    const options = [...program.matchAll(/\.option\(\s*'(--[a-z-]+)/g)].map((m) => m[1]!);
+    expect(options).toContain('--env-file');
+    expect(options.filter((o) => !read('docs/operators/cli.md').includes(`mensajero ${o}`))).toEqual([]);
+  });
 });

@@ -1,10 +1,11 @@
 import { execFile } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readConfig } from '../../src/config.js';
+import { parseEnvironmentFile } from '../../src/lib/env-file.js';
 
 const run = promisify(execFile);
 const UNITS_DIR = join(import.meta.dirname, '..', '..', 'deploy', 'systemd');
@@ -56,6 +57,13 @@ describe.each(UNITS)('deploy/systemd/%s', (unit) => {
     expect(Number(one('TimeoutStopSec'))).toBeGreaterThanOrEqual(60);
     expect(Number(one('LimitNOFILE'))).toBeGreaterThanOrEqual(65536);
   });
+
+  it("filters system calls to a service's, failing others with EPERM, and shows it only its own processes in /proc", () => {
+    expect(one('SystemCallFilter')).toBe('@system-service');
+    expect(one('SystemCallErrorNumber')).toBe('EPERM');
+    expect(one('ProtectProc')).toBe('invisible');
+    expect(one('ProcSubset')).toBe('pid');
+  });
 });
 
 it('mensajero@.service takes its PORT from the instance name and runs one process', () => {
@@ -64,15 +72,10 @@ it('mensajero@.service takes its PORT from the instance name and runs one proces
 });
 
 it('mensajero.env.example is a configuration the service accepts once its secret is appended', () => {
-  const lines = readFileSync(join(UNITS_DIR, 'mensajero.env.example'), 'utf8')
-    .split('\n')
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  const env = Object.fromEntries(
-    lines.map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-  );
+  // Read as systemd reads it, and as `mensajero --env-file` does.
+  const env = parseEnvironmentFile(readFileSync(join(UNITS_DIR, 'mensajero.env.example'), 'utf8'));
   expect(env.MENSAJERO_SECRET).toBeUndefined();
   expect(env).toMatchObject({ SIMULATORS: 'false', DATA_DIR: '/var/lib/mensajero' });
-  for (const value of Object.values(env)) expect(value).not.toMatch(/[\s"']/);
   const read = readConfig({ ...env, MENSAJERO_SECRET: 'ab'.repeat(32) });
   expect('problems' in read ? read.problems : []).toEqual([]);
 });
@@ -110,6 +113,20 @@ describe.skipIf(!systemdAnalyze)('systemd-analyze verify', () => {
   it('accepts an instance of mensajero@.service', async () => {
     expect(await verify('mensajero@3001.service', 'mensajero@')).toEqual({ code: 0, complaints: [] });
   });
+
+  /** `systemd-analyze security --offline`'s overall exposure of a unit file (0 safest, 10 least). */
+  async function exposure(name: string): Promise<number> {
+    const { stdout } = await run(systemdAnalyze!, ['security', '--offline=true', '--no-pager', join(dir, name)]);
+    return Number(/Overall exposure level for \S+: ([\d.]+)/.exec(stdout)?.[1]);
+  }
+
+  it.each(['mensajero.service', 'mensajero@3001.service'])(
+    'rates %s at an exposure of 2.0 or less (3.2 without the system call filter and /proc settings)',
+    async (name) => {
+      if (name.includes('@')) copyFileSync(join(dir, 'mensajero@.service'), join(dir, name));
+      expect(await exposure(name)).toBeLessThanOrEqual(2);
+    },
+  );
 
   it('names a unit with a bad value or a missing binary (the check can fail)', async () => {
     writeFileSync(join(dir, 'broken.service'), '[Service]\nExecStart=/bin/true\nProtectHome=maybe\n');
