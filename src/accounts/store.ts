@@ -194,15 +194,23 @@ export const rearmed = (units: number) =>
 
 /**
  * Adds (or, negative, withdraws) credit units. The update is conditional, so
- * a balance never goes below zero: returns false when it would.
+ * a balance never goes below zero: returns false when it would, and when an
+ * addition would take it past `maxUnits` (given: the operator's changes).
  */
-export async function adjustCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
-  const result = await db
+export async function adjustCredits(
+  db: Executor,
+  accountId: number,
+  units: number,
+  maxUnits?: number,
+): Promise<boolean> {
+  let update = db
     .updateTable('accounts')
     .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
     .where('id', '=', accountId)
-    .where(sql<boolean>`credits + ${units} >= 0`)
-    .executeTakeFirst();
+    .where(sql<boolean>`credits + ${units} >= 0`);
+  // The ceiling holds only what is added: a withdrawal from a balance above it (set before it existed) goes through.
+  if (maxUnits !== undefined && units > 0) update = update.where(sql<boolean>`credits + ${units} <= ${maxUnits}`);
+  const result = await update.executeTakeFirst();
   return affected(result) === 1;
 }
 

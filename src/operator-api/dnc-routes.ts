@@ -4,24 +4,20 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { parse } from '../http/validate.js';
 import { recordAudit } from '../audit/service.js';
-import { addDoNotContact, DncError, listDoNotContact, removeDoNotContact } from '../features/dnc/service.js';
+import { addDoNotContact, DncError, listDoNotContact, MAX_PAGE, removeDoNotContact } from '../features/dnc/service.js';
 import { actorOf } from './guard.js';
+import { decimal, jsonBody } from './schemas.js';
 
 const HIDDEN = { schema: { hide: true } };
 
 const DncQuery = z.object({
   after: z
     .string({ error: 'op_list_invalid' })
-    .regex(/^\d{1,20}$/, { error: 'op_list_invalid' })
+    .regex(/^\d{1,15}$/, { error: 'op_list_invalid' })
     .optional(),
-  limit: z.coerce
-    .number({ error: 'op_list_invalid' })
-    .int({ error: 'op_list_invalid' })
-    .min(1, { error: 'op_list_invalid' })
-    .max(1000, { error: 'op_list_invalid' })
-    .default(1000),
+  limit: decimal('op_list_invalid', MAX_PAGE).default(MAX_PAGE),
 });
-const DncNumber = z.object({
+const DncNumber = jsonBody({
   number: z.string({ error: 'op_number_invalid' }).max(32, { error: 'op_number_invalid' }),
 });
 

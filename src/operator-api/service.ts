@@ -1,4 +1,4 @@
-import { toCredits, toUnits } from '../accounts/credits.js';
+import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
 import { AccountCreateError, createAccount } from '../accounts/create.js';
 import {
   adjustCredits,
@@ -52,13 +52,15 @@ export async function createAccountAs(
 
 /**
  * Adds (or, negative, withdraws) credits with the reason, in one transaction with its audit entry. The update is
- * conditional (accounts' adjustCredits), so parallel withdrawals never take a balance below zero.
+ * conditional (accounts' adjustCredits), so parallel withdrawals never take a balance below zero and parallel
+ * additions never past MAX_BALANCE_CREDITS (op_balance_ceiling).
  */
 export async function changeCredits(db: Db, by: ApiActor, id: number, amount: number, reason: string) {
   const units = toUnits(amount);
   return db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
-    if (!(await adjustCredits(trx, id, units))) throw badRequest('op_below_zero');
+    if (!(await adjustCredits(trx, id, units, toUnits(MAX_BALANCE_CREDITS))))
+      throw badRequest(units < 0 ? 'op_below_zero' : 'op_balance_ceiling');
     if (units < 0) await recordLowBalance(trx, id);
     const after = await existing(trx, id);
     const detail = { amount, reason, credits: toCredits(Number(after.credits)) };

@@ -80,6 +80,45 @@ describeEngines('operator API accounts', (engine) => {
     expect((await call('POST', '/accounts/999999/credits', { amount: 1, reason: 'x' })).status).toBe(404);
   });
 
+  it('refuses a reason with control or formatting characters with its own code', async () => {
+    const a = await api.h.createAccount(10);
+    for (const reason of ['a\u0000b', 'a\u001b[31mb', 'line\nbreak', 'top-up \u202eevil', 'zero\u200bwidth']) {
+      const r = await call('POST', `/accounts/${a.id}/credits`, { amount: 1, reason });
+      expect([r.status, r.body.code], JSON.stringify(reason)).toEqual([400, 'op_reason_invalid']);
+    }
+    expect((await call('GET', `/accounts/${a.id}`)).body.credits).toBe(10);
+  });
+
+  it('refuses a body with a field the document does not name (additionalProperties: false)', async () => {
+    const a = await api.h.createAccount(10);
+    const extra = [
+      ['POST', `/accounts/${a.id}/credits`, { amount: 1, reason: 'x', credits: 5 }],
+      ['POST', '/accounts', { email: 'extra@example.com', parent_id: 1 }],
+      ['PUT', '/prices', { channel: 'sms', prefix: '52', credits: 1, account: 'x' }],
+      ['POST', '/dnc', { number: '525512345678', note: 'x' }],
+    ] as const;
+    for (const [method, path, body] of extra) {
+      const r = await call(method, path, body);
+      expect([r.status, r.body.code], path).toEqual([400, 'op_field_unknown']);
+    }
+    expect((await call('GET', `/accounts/${a.id}`)).body.credits).toBe(10);
+  });
+
+  it('never takes a balance past 100000000 credits (op_balance_ceiling); a withdrawal still goes through', async () => {
+    const a = await api.h.createAccount(0);
+    expect((await call('POST', `/accounts/${a.id}/credits`, { amount: 100_000_000, reason: 'max' })).status).toBe(200);
+    const over = await call('POST', `/accounts/${a.id}/credits`, { amount: 0.0001, reason: 'one more' });
+    expect([over.status, over.body.code]).toEqual([400, 'op_balance_ceiling']);
+    const parallel = await Promise.all(
+      Array.from({ length: 10 }, () => call('POST', `/accounts/${a.id}/credits`, { amount: 100_000_000, reason: 'x' })),
+    );
+    expect(parallel.every((r) => r.body.code === 'op_balance_ceiling')).toBe(true);
+    expect((await call('POST', `/accounts/${a.id}/credits`, { amount: -1, reason: 'refund' })).body.credits).toBe(
+      99_999_999,
+    );
+    expect((await call('GET', `/accounts/${a.id}`)).body.credits).toBe(99_999_999);
+  });
+
   it('parallel withdrawals never take a balance below zero', async () => {
     const a = await api.h.createAccount(10);
     const answers = await Promise.all(

@@ -44,8 +44,9 @@ export function registerOperatorActions(scope: FastifyInstance, shared: Shared, 
     async (_request, _v, body) => {
       const account = await accountByEmail(ctx, field(body, 'email'));
       if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
+      // Only additions here (credits above zero): a refusal is the balance ceiling.
       if (!(await addCredits(ctx, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
-        throw refuse(400, 'credits_below_zero');
+        throw refuse(400, 'credits_ceiling');
       return { done: 'credits_added' };
     },
     'accounts.credits',
