@@ -154,6 +154,35 @@ describeEngines('operator API accounts', (engine) => {
     expect(refused.body.code).toBe('op_parent_archived');
   });
 
+  it('normalises emails (NFKC) and refuses invisible formatting characters; targets carry the account id', async () => {
+    const nfc = await call('POST', '/accounts', { email: 'jos\u00e9@example.com' });
+    expect(nfc.status).toBe(201);
+    // The same address in NFD, and a full-width one, are the same account.
+    expect((await call('POST', '/accounts', { email: 'jose\u0301@example.com' })).body.code).toBe('op_email_taken');
+    const wide = await call('POST', '/accounts', { email: '\uff53\uff48\uff4f\uff50@wide.example.com' });
+    expect(wide.body.email).toBe('shop@wide.example.com');
+    for (const email of ['ad\u200bmin@example.com', 'evil\u202emoc.elpmaxe@x.com', 'a\u2060b@example.com']) {
+      const r = await call('POST', '/accounts', { email });
+      expect([r.status, r.body.code], JSON.stringify(email)).toEqual([400, 'op_email_invalid']);
+    }
+    // A sub-account may carry another tenant's email: the audit target names it by id.
+    const parent = await api.h.createAccount(1);
+    const sub = await insertAccount(api.h.ctx.db.kysely, api.h.ctx.secrets.keyEncryption, {
+      email: `${parent.id} jos\u00e9@example.com`,
+      passwordHash: 'x',
+      parentId: parent.id,
+    });
+    await call('POST', `/accounts/${sub.account.id}/credits`, { amount: 1, reason: 'which one?' });
+    const entry = (await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'ops' })).find(
+      (e) => e.detail.reason === 'which one?',
+    )!;
+    expect(entry.target).toBe(`account:${sub.account.id} jos\u00e9@example.com`);
+    const created = (await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'ops' })).find(
+      (e) => e.action === 'accounts.create' && e.detail.id === nfc.body.id,
+    )!;
+    expect(created.target).toBe(`account:${nfc.body.id} jos\u00e9@example.com`);
+  });
+
   it('records every change in the audit log as token:NAME, with the address and no secret', async () => {
     const entries = await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'ops' });
     const actions = new Set(entries.map((e) => e.action));
