@@ -45,6 +45,7 @@ function invoked(argv: string[]): Command {
     group
       .command(sub)
       .option('--email <e>')
+      .option('--parent <p>')
       .option('--keyword <w>')
       .option('--secret <s>')
       .option('--json')
@@ -89,4 +90,9 @@ it('redacts the secrets inside URLs whatever the field is named: user:password@,
   });
   for (const value of Object.values(detail))
     expect(JSON.stringify(value)).not.toMatch(/secret@|sk_live|hunter2|abc|s1|:pw@|redispw/);
+});
+
+it('names a sub-account in a CLI entry by its email and its parent’s', () => {
+  const entry = cliAuditEntry(invoked(['mo-routes', 'add', '--email', 'kid@example.com', '--parent', 'p@example.com']));
+  expect(entry!.target).toBe('kid@example.com parent:p@example.com');
 });
