@@ -1,3 +1,4 @@
+import { MAX_BALANCE_CREDITS, toUnits } from '../accounts/credits.js';
 import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
@@ -13,10 +14,13 @@ import {
 // The changes the `accounts` commands make, each in one transaction. Front ends import this file (accounts/cli.ts);
 // it reaches above the accounts' foundation (prices, opt-outs, webhooks) as they do, the last two loaded on demand.
 
-/** Adds (negative: withdraws) credits; false, changing nothing, when the balance would go below zero. */
+/**
+ * Adds (negative: withdraws) credits; false, changing nothing, when the balance would go below zero or (an addition)
+ * past MAX_BALANCE_CREDITS.
+ */
 export async function addCredits(db: Db, accountId: number, units: number): Promise<boolean> {
   return db.kysely.transaction().execute(async (trx) => {
-    if (!(await adjustCredits(trx, accountId, units))) return false;
+    if (!(await adjustCredits(trx, accountId, units, toUnits(MAX_BALANCE_CREDITS)))) return false;
     // Loaded here: the webhook modules are for this change only, not every `accounts` command.
     if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, accountId);
     return true;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { toCredits, toUnits } from '../accounts/credits.js';
+import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
 import { listAccounts, MAX_ACCOUNT_SEARCH, type Account } from '../accounts/index.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
 import { addCredits, archiveFamily, changeSettings, replaceKey, reviveAccount } from './admin.js';
@@ -71,7 +71,10 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
           const units = toUnits(o.add);
-          if (!(await addCredits(ctx.db, account.id, units))) throw new CliError('the balance cannot go below zero');
+          if (!(await addCredits(ctx.db, account.id, units)))
+            throw new CliError(
+              units < 0 ? 'the balance cannot go below zero' : `the balance cannot pass ${MAX_BALANCE_CREDITS} credits`,
+            );
           const after = await requireAccount(ctx, o.email, o.parent);
           return { email: shownEmail(after.email), credits: toCredits(after.credits) };
         },

@@ -1,8 +1,8 @@
-import type { Db } from '../db/engine.js';
+import type { Db, Executor } from '../db/engine.js';
 import { isUniqueViolation } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
-import { isAccountEmail } from '../text/email.js';
+import { isAccountEmail, normalEmail } from '../text/email.js';
 import { toCredits, toUnits } from './credits.js';
 import { findAccountByEmail, insertAccount, type Account } from './store.js';
 
@@ -28,8 +28,10 @@ export async function createAccount(
   db: Db,
   encryptionKey: Buffer,
   input: { email: string; password?: string; credits?: number },
+  /** Runs in the insert's transaction once the account exists: the caller's audit entry, so both commit or neither. */
+  created?: (trx: Executor, account: Account) => Promise<unknown>,
 ): Promise<{ account: Account; apikey: string }> {
-  const email = input.email.trim().toLowerCase();
+  const email = normalEmail(input.email);
   if (!isAccountEmail(email)) throw new AccountCreateError('email_invalid', `not a valid email: ${input.email}`);
   const credits = input.credits ?? 0;
   if (
@@ -43,9 +45,11 @@ export async function createAccount(
     throw new AccountCreateError('email_taken', `an account with email ${email} exists`);
   const passwordHash = await hashPassword(input.password ?? randomToken(32));
   try {
-    return await db.kysely
-      .transaction()
-      .execute((trx) => insertAccount(trx, encryptionKey, { email, passwordHash, credits: toUnits(credits) }));
+    return await db.kysely.transaction().execute(async (trx) => {
+      const made = await insertAccount(trx, encryptionKey, { email, passwordHash, credits: toUnits(credits) });
+      if (created) await created(trx, made.account);
+      return made;
+    });
   } catch (err) {
     if (isUniqueViolation(err)) throw new AccountCreateError('email_taken', `an account with email ${email} exists`);
     throw err;

@@ -4,6 +4,9 @@
  */
 export const CREDIT_UNITS = 10_000;
 
+/** The most credits an operator's change (API, CLI, panel) may take a balance to: a typo never mints billions. */
+export const MAX_BALANCE_CREDITS = 100_000_000;
+
 export const toUnits = (credits: number): number => Math.round(credits * CREDIT_UNITS);
 
 export const toCredits = (units: number): number => units / CREDIT_UNITS;

@@ -1,5 +1,6 @@
 import type { AppContext, WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
+import { MAX_BALANCE_CREDITS, toUnits } from './credits.js';
 import { createAccount } from './create.js';
 import { searchAccounts, subaccountRows } from './listing-store.js';
 import {
@@ -26,8 +27,9 @@ export const accountByEmail = (ctx: WithDb, email: string) => findAccountByEmail
 
 export const accountsMatching = (ctx: WithDb, search: string) => searchAccounts(ctx.db.kysely, search);
 
+/** An operator's change of a balance: never below zero, never past MAX_BALANCE_CREDITS; false when refused. */
 export const addCredits = (ctx: WithDb, accountId: number, units: number) =>
-  adjustCredits(ctx.db.kysely, accountId, units);
+  adjustCredits(ctx.db.kysely, accountId, units, toUnits(MAX_BALANCE_CREDITS));
 
 export const archiveAccountNow = (ctx: WithDb, accountId: number) =>
   ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, accountId));

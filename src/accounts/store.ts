@@ -3,6 +3,7 @@ import type { Db, Executor } from '../db/engine.js';
 import { affected } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
 import type { AccountsTable } from '../db/schema.js';
+import { normalEmail } from '../text/email.js';
 import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
 
 export type Account = Selectable<AccountsTable>;
@@ -26,7 +27,14 @@ export type AuthenticatedAccount = Pick<
   key_id?: number | string;
 };
 
+/**
+ * The account of an email as typed, normalised as new emails are stored (NFKC, lower case: text/email.ts); an email
+ * stored before that rule, in another form, is still found by the form it was stored in.
+ */
 export async function findAccountByEmail(db: Executor, email: string): Promise<Account | undefined> {
+  const normal = normalEmail(email);
+  const found = await db.selectFrom('accounts').selectAll().where('email', '=', normal).executeTakeFirst();
+  if (found || normal === email.toLowerCase()) return found;
   return db.selectFrom('accounts').selectAll().where('email', '=', email.toLowerCase()).executeTakeFirst();
 }
 
@@ -131,7 +139,7 @@ export async function insertAccount(
   const account = await db
     .insertInto('accounts')
     .values({
-      email: input.email.toLowerCase(),
+      email: normalEmail(input.email),
       password_hash: input.passwordHash,
       credits: input.credits ?? 0,
       parent_id: input.parentId ?? null,
@@ -194,15 +202,23 @@ export const rearmed = (units: number) =>
 
 /**
  * Adds (or, negative, withdraws) credit units. The update is conditional, so
- * a balance never goes below zero: returns false when it would.
+ * a balance never goes below zero: returns false when it would, and when an
+ * addition would take it past `maxUnits` (given: the operator's changes).
  */
-export async function adjustCredits(db: Executor, accountId: number, units: number): Promise<boolean> {
-  const result = await db
+export async function adjustCredits(
+  db: Executor,
+  accountId: number,
+  units: number,
+  maxUnits?: number,
+): Promise<boolean> {
+  let update = db
     .updateTable('accounts')
     .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
     .where('id', '=', accountId)
-    .where(sql<boolean>`credits + ${units} >= 0`)
-    .executeTakeFirst();
+    .where(sql<boolean>`credits + ${units} >= 0`);
+  // The ceiling holds only what is added: a withdrawal from a balance above it (set before it existed) goes through.
+  if (maxUnits !== undefined && units > 0) update = update.where(sql<boolean>`credits + ${units} <= ${maxUnits}`);
+  const result = await update.executeTakeFirst();
   return affected(result) === 1;
 }
 

@@ -1,3 +1,5 @@
+import { normalEmail } from '../text/email.js';
+
 /**
  * A sub-account's email is unique among its parent's sub-accounts only, so
  * creating one never reveals that an email exists in another tenant. It is
@@ -9,7 +11,7 @@
  * The operator's CLI names a sub-account `--email <email> --parent <parent
  * email>` (src/cli/helpers.ts: requireAccount); the stored form also works.
  */
-export const subaccountEmailKey = (parentId: number, email: string): string => `${parentId} ${email.toLowerCase()}`;
+export const subaccountEmailKey = (parentId: number, email: string): string => `${parentId} ${normalEmail(email)}`;
 
 /** The email as the account holder wrote it (without the parent prefix). */
 export const shownEmail = (stored: string): string => {

@@ -24,6 +24,12 @@ export const READ_ONLY_SUBCOMMANDS = new Set([
   'doctor',
 ]);
 
+/**
+ * Commands that record their own entry in the transactions of their change (written in steps, so that an interrupted
+ * run leaves an entry saying what it wrote): the runner records nothing more for them.
+ */
+export const SELF_RECORDED = new Set(['dnc.import']);
+
 /** The options that name what a command changed, in the order they are looked for. */
 const TARGET_OPTIONS = ['email', 'id', 'name', 'number', 'systemId', 'carrier'];
 
@@ -32,8 +38,12 @@ export function cliAuditEntry(command: Command): AuditInput | undefined {
   const names: string[] = [];
   for (let c: Command | null = command; c?.parent; c = c.parent) names.unshift(c.name());
   if (names.length === 0 || names.some((n) => READ_ONLY_SUBCOMMANDS.has(n))) return undefined;
+  if (SELF_RECORDED.has(names.join('.'))) return undefined;
   const { json: _json, ...options } = command.opts() as Record<string, unknown>;
   const key = TARGET_OPTIONS.find((k) => options[k] !== undefined && options[k] !== null);
   // recordAudit leaves out every secret-named option (password, token, secret, apikey, key…).
-  return { actor: 'cli', action: names.join('.'), target: key ? String(options[key]) : null, detail: options };
+  // A sub-account is named by its email and its parent's: the email alone may be any tenant's.
+  const parent = key === 'email' && typeof options.parent === 'string' ? ` parent:${options.parent}` : '';
+  const target = key ? `${String(options[key])}${parent}` : null;
+  return { actor: 'cli', action: names.join('.'), target, detail: options };
 }

@@ -45,6 +45,7 @@ function invoked(argv: string[]): Command {
     group
       .command(sub)
       .option('--email <e>')
+      .option('--parent <p>')
       .option('--keyword <w>')
       .option('--secret <s>')
       .option('--json')
@@ -66,4 +67,32 @@ it('records any command not named as read-only, with its target and options minu
   // recordAudit cleans the detail it stores.
   expect(cleanDetail(entry!.detail!)).toEqual({ email: 'a@example.com', keyword: 'HOLA' });
   expect(cliAuditEntry(invoked(['mo-routes', 'list', '--json']))).toBeUndefined();
+});
+
+it('redacts the secrets inside URLs whatever the field is named: user:password@, a key as user, ?password=', () => {
+  const detail = cleanDetail({
+    graphUrl: 'https://user:secret@graph.example.com/v19.0',
+    apiBase: 'https://sk_live_51Habc:@api.stripe.com',
+    to: 'postgres://app@db.example.com:5432/mensajero?password=hunter2&sslmode=require',
+    url: 'https://hooks.example.com/in?access_token=abc&Signature=s1&id=7',
+    note: 'moved from postgres://admin:pw@old/db and redis://:redispw@cache:6379/0 today',
+    nested: { list: ['https://u:p@x.example.com'] },
+    plain: 'https://example.com/a?b=c',
+  });
+  expect(detail).toEqual({
+    graphUrl: 'https://user:***@graph.example.com/v19.0',
+    apiBase: 'https://***:***@api.stripe.com',
+    to: 'postgres://app@db.example.com:5432/mensajero?password=***&sslmode=require',
+    url: 'https://hooks.example.com/in?access_token=***&Signature=***&id=7',
+    note: 'moved from postgres://admin:***@old/db and redis://:***@cache:6379/0 today',
+    nested: { list: ['https://u:***@x.example.com'] },
+    plain: 'https://example.com/a?b=c',
+  });
+  for (const value of Object.values(detail))
+    expect(JSON.stringify(value)).not.toMatch(/secret@|sk_live|hunter2|abc|s1|:pw@|redispw/);
+});
+
+it('names a sub-account in a CLI entry by its email and its parent’s', () => {
+  const entry = cliAuditEntry(invoked(['mo-routes', 'add', '--email', 'kid@example.com', '--parent', 'p@example.com']));
+  expect(entry!.target).toBe('kid@example.com parent:p@example.com');
 });

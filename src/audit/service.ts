@@ -1,6 +1,7 @@
 import type { WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
-import { insertAuditRow, selectAuditRows } from './store.js';
+import { redactUrlSecrets } from '../text/url-secrets.js';
+import { insertAuditRow, selectAuditRows, updateAuditDetail } from './store.js';
 
 /** One change, as whoever made it records it. `detail` is cleaned of secrets here whatever the caller passes. */
 export interface AuditInput {
@@ -22,6 +23,12 @@ export interface AuditEntry {
   address: string | null;
 }
 
+/**
+ * The target of a change to an account: `account:ID EMAIL`. The id names it whatever its email (a sub-account may
+ * carry any email, another tenant's included: its email alone would disguise which account changed).
+ */
+export const accountTarget = (id: number | string, shownEmail: string): string => `account:${id} ${shownEmail}`;
+
 /** The most entries one listing returns (`audit list`, the panel's page). */
 export const AUDIT_LIST_MAX = 500;
 
@@ -35,7 +42,11 @@ const MAX_TEXT = 200;
 
 export const isSecretName = (name: string): boolean => SECRET_WORD.test(name) || KEY_NAME.test(name);
 
-/** A detail as it is stored: secret-named fields dropped (at any depth), texts cut to 200 characters, at most 40 fields. */
+/**
+ * A detail as it is stored: secret-named fields dropped (at any depth), the secrets inside URLs replaced in every text
+ * whatever its field's name (a password or key in a URL's user part, `?password=`, `?token=`: text/url-secrets.ts),
+ * texts cut to 200 characters, at most 40 fields.
+ */
 export function cleanDetail(detail: Record<string, unknown>, depth = 0): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(detail).slice(0, MAX_FIELDS)) {
@@ -45,8 +56,14 @@ export function cleanDetail(detail: Record<string, unknown>, depth = 0): Record<
   return out;
 }
 
+/** A text as the audit log stores it: no secret inside a URL, at most `max` characters. */
+export function cleanText(text: string, max = MAX_TEXT): string {
+  const clean = redactUrlSecrets(text);
+  return clean.length > max ? `${clean.slice(0, max)}…` : clean;
+}
+
 function cleanValue(value: unknown, depth: number): unknown {
-  if (typeof value === 'string') return value.length > MAX_TEXT ? `${value.slice(0, MAX_TEXT)}…` : value;
+  if (typeof value === 'string') return cleanText(value);
   if (value === null || typeof value === 'number' || typeof value === 'boolean') return value;
   if (depth >= 2) return '…';
   if (Array.isArray(value)) return value.slice(0, MAX_FIELDS).map((v) => cleanValue(v, depth + 1));
@@ -54,15 +71,25 @@ function cleanValue(value: unknown, depth: number): unknown {
   return String(value);
 }
 
-export async function recordAudit(db: Executor, entry: AuditInput): Promise<void> {
-  await insertAuditRow(db, {
+/** Records one entry; its id (for a change written in steps, `updateAuditEntry`). */
+export async function recordAudit(db: Executor, entry: AuditInput): Promise<number> {
+  return insertAuditRow(db, {
     at: Date.now(),
     actor: entry.actor.slice(0, 400),
     action: entry.action.slice(0, 100),
-    target: entry.target == null ? null : String(entry.target).slice(0, 400),
+    target: entry.target == null ? null : redactUrlSecrets(String(entry.target)).slice(0, 400),
     detail: JSON.stringify(cleanDetail(entry.detail ?? {})),
     address: entry.address ?? null,
   });
+}
+
+/**
+ * Rewrites the detail of an entry recorded earlier, cleaned as recordAudit cleans it: a change written in several
+ * transactions (dnc import) records its entry in the first and brings its count up to date in each of the others,
+ * so an interrupted change leaves an entry that says what was written.
+ */
+export async function updateAuditEntry(db: Executor, id: number, detail: Record<string, unknown>): Promise<void> {
+  await updateAuditDetail(db, id, JSON.stringify(cleanDetail(detail)));
 }
 
 /** `--since`: a duration back from now (`30m`, `24h`, `7d`) or an ISO 8601 moment; undefined when it is neither. */

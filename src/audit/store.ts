@@ -9,8 +9,14 @@ export interface AuditRow {
   address: string | null;
 }
 
-export async function insertAuditRow(db: Executor, row: AuditRow): Promise<void> {
-  await db.insertInto('audit_log').values(row).execute();
+export async function insertAuditRow(db: Executor, row: AuditRow): Promise<number> {
+  const inserted = await db.insertInto('audit_log').values(row).returning('id').executeTakeFirstOrThrow();
+  return Number(inserted.id);
+}
+
+/** Rewrites the detail of one entry (a change written in steps: dnc import's count, step by step). */
+export async function updateAuditDetail(db: Executor, id: number, detail: string): Promise<void> {
+  await db.updateTable('audit_log').set({ detail }).where('id', '=', id).execute();
 }
 
 /** Entries at or after `since`, newest first; `actors` (when given) are the actor names that match. */

@@ -15,7 +15,8 @@ export function moveDatabaseCommand(program: Command, run: CliRunner): void {
         o,
         async (ctx) => {
           if (ctx.db.engine !== 'sqlite') throw new CliError('DATABASE_URL must name the SQLite database to move');
-          const moved = await moveToPostgres(ctx.config.DATABASE_URL, o.to);
+          const audit = { actor: 'cli', action: 'move-database', detail: { to: o.to, from: ctx.db.describe } };
+          const moved = await moveToPostgres(ctx.config.DATABASE_URL, o.to, audit);
           return { from: ctx.db.describe, ...moved };
         },
         (r) =>

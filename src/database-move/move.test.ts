@@ -151,7 +151,7 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
   });
 
   it('mensajero move-database prints each table, refuses a password on the command line and a full target', async () => {
-    const { url, db } = await newSchema();
+    const { url, db, schema } = await newSchema();
     await db.close();
     // With the secret the data was sealed with: a command refuses a database whose sealed data it cannot open.
     const env = {
@@ -165,6 +165,20 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
     expect(moved.json.rows).toBeGreaterThan(0);
     expect(moved.json.tables.find((t: { table: string }) => t.table === 'messages').rows).toBeGreaterThan(0);
     expect(JSON.stringify(moved.json)).not.toContain('password');
+    // The move is in the target's audit log too (the log the service reads from now on).
+    const target = await openDatabase(url, { pgSchema: schema });
+    try {
+      // Read as rows: the source's own audit row (written from the columns) holds no JSON detail.
+      const entries = await target.kysely
+        .selectFrom('audit_log')
+        .select(['actor', 'detail'])
+        .where('action', '=', 'move-database')
+        .execute();
+      expect(entries.map((e) => e.actor)).toEqual(['cli']);
+      expect(JSON.parse(entries[0].detail)).toMatchObject({ to: url, from: `sqlite:${sourceFile}` });
+    } finally {
+      await target.close();
+    }
     const again = await runMensajero(['move-database', '--to', url, '--json'], env);
     expect(again.code).toBe(2);
     expect(again.json.error).toMatch(/not empty/);
@@ -174,6 +188,12 @@ describe.skipIf(!process.env.TEST_DATABASE_URL)('moving a SQLite database to Pos
     expect(refused.code).toBe(2);
     expect(refused.stderr).toMatch(/PGPASSWORD/);
     expect(refused.stderr).not.toContain('hunter2');
+    const inQuery = new URL(url);
+    inQuery.searchParams.set('password', 'hunter3');
+    const refusedQuery = await runMensajero(['move-database', '--to', inQuery.toString()], env);
+    expect(refusedQuery.code).toBe(2);
+    expect(refusedQuery.stderr).toMatch(/PGPASSWORD/);
+    expect(refusedQuery.stderr).not.toContain('hunter3');
     expect(MAIN).toBeTruthy();
 
     // The closing hint gives the URL to set as it was given: its user and parameters (here the schema) included.

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import SQLite from 'better-sqlite3';
 import { sql, type Kysely } from 'kysely';
+import { recordAudit, type AuditInput } from '../audit/service.js';
 import type { Db } from '../db/engine.js';
 import { migrateInOpenTransaction } from '../db/migrate.js';
 import type { Database } from '../db/schema.js';
@@ -27,9 +28,11 @@ const READ_PAGE = 5_000;
  * tables that reference them), moves each id sequence past the largest id, and compares each table's row count and
  * checksum read back from PostgreSQL with the source's; any difference or failure rolls everything back, leaving the
  * target as empty as it was. The source is read in one read transaction: a consistent snapshot of the moment the move
- * began (stop the service first: what it writes later is not moved).
+ * began (stop the service first: what it writes later is not moved). `audit`, given, is recorded in the target's
+ * audit log in the same transaction, after the checks (the command line records it in the source's as it does for
+ * every change).
  */
-export async function moveDatabase(sourceFile: string, target: Db): Promise<MovedTable[]> {
+export async function moveDatabase(sourceFile: string, target: Db, audit?: AuditInput): Promise<MovedTable[]> {
   if (target.engine !== 'postgres') throw new MoveRefused('the target must be a PostgreSQL database (postgres://…)');
   const source = new SQLite(sourceFile, { readonly: true, fileMustExist: true });
   try {
@@ -40,6 +43,8 @@ export async function moveDatabase(sourceFile: string, target: Db): Promise<Move
       await sql`begin`.execute(conn);
       try {
         const moved = await copyAll(source, conn, tables);
+        // The move's own audit entry goes to the target too, in its transaction: the log the service reads next.
+        if (audit) await recordAudit(conn, audit);
         await sql`commit`.execute(conn);
         return moved;
       } catch (err) {

@@ -3,25 +3,20 @@ import { z } from 'zod';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { parse } from '../http/validate.js';
-import { recordAudit } from '../audit/service.js';
-import { addDoNotContact, DncError, listDoNotContact, removeDoNotContact } from '../features/dnc/service.js';
+import { addDoNotContact, DncError, listDoNotContact, MAX_PAGE, removeDoNotContact } from '../features/dnc/service.js';
 import { actorOf } from './guard.js';
+import { decimal, jsonBody } from './schemas.js';
 
 const HIDDEN = { schema: { hide: true } };
 
 const DncQuery = z.object({
   after: z
     .string({ error: 'op_list_invalid' })
-    .regex(/^\d{1,20}$/, { error: 'op_list_invalid' })
+    .regex(/^\d{1,15}$/, { error: 'op_list_invalid' })
     .optional(),
-  limit: z.coerce
-    .number({ error: 'op_list_invalid' })
-    .int({ error: 'op_list_invalid' })
-    .min(1, { error: 'op_list_invalid' })
-    .max(1000, { error: 'op_list_invalid' })
-    .default(1000),
+  limit: decimal('op_list_invalid', MAX_PAGE).default(MAX_PAGE),
 });
-const DncNumber = z.object({
+const DncNumber = jsonBody({
   number: z.string({ error: 'op_number_invalid' }).max(32, { error: 'op_number_invalid' }),
 });
 
@@ -35,9 +30,7 @@ export function dncRoutes(scope: FastifyInstance, ctx: AppContext): void {
   scope.post('/dnc', HIDDEN, async (request, reply) => {
     const { number } = parse(DncNumber, request.body, 'op_number_invalid');
     try {
-      const added = await addDoNotContact(db, number);
-      await recordAudit(db.kysely, { ...actorOf(request), action: 'dnc.add', target: added.number, detail: added });
-      return reply.code(201).send(added);
+      return reply.code(201).send(await addDoNotContact(db, number, actorOf(request)));
     } catch (err) {
       if (err instanceof DncError) throw new ApiError(400, 'op_number_invalid');
       throw err;
@@ -46,10 +39,7 @@ export function dncRoutes(scope: FastifyInstance, ctx: AppContext): void {
   scope.delete('/dnc/:number', HIDDEN, async (request) => {
     const { number } = parse(DncNumber, request.params, 'op_number_invalid');
     try {
-      const result = await removeDoNotContact(db, number);
-      if (result.removed)
-        await recordAudit(db.kysely, { ...actorOf(request), action: 'dnc.remove', target: number, detail: { number } });
-      return result;
+      return await removeDoNotContact(db, number, actorOf(request));
     } catch (err) {
       if (err instanceof DncError) throw new ApiError(400, 'op_number_invalid');
       throw err;

@@ -66,8 +66,19 @@ export const schemas: Record<string, object> = {
     Object.keys(account),
   ),
   CreditChange: closed({
-    amount: { type: 'number', not: { const: 0 }, description: 'credits to add; negative withdraws' },
-    reason: { type: 'string', minLength: 1, maxLength: 500 },
+    amount: {
+      type: 'number',
+      not: { const: 0 },
+      minimum: -100_000_000,
+      maximum: 100_000_000,
+      description: 'credits to add; negative withdraws; the balance never passes 100000000 (op_balance_ceiling)',
+    },
+    reason: {
+      type: 'string',
+      minLength: 1,
+      maxLength: 500,
+      description: 'one line: no control or invisible formatting character (op_reason_invalid)',
+    },
   }),
   Balance: closed({ id: { type: 'integer' }, credits: { type: 'number', minimum: 0 } }),
   Price: closed({

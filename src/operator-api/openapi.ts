@@ -13,6 +13,7 @@ const COMMON = {
     'op_address: the address is not in OPERATOR_API_ALLOW_IP; op_read_only: a write with a read-only token',
   ),
   '404': failure('not_found: no such route, or no unrevoked token exists (the API is off); op_account_missing'),
+  '414': failure('url_too_long: a path parameter of more than 100 characters'),
   '429': failure('rate_01: over OPERATOR_API_PER_MINUTE requests a minute from this address (Retry-After)'),
 };
 
@@ -44,7 +45,10 @@ function op(o: Op) {
   };
 }
 
-const accountId: [string, object] = ['id', { type: 'integer', minimum: 1 }];
+const accountId: [string, object] = [
+  'id',
+  { type: 'integer', minimum: 1, description: 'decimal digits only: 0x1 or 1e0 name no account (404)' },
+];
 const priceKeyQuery: Array<[string, object, boolean?]> = [
   ['channel', { enum: [...CHANNELS] }, true],
   ['prefix', { type: 'string', pattern: '^\\d{1,15}$' }, true],
@@ -59,7 +63,7 @@ function accountPaths() {
     summary: 'create an account',
     body: 'NewAccount',
     ok: ['201', 'CreatedAccount'],
-    bad: 'op_email_invalid, op_credits_invalid',
+    bad: 'op_email_invalid, op_credits_invalid, op_field_unknown',
   });
   const unarchive = op({
     id: 'unarchiveAccount',
@@ -91,7 +95,7 @@ function accountPaths() {
         path: [accountId],
         body: 'CreditChange',
         ok: ['200', 'Balance'],
-        bad: 'op_amount_invalid, op_reason_required, op_below_zero',
+        bad: 'op_amount_invalid, op_reason_required, op_reason_invalid, op_below_zero, op_balance_ceiling, op_field_unknown',
       }),
     },
     '/accounts/{id}/archive': {
@@ -122,7 +126,7 @@ function catalogPaths() {
         summary: 'set a prefix price',
         body: 'NewPrice',
         ok: ['200', 'PriceSet'],
-        bad: 'op_price_invalid',
+        bad: 'op_price_invalid, op_field_unknown',
       }),
       delete: op({
         id: 'removePrice',
@@ -157,7 +161,7 @@ function catalogPaths() {
         ok: ['200', 'DncNumbers'],
         bad: 'op_list_invalid',
         query: [
-          ['after', { type: 'string', pattern: '^\\d{1,20}$' }],
+          ['after', { type: 'string', pattern: '^\\d{1,15}$' }],
           ['limit', { type: 'string', pattern: '^\\d{1,4}$' }],
         ],
       }),
@@ -166,7 +170,7 @@ function catalogPaths() {
         summary: 'add a number to the do-not-contact list',
         body: 'DncNumber',
         ok: ['201', 'DncNumber'],
-        bad: 'op_number_invalid',
+        bad: 'op_number_invalid, op_field_unknown',
       }),
     },
     '/dnc/{number}': {

@@ -16,35 +16,46 @@ defineMessages({
   op_parent_archived: 'The account stays archived: unarchive its parent first',
   op_page_invalid: 'page: a whole number from 1 to 10000; search: at most 100 characters',
   op_margins_invalid:
-    'from and to: dates YYYY-MM-DD, to not before from, at most 366 days; by: account, carrier, prefix or day',
+    'from and to: dates YYYY-MM-DD from 1970-01-01 to 9998-12-31, to not before from, at most 366 days; by: account, carrier, prefix or day',
   op_number_invalid: 'number: a full international number, digits only',
-  op_list_invalid: 'after: a number, digits only; limit: a whole number from 1 to 1000',
+  op_list_invalid: 'after: a number of the list, 1 to 15 digits; limit: a whole number from 1 to 1000',
+  op_reason_invalid: 'reason: no control or invisible formatting characters (NUL, ESC, newlines, U+202E…)',
+  op_balance_ceiling: 'The balance would pass 100000000 credits, the most an account holds',
+  op_field_unknown: 'The body has a field this operation does not take',
 });
+
+/**
+ * A whole number written in decimal digits only (as a path or query parameter is): `0x1`, `1e3`, ` 1` and `1.0`
+ * are refused, where z.coerce.number would take them. A number (a JSON body's) is taken as it is.
+ */
+export const decimal = (code: string, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    (v) => (typeof v === 'string' ? (/^\d{1,16}$/.test(v) ? Number(v) : Number.NaN) : v),
+    z.number({ error: code }).int({ error: code }).min(1, { error: code }).max(max, { error: code }),
+  );
+
+/** A JSON body takes only the fields the OpenAPI document names (additionalProperties: false). */
+export const jsonBody = <T extends z.ZodRawShape>(shape: T) =>
+  z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? 'op_field_unknown' : undefined),
+  });
 
 export const AccountsQuery = z.object({
   search: z.string({ error: 'op_page_invalid' }).max(100, { error: 'op_page_invalid' }).default(''),
-  page: z.coerce
-    .number({ error: 'op_page_invalid' })
-    .int({ error: 'op_page_invalid' })
-    .min(1, { error: 'op_page_invalid' })
-    .max(10_000, { error: 'op_page_invalid' })
-    .default(1),
+  page: decimal('op_page_invalid', 10_000).default(1),
 });
 
-export const AccountId = z.object({
-  id: z.coerce
-    .number({ error: 'op_account_missing' })
-    .int({ error: 'op_account_missing' })
-    .min(1, { error: 'op_account_missing' })
-    .max(Number.MAX_SAFE_INTEGER, { error: 'op_account_missing' }),
-});
+export const AccountId = z.object({ id: decimal('op_account_missing') });
 
-export const NewAccount = z.object({
+export const NewAccount = jsonBody({
   email: z.string({ error: 'op_email_invalid' }).max(320, { error: 'op_email_invalid' }),
   credits: z.number({ error: 'op_credits_invalid' }).optional(),
 });
 
-export const CreditChange = z.object({
+/** Characters a reason may not hold: controls (NUL, ESC, newlines) and invisible formatting (U+202E reorders a line). */
+const UNSHOWABLE = /[\p{Cc}\p{Cf}]/u;
+
+export const CreditChange = jsonBody({
   amount: z
     .number({ error: 'op_amount_invalid' })
     .refine((n) => n !== 0 && Math.abs(n) <= 100_000_000 && Math.round(n * 10_000) / 10_000 === n, {
@@ -54,7 +65,8 @@ export const CreditChange = z.object({
     .string({ error: 'op_reason_required' })
     .trim()
     .min(1, { error: 'op_reason_required' })
-    .max(500, { error: 'op_reason_required' }),
+    .max(500, { error: 'op_reason_required' })
+    .refine((s) => !UNSHOWABLE.test(s), { error: 'op_reason_invalid' }),
 });
 
 export const MarginsQuery = z.object({
@@ -72,10 +84,11 @@ export interface ApiActor {
 export const PriceKey = z.object({
   channel: z.enum(CHANNELS, { error: 'op_price_invalid' }),
   prefix: z.string({ error: 'op_price_invalid' }).regex(/^\d{1,15}$/, { error: 'op_price_invalid' }),
-  account_id: z.coerce.number({ error: 'op_account_missing' }).int().min(1).max(Number.MAX_SAFE_INTEGER).nullish(),
+  account_id: decimal('op_account_missing').nullish(),
 });
 
-export const NewPrice = PriceKey.extend({
+export const NewPrice = jsonBody({
+  ...PriceKey.shape,
   credits: z
     .number({ error: 'op_price_invalid' })
     .min(0, { error: 'op_price_invalid' })

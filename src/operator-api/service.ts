@@ -1,4 +1,4 @@
-import { toCredits, toUnits } from '../accounts/credits.js';
+import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
 import { AccountCreateError, createAccount } from '../accounts/create.js';
 import {
   adjustCredits,
@@ -10,7 +10,7 @@ import {
   type Account,
 } from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
-import { recordAudit } from '../audit/service.js';
+import { accountTarget, recordAudit } from '../audit/service.js';
 import type { AppContext } from '../context.js';
 import type { Db, Executor } from '../db/engine.js';
 import { ApiError, badRequest } from '../http/errors.js';
@@ -35,34 +35,43 @@ export async function createAccountAs(
   email: string,
   credits?: number,
 ) {
-  const { account, apikey } = await createAccount(ctx.db, ctx.secrets.keyEncryption, { email, credits }).catch(
+  // The audit entry is written in the account's own transaction.
+  const record = (trx: Executor, made: Account) =>
+    recordAudit(trx, {
+      ...by,
+      action: 'accounts.create',
+      target: accountTarget(made.id, shownEmail(made.email)),
+      detail: { id: Number(made.id), credits: credits ?? 0 },
+    });
+  const { account, apikey } = await createAccount(ctx.db, ctx.secrets.keyEncryption, { email, credits }, record).catch(
     (err) => {
       if (!(err instanceof AccountCreateError)) throw err;
       throw err.code === 'email_taken' ? new ApiError(409, 'op_email_taken') : badRequest(`op_${err.code}`);
     },
   );
-  await recordAudit(ctx.db.kysely, {
-    ...by,
-    action: 'accounts.create',
-    target: shownEmail(account.email),
-    detail: { id: Number(account.id), credits: credits ?? 0 },
-  });
   return { ...accountListing(account), apikey };
 }
 
 /**
  * Adds (or, negative, withdraws) credits with the reason, in one transaction with its audit entry. The update is
- * conditional (accounts' adjustCredits), so parallel withdrawals never take a balance below zero.
+ * conditional (accounts' adjustCredits), so parallel withdrawals never take a balance below zero and parallel
+ * additions never past MAX_BALANCE_CREDITS (op_balance_ceiling).
  */
 export async function changeCredits(db: Db, by: ApiActor, id: number, amount: number, reason: string) {
   const units = toUnits(amount);
   return db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
-    if (!(await adjustCredits(trx, id, units))) throw badRequest('op_below_zero');
+    if (!(await adjustCredits(trx, id, units, toUnits(MAX_BALANCE_CREDITS))))
+      throw badRequest(units < 0 ? 'op_below_zero' : 'op_balance_ceiling');
     if (units < 0) await recordLowBalance(trx, id);
     const after = await existing(trx, id);
     const detail = { amount, reason, credits: toCredits(Number(after.credits)) };
-    await recordAudit(trx, { ...by, action: 'accounts.credits', target: shownEmail(account.email), detail });
+    await recordAudit(trx, {
+      ...by,
+      action: 'accounts.credits',
+      target: accountTarget(id, shownEmail(account.email)),
+      detail,
+    });
     return { id, credits: toCredits(Number(after.credits)) };
   });
 }
@@ -72,7 +81,7 @@ export async function archiveAs(db: Db, by: ApiActor, id: number) {
   return db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
     const { subaccounts } = await archiveAccount(trx, id);
-    const target = shownEmail(account.email);
+    const target = accountTarget(id, shownEmail(account.email));
     await recordAudit(trx, { ...by, action: 'accounts.archive', target, detail: { id, subaccounts } });
     return accountListing(await existing(trx, id));
   });
@@ -85,7 +94,12 @@ export async function unarchiveAs(ctx: Pick<AppContext, 'db' | 'secrets'>, by: A
     if (account.status === 'active') return accountListing(account);
     const apikey = await unarchiveAccount(trx, ctx.secrets.keyEncryption, id);
     if (!apikey) throw new ApiError(409, 'op_parent_archived');
-    await recordAudit(trx, { ...by, action: 'accounts.unarchive', target: shownEmail(account.email), detail: { id } });
+    await recordAudit(trx, {
+      ...by,
+      action: 'accounts.unarchive',
+      target: accountTarget(id, shownEmail(account.email)),
+      detail: { id },
+    });
     return { ...accountListing(await existing(trx, id)), apikey };
   });
 }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { isAccountEmail } from '../text/email.js';
+import { isAccountEmail, normalEmail } from '../text/email.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { createOperator } from './operators.js';
 
@@ -25,7 +25,7 @@ export function operatorCommands(program: Command, run: CliRunner): void {
       await run(
         o,
         async (ctx) => {
-          const email = String(o.email).trim().toLowerCase();
+          const email = normalEmail(String(o.email));
           if (!isAccountEmail(email)) throw new CliError(`not a valid email: ${o.email}`);
           if (password.length < 8 || password.length > 128)
             throw new CliError('the password (standard input) must have 8 to 128 characters');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { redactUrlSecrets } from './url-secrets.js';
 import { growthRatio } from '../../test/helpers/growth.js';
 import { emailAddress } from '../http/fields.js';
 import { isAccountEmail, isEmailAddress } from './email.js';
@@ -49,6 +50,8 @@ const PATTERNS: Array<[string, (input: string) => unknown, (n: number) => string
   ['phone number', cleanNumber, (n) => `${' -'.repeat(n / 2)}1`],
   ['country code', cleanCountryCode, (n) => `${' '.repeat(n - 2)}52`],
   ['CSV export cell', csvCell, (n) => `${' '.repeat(n - 1)}x`],
+  ['secrets in URLs of audit texts', redactUrlSecrets, (n) => `ab://u:p@h/?${'token=x&'.repeat(n / 8)}`],
+  ['URLs in audit texts', redactUrlSecrets, (n) => 'ab://'.repeat(n / 5)],
 ];
 
 describe('regular expressions on outside input take linear time', () => {

@@ -80,6 +80,45 @@ describeEngines('operator API accounts', (engine) => {
     expect((await call('POST', '/accounts/999999/credits', { amount: 1, reason: 'x' })).status).toBe(404);
   });
 
+  it('refuses a reason with control or formatting characters with its own code', async () => {
+    const a = await api.h.createAccount(10);
+    for (const reason of ['a\u0000b', 'a\u001b[31mb', 'line\nbreak', 'top-up \u202eevil', 'zero\u200bwidth']) {
+      const r = await call('POST', `/accounts/${a.id}/credits`, { amount: 1, reason });
+      expect([r.status, r.body.code], JSON.stringify(reason)).toEqual([400, 'op_reason_invalid']);
+    }
+    expect((await call('GET', `/accounts/${a.id}`)).body.credits).toBe(10);
+  });
+
+  it('refuses a body with a field the document does not name (additionalProperties: false)', async () => {
+    const a = await api.h.createAccount(10);
+    const extra = [
+      ['POST', `/accounts/${a.id}/credits`, { amount: 1, reason: 'x', credits: 5 }],
+      ['POST', '/accounts', { email: 'extra@example.com', parent_id: 1 }],
+      ['PUT', '/prices', { channel: 'sms', prefix: '52', credits: 1, account: 'x' }],
+      ['POST', '/dnc', { number: '525512345678', note: 'x' }],
+    ] as const;
+    for (const [method, path, body] of extra) {
+      const r = await call(method, path, body);
+      expect([r.status, r.body.code], path).toEqual([400, 'op_field_unknown']);
+    }
+    expect((await call('GET', `/accounts/${a.id}`)).body.credits).toBe(10);
+  });
+
+  it('never takes a balance past 100000000 credits (op_balance_ceiling); a withdrawal still goes through', async () => {
+    const a = await api.h.createAccount(0);
+    expect((await call('POST', `/accounts/${a.id}/credits`, { amount: 100_000_000, reason: 'max' })).status).toBe(200);
+    const over = await call('POST', `/accounts/${a.id}/credits`, { amount: 0.0001, reason: 'one more' });
+    expect([over.status, over.body.code]).toEqual([400, 'op_balance_ceiling']);
+    const parallel = await Promise.all(
+      Array.from({ length: 10 }, () => call('POST', `/accounts/${a.id}/credits`, { amount: 100_000_000, reason: 'x' })),
+    );
+    expect(parallel.every((r) => r.body.code === 'op_balance_ceiling')).toBe(true);
+    expect((await call('POST', `/accounts/${a.id}/credits`, { amount: -1, reason: 'refund' })).body.credits).toBe(
+      99_999_999,
+    );
+    expect((await call('GET', `/accounts/${a.id}`)).body.credits).toBe(99_999_999);
+  });
+
   it('parallel withdrawals never take a balance below zero', async () => {
     const a = await api.h.createAccount(10);
     const answers = await Promise.all(
@@ -113,6 +152,35 @@ describeEngines('operator API accounts', (engine) => {
     const refused = await call('POST', `/accounts/${child.id}/unarchive`);
     expect(refused.status).toBe(409);
     expect(refused.body.code).toBe('op_parent_archived');
+  });
+
+  it('normalises emails (NFKC) and refuses invisible formatting characters; targets carry the account id', async () => {
+    const nfc = await call('POST', '/accounts', { email: 'jos\u00e9@example.com' });
+    expect(nfc.status).toBe(201);
+    // The same address in NFD, and a full-width one, are the same account.
+    expect((await call('POST', '/accounts', { email: 'jose\u0301@example.com' })).body.code).toBe('op_email_taken');
+    const wide = await call('POST', '/accounts', { email: '\uff53\uff48\uff4f\uff50@wide.example.com' });
+    expect(wide.body.email).toBe('shop@wide.example.com');
+    for (const email of ['ad\u200bmin@example.com', 'evil\u202emoc.elpmaxe@x.com', 'a\u2060b@example.com']) {
+      const r = await call('POST', '/accounts', { email });
+      expect([r.status, r.body.code], JSON.stringify(email)).toEqual([400, 'op_email_invalid']);
+    }
+    // A sub-account may carry another tenant's email: the audit target names it by id.
+    const parent = await api.h.createAccount(1);
+    const sub = await insertAccount(api.h.ctx.db.kysely, api.h.ctx.secrets.keyEncryption, {
+      email: `${parent.id} jos\u00e9@example.com`,
+      passwordHash: 'x',
+      parentId: parent.id,
+    });
+    await call('POST', `/accounts/${sub.account.id}/credits`, { amount: 1, reason: 'which one?' });
+    const entry = (await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'ops' })).find(
+      (e) => e.detail.reason === 'which one?',
+    )!;
+    expect(entry.target).toBe(`account:${sub.account.id} jos\u00e9@example.com`);
+    const created = (await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'ops' })).find(
+      (e) => e.action === 'accounts.create' && e.detail.id === nfc.body.id,
+    )!;
+    expect(created.target).toBe(`account:${nfc.body.id} jos\u00e9@example.com`);
   });
 
   it('records every change in the audit log as token:NAME, with the address and no secret', async () => {

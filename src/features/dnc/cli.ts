@@ -77,7 +77,9 @@ export function dncCommands(program: Command, run: CliRunner): void {
           await access(file, constants.R_OK).catch(() => {
             throw new CliError(`cannot read --file ${file}`);
           });
-          return asOperatorError(() => importDoNotContact(ctx.db, () => createReadStream(file)));
+          // The import records its own entry as it writes (the runner records none for it: audit-hook.ts).
+          const audit = { actor: 'cli', action: 'dnc.import', target: file, detail: { file } };
+          return asOperatorError(() => importDoNotContact(ctx.db, () => createReadStream(file), undefined, audit));
         },
         (r) => `imported ${r.imported} numbers (numbers already on the list are not counted)`,
       ),

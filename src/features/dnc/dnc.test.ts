@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { runCommands } from '../../../test/helpers/cli.js';
+import { listAudit } from '../../audit/service.js';
 import { dncCommands, shownPage } from './cli.js';
 import { addDoNotContact, DncError, importDoNotContact, listDoNotContact } from './service.js';
 
@@ -112,6 +113,50 @@ describeEngines('the do-not-contact list', (engine) => {
     expect(await importDoNotContact(h.ctx.db, lines('525511111111\n', '525511111112'), limits)).toEqual({
       imported: 2,
     });
+  });
+
+  it('an import interrupted half way leaves an audit entry counting what it wrote; a whole one says finished', async () => {
+    const numbers = Array.from({ length: 3_500 }, (_, i) => String(525600000000 + i));
+    let opened = 0;
+    // The second read (the writing pass) stops after 3,500 lines: the process interrupted mid-import.
+    const open = () =>
+      (async function* () {
+        opened++;
+        for (const n of numbers) yield Buffer.from(`${n}\n`);
+        if (opened === 2) throw new Error('interrupted');
+      })();
+    const audit = { actor: 'cli', action: 'dnc.import', target: 'big.csv', detail: { file: 'big.csv' } };
+    await expect(importDoNotContact(h.ctx.db, open, undefined, audit)).rejects.toThrow('interrupted');
+    const written = (await listDoNotContact(h.ctx.db, { limit: 1000, after: '5256' })).numbers.length;
+    expect(written).toBeGreaterThan(0);
+    const entries = (await listAudit(h.ctx.db.kysely, { since: 0 })).filter((e) => e.target === 'big.csv');
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ actor: 'cli', action: 'dnc.import' });
+    expect(entries[0].detail).toEqual({ file: 'big.csv', imported: 3_000, finished: false });
+    const rows = await h.ctx.db.kysely
+      .selectFrom('do_not_contact')
+      .select((e) => e.fn.countAll().as('n'))
+      .where('source', '=', 'import')
+      .executeTakeFirstOrThrow();
+    expect(Number(rows.n)).toBe(3_000);
+
+    const whole = { ...audit, target: 'whole.csv', detail: { file: 'whole.csv' } };
+    const lines = async function* () {
+      yield Buffer.from(numbers.slice(0, 1_200).join('\n').replaceAll('5256', '5257'));
+    };
+    expect(await importDoNotContact(h.ctx.db, lines, undefined, whole)).toEqual({ imported: 1_200 });
+    const done = (await listAudit(h.ctx.db.kysely, { since: 0 })).filter((e) => e.target === 'whole.csv');
+    expect(done.map((e) => e.detail)).toEqual([{ file: 'whole.csv', imported: 1_200, finished: true }]);
+  });
+
+  it('the CLI records one dnc.import entry, the import’s own', async () => {
+    const numbers = Array.from({ length: 10 }, (_, i) => String(525700000000 + i));
+    const path = file('cli.txt', numbers.join('\n'));
+    expect(await mensajero('import', '--file', path)).toEqual({ imported: 10 });
+    const entries = (await listAudit(h.ctx.db.kysely, { since: 0 })).filter((e) => e.target === path);
+    expect(entries.map((e) => [e.action, e.detail])).toEqual([
+      ['dnc.import', { file: path, imported: 10, finished: true }],
+    ]);
   });
 });
 

@@ -1,4 +1,5 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
+import { recordAudit, updateAuditEntry, type AuditInput } from '../../audit/service.js';
 import type { Db } from '../../db/engine.js';
 import { deleteNumber, insertNumbers, numbersAfter } from './store.js';
 import { LimitError, numberedLines, type ImportLimits } from './lines.js';
@@ -47,14 +48,28 @@ function requireNumber(raw: string): string {
   return number;
 }
 
-export async function addDoNotContact(db: Db, number: string): Promise<{ number: string }> {
+/** Who made a change, for the audit entry written in its transaction (the operator API's token and address). */
+export type DncActor = Pick<AuditInput, 'actor' | 'address'>;
+
+/** Lists a number; with `by`, the audit entry `dnc.add` is written in the same transaction. */
+export async function addDoNotContact(db: Db, number: string, by?: DncActor): Promise<{ number: string }> {
   const listed = requireNumber(number);
-  await insertNumbers(db.kysely, [listed], 'add', Date.now());
+  await db.kysely.transaction().execute(async (trx) => {
+    await insertNumbers(trx, [listed], 'add', Date.now());
+    if (by) await recordAudit(trx, { ...by, action: 'dnc.add', target: listed, detail: { number: listed } });
+  });
   return { number: listed };
 }
 
-export async function removeDoNotContact(db: Db, number: string): Promise<{ removed: boolean }> {
-  return { removed: await deleteNumber(db.kysely, requireNumber(number)) };
+/** Takes a number off; with `by`, the audit entry `dnc.remove` is written in the same transaction when it was on. */
+export async function removeDoNotContact(db: Db, number: string, by?: DncActor): Promise<{ removed: boolean }> {
+  const listed = requireNumber(number);
+  const removed = await db.kysely.transaction().execute(async (trx) => {
+    const gone = await deleteNumber(trx, listed);
+    if (gone && by) await recordAudit(trx, { ...by, action: 'dnc.remove', target: listed, detail: { number: listed } });
+    return gone;
+  });
+  return { removed };
 }
 
 /**
@@ -117,18 +132,35 @@ async function* numberChunks(source: AsyncIterable<Buffer | string>, limits: Imp
  * are then written IMPORT_CHUNK per transaction, with a turn of the event
  * loop between, so sends never wait for the whole import. `imported` counts
  * the numbers that were not on the list yet.
+ *
+ * With `audit`, its entry (`dnc.import`) is written in the first chunk's
+ * transaction and its `imported` count brought up to date in each chunk's
+ * own, with `finished: true` in the last: an import interrupted half way
+ * (Ctrl-C, a crash) leaves an entry counting exactly what it wrote.
  */
 export async function importDoNotContact(
   db: Db,
   open: () => AsyncIterable<Buffer | string>,
   limits: ImportLimits = IMPORT_LIMITS,
+  audit?: AuditInput,
 ): Promise<{ imported: number }> {
   for await (const chunk of numberChunks(open(), limits)) void chunk;
   let imported = 0;
+  let entry: number | undefined;
+  const detail = (finished: boolean) => ({ ...audit?.detail, imported, finished });
   for await (const chunk of numberChunks(open(), limits)) {
     const now = Date.now();
-    imported += await db.kysely.transaction().execute((trx) => insertNumbers(trx, chunk, 'import', now));
+    await db.kysely.transaction().execute(async (trx) => {
+      imported += await insertNumbers(trx, chunk, 'import', now);
+      if (!audit) return;
+      if (entry === undefined) entry = await recordAudit(trx, { ...audit, detail: detail(false) });
+      else await updateAuditEntry(trx, entry, detail(false));
+    });
     await nextTurn();
+  }
+  if (audit) {
+    if (entry === undefined) await recordAudit(db.kysely, { ...audit, detail: detail(true) });
+    else await updateAuditEntry(db.kysely, entry, detail(true));
   }
   return { imported };
 }

@@ -3,6 +3,7 @@ import { allSettled } from '../../../test/helpers/settled.js';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { afterPoll, PRICES_ENV, priceTools } from '../../../test/helpers/prices.js';
 import { formatLocalDate, parseLocal } from '../../lib/time.js';
+import { MarginError, marginReport } from './service.js';
 
 /**
  * `reports margins` over the simulator (status by number: 55500000NN gets NN,
@@ -118,5 +119,17 @@ describeEngines('reports margins', (engine) => {
     expect((await run('--from', '2024-01-01', '--to', '2026-01-01')).error).toMatch(/366/);
     expect((await run('--from', today, '--to', today, '--by', 'number')).error).toMatch(/--by/);
     expect((await run('--from', today, '--to', today, '--email', 'nobody@example.com')).error).toMatch(/no account/);
+  });
+
+  it('refuses dates outside 1970 to 9998 with a usage error (MarginError: exit code 2), never a RangeError', async () => {
+    const run = (...args: string[]) => cli('reports', 'margins', ...args);
+    expect((await run('--from', '9999-12-31', '--to', '9999-12-31')).error).toMatch(/--from is a date.*9998-12-31/);
+    expect((await run('--from', today, '--to', '9999-12-31')).error).toMatch(/--to is a date/);
+    expect((await run('--from', '0000-01-01', '--to', '0000-01-02')).error).toMatch(/--from is a date/);
+    expect((await run('--from', '1970-01-01', '--to', '9998-12-31')).error).toMatch(/366/);
+    await expect(marginReport(h.ctx, { from: today, to: '9999-12-31', by: 'account' })).rejects.toBeInstanceOf(
+      MarginError,
+    );
+    expect((await run('--from', '9998-12-31', '--to', '9998-12-31')).rows).toEqual([]);
   });
 });

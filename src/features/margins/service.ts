@@ -29,9 +29,15 @@ function nextDay(date: string): string {
   return new Date(Date.UTC(y, m - 1, d + 1)).toISOString().slice(0, 10);
 }
 
+/** The years a report may name: before 1970 nothing was sent, and the day after 9998-12-31 still has four digits. */
+const FIRST_YEAR = 1970;
+const LAST_YEAR = 9998;
+
 function dayStart(date: string, option: string): number {
-  const ms = /^\d{4}-\d{2}-\d{2}$/.test(date) ? parseLocal(date) : null;
-  if (ms === null) throw new MarginError(`${option} is a date, YYYY-MM-DD`);
+  const year = Number(date.slice(0, 4));
+  const ms = /^\d{4}-\d{2}-\d{2}$/.test(date) && year >= FIRST_YEAR && year <= LAST_YEAR ? parseLocal(date) : null;
+  if (ms === null)
+    throw new MarginError(`${option} is a date, YYYY-MM-DD, from ${FIRST_YEAR}-01-01 to ${LAST_YEAR}-12-31`);
   return ms;
 }
 
@@ -98,10 +104,11 @@ function total(rows: MarginSums[]): MarginSums {
  */
 export async function marginReport(ctx: BaseContext, req: MarginRequest) {
   const start = dayStart(req.from, '--from');
-  dayStart(req.to, '--to');
+  const last = dayStart(req.to, '--to');
   if (req.to < req.from) throw new MarginError('--to is before --from');
-  const days = daysOf(req.from, req.to);
-  if (days.length > MAX_DAYS) throw new MarginError(`a report covers at most ${MAX_DAYS} days`);
+  // Measured before the days are counted one by one: a span of centuries is refused at once.
+  if (last - start > (MAX_DAYS + 1) * 86_400_000 || daysOf(req.from, req.to).length > MAX_DAYS)
+    throw new MarginError(`a report covers at most ${MAX_DAYS} days`);
   const query: MarginQuery = {
     from: start,
     to: parseLocal(nextDay(req.to))!,

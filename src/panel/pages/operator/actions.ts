@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { toCredits, toUnits } from '../../../accounts/credits.js';
 import { accountByEmail, addCredits, archiveAccountNow, openAccount } from '../../../accounts/index.js';
 import { AccountCreateError } from '../../../accounts/create.js';
-import { isAccountEmail } from '../../../text/email.js';
+import { isAccountEmail, normalEmail } from '../../../text/email.js';
 import { registerCloseBind } from './smpp.js';
 import { field, refuse, registerAction, type Section, type Shared } from '../../view.js';
 
@@ -23,7 +23,7 @@ export function registerOperatorActions(scope: FastifyInstance, shared: Shared, 
     section,
     'create',
     async (_request, _v, body) => {
-      const email = field(body, 'email').toLowerCase();
+      const email = normalEmail(field(body, 'email'));
       const password = typeof body.password === 'string' ? body.password : '';
       if (!isAccountEmail(email)) throw refuse(400, 'email_invalid');
       if (password.length < 8 || password.length > 128) throw refuse(400, 'password_rules');
@@ -44,8 +44,9 @@ export function registerOperatorActions(scope: FastifyInstance, shared: Shared, 
     async (_request, _v, body) => {
       const account = await accountByEmail(ctx, field(body, 'email'));
       if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
+      // Only additions here (credits above zero): a refusal is the balance ceiling.
       if (!(await addCredits(ctx, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
-        throw refuse(400, 'credits_below_zero');
+        throw refuse(400, 'credits_ceiling');
       return { done: 'credits_added' };
     },
     'accounts.credits',
