@@ -25,7 +25,7 @@ describeEngines('SMPP server: two processes, one deployment', (engine) => {
     return s;
   };
   beforeAll(async () => {
-    env = await cliEnv(engine);
+    env = await cliEnv(engine, {}, { migrated: true });
     const created = runMensajeroJson(
       ['accounts', 'create', '--email', 'reseller@example.com', '--credits', '100', '--password-stdin'],
       env.env,

@@ -46,13 +46,17 @@ async function heal(db: Db, fault: Fault): Promise<void> {
  */
 async function killAfterAcks(engine: EngineName, fault: Fault) {
   const smsc = await new TestSmsc({ systemId: 'acme', password: 'secret1' }).start();
-  const cli = await cliEnv(engine, {
-    JOB_LEASE_MS: '2000',
-    WORKER_POLL_MS: '20',
-    CARRIER_POLL_MS: '100',
-    DISPATCH_RETRY_MS: '200',
-    RATE_LIMIT_PER_SECOND: '1000',
-  });
+  const cli = await cliEnv(
+    engine,
+    {
+      JOB_LEASE_MS: '2000',
+      WORKER_POLL_MS: '20',
+      CARRIER_POLL_MS: '100',
+      DISPATCH_RETRY_MS: '200',
+      RATE_LIMIT_PER_SECOND: '1000',
+    },
+    { migrated: true },
+  );
   const db = await openDatabase(cli.env.DATABASE_URL);
   const children: Array<Awaited<ReturnType<typeof startServe>>> = [];
   try {

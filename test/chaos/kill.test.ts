@@ -24,21 +24,25 @@ async function campaignThroughKill(engine: EngineName, processes: 1 | 2, perRequ
   const total = singles ? 300 : chaosScale(600, 10000);
   const carrier = await startRecordingCarrier(10);
   const hooks = await startWebhookReceiver();
-  const cli = await cliEnv(engine, {
-    CARRIER_MODULE: resolve(import.meta.dirname, 'carrier.mjs'),
-    CHAOS_CARRIER_URL: carrier.url,
-    // Slower for single sends, so that many are still unsent when every request has been answered.
-    CHAOS_CARRIER_MPS: singles ? '200' : '2000',
-    CHAOS_CARRIER_BATCH: String(CARRIER_BATCH),
-    WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
-    WORKER_POLL_MS: '20',
-    JOB_LEASE_MS: '2000',
-    SIMULATOR_DLR_DELAY_MS: '20',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    WEBHOOK_RETRY_BASE_MS: '200',
-    WEBHOOK_HOST_CONCURRENCY: '32',
-    RATE_LIMIT_PER_SECOND: '1000',
-  });
+  const cli = await cliEnv(
+    engine,
+    {
+      CARRIER_MODULE: resolve(import.meta.dirname, 'carrier.mjs'),
+      CHAOS_CARRIER_URL: carrier.url,
+      // Slower for single sends, so that many are still unsent when every request has been answered.
+      CHAOS_CARRIER_MPS: singles ? '200' : '2000',
+      CHAOS_CARRIER_BATCH: String(CARRIER_BATCH),
+      WORKER_CONCURRENCY: String(WORKER_CONCURRENCY),
+      WORKER_POLL_MS: '20',
+      JOB_LEASE_MS: '2000',
+      SIMULATOR_DLR_DELAY_MS: '20',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '200',
+      WEBHOOK_HOST_CONCURRENCY: '32',
+      RATE_LIMIT_PER_SECOND: '1000',
+    },
+    { migrated: true },
+  );
   const children: ChildProcess[] = [];
   const db = await openDatabase(cli.env.DATABASE_URL);
   try {

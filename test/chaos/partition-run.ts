@@ -44,23 +44,27 @@ async function cluster(size: PartitionSize) {
   }).start();
   const carrier = await startRecordingCarrier(size.answerDelayMs);
   const hooks = await startWebhookReceiver();
-  const cli = await cliEnv('postgres', {
-    CARRIER_MODULE: resolve(import.meta.dirname, 'carrier.mjs'),
-    CHAOS_CARRIER_URL: carrier.url,
-    CHAOS_ROUTED_PREFIX: '52553',
-    CHAOS_CARRIER_MPS: String(size.simulatorMps),
-    CHAOS_CARRIER_BATCH: '50',
-    WORKER_CONCURRENCY: '4',
-    WORKER_POLL_MS: '20',
-    JOB_LEASE_MS: String(size.leaseMs),
-    CARRIER_POLL_MS: '100',
-    DISPATCH_RETRY_MS: '200',
-    SIMULATOR_DLR_DELAY_MS: '20',
-    WEBHOOK_ALLOW_PRIVATE: 'true',
-    WEBHOOK_RETRY_BASE_MS: '200',
-    WEBHOOK_HOST_CONCURRENCY: '32',
-    RATE_LIMIT_PER_SECOND: '10000',
-  });
+  const cli = await cliEnv(
+    'postgres',
+    {
+      CARRIER_MODULE: resolve(import.meta.dirname, 'carrier.mjs'),
+      CHAOS_CARRIER_URL: carrier.url,
+      CHAOS_ROUTED_PREFIX: '52553',
+      CHAOS_CARRIER_MPS: String(size.simulatorMps),
+      CHAOS_CARRIER_BATCH: '50',
+      WORKER_CONCURRENCY: '4',
+      WORKER_POLL_MS: '20',
+      JOB_LEASE_MS: String(size.leaseMs),
+      CARRIER_POLL_MS: '100',
+      DISPATCH_RETRY_MS: '200',
+      SIMULATOR_DLR_DELAY_MS: '20',
+      WEBHOOK_ALLOW_PRIVATE: 'true',
+      WEBHOOK_RETRY_BASE_MS: '200',
+      WEBHOOK_HOST_CONCURRENCY: '32',
+      RATE_LIMIT_PER_SECOND: '10000',
+    },
+    { migrated: true },
+  );
   const carrierUrl = new URL(carrier.url);
   const links = {
     db: await SilentLink.toPostgres(process.env.TEST_DATABASE_URL!),

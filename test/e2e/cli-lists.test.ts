@@ -11,7 +11,7 @@ describeEngines('mensajero lists, tables and exit codes', (engine) => {
   let e: CliEnv;
   const cli = (...args: string[]) => runMensajero(args, e.env);
   beforeAll(async () => {
-    e = await cliEnv(engine);
+    e = await cliEnv(engine, {}, { migrated: true });
     for (const [email, credits] of [
       ['alpha@example.com', '5'],
       ['beta@example.com', '0'],

@@ -15,18 +15,22 @@ const workerPids = (log: string) =>
 
 async function clusterOfTwo(engine: EngineName) {
   const carrier = await startRecordingCarrier(5);
-  const cli = await cliEnv(engine, {
-    CARRIER_MODULE: resolve(import.meta.dirname, '../chaos/carrier.mjs'),
-    CHAOS_CARRIER_URL: carrier.url,
-    CHAOS_CARRIER_BATCH: '20',
-    WORKER_POLL_MS: '20',
-    // Long enough that a claim is not lost to a busy event loop (the full suite loads the machine), short enough to take over the killed worker's claims.
-    JOB_LEASE_MS: '10000',
-    SIMULATOR_DLR_DELAY_MS: '20',
-    RATE_LIMIT_PER_SECOND: '10000',
-    // Every verify attempt below comes from one number in one second.
-    OTP_RESEND_COOLDOWN_SECONDS: '0',
-  });
+  const cli = await cliEnv(
+    engine,
+    {
+      CARRIER_MODULE: resolve(import.meta.dirname, '../chaos/carrier.mjs'),
+      CHAOS_CARRIER_URL: carrier.url,
+      CHAOS_CARRIER_BATCH: '20',
+      WORKER_POLL_MS: '20',
+      // Long enough that a claim is not lost to a busy event loop (the full suite loads the machine), short enough to take over the killed worker's claims.
+      JOB_LEASE_MS: '10000',
+      SIMULATOR_DLR_DELAY_MS: '20',
+      RATE_LIMIT_PER_SECOND: '10000',
+      // Every verify attempt below comes from one number in one second.
+      OTP_RESEND_COOLDOWN_SECONDS: '0',
+    },
+    { migrated: true },
+  );
   const db = await openDatabase(cli.env.DATABASE_URL);
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {

@@ -18,7 +18,7 @@ describeEngines('mensajero payment-provider (operator CLI) and a serve process u
   let e: CliEnv;
   let stripe: TestStripe;
   beforeAll(async () => {
-    [e, stripe] = await Promise.all([cliEnv(engine), startTestStripe()]);
+    [e, stripe] = await Promise.all([cliEnv(engine, {}, { migrated: true }), startTestStripe()]);
   });
   afterAll(async () => {
     await Promise.all([e.cleanup(), stripe.close()]);

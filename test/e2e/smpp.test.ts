@@ -30,7 +30,11 @@ describeEngines('SMPP connector shared by mensajero processes', (engine) => {
   let e: CliEnv;
   let smsc: TestSmsc;
   beforeAll(async () => {
-    e = await cliEnv(engine, { CARRIER_POLL_MS: '200', DISPATCH_RETRY_MS: '100', WORKER_POLL_MS: '50' });
+    e = await cliEnv(
+      engine,
+      { CARRIER_POLL_MS: '200', DISPATCH_RETRY_MS: '100', WORKER_POLL_MS: '50' },
+      { migrated: true },
+    );
     smsc = await new TestSmsc({ systemId: 'acme', password: 's3cr3t' }).start();
   });
   afterAll(async () => {

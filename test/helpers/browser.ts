@@ -23,6 +23,21 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+let shared: Promise<Browser> | undefined;
+
+/**
+ * The browser of this test process, shared by the files it runs: launched at
+ * first use (again if it went away), never closed by a file, ended by
+ * playwright when the process exits. Each suite works in contexts of its own
+ * (cookies, storage, pages) and closes them.
+ */
+export async function sharedBrowser(): Promise<Browser> {
+  const browser = await shared?.catch(() => undefined);
+  if (browser?.isConnected()) return browser;
+  shared = launchBrowser();
+  return shared;
+}
+
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /**

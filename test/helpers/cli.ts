@@ -8,6 +8,7 @@ import { Command } from 'commander';
 import type { EngineName } from './harness.js';
 import type { AppContext } from '../../src/context.js';
 import type { CliRunner } from '../../src/cli/runner.js';
+import { clonePgTemplate, copySqliteTemplate } from './template-db.js';
 
 export const MAIN = resolve(import.meta.dirname, '../../dist/bundle/main.js');
 
@@ -16,17 +17,27 @@ export interface CliEnv {
   cleanup(): Promise<void>;
 }
 
-/** Environment for running the built `mensajero` command against a fresh database of the engine. */
-export async function cliEnv(engine: EngineName, extra: Record<string, string> = {}): Promise<CliEnv> {
+/**
+ * Environment for running the built `mensajero` command against a fresh database of the engine: empty, or with
+ * `migrated` a copy of the test process's migrated one (template-db.ts), so the first command has nothing to migrate.
+ */
+export async function cliEnv(
+  engine: EngineName,
+  extra: Record<string, string> = {},
+  { migrated = false }: { migrated?: boolean } = {},
+): Promise<CliEnv> {
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-cli-'));
   let url = `sqlite:${join(dir, 'cli.db')}`;
   let schema: string | undefined;
+  if (engine === 'sqlite' && migrated) await copySqliteTemplate(join(dir, 'cli.db'));
   if (engine === 'postgres') {
     schema = `c_${randomBytes(6).toString('hex')}`;
-    const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
-    await client.connect();
-    await client.query(`CREATE SCHEMA ${schema}`);
-    await client.end();
+    if (!migrated || !(await clonePgTemplate(schema))) {
+      const client = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
+      await client.connect();
+      await client.query(`CREATE SCHEMA ${schema}`);
+      await client.end();
+    }
     const u = new URL(process.env.TEST_DATABASE_URL!);
     u.searchParams.set('options', `-c search_path=${schema}`);
     url = u.toString();

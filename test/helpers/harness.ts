@@ -10,6 +10,7 @@ import { startService, type RunningService } from '../../src/app/serve.js';
 import { insertAccount } from '../../src/accounts/store.js';
 import { toUnits } from '../../src/accounts/credits.js';
 import type { BuildOptions } from '../../src/app/server.js';
+import { clonePgTemplate, copySqliteTemplate } from './template-db.js';
 
 export type EngineName = 'sqlite' | 'postgres';
 
@@ -82,6 +83,12 @@ export async function startHarness(engine: EngineName, opts: HarnessOptions = {}
   const dir = mkdtempSync(join(tmpdir(), 'mensajero-test-'));
   const pgSchema = engine === 'postgres' ? (opts.pgSchema ?? `t_${randomBytes(6).toString('hex')}`) : undefined;
   const config = testConfig(engine, dir, opts.env);
+  // A copy of this process's migrated database (template-db.ts), not a run of every migration.
+  // Not when the test names its own database or a schema that already holds data.
+  const sqliteFile = join(dir, 'test.db');
+  if (engine === 'sqlite' && config.DATABASE_URL === `sqlite:${sqliteFile}`) await copySqliteTemplate(sqliteFile);
+  if (pgSchema && !opts.pgSchema && config.DATABASE_URL === process.env.TEST_DATABASE_URL)
+    await clonePgTemplate(pgSchema);
   const service = await startService(config, {
     pgSchema,
     log: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),

@@ -2,7 +2,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { hashPassword } from '../../src/lib/passwords.js';
 import { describeEngines, startHarness, type EngineName, type Harness, type TestAccount } from './harness.js';
-import { DESKTOP, launchBrowser, watchPageErrors } from './browser.js';
+import { DESKTOP, sharedBrowser, watchPageErrors } from './browser.js';
 
 /** Gives a test account a real password (the harness creates accounts without one). */
 export async function withPassword(
@@ -163,13 +163,10 @@ function describeHttpPanel(title: string, options: HttpPanelOptions, body: (pane
 }
 
 function describeBrowserPanel(title: string, options: BrowserPanelOptions, body: (panel: BrowserPanel) => void): void {
-  // One browser for the file's suites on both engines.
+  // The process's browser (browser.ts): a context of the suite's own in it, closed after the suite.
   let browser: Browser;
   beforeAll(async () => {
-    browser = await launchBrowser();
-  });
-  afterAll(async () => {
-    await browser?.close();
+    browser = await sharedBrowser();
   });
   describeEngines(title, (engine) => {
     const panel = { engine } as BrowserPanel;

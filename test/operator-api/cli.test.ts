@@ -6,7 +6,7 @@ describeEngines('operator-tokens and audit commands', (engine) => {
   let cli: CliEnv;
   const run = (...args: string[]) => runMensajero([...args, '--json'], cli.env);
   beforeAll(async () => {
-    cli = await cliEnv(engine);
+    cli = await cliEnv(engine, {}, { migrated: true });
   });
   afterAll(async () => {
     await cli?.cleanup();

@@ -32,7 +32,7 @@ function createOperator(
 describeEngines('mensajero operators create', (engine) => {
   let cli: CliEnv;
   beforeAll(async () => {
-    cli = await cliEnv(engine);
+    cli = await cliEnv(engine, {}, { migrated: true });
   });
   afterAll(async () => {
     await cli?.cleanup();

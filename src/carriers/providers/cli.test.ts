@@ -5,7 +5,7 @@ import { cliEnv, runMensajeroJson, type CliEnv } from '../../../test/helpers/cli
 describeEngines('provider connectors in the CLI', (engine) => {
   let e: CliEnv;
   beforeAll(async () => {
-    e = await cliEnv(engine);
+    e = await cliEnv(engine, {}, { migrated: true });
   });
   afterAll(() => e.cleanup());
 

@@ -17,7 +17,7 @@ describeEngines('mensajero chatapp-instances', (engine) => {
   let e: CliEnv;
   let service: RunningService;
   beforeAll(async () => {
-    e = await cliEnv(engine, { LOG_LEVEL: 'silent' });
+    e = await cliEnv(engine, { LOG_LEVEL: 'silent' }, { migrated: true });
     service = await startService(loadConfig(e.env), { listen: false, worker: false });
   });
   afterAll(async () => {

@@ -8,7 +8,7 @@ vi.setConfig({ testTimeout: 120_000 });
 describeEngines('chatapp-instances bound to a Cloud API number, in the CLI', (engine) => {
   let e: CliEnv;
   beforeAll(async () => {
-    e = await cliEnv(engine);
+    e = await cliEnv(engine, {}, { migrated: true });
   });
   afterAll(() => e.cleanup());
 

@@ -6,7 +6,7 @@ import { cliEnv, runMensajero, type CliEnv } from '../../../test/helpers/cli.js'
 describeEngines('mensajero dnc (built command)', (engine) => {
   let e: CliEnv;
   beforeAll(async () => {
-    e = await cliEnv(engine);
+    e = await cliEnv(engine, {}, { migrated: true });
   });
   afterAll(() => e.cleanup());
   const mensajero = (...args: string[]) => runMensajero(['dnc', ...args], e.env);
