@@ -7,15 +7,18 @@ import { openDatabase } from '../../src/db/engine.js';
 
 const SENDS = 20;
 
+const CODES = 6;
+
 /** One request on a connection of its own: the cluster hands each connection to its processes in turn. */
-function postOnNewConnection(url: string, apikey: string, body: unknown): Promise<number | undefined> {
+function postOnNewConnection(url: string, apikey: string, body: unknown): Promise<{ status?: number; body: any }> {
   return new Promise((resolve, reject) => {
     const req = request(
       url,
       { method: 'POST', agent: false, headers: { apikey, 'content-type': 'application/json' } },
       (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode));
+        let text = '';
+        res.on('data', (chunk) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode, body: JSON.parse(text) }));
       },
     );
     req.on('error', reject);
@@ -81,19 +84,31 @@ async function singleSendsWithOneBind(engine: EngineName) {
     const status = await runMensajero(['carriers', 'status', '--json'], cli.env);
     expect(status.code, status.stderr).toBe(0);
     for (let i = 0; i < SENDS; i++) {
-      const status = await postOnNewConnection(`${serve.base}/sms/send`, apikey, {
+      const sent = await postOnNewConnection(`${serve.base}/sms/send`, apikey, {
         numbers: String(5530000000 + i),
         message: 'Hola',
       });
-      expect(status).toBe(200);
+      expect(sent.status).toBe(200);
     }
+    const codes = [];
+    for (let i = 0; i < CODES; i++)
+      codes.push(
+        await postOnNewConnection(`${serve.base}/v2/otp`, apikey, {
+          phone_number: String(5540000000 + i),
+          country_code: '52',
+          company: 'Acme',
+        }),
+      );
     await eventually(
       async () => (await db.kysely.selectFrom('messages').select('id').where('stage', '=', 0).execute()).length === 0,
       60_000,
       50,
     );
-    const messages = await db.kysely.selectFrom('messages').select(['carrier', 'route_reason', 'number']).execute();
-    return { messages, submitted: smsc.submitted.map((s) => s.destination), status: status.json };
+    const messages = await db.kysely
+      .selectFrom('messages')
+      .select(['carrier', 'route_reason', 'number', 'text'])
+      .execute();
+    return { messages, codes, submitted: smsc.submitted.map((s) => s.destination), status: status.json };
   } finally {
     serve?.child.kill('SIGKILL');
     await db.close();
@@ -108,11 +123,18 @@ describeEngines('one bind, two processes', (engine) => {
     { timeout: 120_000 },
     async () => {
       const r = await singleSendsWithOneBind(engine);
-      expect(r.messages).toHaveLength(SENDS);
+      expect(r.messages).toHaveLength(SENDS + CODES);
       expect(r.messages.filter((m) => m.carrier !== 'telcel')).toEqual([]);
       expect(r.messages.filter((m) => m.route_reason?.startsWith('failover'))).toEqual([]);
-      expect(new Set(r.submitted).size).toBe(SENDS);
-      expect(r.submitted).toHaveLength(SENDS);
+      expect(new Set(r.submitted).size).toBe(SENDS + CODES);
+      expect(r.submitted).toHaveLength(SENDS + CODES);
+      // OTP codes through the process without the bind too: answered as sent, and stored with the code masked.
+      for (const code of r.codes) {
+        expect(code.status).toBe(201);
+        expect(code.body.warnings ?? []).toEqual([]);
+      }
+      const codeTexts = r.messages.filter((m) => m.number.startsWith('52554')).map((m) => m.text);
+      expect(codeTexts).toEqual(Array(CODES).fill('****** is your verification code from Acme. Do not share it.'));
       // `carriers status` names the binds of each process: one holds the one bind, the other none.
       const telcel = r.status.carriers.find((c: { name: string }) => c.name === 'telcel');
       expect(telcel.binds).toBe(1);

@@ -22,6 +22,7 @@ import {
   applyIfUnchanged,
   countDailySend,
   ensureVerification,
+  allHandedOver,
   forgetStart,
   maskSentText,
   otpCaller,
@@ -213,8 +214,13 @@ async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Atte
   const { p, template, company, dayKey, now } = send;
   const [outcome] = await attempt.sending.handOver();
   const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
+  // Left to the process that holds its carrier's bind (parked): that process takes it within a poll or two.
+  const handedElsewhere =
+    outcome !== undefined && !outcome.outcome.ok && outcome.outcome.elsewhere !== undefined
+      ? await handedOverWithin(ctx, attempt.messageIds, PARKED_WAIT_MS)
+      : false;
   // A code to an opted-out number is recorded, never sent: its stored text is masked at once too.
-  const final = outcome?.outcome.ok === true || refused || attempt.optedOut;
+  const final = outcome?.outcome.ok === true || refused || attempt.optedOut || handedElsewhere;
   if (final) {
     await ctx.groupCommit.run(async (trx) => {
       await maskSentText(
@@ -229,7 +235,7 @@ async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Atte
       await uncountDailySend(trx, dayKey, attempt.decision.newCode);
     }, send.accountId);
   }
-  if (outcome && !outcome.outcome.ok) {
+  if (outcome && !outcome.outcome.ok && !handedElsewhere) {
     if (refused) {
       const state = effectiveState(attempt.before, now);
       throw new OtpError(502, 'otp_send_failed', {
@@ -239,6 +245,22 @@ async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Atte
       });
     }
     warnings.push('The carrier did not take the code at once: it is queued and will be retried.');
+  }
+}
+
+/**
+ * How long a code left to another process's bind is waited for, so that its stored text is masked once that
+ * process has handed it over (the parked hand-off polls every WORKER_POLL_MS); past it the answer warns as for a
+ * transient failure.
+ */
+const PARKED_WAIT_MS = 3_000;
+
+async function handedOverWithin(ctx: SendCodeContext, messageIds: number[], waitMs: number): Promise<boolean> {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    if (await allHandedOver(ctx.db.kysely, messageIds)) return true;
+    if (Date.now() >= deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -170,6 +170,18 @@ const maskText = compiledOnce((db, masked: string, ...messageIds: number[]) =>
   db.updateTable('messages').set({ text: masked }).where('id', 'in', messageIds).where('stage', '>', 0),
 );
 
+/** Whether every one of these messages has left stage 0 (handed over, or closed), by whichever process. */
+export async function allHandedOver(db: Executor, messageIds: number[]): Promise<boolean> {
+  if (messageIds.length === 0) return true;
+  const waiting = await db
+    .selectFrom('messages')
+    .select('id')
+    .where('id', 'in', messageIds)
+    .where('stage', '=', 0)
+    .executeTakeFirst();
+  return waiting === undefined;
+}
+
 /** Any state → none: the code is erased. */
 export async function resetToNone(db: Executor, k: NumberKey, now: number): Promise<void> {
   await db
