@@ -16,7 +16,7 @@ import {
   updateCarrierSettings,
 } from './index.js';
 import type { SmppSettings } from './smpp/settings.js';
-import { carrierStatus } from './status.js';
+import { carrierStatus, STATUS_COUNTERS } from './status.js';
 import { providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
 import { KINDS, kindOf, parseSettings, type KindType } from './kinds.js';
 import { costCommands } from './costs-cli.js';
@@ -228,14 +228,7 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
       'binds',
       'binds_setting',
       'binds_per_process',
-      'window_in_use',
-      'submitted',
-      'refused',
-      'throttled',
-      'errors',
-      'receipts',
-      'unreadable_receipts',
-      'replies',
+      ...STATUS_COUNTERS.filter((k) => k !== 'binds'),
       'last_error_at',
       'last_error',
     ],

@@ -44,7 +44,8 @@ export interface ProcessBinds {
 /** A process's report older than this is ignored: that process stopped or lost the database. */
 export const STATUS_FRESH_MS = 10_000;
 
-const COUNTERS = [
+/** What each process counts of a connector, summed across the deployment (`carriers status` prints them in this order). */
+export const STATUS_COUNTERS = [
   'binds',
   'window_in_use',
   'submitted',
@@ -89,7 +90,7 @@ export async function carrierStatus(ctx: Pick<BaseContext, 'db'>): Promise<
     for (const r of mine) {
       const s = JSON.parse(r.stats) as ConnectorStats;
       perProcess.push({ process: r.holder, state: r.state, binds: s.binds ?? 0 });
-      for (const k of COUNTERS) total[k] += s[k] ?? 0;
+      for (const k of STATUS_COUNTERS) total[k] += s[k] ?? 0;
       if (s.last_error && (total.last_error_at ?? 0) <= (s.last_error_at ?? 0)) {
         total.last_error = s.last_error;
         total.last_error_at = s.last_error_at;
