@@ -37,6 +37,10 @@ describeEngines('operator-tokens and audit commands', (engine) => {
     expect((await run('accounts', 'credits', '--email', 'cli@example.com', '--add', '2')).code).toBe(0);
     expect((await run('prices', 'list')).code).toBe(0);
     expect((await run('accounts', 'credits', '--email', 'cli@example.com', '--add', '-100')).code).toBe(2);
+    // An addition past the balance ceiling (100,000,000 credits) is refused, as the operator API refuses it.
+    const ceiling = await run('accounts', 'credits', '--email', 'cli@example.com', '--add', '100000000');
+    expect(ceiling.code).toBe(2);
+    expect(ceiling.stdout + ceiling.stderr).toContain('the balance cannot pass 100000000 credits');
     const { json } = await run('audit', 'list', '--actor', 'cli');
     const actions = json.entries.map((e: any) => e.action);
     expect(actions).toEqual(['accounts.credits', 'accounts.create', 'operator-tokens.revoke', 'operator-tokens.add']);

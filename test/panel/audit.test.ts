@@ -29,6 +29,16 @@ describeEngines('panel audit log', (engine) => {
     ).toBe(303);
     // A refused change is not recorded.
     await panelAction(h, session, '/panel/operator', '/panel/operator/credits', { email: a.email, credits: '-5' });
+    // Past the balance ceiling (100,000,000 credits): refused, nothing added, nothing recorded.
+    const balance = () =>
+      h.ctx.db.kysely.selectFrom('accounts').select('credits').where('id', '=', a.id).executeTakeFirstOrThrow();
+    const before = await balance();
+    const ceiling = await panelAction(h, session, '/panel/operator', '/panel/operator/credits', {
+      email: a.email,
+      credits: '100000000',
+    });
+    expect(ceiling.status).toBe(400);
+    expect(await balance()).toEqual(before);
     const entries = await listAudit(h.ctx.db.kysely, { since: 0, actor: 'ops@example.com' });
     expect(entries.map((e) => e.action)).toEqual(['accounts.credits', 'accounts.create']);
     expect(entries[0]).toMatchObject({

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { toCredits, toUnits } from '../../../accounts/credits.js';
+import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../../../accounts/credits.js';
 import { accountByEmail, addCredits, archiveAccountNow, openAccount } from '../../../accounts/index.js';
 import { AccountCreateError } from '../../../accounts/create.js';
 import { isAccountEmail, normalEmail } from '../../../text/email.js';
@@ -9,7 +9,7 @@ import { field, refuse, registerAction, type Section, type Shared } from '../../
 /** Positive credits with at most 4 decimals (one unit), as the CLI accepts them. */
 function creditsField(text: string, allowZero: boolean): number {
   const n = Number(text === '' && allowZero ? '0' : text);
-  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > 100_000_000 || toCredits(toUnits(n)) !== n)
+  if (!Number.isFinite(n) || n < 0 || (!allowZero && n === 0) || n > MAX_BALANCE_CREDITS || toCredits(toUnits(n)) !== n)
     throw refuse(400, 'credits_invalid');
   return n;
 }
