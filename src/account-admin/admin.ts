@@ -1,9 +1,8 @@
-import { MAX_BALANCE_CREDITS, toUnits } from '../accounts/credits.js';
 import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
 import {
-  adjustCredits,
+  adjustCreditsByOperator,
   archiveAccount,
   rotateKey,
   unarchiveAccount,
@@ -20,7 +19,7 @@ import {
  */
 export async function addCredits(db: Db, accountId: number, units: number): Promise<boolean> {
   return db.kysely.transaction().execute(async (trx) => {
-    if (!(await adjustCredits(trx, accountId, units, toUnits(MAX_BALANCE_CREDITS)))) return false;
+    if (!(await adjustCreditsByOperator(trx, accountId, units))) return false;
     // Loaded here: the webhook modules are for this change only, not every `accounts` command.
     if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, accountId);
     return true;

@@ -1,10 +1,9 @@
 import type { AppContext, WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
-import { MAX_BALANCE_CREDITS, toUnits } from './credits.js';
 import { createAccount } from './create.js';
 import { searchAccounts, subaccountRows } from './listing-store.js';
 import {
-  adjustCredits,
+  adjustCreditsByOperator,
   archiveAccount,
   currentKey,
   findAccountByEmail,
@@ -29,7 +28,7 @@ export const accountsMatching = (ctx: WithDb, search: string) => searchAccounts(
 
 /** An operator's change of a balance: never below zero, never past MAX_BALANCE_CREDITS; false when refused. */
 export const addCredits = (ctx: WithDb, accountId: number, units: number) =>
-  adjustCredits(ctx.db.kysely, accountId, units, toUnits(MAX_BALANCE_CREDITS));
+  adjustCreditsByOperator(ctx.db.kysely, accountId, units);
 
 export const archiveAccountNow = (ctx: WithDb, accountId: number) =>
   ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, accountId));

@@ -4,6 +4,7 @@ import { affected } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
 import type { AccountsTable } from '../db/schema.js';
 import { normalEmail } from '../text/email.js';
+import { MAX_BALANCE_CREDITS, toUnits } from './credits.js';
 import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
 
 export type Account = Selectable<AccountsTable>;
@@ -221,6 +222,10 @@ export async function adjustCredits(
   const result = await update.executeTakeFirst();
   return affected(result) === 1;
 }
+
+/** An operator's change of a balance (CLI, panel, operator API): as adjustCredits, an addition never past MAX_BALANCE_CREDITS. */
+export const adjustCreditsByOperator = (db: Executor, accountId: number, units: number): Promise<boolean> =>
+  adjustCredits(db, accountId, units, toUnits(MAX_BALANCE_CREDITS));
 
 /** What a debit tells its caller: `lowBalance` when it left the balance below the account's threshold with that crossing not reported yet. */
 export interface Debit {

@@ -1,7 +1,7 @@
-import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
+import { toCredits, toUnits } from '../accounts/credits.js';
 import { AccountCreateError, createAccount } from '../accounts/create.js';
 import {
-  adjustCredits,
+  adjustCreditsByOperator,
   archiveAccount,
   findAccountById,
   accountListing,
@@ -54,14 +54,14 @@ export async function createAccountAs(
 
 /**
  * Adds (or, negative, withdraws) credits with the reason, in one transaction with its audit entry. The update is
- * conditional (accounts' adjustCredits), so parallel withdrawals never take a balance below zero and parallel
+ * conditional (accounts' adjustCreditsByOperator), so parallel withdrawals never take a balance below zero and parallel
  * additions never past MAX_BALANCE_CREDITS (op_balance_ceiling).
  */
 export async function changeCredits(db: Db, by: ApiActor, id: number, amount: number, reason: string) {
   const units = toUnits(amount);
   return db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
-    if (!(await adjustCredits(trx, id, units, toUnits(MAX_BALANCE_CREDITS))))
+    if (!(await adjustCreditsByOperator(trx, id, units)))
       throw badRequest(units < 0 ? 'op_below_zero' : 'op_balance_ceiling');
     if (units < 0) await recordLowBalance(trx, id);
     const after = await existing(trx, id);
