@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
-import { listAccounts, MAX_ACCOUNT_SEARCH, type Account } from '../accounts/index.js';
+import { listAccounts, MAX_ACCOUNT_SEARCH, MAX_REASON, reasonProblem, type Account } from '../accounts/index.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
 import { addCredits, archiveFamily, changeSettings, replaceKey, reviveAccount } from './admin.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
@@ -10,6 +10,7 @@ import type { Channel } from '../messaging/types.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
 import { optoutChanges } from './cli-optout-options.js';
+import { ledgerCommand } from './cli-ledger.js';
 import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 
 /** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
@@ -64,6 +65,7 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
+    .option('--reason <text>', 'why the balance changes: kept in the credit ledger and the audit log')
     .option(...JSON_OPTION)
     .action((o) =>
       run(
@@ -71,7 +73,10 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
           const units = toUnits(o.add);
-          if (!(await addCredits(ctx.db, account.id, units)))
+          const reason = o.reason === undefined ? null : String(o.reason).trim() || null;
+          if (reason !== null && reasonProblem(reason))
+            throw new CliError(`--reason: one line of at most ${MAX_REASON} characters, no control characters`);
+          if (!(await addCredits(ctx.db, account.id, units, { actor: 'cli', reason })))
             throw new CliError(
               units < 0 ? 'the balance cannot go below zero' : `the balance cannot pass ${MAX_BALANCE_CREDITS} credits`,
             );
@@ -203,4 +208,5 @@ export function accountCommands(program: Command, run: CliRunner): void {
   setCommand(accounts, run);
   readCommands(accounts, run);
   keyCommands(accounts, run);
+  ledgerCommand(accounts, run);
 }

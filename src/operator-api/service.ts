@@ -5,6 +5,8 @@ import {
   archiveAccount,
   findAccountById,
   accountListing,
+  ledgerPage,
+  ledgerPeriod,
   listAccounts,
   unarchiveAccount,
   type Account,
@@ -61,7 +63,7 @@ export async function changeCredits(db: Db, by: ApiActor, id: number, amount: nu
   const units = toUnits(amount);
   return db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
-    if (!(await adjustCreditsByOperator(trx, id, units)))
+    if (!(await adjustCreditsByOperator(trx, id, units, { actor: by.actor, reason })))
       throw badRequest(units < 0 ? 'op_below_zero' : 'op_balance_ceiling');
     if (units < 0) await recordLowBalance(trx, id);
     const after = await existing(trx, id);
@@ -102,4 +104,12 @@ export async function unarchiveAs(ctx: Pick<AppContext, 'db' | 'secrets'>, by: A
     });
     return { ...accountListing(await existing(trx, id)), apikey };
   });
+}
+
+/** The account's credit ledger over a period of Mexico City days (both given days included), one page, newest first. */
+export async function accountLedger(db: Executor, id: number, q: { from?: string; to?: string; page: number }) {
+  await existing(db, id);
+  const period = ledgerPeriod(q.from, q.to);
+  if (!period) throw badRequest('op_ledger_invalid');
+  return ledgerPage(db, id, { ...period, page: q.page });
 }
