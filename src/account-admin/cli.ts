@@ -11,6 +11,7 @@ import { CliError, type CliRunner } from '../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
 import { optoutChanges } from './cli-optout-options.js';
 import { ledgerCommand } from './cli-ledger.js';
+import { passwordResetCommand, setPasswordFromStdin } from './cli-password.js';
 import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 
 /** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
@@ -137,10 +138,25 @@ function readCommands(accounts: Command, run: CliRunner): void {
     );
 }
 
+/** The settings `accounts set` was given besides the account and --password-stdin. */
+const settingsGiven = (o: Record<string, unknown>) =>
+  Object.keys(o).filter((k) => !['email', 'parent', 'json', 'passwordStdin'].includes(k) && o[k] !== undefined);
+
 function setCommand(accounts: Command, run: CliRunner): void {
-  settingOptions(accounts.command('set')).action((o) =>
-    run(o, async (ctx) => ({ ...(await setAccount(ctx, o)) }), settingsText),
-  );
+  settingOptions(accounts.command('set'))
+    .option('--password-stdin', "the panel password, from the first line of standard input (the panel's rule)")
+    .action((o) =>
+      run(
+        o,
+        async (ctx): Promise<Record<string, unknown>> => {
+          if (!o.passwordStdin) return { ...(await setAccount(ctx, o)) };
+          if (settingsGiven(o).length > 0)
+            throw new CliError('--password-stdin is set alone: no other setting with it');
+          return setPasswordFromStdin(ctx, o);
+        },
+        settingsText,
+      ),
+    );
 }
 
 /** `accounts archive|unarchive|rotate-key`: suspending, reviving, and replacing the key. */
@@ -209,4 +225,5 @@ export function accountCommands(program: Command, run: CliRunner): void {
   readCommands(accounts, run);
   keyCommands(accounts, run);
   ledgerCommand(accounts, run);
+  passwordResetCommand(accounts, run);
 }

@@ -11,12 +11,13 @@ import {
   archiveAs,
   changeCredits,
   createAccountAs,
+  passwordResetAs,
   unarchiveAs,
 } from './service.js';
 
 const HIDDEN = { schema: { hide: true } };
 
-/** /operator/v1/accounts…: list, one, create, credits, ledger, archive, unarchive (docs/operators/operator-api.md). */
+/** /operator/v1/accounts…: list, one, create, credits, ledger, password reset, archive, unarchive (docs/operators/operator-api.md). */
 export function accountRoutes(scope: FastifyInstance, ctx: AppContext): void {
   // An id that is no whole number names no account: 404, as an unknown one.
   const idOf = (params: unknown) => {
@@ -43,6 +44,9 @@ export function accountRoutes(scope: FastifyInstance, ctx: AppContext): void {
     const id = idOf(request.params);
     return accountLedger(ctx.db.kysely, id, parse(LedgerQuery, request.query, 'op_ledger_invalid'));
   });
+  scope.post('/accounts/:id/password-reset', HIDDEN, async (request) =>
+    passwordResetAs(ctx, actorOf(request), idOf(request.params)),
+  );
   scope.post('/accounts/:id/archive', HIDDEN, async (request) =>
     archiveAs(ctx.db, actorOf(request), idOf(request.params)),
   );

@@ -80,6 +80,12 @@ export const schemas: Record<string, object> = {
       description: 'one line: no control or invisible formatting character (op_reason_invalid)',
     },
   }),
+  PasswordReset: closed({
+    id: { type: 'integer', minimum: 1 },
+    email: { type: 'string' },
+    reset_url: { type: 'string', format: 'uri', description: 'PUBLIC_BASE_URL/panel/reset?token=…: one use' },
+    expires_at: { type: 'string', format: 'date-time' },
+  }),
   LedgerEntry: closed({
     at: { type: 'string', format: 'date-time' },
     kind: { enum: ['credit', 'payment', 'send', 'refund', 'transfer', 'adjustment'] },

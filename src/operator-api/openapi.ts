@@ -71,6 +71,12 @@ function accountPaths() {
     path: [accountId],
     ok: ['200', 'RevivedAccount'],
   });
+  const reset = op({
+    id: 'passwordReset',
+    summary: 'a one-time link (valid 1 hour) where the account sets its panel password',
+    path: [accountId],
+    ok: ['200', 'PasswordReset'],
+  });
   return {
     '/accounts': {
       get: op({
@@ -111,6 +117,9 @@ function accountPaths() {
         ok: ['200', 'Ledger'],
         bad: 'op_ledger_invalid',
       }),
+    },
+    '/accounts/{id}/password-reset': {
+      post: { ...reset, responses: { ...reset.responses, ...conflict('op_account_archived') } },
     },
     '/accounts/{id}/archive': {
       post: op({

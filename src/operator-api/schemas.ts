@@ -22,6 +22,7 @@ defineMessages({
   op_reason_invalid: 'reason: no control or invisible formatting characters (NUL, ESC, newlines, U+202E…)',
   op_balance_ceiling: 'The balance would pass 100000000 credits, the most an account holds',
   op_field_unknown: 'The body has a field this operation does not take',
+  op_account_archived: 'The account is archived: unarchive it first',
   op_ledger_invalid: 'from and to: real dates YYYY-MM-DD, to not before from; page: a whole number from 1 to 10000',
 });
 

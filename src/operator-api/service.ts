@@ -5,8 +5,10 @@ import {
   archiveAccount,
   findAccountById,
   accountListing,
+  issuePasswordReset,
   ledgerPage,
   ledgerPeriod,
+  RESET_PATH,
   listAccounts,
   unarchiveAccount,
   type Account,
@@ -112,4 +114,22 @@ export async function accountLedger(db: Executor, id: number, q: { from?: string
   const period = ledgerPeriod(q.from, q.to);
   if (!period) throw badRequest('op_ledger_invalid');
   return ledgerPage(db, id, { ...period, page: q.page });
+}
+
+/** A one-time link that sets the account's panel password (valid one hour), with its audit entry (never the token). */
+export async function passwordResetAs(ctx: Pick<AppContext, 'db' | 'config'>, by: ApiActor, id: number) {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const account = await existing(trx, id);
+    if (account.status !== 'active') throw new ApiError(409, 'op_account_archived');
+    const { token, expiresAt } = await issuePasswordReset(trx, id);
+    const expires_at = new Date(expiresAt).toISOString();
+    const email = shownEmail(account.email);
+    await recordAudit(trx, {
+      ...by,
+      action: 'accounts.password-reset',
+      target: accountTarget(id, email),
+      detail: { expires_at },
+    });
+    return { id, email, reset_url: `${ctx.config.publicBaseUrl}${RESET_PATH}${token}`, expires_at };
+  });
 }

@@ -1,4 +1,5 @@
 import { smppWordsEn, smppWordsEs } from './words-smpp.js';
+import { passwordWordsEn, passwordWordsEs } from './words-password.js';
 import { repliesWordsEn, repliesWordsEs } from './words-replies.js';
 
 /**
@@ -298,6 +299,7 @@ const es = {
     'Un número por fila en la primera columna: 10 dígitos (México, 52) o + y el número completo; o una primera fila con las columnas number y country_code. Hasta {max} filas por archivo. Si una fila tiene un error no se importa ninguna.',
   country_code: 'Código de país',
   ...smppWordsEs,
+  ...passwordWordsEs,
   ...repliesWordsEs,
   ...analyticsEs,
   ...auditEs,
@@ -595,6 +597,7 @@ const en: Words = {
     'One number a row in the first column: 10 digits (Mexico, 52) or + and the full number; or a first row naming the columns number and country_code. Up to {max} rows a file. If any row has an error, none is imported.',
   country_code: 'Country code',
   ...smppWordsEn,
+  ...passwordWordsEn,
   ...repliesWordsEn,
   ...analyticsEn,
   ...auditEn,
