@@ -139,7 +139,7 @@ describeEngines('accounts ledger, credits --reason, set --password-stdin and pas
     const token = new URL(reset.json.reset_url).searchParams.get('token')!;
     // Stored hashed: the token itself is in no row, nor in the audit log.
     await withDb(async (db) => {
-      const rows = await db.kysely.selectFrom('password_resets').selectAll().execute();
+      const rows = await db.kysely.selectFrom('reset_links').selectAll().execute();
       expect(JSON.stringify(rows)).not.toContain(token);
       expect(await resetTokenAccount(db.kysely, token)).toMatchObject({ email: 'libro@example.com' });
     });

@@ -3,7 +3,7 @@ import type { Generated } from 'kysely';
 /** What moved a balance: an operator's addition, a payment, a send request, a refund, a transfer within a family, an operator's withdrawal. */
 export type LedgerKind = 'credit' | 'payment' | 'send' | 'refund' | 'transfer' | 'adjustment';
 
-/** One movement of an account's balance, written in the transaction that moved it (migration 0049_ledger_password_resets). */
+/** One movement of an account's balance, written in the transaction that moved it (migration 0049_ledger_reset_links). */
 export interface CreditLedgerTable {
   id: Generated<number>;
   account_id: number;

@@ -3,20 +3,20 @@ import type { Db, Executor } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
 
-/** A one-time link that sets an account's panel password (migration 0049_ledger_password_resets): only its hash is kept. */
-export interface PasswordResetsTable {
+/** A one-time link that sets an account's panel password (migration 0049_ledger_reset_links): only its hash is kept. */
+export interface ResetLinksTable {
   token_hash: string;
   account_id: number;
   created_at: number;
   expires_at: number;
 }
 
-export interface PasswordResetTables {
-  password_resets: PasswordResetsTable;
+export interface ResetLinkTables {
+  reset_links: ResetLinksTable;
 }
 
 declare module '../db/schema.js' {
-  interface Database extends PasswordResetTables {}
+  interface Database extends ResetLinkTables {}
 }
 
 /** The panel's password rule: 8 to 128 characters. */
@@ -38,7 +38,7 @@ const tokenHash = (token: string) => createHash('sha256').update(token, 'utf8').
 async function storePassword(trx: Executor, accountId: number, passwordHash: string): Promise<void> {
   await trx.updateTable('accounts').set({ password_hash: passwordHash }).where('id', '=', accountId).execute();
   await trx.deleteFrom('panel_sessions').where('kind', '=', 'account').where('principal_id', '=', accountId).execute();
-  await trx.deleteFrom('password_resets').where('account_id', '=', accountId).execute();
+  await trx.deleteFrom('reset_links').where('account_id', '=', accountId).execute();
 }
 
 /**
@@ -59,11 +59,11 @@ export async function issuePasswordReset(
   accountId: number,
   now = Date.now(),
 ): Promise<{ token: string; expiresAt: number }> {
-  await db.deleteFrom('password_resets').where('expires_at', '<=', now).execute();
+  await db.deleteFrom('reset_links').where('expires_at', '<=', now).execute();
   const token = randomToken(32);
   const expiresAt = now + RESET_TTL_MS;
   await db
-    .insertInto('password_resets')
+    .insertInto('reset_links')
     .values({ token_hash: tokenHash(token), account_id: accountId, created_at: now, expires_at: expiresAt })
     .execute();
   return { token, expiresAt };
@@ -73,11 +73,11 @@ export async function issuePasswordReset(
 export async function resetTokenAccount(db: Executor, token: string, now = Date.now()) {
   if (token === '' || token.length > 200) return undefined;
   return db
-    .selectFrom('password_resets')
-    .innerJoin('accounts', 'accounts.id', 'password_resets.account_id')
+    .selectFrom('reset_links')
+    .innerJoin('accounts', 'accounts.id', 'reset_links.account_id')
     .select(['accounts.id', 'accounts.email'])
-    .where('password_resets.token_hash', '=', tokenHash(token))
-    .where('password_resets.expires_at', '>', now)
+    .where('reset_links.token_hash', '=', tokenHash(token))
+    .where('reset_links.expires_at', '>', now)
     .where('accounts.status', '=', 'active')
     .executeTakeFirst();
 }
@@ -92,7 +92,7 @@ export async function redeemPasswordReset(db: Db, token: string, password: strin
   const passwordHash = await hashPassword(password);
   return db.kysely.transaction().execute(async (trx) => {
     const spent = await trx
-      .deleteFrom('password_resets')
+      .deleteFrom('reset_links')
       .where('token_hash', '=', tokenHash(token))
       .where('expires_at', '>', now)
       .returning('account_id')

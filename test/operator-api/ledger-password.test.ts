@@ -76,7 +76,7 @@ describeEngines('operator API ledger and password reset', (engine) => {
     const secret = new URL(reset.body.reset_url).searchParams.get('token')!;
     expect(await resetTokenAccount(api.h.ctx.db.kysely, secret)).toMatchObject({ id: a.id });
     expect(await resetTokenAccount(api.h.ctx.db.kysely, secret, Date.parse(reset.body.expires_at))).toBeUndefined();
-    const rows = await api.h.ctx.db.kysely.selectFrom('password_resets').selectAll().execute();
+    const rows = await api.h.ctx.db.kysely.selectFrom('reset_links').selectAll().execute();
     expect(JSON.stringify(rows)).not.toContain(secret);
     const entries = await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'ops' });
     expect(entries.find((e) => e.action === 'accounts.password-reset')).toMatchObject({

@@ -7,7 +7,7 @@ import { withId } from './helpers.js';
  * account, newest first, so the index is (account_id, id). Balances before this migration have no history: the first
  * entry of an account starts from the balance it had then.
  *
- * password_resets: one-time links that set an account's panel password, stored as the token's hash, for an hour.
+ * reset_links: one-time links that set an account's panel password, stored as the token's hash, for an hour.
  */
 export async function up(db: Kysely<any>): Promise<void> {
   await withId(db, db.schema.createTable('credit_ledger'))
@@ -22,16 +22,16 @@ export async function up(db: Kysely<any>): Promise<void> {
     .execute();
   await db.schema.createIndex('credit_ledger_account').on('credit_ledger').columns(['account_id', 'id']).execute();
   await db.schema
-    .createTable('password_resets')
+    .createTable('reset_links')
     .addColumn('token_hash', 'text', (c) => c.primaryKey())
     .addColumn('account_id', 'bigint', (c) => c.notNull())
     .addColumn('created_at', 'bigint', (c) => c.notNull())
     .addColumn('expires_at', 'bigint', (c) => c.notNull())
     .execute();
-  await db.schema.createIndex('password_resets_account').on('password_resets').column('account_id').execute();
+  await db.schema.createIndex('reset_links_account').on('reset_links').column('account_id').execute();
 }
 
 export async function down(db: Kysely<any>): Promise<void> {
-  await db.schema.dropTable('password_resets').execute();
+  await db.schema.dropTable('reset_links').execute();
   await db.schema.dropTable('credit_ledger').execute();
 }
