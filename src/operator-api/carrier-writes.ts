@@ -40,8 +40,10 @@ function sealedSecret(ctx: Ctx, type: KindType, body: Body): string | undefined 
 }
 
 /** POST /carriers: `carriers add` (the kind's settings, its secret sealed), recorded; never the secret in the answer. */
-export async function addCarrierAs(ctx: Ctx, by: ApiActor, body: Body & { kind: KindType; name: string }) {
-  const { kind, name, password: _password, secrets: _secrets, ...settings } = body;
+export async function addCarrierAs(ctx: Ctx, by: ApiActor, body: Body) {
+  // NewCarrier took the kind among KIND_TYPES and the name as text.
+  const { kind: type, name: text, password: _password, secrets: _secrets, ...settings } = body;
+  const [kind, name] = [type as KindType, String(text)];
   if (await findCarrier(ctx.db.kysely, name)) throw new ApiError(409, 'op_carrier_exists');
   const made = await refusedAs('op_carrier_invalid', () =>
     createCarrier(ctx, {

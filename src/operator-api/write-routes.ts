@@ -63,7 +63,7 @@ export function writeRoutes(scope: FastifyInstance, ctx: AppContext): void {
 
   scope.post('/carriers', HIDDEN, async (request, reply) => {
     const body = parse(NewCarrier, request.body, 'op_carrier_invalid');
-    return reply.code(201).send(await addCarrierAs(ctx, actorOf(request), body as never));
+    return reply.code(201).send(await addCarrierAs(ctx, actorOf(request), body));
   });
   scope.patch('/carriers/:name', HIDDEN, async (request) =>
     changeCarrierAs(
