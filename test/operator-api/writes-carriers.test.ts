@@ -142,6 +142,37 @@ describeEngines('operator API writes: carriers, costs, routes', (engine) => {
     expect(actions).toEqual(expect.arrayContaining(['routes.add', 'routes.remove', 'carriers.costs.set']));
   });
 
+  it('adds a provider connector with its secrets as an object, sealed, never answered nor recorded', async () => {
+    const secrets = { access_token: 'EAAGtoken1', app_secret: 'appsecret1', verify_token: 'verify1' };
+    const missing = await call('POST', '/carriers', {
+      kind: 'whatsapp-cloud',
+      name: 'wa1',
+      phone_number_id: '1234',
+      secrets: { access_token: 'x' },
+    });
+    expect([missing.status, missing.body.code]).toEqual([400, 'op_carrier_invalid']);
+    expect(missing.body.message).toContain('secrets.app_secret');
+    const added = await call('POST', '/carriers', {
+      kind: 'whatsapp-cloud',
+      name: 'wa1',
+      phone_number_id: '1234',
+      secrets,
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({
+      name: 'wa1',
+      type: 'whatsapp-cloud',
+      phone_number_id: '1234',
+      graph_version: 'v21.0',
+    });
+    const wrong = await call('PATCH', '/carriers/wa1', { password: 'abc' });
+    expect([wrong.status, wrong.body.code]).toEqual([400, 'op_carrier_invalid']);
+    expect((await call('PATCH', '/carriers/wa1', { messages_per_second: 10 })).body.messages_per_second).toBe(10);
+    const entries = JSON.stringify(await listAudit(api.h.ctx.db.kysely, { since: 0, actor: 'netops' }));
+    expect(entries).not.toMatch(/EAAGtoken1|appsecret1|verify1/);
+    expect(JSON.stringify(added.body)).not.toMatch(/EAAGtoken1|appsecret1/);
+  });
+
   it('refuses every write to a read-only token', async () => {
     const reader = await api.token('reader', true);
     const r = await api.call('POST', '/carriers', { token: reader, body: { ...smpp, name: 'ro1' } });
