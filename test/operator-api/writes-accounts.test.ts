@@ -2,6 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines } from '../helpers/harness.js';
 import { startOperatorApi, type OperatorApi } from '../helpers/operator-api.js';
 import { listAudit } from '../../src/audit/service.js';
+import { smsCommands } from '../../src/features/sms/cli.js';
+import { runCommands } from '../helpers/cli.js';
 
 /** SMPP users, senders, MO routes and account settings over the operator API, every answer checked against the document. */
 describeEngines('operator API writes: SMPP users, senders, MO routes, account settings', (engine) => {
@@ -81,6 +83,11 @@ describeEngines('operator API writes: SMPP users, senders, MO routes, account se
     expect((await call('DELETE', `/accounts/${a.id}/senders?sender=TIENDA`)).body).toEqual({ removed: false });
     expect((await call('DELETE', `/accounts/${a.id}/senders`)).body.code).toBe('op_sender_invalid');
     expect((await names()).map((r) => r.name)).toEqual(['55123']);
+    // `senders remove` is the same change from the command line.
+    const cli = (...args: string[]) => runCommands(api.h.ctx, [smsCommands], ['senders', ...args, '--json']);
+    expect(await cli('remove', '--email', a.email, '--sender', '55123')).toEqual({ removed: true });
+    expect(await cli('remove', '--email', a.email, '--sender', '55123')).toEqual({ removed: false });
+    expect(await names()).toEqual([]);
     expect(await audited()).toEqual(expect.arrayContaining([['senders.remove', `account:${a.id} ${a.email}`]]));
   });
 
