@@ -117,15 +117,18 @@ export function writesOf(file: string, text: string): Write[] {
   return writes;
 }
 
-/** Each table → the module whose tables file declares it (a table declared twice is an error). */
-export function tableOwners(root: string, files: string[]): Map<string, string> {
+/** Each table → the module whose tables file declares it (a table declared twice is an error), and those files. */
+export function tableOwners(root: string, files: string[]): { owners: Map<string, string>; declaring: string[] } {
   const owners = new Map<string, string>();
+  const declaring: string[] = [];
   for (const file of files) {
-    for (const table of declaredTables(file, readFileSync(join(root, file), 'utf8'))) {
+    const tables = declaredTables(file, readFileSync(join(root, file), 'utf8'));
+    if (tables.length > 0) declaring.push(file);
+    for (const table of tables) {
       const owner = moduleOf(file);
       if (owners.has(table)) throw new Error(`${table} declared by ${owners.get(table)} and ${owner}`);
       owners.set(table, owner);
     }
   }
-  return owners;
+  return { owners, declaring };
 }
