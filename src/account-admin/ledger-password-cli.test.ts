@@ -4,7 +4,7 @@ import { cliEnv, runMensajero, runMensajeroJson, type CliEnv } from '../../test/
 import { openDatabase } from '../db/engine.js';
 import { verifyPassword } from '../lib/passwords.js';
 import { resetTokenAccount } from '../accounts/passwords.js';
-import { createSession } from '../panel/session-store.js';
+import { createPanelSession as createSession } from '../accounts/index.js';
 
 /** The built `mensajero accounts` commands of the ledger and of passwords, on a migrated database. */
 describeEngines('accounts ledger, credits --reason, set --password-stdin and password-reset', (engine) => {

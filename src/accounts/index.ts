@@ -1,6 +1,6 @@
 // The public surface of accounts: what features, commands and panel pages call (the queries stay in the stores).
 export * from './store.js';
-export { MAX_REASON, reasonProblem, type LedgerKind, type Movement } from './ledger.js';
+export { MAX_REASON, moveCredits, reasonProblem, type LedgerKind, type Movement } from './ledger.js';
 export {
   ACCOUNTS_PAGE_SIZE,
   emailsByIds,
@@ -27,3 +27,5 @@ export {
   resetTokenAccount,
   setAccountPassword,
 } from './passwords.js';
+export { createPanelSession, endPanelSession, endPanelSessions, prunePanelSessions } from './panel-sessions.js';
+export type { PrincipalKind } from './tables.js';

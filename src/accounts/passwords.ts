@@ -3,22 +3,6 @@ import type { Db, Executor } from '../db/engine.js';
 import { randomToken } from '../lib/ids.js';
 import { hashPassword } from '../lib/passwords.js';
 
-/** A one-time link that sets an account's panel password (migration 0049_ledger_reset_links): only its hash is kept. */
-export interface ResetLinksTable {
-  token_hash: string;
-  account_id: number;
-  created_at: number;
-  expires_at: number;
-}
-
-export interface ResetLinkTables {
-  reset_links: ResetLinksTable;
-}
-
-declare module '../db/schema.js' {
-  interface Database extends ResetLinkTables {}
-}
-
 /** The panel's password rule: 8 to 128 characters. */
 export const PASSWORD_MIN = 8;
 export const PASSWORD_MAX = 128;

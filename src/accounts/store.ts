@@ -2,7 +2,7 @@ import { CompiledQuery, sql, type Selectable } from 'kysely';
 import type { Db, Executor } from '../db/engine.js';
 import { affected } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
-import type { AccountsTable } from '../db/schema.js';
+import type { AccountsTable } from './tables.js';
 import { normalEmail } from '../text/email.js';
 import { MAX_BALANCE_CREDITS, toUnits } from './credits.js';
 import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
@@ -376,4 +376,58 @@ export async function lowBalanceUnits(db: Executor, accountId: number) {
     .where('id', '=', accountId)
     .executeTakeFirst();
   return row?.low_balance_units;
+}
+
+/**
+ * Takes the parent's row lock first (a no-op update). Every transaction that
+ * touches a parent and a sub-account locks the parent before the sub-account,
+ * so on PostgreSQL transfers in both directions and archives never deadlock.
+ */
+export async function lockAccount(trx: Executor, accountId: number): Promise<void> {
+  await trx
+    .updateTable('accounts')
+    .set({ credits: sql`credits` })
+    .where('id', '=', accountId)
+    .execute();
+}
+
+/** active → archived, once; revokes its keys. False when it was not an active sub-account of the parent. */
+export async function archiveSubaccount(trx: Executor, parentId: number, subId: number): Promise<boolean> {
+  const now = Date.now();
+  const claimed = await trx
+    .updateTable('accounts')
+    .set({ status: 'archived', archived_at: now })
+    .where('id', '=', subId)
+    .where('parent_id', '=', parentId)
+    .where('status', '=', 'active')
+    .returning('id')
+    .executeTakeFirst();
+  if (!claimed) return false;
+  await trx
+    .updateTable('api_keys')
+    .set({ revoked_at: now })
+    .where('account_id', '=', subId)
+    .where('revoked_at', 'is', null)
+    .execute();
+  return true;
+}
+
+/**
+ * Marks the crossing when the balance is below the account's threshold and
+ * this crossing has no event yet; the balance is read by the same statement
+ * (src/webhooks/low-balance.ts records the event).
+ */
+export const claimLowBalanceCrossing = compiledOnce((db, accountId: number) =>
+  db
+    .updateTable('accounts')
+    .set({ low_balance_sent: 1 })
+    .where('id', '=', accountId)
+    .where('low_balance_sent', '=', 0)
+    .where(sql<boolean>`credits < low_balance_units`)
+    .returning(['credits', 'low_balance_units']),
+);
+
+/** Sets the account's panel password hash alone (the panel's password change ends the sessions itself). */
+export async function storePasswordHash(db: Executor, accountId: number, hash: string): Promise<void> {
+  await db.updateTable('accounts').set({ password_hash: hash }).where('id', '=', accountId).execute();
 }

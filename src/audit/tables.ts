@@ -1,18 +1,5 @@
 import type { Generated } from 'kysely';
 
-/** One token of the operator API (migration 0044): only the SHA-256 of the token is stored. */
-export interface OperatorTokensTable {
-  id: Generated<number>;
-  name: string;
-  token_hash: string;
-  /** 1: GET only; a write answers 403. */
-  read_only: Generated<number>;
-  created_at: number;
-  /** Written at most once a minute per token. */
-  last_used_at: number | null;
-  revoked_at: number | null;
-}
-
 /** One change made through the operator API, the CLI or the panel's operator view. */
 export interface AuditLogTable {
   id: Generated<number>;
@@ -28,7 +15,6 @@ export interface AuditLogTable {
 }
 
 export interface AuditTables {
-  operator_tokens: OperatorTokensTable;
   audit_log: AuditLogTable;
 }
 

@@ -166,6 +166,6 @@ export interface CarrierInbox {
   sink(ids: CarrierIds): CoreSink;
   /** Applies the receipts of `carrier` that were waiting for their carrier id. */
   applyWaiting(ids: CarrierIds, carrier: string): Promise<unknown>;
-  /** Housekeeping: carrier ids and receipts kept past their days, reply parts older than a day. */
+  /** Housekeeping: carrier ids and receipts kept past their days, reply parts older than a day, receipt counts past two. */
   prune(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import type { Db } from '../db/engine.js';
+import type { Db, Executor } from '../db/engine.js';
 import type { BindLeaseStore, Coordination, ThroughputStore } from './adapter.js';
 
 /** A bind lease lasts this long; holders renew it every few seconds (CarrierManager's tick). */
@@ -83,4 +83,33 @@ export async function pruneThroughput(db: Db): Promise<void> {
     .deleteFrom('carrier_rate')
     .where('second', '<', Math.floor(Date.now() / 1000) - 60)
     .execute();
+}
+
+// carrier_rate also counts the parts an SMPP customer submits (src/features/smpp-users/throughput.ts), in rows keyed
+// by its own name and 100 ms slots: written through the three functions below.
+
+/** Adds `used` to the counter of `key` in `slot` (the caller checked its cap, under its own lock). */
+export async function addToRate(trx: Executor, key: string, slot: number, used: number): Promise<void> {
+  await trx
+    .insertInto('carrier_rate')
+    .values({ carrier: key, second: slot, used })
+    .onConflict((oc) =>
+      oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', used) })),
+    )
+    .execute();
+}
+
+/** Forgets every counter of `key`. */
+export async function forgetRate(db: Executor, key: string): Promise<void> {
+  await db.deleteFrom('carrier_rate').where('carrier', '=', key).execute();
+}
+
+/** Forgets the counters of keys starting with `prefix` in slots up to `lastSlot`; returns how many rows went. */
+export async function pruneRateSlots(db: Executor, prefix: string, lastSlot: number): Promise<number> {
+  const r = await db
+    .deleteFrom('carrier_rate')
+    .where('carrier', 'like', `${prefix}%`)
+    .where('second', '<=', lastSlot)
+    .executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

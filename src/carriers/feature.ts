@@ -2,7 +2,6 @@ import type { Feature } from '../feature.js';
 import { whatsappWebhookRoutes } from './whatsapp-cloud/webhook.js';
 import { twimlWebhookRoutes } from './twiml-voice/webhook.js';
 import { pruneRejections } from './providers/store.js';
-import { pruneUnmatchedReplies } from './store.js';
 
 /** Carrier connectors and routes: the operator's CLI, and binding them in a running service. */
 export const carriers: Feature = {
@@ -14,12 +13,6 @@ export const carriers: Feature = {
   },
   // Called for a running service only (not for CLI commands): connectors bind and follow configuration changes.
   jobs: (_worker, ctx) => ctx.carriers.start(),
-  // Refusals of provider callbacks, older than REJECTIONS_KEEP_DAYS; unmatched replies past their age or count.
-  prune: async (ctx, now) => ({
-    rejections: await pruneRejections(ctx, now),
-    unmatched_replies: await pruneUnmatchedReplies(ctx.db.kysely, now, {
-      keepDays: ctx.config.UNMATCHED_REPLIES_KEEP_DAYS,
-      keepRows: ctx.config.UNMATCHED_REPLIES_KEEP_ROWS,
-    }),
-  }),
+  // Refusals of provider callbacks, older than REJECTIONS_KEEP_DAYS (unmatched replies are messaging's).
+  prune: async (ctx, now) => ({ rejections: await pruneRejections(ctx, now) }),
 };

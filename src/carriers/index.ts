@@ -1,4 +1,4 @@
-// The carrier layer's public surface for front ends (panel pages, commands): routes and connectors.
+// The carrier layer's public surface for front ends (panel pages, commands) and features: routes, connectors, rate counters.
 export { listPublicRoutes, type PublicRoute } from './store.js';
 export { SIMULATOR } from './store.js';
 export {
@@ -17,3 +17,5 @@ export {
   setCarrierEnabled,
   updateCarrierSettings,
 } from './store.js';
+/** Counters of carrier_rate the SMPP server's customers share (features/smpp-users/throughput.ts). */
+export { addToRate, forgetRate, pruneRateSlots } from './coordination-store.js';

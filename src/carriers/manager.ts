@@ -8,7 +8,7 @@ import type { OutboundMessage } from '../messaging/ports.js';
 import { kindOf, parseSettings, providerIds } from './kinds.js';
 import { routesWithout, type RouteEntry, type Strategy } from './routing.js';
 import { costCache, CostTable } from './costs.js';
-import { evaluateQuality, pruneReceiptCounts, type QualityChange } from './quality.js';
+import { evaluateQuality, type QualityChange } from './quality.js';
 import type { CarrierHealth } from './strategies.js';
 import { SimulatorConnector, type SimulatorConfig } from './simulator/connector.js';
 import { pruneThroughput } from './coordination-store.js';
@@ -43,7 +43,7 @@ export interface ManagerServices extends Pick<BaseContext, 'db' | 'log' | 'secre
   sinkFor(ids: CarrierIds): CarrierSink;
   /** Applies the receipts of `carrier` that were waiting for their carrier id. */
   applyWaiting(ids: CarrierIds, carrier: string): Promise<unknown>;
-  /** Housekeeping of carrier ids, waiting receipts and reply parts. */
+  /** Housekeeping of carrier ids, waiting receipts, reply parts and receipt counts. */
   pruneReceived(): Promise<void>;
 }
 
@@ -185,7 +185,6 @@ export class CarrierManager {
       await this.applyWaitingReceipts();
       await this.evaluateQuality();
       if (this.ticks++ % 30 === 0) {
-        await pruneReceiptCounts(this.services.db.kysely, Date.now());
         await pruneThroughput(this.services.db);
         await this.services.pruneReceived();
         await pruneEventCounts(this.services.db.kysely, Date.now());

@@ -181,13 +181,3 @@ export const listDemoted = (db: Executor) =>
     .select(['carrier', 'demoted_at', 'delivery_rate'])
     .where('demoted_at', 'is not', null)
     .execute();
-
-/** Receipt counts older than this are pruned (longer than the longest window). */
-export const RECEIPT_COUNTS_KEEP_MS = 2 * 86_400_000;
-
-export async function pruneReceiptCounts(db: Executor, now: number): Promise<void> {
-  await db
-    .deleteFrom('carrier_receipt_counts')
-    .where('bucket', '<', now - RECEIPT_COUNTS_KEEP_MS)
-    .execute();
-}

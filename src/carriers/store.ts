@@ -176,31 +176,3 @@ export const listRejections = (db: Executor, limit: number) =>
 
 export const listUnmatchedReplies = (db: Executor, limit: number) =>
   db.selectFrom('unmatched_replies').selectAll().orderBy('id', 'desc').limit(limit).execute();
-
-/**
- * Housekeeping: unmatched replies older than `keepDays`, and all but the
- * newest `keepRows` (a carrier's flood of deliver_sm to an address nobody
- * owns or routes leaves at most that many rows between two runs' worth).
- */
-export async function pruneUnmatchedReplies(
-  db: Executor,
-  now: number,
-  keep: { keepDays: number; keepRows: number },
-): Promise<number> {
-  const old = await db
-    .deleteFrom('unmatched_replies')
-    .where('received_at', '<', now - keep.keepDays * 86_400_000)
-    .executeTakeFirst();
-  // The oldest row kept by the cap, found through the primary key: everything older goes.
-  const edge = await db
-    .selectFrom('unmatched_replies')
-    .select('id')
-    .orderBy('id', 'desc')
-    .limit(1)
-    .offset(keep.keepRows - 1)
-    .executeTakeFirst();
-  const over = edge
-    ? await db.deleteFrom('unmatched_replies').where('id', '<', edge.id).executeTakeFirst()
-    : { numDeletedRows: 0n };
-  return Number(old.numDeletedRows) + Number(over.numDeletedRows);
-}

@@ -52,14 +52,6 @@ export interface CarrierQualityTable {
   delivery_rate: number | null;
 }
 
-/** Final receipts per connector per 10-second bucket (the quality window's source). */
-export interface CarrierReceiptCountsTable {
-  carrier: string;
-  bucket: number;
-  delivered: Generated<number>;
-  failed: Generated<number>;
-}
-
 /** Hand-off answers each connector counted (throttling, refusals, errors), per minute, summed over the processes. */
 export interface CarrierEventCountsTable {
   carrier: string;
@@ -94,56 +86,6 @@ export interface CarrierProcessStatusTable {
   updated_at: number;
 }
 
-export interface SmppIdsTable {
-  id: Generated<number>;
-  carrier: string;
-  carrier_id: string;
-  message_id: number;
-  created_at: number;
-}
-
-/** Receipts waiting for the id of their message (early receipts), of SMPP and HTTP provider connectors alike; deleted once applied. */
-export interface CarrierReceiptsTable {
-  id: Generated<number>;
-  carrier: string;
-  carrier_id: string;
-  code: number;
-  at: number;
-  /** 1: a provider's `read` status (also recorded as a read of the message). */
-  read: Generated<number>;
-  /** The receipt as the carrier wrote it (bounded), kept for the message trace. */
-  stat?: string | null;
-  err?: string | null;
-}
-
-export interface SmppReplyPartsTable {
-  carrier: string;
-  source: string;
-  reference: number;
-  sequence: number;
-  total: number;
-  destination: string;
-  text: string;
-  received_at: number;
-}
-
-export interface UnmatchedRepliesTable {
-  id: Generated<number>;
-  carrier: string;
-  source: string;
-  destination: string;
-  text: string;
-  received_at: number;
-}
-
-/** The provider's id of each message an HTTP provider connector accepted (its webhooks name it). */
-export interface ProviderMessageIdsTable {
-  carrier: string;
-  carrier_id: string;
-  message_id: number;
-  created_at: number;
-}
-
 /**
  * Provider webhooks refused (wrong or missing signature, unknown connector,
  * unreadable body), counted: one row per address, source, reason and hour.
@@ -162,21 +104,15 @@ export interface ProviderRejectionsTable {
 }
 
 export interface CarrierTables {
-  provider_message_ids: ProviderMessageIdsTable;
   provider_rejections: ProviderRejectionsTable;
   carriers: CarriersTable;
   carrier_routes: CarrierRoutesTable;
   carrier_costs: CarrierCostsTable;
   carrier_quality: CarrierQualityTable;
-  carrier_receipt_counts: CarrierReceiptCountsTable;
   carrier_event_counts: CarrierEventCountsTable;
   carrier_binds: CarrierBindsTable;
   carrier_rate: CarrierRateTable;
   carrier_process_status: CarrierProcessStatusTable;
-  smpp_ids: SmppIdsTable;
-  carrier_receipts: CarrierReceiptsTable;
-  smpp_reply_parts: SmppReplyPartsTable;
-  unmatched_replies: UnmatchedRepliesTable;
 }
 
 declare module '../db/schema.js' {

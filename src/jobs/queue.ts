@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { sql } from 'kysely';
 import { affected, isPostgres, type Db, type Executor } from '../db/engine.js';
 import { compiledOnce, prepared } from '../db/prepared.js';
-import type { JobsTable } from '../db/schema.js';
+import type { JobsTable } from './tables.js';
 import type { Selectable } from 'kysely';
 
 export type JobRow = Selectable<JobsTable>;

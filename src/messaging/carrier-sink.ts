@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Db } from '../db/engine.js';
 import { enqueue } from '../jobs/queue.js';
 import { recordInboundReply } from './inbound-replies.js';
+import { pruneReceiptCounts } from './receipt-counts.js';
 import { applyWaitingReceipts, idBook, pruneReceipts, recordCarrierIds, storeReceipts } from './receipts.js';
 
 /** The job that applies the simulator's scheduled delivery reports (registered by messaging/feature.ts). */
@@ -13,7 +14,10 @@ export function carrierInbox(ctx: AppContext): CarrierInbox {
   return {
     sink: (ids) => carrierSink(ctx, ids),
     applyWaiting: (ids, carrier) => applyWaitingReceipts(ctx, idBook(ids), carrier),
-    prune: () => pruneReceipts(ctx.db),
+    prune: async () => {
+      await pruneReceiptCounts(ctx.db.kysely, Date.now());
+      await pruneReceipts(ctx.db);
+    },
   };
 }
 

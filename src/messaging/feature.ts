@@ -2,6 +2,7 @@ import type { Feature } from '../feature.js';
 import { SIMULATOR_DLR_JOB } from './carrier-sink.js';
 import { pruneFailedAttempts } from './attempts.js';
 import { applyDeliveryReports } from './delivery.js';
+import { pruneUnmatchedReplies } from './inbound-replies.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
 import { watchParked } from './parked.js';
@@ -35,5 +36,12 @@ export const messaging: Feature = {
       },
     });
   },
-  prune: async (ctx, now) => ({ attempts: await pruneFailedAttempts(ctx, now) }),
+  // Failed hand-offs past their days; unmatched replies past UNMATCHED_REPLIES_KEEP_DAYS or the newest KEEP_ROWS.
+  prune: async (ctx, now) => ({
+    attempts: await pruneFailedAttempts(ctx, now),
+    unmatched_replies: await pruneUnmatchedReplies(ctx.db.kysely, now, {
+      keepDays: ctx.config.UNMATCHED_REPLIES_KEEP_DAYS,
+      keepRows: ctx.config.UNMATCHED_REPLIES_KEEP_ROWS,
+    }),
+  }),
 };

@@ -241,3 +241,16 @@ export async function optedOutMessages(db: Executor, messageIds: number[]): Prom
     else if (!found.has(Number(r.id))) found.set(Number(r.id), OPTOUT_ERROR);
   return found;
 }
+
+/** Writes a family's opt-out choices (`owner`: the top-level account), only the columns in `set`. */
+export async function saveOptoutSettings(
+  db: Executor,
+  owner: number,
+  set: { exempt_otp?: number; confirmation?: string | null },
+): Promise<void> {
+  await db
+    .insertInto('optout_settings')
+    .values({ account_id: owner, exempt_otp: 0, confirmation: null, ...set })
+    .onConflict((oc) => oc.column('account_id').doUpdateSet(set))
+    .execute();
+}

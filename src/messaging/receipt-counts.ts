@@ -1,4 +1,5 @@
 import type { Transaction } from 'kysely';
+import type { Executor } from '../db/engine.js';
 import type { Database } from '../db/schema.js';
 
 /** The receipt counts' bucket: 10 seconds (a 10-minute quality window sums 60 rows per connector). */
@@ -39,4 +40,14 @@ export async function countReceipts(
         })),
       )
       .execute();
+}
+
+/** Receipt counts older than this are pruned (longer than the longest quality window). */
+export const RECEIPT_COUNTS_KEEP_MS = 2 * 86_400_000;
+
+export async function pruneReceiptCounts(db: Executor, now: number): Promise<void> {
+  await db
+    .deleteFrom('carrier_receipt_counts')
+    .where('bucket', '<', now - RECEIPT_COUNTS_KEEP_MS)
+    .execute();
 }

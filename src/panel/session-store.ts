@@ -1,5 +1,4 @@
 import type { Executor } from '../db/engine.js';
-import { randomToken } from '../lib/ids.js';
 import { sha256Hex } from '../lib/secrets.js';
 import { panelAllowList, type Account } from '../accounts/index.js';
 import type { PrincipalKind } from './tables.js';
@@ -22,31 +21,6 @@ export interface PanelSession {
   /** The allow-list the panel applies to this account's requests (see panelAllowList); null: none. */
   allowIps: string | null;
   operator?: Operator;
-}
-
-/** Starts a session; returns the cookie token (only its hash is stored). */
-export async function createSession(
-  db: Executor,
-  kind: PrincipalKind,
-  principalId: number,
-  hours: number,
-  pendingTotp = false,
-): Promise<string> {
-  const token = randomToken(32);
-  const now = Date.now();
-  await db
-    .insertInto('panel_sessions')
-    .values({
-      token_hash: sha256Hex(token),
-      csrf_token: randomToken(24),
-      kind,
-      principal_id: principalId,
-      created_at: now,
-      expires_at: now + hours * 3_600_000,
-      pending_totp: pendingTotp ? 1 : 0,
-    })
-    .execute();
-  return token;
 }
 
 /**
@@ -94,18 +68,4 @@ export function panelAccount(db: Executor, id: number): Promise<PanelAccount | u
     .where('accounts.status', '=', 'active')
     .where((eb) => eb.or([eb('accounts.parent_id', 'is', null), eb('parent.status', '=', 'active')]))
     .executeTakeFirst();
-}
-
-export async function endSession(db: Executor, sessionId: number): Promise<void> {
-  await db.deleteFrom('panel_sessions').where('id', '=', sessionId).execute();
-}
-
-/** Signs a person out everywhere: every browser of theirs. */
-export async function endAllSessions(db: Executor, kind: PrincipalKind, principalId: number): Promise<void> {
-  await db.deleteFrom('panel_sessions').where('kind', '=', kind).where('principal_id', '=', principalId).execute();
-}
-
-/** Expired sessions are useless rows: removed at each sign-in. */
-export async function pruneSessions(db: Executor): Promise<void> {
-  await db.deleteFrom('panel_sessions').where('expires_at', '<=', Date.now()).execute();
 }

@@ -3,16 +3,13 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { allowListAdmits } from '../auth/allow-list.js';
 import { ApiError } from '../http/errors.js';
 import type { PanelSession } from './session-store.js';
+export { loadSession, panelAccount, type Operator, type PanelSession } from './session-store.js';
 export {
-  createSession,
-  endAllSessions,
-  endSession,
-  loadSession,
-  panelAccount,
-  pruneSessions,
-  type Operator,
-  type PanelSession,
-} from './session-store.js';
+  createPanelSession as createSession,
+  endPanelSessions as endAllSessions,
+  endPanelSession as endSession,
+  prunePanelSessions as pruneSessions,
+} from '../accounts/index.js';
 
 export const SESSION_COOKIE = 'mns_session';
 /** Before sign-in there is no session: the form's token is checked against this cookie (double submit). */

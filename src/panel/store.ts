@@ -1,6 +1,6 @@
 import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
-import { panelAllowList } from '../accounts/index.js';
+import { panelAllowList, storePasswordHash } from '../accounts/index.js';
 import type { PrincipalKind } from './tables.js';
 
 // The panel's own queries: its operators, their passwords, who an email names at sign-in. Pages reach them through
@@ -16,7 +16,7 @@ export const operatorWithHash = (db: Executor, id: number) =>
 export async function setPasswordHash(db: Executor, kind: PrincipalKind, id: number, hash: string): Promise<void> {
   if (kind === 'operator')
     await db.updateTable('panel_operators').set({ password_hash: hash }).where('id', '=', id).execute();
-  else await db.updateTable('accounts').set({ password_hash: hash }).where('id', '=', id).execute();
+  else await storePasswordHash(db, id, hash);
 }
 
 /** A new operator; a taken email is a unique violation. */

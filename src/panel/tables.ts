@@ -1,7 +1,8 @@
 import type { Generated } from 'kysely';
+import type { PrincipalKind } from '../accounts/tables.js';
 
-/** Who a panel session belongs to: an account (or sub-account) or an operator. */
-export type PrincipalKind = 'account' | 'operator';
+/** Who a panel session belongs to (sessions are accounts' table: it ends them). */
+export type { PrincipalKind };
 
 /** People who run the service: they sign in to the operator view. No balance, no API key. */
 export interface PanelOperatorsTable {
@@ -9,20 +10,6 @@ export interface PanelOperatorsTable {
   email: string;
   password_hash: string;
   created_at: number;
-}
-
-/** A signed-in browser. The cookie carries the token; only its SHA-256 is stored. */
-export interface PanelSessionsTable {
-  id: Generated<number>;
-  token_hash: string;
-  /** Synchronizer token every state-changing form must send back. */
-  csrf_token: string;
-  kind: PrincipalKind;
-  principal_id: number;
-  created_at: number;
-  expires_at: number;
-  /** 1 between the password and the authenticator code of a two-step sign-in: only the code page is open. */
-  pending_totp: Generated<number>;
 }
 
 /** Two-step sign-in: the authenticator's secret (encrypted), on once a first code confirmed it. */
@@ -38,7 +25,6 @@ export interface PanelTotpTable {
 
 export interface PanelTables {
   panel_operators: PanelOperatorsTable;
-  panel_sessions: PanelSessionsTable;
   panel_totp: PanelTotpTable;
 }
 

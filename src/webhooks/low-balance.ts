@@ -1,23 +1,9 @@
-import { sql, type Transaction } from 'kysely';
+import type { Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
-import { compiledOnce } from '../db/prepared.js';
 import { toCredits } from '../accounts/credits.js';
+import { claimLowBalanceCrossing } from '../accounts/index.js';
 import { formatCompact } from '../lib/time.js';
 import { recordEvents } from './record.js';
-
-/**
- * Marks the crossing when the balance is below the account's threshold and
- * this crossing has no event yet; the balance is read by the same statement.
- */
-const claimCrossing = compiledOnce((db, accountId: number) =>
-  db
-    .updateTable('accounts')
-    .set({ low_balance_sent: 1 })
-    .where('id', '=', accountId)
-    .where('low_balance_sent', '=', 0)
-    .where(sql<boolean>`credits < low_balance_units`)
-    .returning(['credits', 'low_balance_units']),
-);
 
 /**
  * After a debit, inside its transaction: when the balance is now below the
@@ -36,7 +22,7 @@ export async function recordLowBalance(
   accountId: number,
   charges: number[] = [],
 ): Promise<void> {
-  const { rows } = await claimCrossing(trx, accountId);
+  const { rows } = await claimLowBalanceCrossing(trx, accountId);
   const crossed = rows[0];
   if (!crossed || crossed.low_balance_units === null) return;
   const threshold = Number(crossed.low_balance_units);

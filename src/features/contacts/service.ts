@@ -300,6 +300,8 @@ export async function importContacts(
 // Given the context (the panel's Contacts and Send pages).
 
 export { EXPORT_COLUMNS } from './store.js';
+/** The lists feature's writes: a list is a row of contact_lists, its contacts rows of contacts (this module's). */
+export { createList, deleteListWithContacts, listNameKey, renameList, type ContactList } from './store.js';
 export type { ContactFields } from './store.js';
 
 export const listOf = (ctx: WithDb, accountId: number, listKey: string) =>

@@ -1,5 +1,5 @@
 import { sql, type Insertable, type Selectable } from 'kysely';
-import { isPostgres, type Executor } from '../../db/engine.js';
+import { affected, isPostgres, type Executor } from '../../db/engine.js';
 import { randomToken } from '../../lib/ids.js';
 import type { ContactChangesTable, ContactListsTable, ContactsTable } from './tables.js';
 
@@ -371,4 +371,32 @@ export async function listNumbers(db: Executor, listId: number, limit: number): 
     .limit(limit)
     .execute();
   return rows.map((r) => r.number);
+}
+
+/** Renames a list the account owns and no program owns (one conditional UPDATE); false when no such list. Throws on a name clash. */
+export async function renameList(db: Executor, accountId: number, listId: number, name: string): Promise<boolean> {
+  const result = await db
+    .updateTable('contact_lists')
+    .set({ name, name_key: listNameKey(name) })
+    .where('id', '=', listId)
+    .where('account_id', '=', accountId)
+    .where('linked_tool', 'is', null)
+    .executeTakeFirst();
+  return affected(result) === 1;
+}
+
+/**
+ * Deletes a list and its contacts, logging a 'deleted' change for each; false
+ * when the list is already gone. Call inside a transaction. On PostgreSQL the
+ * list row is locked first, so no contact can be added to it meanwhile
+ * (inserting one needs a share lock on that row).
+ */
+export async function deleteListWithContacts(trx: Executor, listId: number): Promise<boolean> {
+  let lock = trx.selectFrom('contact_lists').select('id').where('id', '=', listId).where('linked_tool', 'is', null);
+  if (isPostgres(trx)) lock = lock.forUpdate();
+  if (!(await lock.executeTakeFirst())) return false;
+  await logListDeletion(trx, listId);
+  await trx.deleteFrom('contacts').where('list_id', '=', listId).execute();
+  await trx.deleteFrom('contact_lists').where('id', '=', listId).execute();
+  return true;
 }

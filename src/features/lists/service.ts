@@ -4,10 +4,16 @@ import type { Database } from '../../db/schema.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { formatLocal } from '../../lib/time.js';
-import { createList, type ContactList } from '../contacts/store.js';
 import { isUniqueViolation } from '../../db/engine.js';
-import { listOrFail, writableList } from '../contacts/service.js';
-import { deleteListWithContacts, listsOfAccount, renameList, searchLists } from './store.js';
+import {
+  createList,
+  deleteListWithContacts,
+  listOrFail,
+  renameList,
+  writableList,
+  type ContactList,
+} from '../contacts/service.js';
+import { listsOfAccount, searchLists } from './store.js';
 
 defineMessages({
   agenda_01: 'phoneBookSavedSuccess',

@@ -15,6 +15,7 @@ import {
   MAX_CONFIRMATION,
   optoutSettings,
   removeOptouts,
+  saveOptoutSettings,
 } from '../../messaging/optouts.js';
 
 export { MAX_CONFIRMATION, optoutSettings };
@@ -149,11 +150,7 @@ export async function setOptoutSettings(
     ...(changes.confirmation !== undefined ? { confirmation: changes.confirmation } : {}),
   };
   if (Object.keys(set).length === 0) return;
-  await db
-    .insertInto('optout_settings')
-    .values({ account_id: owner, exempt_otp: 0, confirmation: null, ...set })
-    .onConflict((oc) => oc.column('account_id').doUpdateSet(set))
-    .execute();
+  await saveOptoutSettings(db, owner, set);
 }
 
 // Given the context (the panel's Opt-outs page).

@@ -18,13 +18,13 @@ import {
   type OtpState,
 } from './machine.js';
 import type { CreateParams } from './params.js';
+import { maskSentText } from '../../messaging/masked-text.js';
 import {
   applyIfUnchanged,
   countDailySend,
   ensureVerification,
   allHandedOver,
   forgetStart,
-  maskSentText,
   otpCaller,
   uncountDailySend,
   type DayKey,

@@ -1,7 +1,7 @@
 import { sql, type Selectable, type Updateable, type UpdateQueryBuilder } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import type { Executor } from '../../db/engine.js';
-import { compiledOnce, prepared } from '../../db/prepared.js';
+import { prepared } from '../../db/prepared.js';
 import type { OtpSettingsTable, OtpVerificationsTable } from './tables.js';
 
 export type Verification = Selectable<OtpVerificationsTable>;
@@ -155,20 +155,6 @@ export async function startLockCooldown(db: Executor, id: number, now: number): 
     .where('id', '=', id)
     .execute();
 }
-
-/**
- * Once the carrier has the message (or refused it), its stored text keeps the
- * code masked: reports show it, and the code lives only as its HMAC.
- */
-export async function maskSentText(db: Executor, messageIds: number[], masked: string): Promise<void> {
-  if (messageIds.length === 0) return;
-  await maskText(db, masked, ...messageIds);
-}
-
-// Compiled once per number of messages (a code has one).
-const maskText = compiledOnce((db, masked: string, ...messageIds: number[]) =>
-  db.updateTable('messages').set({ text: masked }).where('id', 'in', messageIds).where('stage', '>', 0),
-);
 
 /** Whether every one of these messages has left stage 0 (handed over, or closed), by whichever process. */
 export async function allHandedOver(db: Executor, messageIds: number[]): Promise<boolean> {

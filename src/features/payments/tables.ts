@@ -37,30 +37,8 @@ export interface PaymentRequestsTable {
   checkout_closed_reason: string | null;
 }
 
-export interface PaymentProviderSettingsTable {
-  id: Generated<number>;
-  provider: string;
-  api_base: string;
-  secret_key_enc: string;
-  webhook_secret_enc: string;
-  updated_at: number;
-}
-
-export interface PaymentWebhooksTable {
-  id: Generated<number>;
-  provider: string;
-  event_id: string | null;
-  event_type: string | null;
-  outcome: 'applied' | 'duplicate' | 'ignored' | 'refused';
-  reason: string | null;
-  remote_address: string | null;
-  received_at: number;
-}
-
 export interface PaymentTables {
   payment_requests: PaymentRequestsTable;
-  payment_provider_settings: PaymentProviderSettingsTable;
-  payment_webhooks: PaymentWebhooksTable;
 }
 
 declare module '../../db/schema.js' {

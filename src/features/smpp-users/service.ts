@@ -27,7 +27,7 @@ export {
   dropDeliveriesBefore,
   waitingByKind,
   type WaitingDelivery,
-} from './deliveries-store.js';
+} from '../../messaging/customer-notices.js';
 
 export interface SmppUserInput {
   systemId: string;

@@ -38,24 +38,6 @@ export interface SmppBindsTable {
 }
 
 /**
- * A receipt or reply waiting for a receiver bind of its account: what to
- * tell (`notice`, JSON: messaging's ReceiptNotice or ReplyNotice), rendered
- * as a deliver_sm when sent, kept until a deliver_sm_resp 0 deletes it.
- */
-export interface SmppDeliveriesTable {
-  id: Generated<number>;
-  account_id: number;
-  kind: 'receipt' | 'reply';
-  notice: string;
-  created_at: number;
-  next_at: number;
-  attempts: number;
-  /** The process sending it now, until `claimed_until`. */
-  claimed_by: string | null;
-  claimed_until: number | null;
-}
-
-/**
  * A submit_sm whose response was never written (the bind had dropped):
  * `reference` once its send is committed, null while it still runs.
  * A resubmission of the same PDU by the same user takes it (src/smpp-server/resubmits.ts).
@@ -71,7 +53,6 @@ export interface SmppResubmitsTable {
 export interface SmppServerTables {
   smpp_users: SmppUsersTable;
   smpp_binds: SmppBindsTable;
-  smpp_deliveries: SmppDeliveriesTable;
   smpp_resubmits: SmppResubmitsTable;
 }
 

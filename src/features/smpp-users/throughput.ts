@@ -1,5 +1,6 @@
 import { sql } from 'kysely';
 import type { Db, Executor } from '../../db/engine.js';
+import { addToRate, forgetRate, pruneRateSlots } from '../../carriers/index.js';
 
 /** Slots of the sliding second: a part counts in the slot of its acceptance. */
 const SLOT_MS = 100;
@@ -58,21 +59,14 @@ export async function reserveEach(
       counted += p;
       return used + counted <= cap;
     });
-    if (counted > 0)
-      await trx
-        .insertInto('carrier_rate')
-        .values({ carrier: key, second: slot, used: counted })
-        .onConflict((oc) =>
-          oc.columns(['carrier', 'second']).doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', counted) })),
-        )
-        .execute();
+    if (counted > 0) await addToRate(trx, key, slot, counted);
     return granted;
   });
 }
 
 /** Forgets a removed user's counters (a later user never inherits them, and nothing is left behind). */
 export async function forgetThroughput(db: Executor, userId: number): Promise<void> {
-  await db.deleteFrom('carrier_rate').where('carrier', '=', throughputKey(userId)).execute();
+  await forgetRate(db, throughputKey(userId));
 }
 
 /**
@@ -81,10 +75,5 @@ export async function forgetThroughput(db: Executor, userId: number): Promise<vo
  * never reaches these 100 ms slots.) Returns how many rows went.
  */
 export async function pruneThroughputSlots(db: Executor, now = Date.now()): Promise<number> {
-  const r = await db
-    .deleteFrom('carrier_rate')
-    .where('carrier', 'like', `${KEY_PREFIX}%`)
-    .where('second', '<=', Math.floor(now / SLOT_MS) - SLOTS)
-    .executeTakeFirst();
-  return Number(r.numDeletedRows);
+  return pruneRateSlots(db, KEY_PREFIX, Math.floor(now / SLOT_MS) - SLOTS);
 }

@@ -1,10 +1,17 @@
 import type { AppContext, WithConfig, WithDb } from '../../context.js';
 import { shownEmail, subaccountEmailKey } from '../../accounts/subaccount-email.js';
-import { currentKey, insertAccount, type Account, type AuthenticatedAccount } from '../../accounts/index.js';
+import {
+  archiveSubaccount,
+  currentKey,
+  insertAccount,
+  lockAccount,
+  type Account,
+  type AuthenticatedAccount,
+} from '../../accounts/index.js';
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import { archiveSubaccount, balanceOf, transferUnits, findSubaccount, lockAccount, subaccountUsage } from './store.js';
+import { balanceOf, transferUnits, findSubaccount, subaccountUsage } from './store.js';
 import { recordLowBalance } from '../../webhooks/index.js';
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 

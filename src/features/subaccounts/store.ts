@@ -1,7 +1,5 @@
-import { sql } from 'kysely';
 import type { Executor } from '../../db/engine.js';
-import type { Account } from '../../accounts/store.js';
-import { moveCredits } from '../../accounts/ledger.js';
+import { moveCredits, type Account } from '../../accounts/index.js';
 import { subaccountEmailKey } from '../../accounts/subaccount-email.js';
 
 /** The parent's sub-account with that email, archived or not; another account's is absent. */
@@ -12,40 +10,6 @@ export async function findSubaccount(db: Executor, parentId: number, email: stri
     .where('email', '=', subaccountEmailKey(parentId, email))
     .where('parent_id', '=', parentId)
     .executeTakeFirst();
-}
-
-/**
- * Takes the parent's row lock first (a no-op update). Every transaction that
- * touches a parent and a sub-account locks the parent before the sub-account,
- * so on PostgreSQL transfers in both directions and archives never deadlock.
- */
-export async function lockAccount(trx: Executor, accountId: number): Promise<void> {
-  await trx
-    .updateTable('accounts')
-    .set({ credits: sql`credits` })
-    .where('id', '=', accountId)
-    .execute();
-}
-
-/** active → archived, once; revokes its keys. False when it was not an active sub-account of the parent. */
-export async function archiveSubaccount(trx: Executor, parentId: number, subId: number): Promise<boolean> {
-  const now = Date.now();
-  const claimed = await trx
-    .updateTable('accounts')
-    .set({ status: 'archived', archived_at: now })
-    .where('id', '=', subId)
-    .where('parent_id', '=', parentId)
-    .where('status', '=', 'active')
-    .returning('id')
-    .executeTakeFirst();
-  if (!claimed) return false;
-  await trx
-    .updateTable('api_keys')
-    .set({ revoked_at: now })
-    .where('account_id', '=', subId)
-    .where('revoked_at', 'is', null)
-    .execute();
-  return true;
 }
 
 /** The balance of an account, in units (read inside the transaction that holds its lock). */
