@@ -1,6 +1,7 @@
 import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
+import { setDailySpendLimit } from '../messaging/spend.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -38,6 +39,8 @@ export async function changeSettings(
   changes: AccountSettingChanges,
   prices: Array<[Channel, number]>,
   optout: { exemptOtp?: boolean; confirmation?: string | null } | null,
+  /** The family's daily spending limit in units, null to remove it; undefined leaves it. */
+  dailySpend?: number | null,
 ): Promise<void> {
   // The opt-out feature (its request schemas) is loaded only when a change needs it.
   const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
@@ -45,6 +48,7 @@ export async function changeSettings(
     await updateAccountSettings(trx, accountId, changes);
     for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);
     if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
+    if (dailySpend !== undefined) await setDailySpendLimit(trx, accountId, dailySpend);
   });
 }
 

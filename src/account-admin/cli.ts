@@ -12,7 +12,7 @@ import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
 import { optoutChanges } from './cli-optout-options.js';
 import { ledgerCommand } from './cli-ledger.js';
 import { passwordResetCommand, setPasswordFromStdin } from './cli-password.js';
-import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
+import { dailySpendOption, number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 
 /** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
 const MAX_PAGE = 1_000_000;
@@ -95,7 +95,10 @@ async function setAccount(ctx: BaseContext, o: Record<string, any>): Promise<Acc
   const changes = settingChanges(o);
   const prices = priceOptions(o);
   const units = prices.map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
-  await changeSettings(ctx.db, account.id, changes, units, optout);
+  const dailySpend = dailySpendOption(o);
+  if (dailySpend !== undefined && account.parent_id !== null)
+    throw new CliError('--daily-spend is set on the top-level account: it covers its sub-accounts');
+  await changeSettings(ctx.db, account.id, changes, units, optout, dailySpend);
   return settingsOf(ctx, await requireAccount(ctx, o.email, o.parent));
 }
 

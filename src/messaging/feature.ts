@@ -5,6 +5,7 @@ import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
 import { watchParked } from './parked.js';
+import { pruneSpendDays } from './spend.js';
 
 /** The pipeline's jobs: dispatch to carriers, the unsent sweep (every DISPATCH_RETRY_MS, one process at a time), the messages parked for a bind of this process, and the simulated carrier's delivery reports. */
 export const messaging: Feature = {
@@ -35,5 +36,8 @@ export const messaging: Feature = {
       },
     });
   },
-  prune: async (ctx, now) => ({ attempts: await pruneFailedAttempts(ctx, now) }),
+  prune: async (ctx, now) => ({
+    attempts: await pruneFailedAttempts(ctx, now),
+    spend_days: await pruneSpendDays(ctx.db.kysely, now),
+  }),
 };
