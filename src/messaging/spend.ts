@@ -69,9 +69,10 @@ const addSpend = prepared<{ accountId: number; day: string; units: number; hour:
 );
 
 /**
- * Counts a debit of `units` against the family's spend of the Mexico City day, inside the debit's transaction: throws
- * Refusal daily_spend_limit when it would pass the family's daily limit (the transaction then writes nothing). When
- * this debit leaves less of the limit than it cost itself (the next such send is refused), the top-level account gets
+ * Counts a debit (the sum of `charges`, one per request it pays for) against the family's spend of the Mexico City
+ * day, inside the debit's transaction: throws Refusal daily_spend_limit when it would pass the family's daily limit
+ * (the transaction then writes nothing). When it leaves less of the limit than the cheapest of its requests cost (the
+ * next such send is refused), the top-level account gets
  * its `spend_limit` event and the operator the `spend_limit` alert, once a day; when the hour's spend passes
  * SPEND_SPIKE_MULTIPLE times the family's usual hourly spend (and SPEND_SPIKE_MIN_CREDITS), a `spend_spike` alert,
  * once an hour. Nothing refuses a spike.
@@ -80,9 +81,10 @@ export async function countSpend(
   trx: Transaction<Database>,
   config: Config,
   accountId: number,
-  units: number,
+  charges: readonly number[],
   now: number,
 ): Promise<void> {
+  const units = charges.reduce((a, b) => a + b, 0);
   if (units <= 0) return;
   const day = formatLocalDate(now);
   const hour = Math.floor(now / HOUR);
@@ -91,7 +93,8 @@ export async function countSpend(
   if (spent === undefined || (spent.limit !== null && spent.units > spent.limit))
     throw new Refusal('daily_spend_limit');
   if (spent.units === units) spent.usual = await rememberUsualSpend(trx, spent.root, day);
-  if (spent.limit !== null && spent.limit_alerted === 0 && spent.limit - spent.units < units)
+  const cheapest = Math.min(...charges.filter((c) => c > 0));
+  if (spent.limit !== null && spent.limit_alerted === 0 && spent.limit - spent.units < cheapest)
     await limitReached(trx, config, spent, day, now);
   const floor = toUnits(config.SPEND_SPIKE_MIN_CREDITS);
   if (

@@ -102,7 +102,7 @@ export async function submitMessageBatch(
   }));
   const debit = await debitCredits(trx, first.accountId, total, parts);
   if (!debit) throw new Refusal('insufficient_credits');
-  await countSpend(trx, deps.config, first.accountId, total, now);
+  await countSpend(trx, deps.config, first.accountId, charges, now);
   if (debit.lowBalance) await recordLowBalance(trx, first.accountId, charges);
   return results;
 }
