@@ -102,6 +102,8 @@ export async function submitMessageBatch(
   }));
   const debit = await debitCredits(trx, first.accountId, total, parts);
   if (!debit) throw new Refusal('insufficient_credits');
+  // The family's spend of the day, after the debit for the same reason (its row is shared by the family); past the
+  // family's daily limit it refuses, rolling everything back.
   await countSpend(trx, deps.config, first.accountId, charges, now);
   if (debit.lowBalance) await recordLowBalance(trx, first.accountId, charges);
   return results;

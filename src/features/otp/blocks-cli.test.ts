@@ -4,7 +4,7 @@ import { runCommands } from '../../../test/helpers/cli.js';
 import { accountCommands } from '../../account-admin/cli.js';
 import { otpCommands } from './cli.js';
 
-/** `otp blocks list|remove` and `accounts set --daily-spend`, as the operator contract prints them. */
+/** `otp blocks list|remove` and `accounts set --daily-spend`, as docs/operators/cli.md shows them. */
 describeEngines('otp blocks and daily-spend commands', (engine) => {
   let h: Harness;
   beforeAll(async () => {
@@ -13,7 +13,7 @@ describeEngines('otp blocks and daily-spend commands', (engine) => {
   afterAll(() => h.close());
   const mensajero = (...args: string[]) => runCommands(h.ctx, [accountCommands, otpCommands], [...args, '--json']);
 
-  it('lists the blocks in force as the contract says and removes one by id', async () => {
+  it('lists the blocks in force as documented and removes one by id', async () => {
     expect(await mensajero('otp', 'blocks', 'list')).toEqual({ blocks: [] });
     const a = await h.createAccount(100, 'cli-pumped@example.com');
     for (let i = 0; i < 30; i++)
