@@ -56,5 +56,5 @@ describeEngines('operator API OTP pumping blocks', (engine) => {
       action: 'otp.blocks.remove',
       target: String(id),
     });
-  });
+  }, 120_000);
 });

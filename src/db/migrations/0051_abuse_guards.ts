@@ -8,8 +8,14 @@ import { withId } from './helpers.js';
  * - otp_prefix_counts: OTP codes created and verified per family, destination prefix and time bucket (the pumping
  *   guard's sliding window).
  * - otp_prefix_blocks: prefixes the guard blocked, for one family (root_account_id) or the deployment (null).
+ * - otp_verifications.pumping_counted: 1 while the current code counts toward the guard (not a code_show test), so
+ *   that only its verification counts too.
  */
 export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .alterTable('otp_verifications')
+    .addColumn('pumping_counted', 'integer', (c) => c.notNull().defaultTo(0))
+    .execute();
   await db.schema
     .createTable('spend_limits')
     .addColumn('root_account_id', 'bigint', (c) => c.primaryKey())
@@ -55,4 +61,5 @@ export async function up(db: Kysely<any>): Promise<void> {
 export async function down(db: Kysely<any>): Promise<void> {
   for (const table of ['otp_prefix_blocks', 'otp_prefix_counts', 'spend_days', 'spend_limits'])
     await db.schema.dropTable(table).execute();
+  await db.schema.alterTable('otp_verifications').dropColumn('pumping_counted').execute();
 }

@@ -43,7 +43,7 @@ describeEngines('otp blocks and daily-spend commands', (engine) => {
     });
     expect(await mensajero('otp', 'blocks', 'remove', '--id', '1e3')).toEqual({ error: '--id is a block id' });
     expect(await mensajero('otp', 'blocks', 'list')).toEqual({ blocks: [] });
-  });
+  }, 120_000);
 
   it('sets, shows and removes the daily spending limit on a top-level account, never on a sub-account', async () => {
     const parent = await h.createAccount(10, 'cli-spend@example.com');

@@ -104,7 +104,7 @@ describeEngines('OTP pumping guard', (engine) => {
     });
     const metrics = (await h.get('/metrics')).body as string;
     expect(metrics).toMatch(/mensajero_otp_pumping_blocks\{scope="account"\} 1/);
-  });
+  }, 180_000);
 
   it('a prefix blocked for three families is blocked for every family', async () => {
     const families = [await h.createAccount(100), await h.createAccount(100), await h.createAccount(100)];
@@ -122,18 +122,35 @@ describeEngines('OTP pumping guard', (engine) => {
     expect(refused.body.error).toBe('otp_prefix_blocked');
     const deployment = (await blocks()).find((b) => b.prefix === '52566' && b.root_account_id === null)!;
     expect(deployment).toMatchObject({ created: 90, verified: 0 });
-  });
+  }, 180_000);
 
-  it('sandbox requests and code_show codes never count', async () => {
+  it('sandbox requests and code_show codes never count, nor the verification of a code_show code', async () => {
     const { apikey } = await h.createAccount(100);
     for (let i = 0; i < 40; i++) {
       const body = { phone_number: numberIn('567'), country_code: '52', company: 'Acme' };
       expect((await h.post('/v2/otp', { ...body, sandbox: 1 }, apikey)).status).toBe(201);
-      expect((await h.post('/v2/otp', { ...body, phone_number: numberIn('567'), code_show: 1 }, apikey)).status).toBe(
-        201,
-      );
+      const shown = { ...body, phone_number: numberIn('567') };
+      const test = await h.post('/v2/otp', { ...shown, code_show: 1 }, apikey);
+      expect(test.status).toBe(201);
+      if (i % 2 === 0)
+        expect((await h.post('/v2/otp/verify', { ...shown, code: test.body.code }, apikey)).status).toBe(200);
     }
-    expect((await newCode(apikey, numberIn('567'))).status).toBe(201);
+    const phone = numberIn('567');
+    expect((await newCode(apikey, phone)).status).toBe(201);
+    const counts = () =>
+      h.ctx.db.kysely
+        .selectFrom('otp_prefix_counts')
+        .select((eb) => [eb.fn.sum<number>('created').as('created'), eb.fn.sum<number>('verified').as('verified')])
+        .where('prefix', '=', '52567')
+        .executeTakeFirstOrThrow();
+    expect(await counts()).toMatchObject({ created: expect.anything() });
+    expect([Number((await counts()).created), Number((await counts()).verified)]).toEqual([1, 0]);
+    // The real code's verification counts.
+    expect(
+      (await h.post('/v2/otp/verify', { phone_number: phone, country_code: '52', code: codeSentTo(phone) }, apikey))
+        .status,
+    ).toBe(200);
+    expect(Number((await counts()).verified)).toBe(1);
     expect((await blocks()).filter((b) => b.prefix === '52567')).toHaveLength(0);
   });
 });

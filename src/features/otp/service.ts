@@ -162,6 +162,7 @@ async function writeAttempt(
         last_sent_at: now,
         channel: p.channel,
         verified_at: null,
+        pumping_counted: p.code_show === 1 ? 0 : 1,
         updated_at: now,
       }
     : { last_sent_at: now, channel: p.channel, updated_at: now };

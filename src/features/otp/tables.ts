@@ -36,6 +36,8 @@ export interface OtpVerificationsTable {
    * the cooldown cannot be skipped.
    */
   locked_at: Generated<number | null>;
+  /** 1 while the current code counts toward the pumping guard (not a code_show test): its verification counts too. */
+  pumping_counted: Generated<number>;
 }
 
 /** Code rounds started, codes sent and rounds locked per number per Mexico City day, for the top-level account and its sub-accounts together. */

@@ -54,8 +54,9 @@ export async function verifyCode(
     if (codeMatches(ctx.secrets.otpHmac, id, typed, code_hash)) {
       const prefix = pumpingPrefix(ctx.config, key.countryCode, key.phoneNumber);
       const verified = await ctx.groupCommit.run(async (trx) => {
-        if (!(await markVerified(trx, id, code_hash!, now))) return false;
-        await countVerified(trx, ctx.config, { accountId: key.accountId, prefix }, now);
+        const verified = await markVerified(trx, id, code_hash!, now);
+        if (!verified) return false;
+        if (verified.pumpingCounted) await countVerified(trx, ctx.config, { accountId: key.accountId, prefix }, now);
         return true;
       }, key.accountId);
       if (!verified) continue;
