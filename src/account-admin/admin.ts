@@ -1,6 +1,7 @@
 import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
+import { setDailySpendLimit } from '../messaging/spend.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -31,20 +32,29 @@ export async function addCredits(
   });
 }
 
+/** What `accounts set` changes of the account's family (top-level accounts only); undefined leaves each as it is. */
+export interface FamilyChanges {
+  optout?: { exemptOtp?: boolean; confirmation?: string | null } | null;
+  /** The family's daily spending limit in units, null to remove it. */
+  dailySpend?: number | null;
+}
+
 /** `accounts set`: settings, prices by channel (in units) and opt-out settings, together. */
 export async function changeSettings(
   db: Db,
   accountId: number,
   changes: AccountSettingChanges,
   prices: Array<[Channel, number]>,
-  optout: { exemptOtp?: boolean; confirmation?: string | null } | null,
+  family: FamilyChanges = {},
 ): Promise<void> {
+  const { optout, dailySpend } = family;
   // The opt-out feature (its request schemas) is loaded only when a change needs it.
   const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
   await db.kysely.transaction().execute(async (trx) => {
     await updateAccountSettings(trx, accountId, changes);
     for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);
     if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
+    if (dailySpend !== undefined) await setDailySpendLimit(trx, accountId, dailySpend);
   });
 }
 

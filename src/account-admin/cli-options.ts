@@ -90,6 +90,16 @@ function allowIpSetting(value: string): string | null {
   }
 }
 
+/** --daily-spend N (credits per Mexico City day for the family, at most 4 decimals) or none: units, or null; undefined when not given. */
+export function dailySpendOption(o: Record<string, any>): number | null | undefined {
+  if (o.dailySpend === undefined) return undefined;
+  if (o.dailySpend === 'none') return null;
+  const units = String(o.dailySpend).trim() === '' ? undefined : thresholdUnits(String(o.dailySpend));
+  if (units === undefined || units === null)
+    throw new CliError('--daily-spend is a number of credits above 0 with at most 4 decimals, or none');
+  return units;
+}
+
 /** The options of `accounts set` that change the account's row, checked. */
 export function settingChanges(o: Record<string, any>): AccountSettingChanges {
   const changes: AccountSettingChanges = smsTextChanges(o);
@@ -136,6 +146,7 @@ export function settingOptions(cmd: Command): Command {
     .option(...OPTOUT_OPTIONS[1])
     .option('--low-balance <n>', 'credits below which the account gets one low_balance event per crossing, or off')
     .option('--credit-value <amount>', 'money per credit, up to 4 decimals, or default (CREDIT_VALUE)')
+    .option('--daily-spend <n>', 'credits the family may spend per Mexico City day (a top-level account), or none')
     .option(...SMS_TEXT_OPTIONS[0])
     .option(...SMS_TEXT_OPTIONS[1])
     .option('--json', 'print one JSON object');

@@ -5,7 +5,8 @@ import type { BaseContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { changeSettings } from './admin.js';
 import { optoutChanges } from './cli-optout-options.js';
-import { priceOptions, settingChanges, settingOptions } from './cli-options.js';
+import { dailySpendOption, priceOptions, settingChanges, settingOptions } from './cli-options.js';
+import { CliError } from '../cli/runner.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
 
 // `accounts set` in one call, for the command and for PATCH /operator/v1/accounts/{id}: both read the options that
@@ -28,7 +29,10 @@ export async function applyAccountSettings(
   const optout = optoutChanges(o, account);
   const changes = settingChanges(o);
   const units = priceOptions(o).map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
-  await changeSettings(ctx.db, account.id, changes, units, optout);
+  const dailySpend = dailySpendOption(o);
+  if (dailySpend !== undefined && account.parent_id !== null)
+    throw new CliError('--daily-spend is set on the top-level account: it covers its sub-accounts');
+  await changeSettings(ctx.db, account.id, changes, units, { optout, dailySpend });
   const after = (await findAccountById(ctx.db.kysely, account.id)) ?? account;
   return accountSettings(ctx.db.kysely, after, ctx.config.CREDIT_VALUE);
 }

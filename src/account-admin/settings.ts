@@ -4,6 +4,7 @@ import type { Executor } from '../db/engine.js';
 import { formatMoney } from '../lib/money.js';
 import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing.js';
 import { optoutSettings } from '../messaging/optouts.js';
+import { dailySpendLimit } from '../messaging/spend.js';
 import type { Channel } from '../messaging/types.js';
 import { toCredits } from '../accounts/credits.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
@@ -23,6 +24,8 @@ export interface AccountSettingsView {
   parent_id: number | null;
   /** The low-balance threshold in credits, or null. */
   low_balance: number | null;
+  /** The family's spending limit per Mexico City day in credits (set on the top-level account), or null. */
+  daily_spend: number | null;
   prices: Record<Channel, number>;
   /** Money per credit in force for the account. */
   credit_value: string;
@@ -59,11 +62,17 @@ export async function accountSettings(
     max_subaccounts: a.max_subaccounts,
     parent_id: a.parent_id,
     low_balance: a.low_balance_units === null ? null : toCredits(Number(a.low_balance_units)),
+    daily_spend: await dailySpendCredits(db, a.parent_id ?? a.id),
     prices: await pricesOf(db, a.id),
     credit_value: formatMoney((await accountPricing(db, a.id, 'sms')).creditValue ?? defaultCreditValue),
     optouts: { exempt_otp: exemptOtp, confirmation },
     ...(await smsTextSettings(db, a)),
   };
+}
+
+async function dailySpendCredits(db: Executor, rootAccountId: number): Promise<number | null> {
+  const units = await dailySpendLimit(db, rootAccountId);
+  return units === null ? null : toCredits(units);
 }
 
 /** The long-SMS and Unicode settings in force for the account: its own, else its parent's, else off. */

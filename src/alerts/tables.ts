@@ -1,7 +1,15 @@
 import type { Generated } from 'kysely';
 
 /** The operator alerts (docs/operators/metrics-and-alerts.md, "Alerts"). carrier_up closes a carrier_down episode. */
-export type AlertType = 'carrier_down' | 'carrier_up' | 'carrier_demoted' | 'queue_delayed' | 'webhook_disabled';
+export type AlertType =
+  | 'carrier_down'
+  | 'carrier_up'
+  | 'carrier_demoted'
+  | 'queue_delayed'
+  | 'webhook_disabled'
+  | 'otp_pumping'
+  | 'spend_limit'
+  | 'spend_spike';
 
 /** What opens an episode: every alert type except carrier_up, which closes a carrier_down one. */
 export type EpisodeType = Exclude<AlertType, 'carrier_up'>;

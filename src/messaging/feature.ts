@@ -6,6 +6,7 @@ import { pruneUnmatchedReplies } from './inbound-replies.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
 import { watchParked } from './parked.js';
+import { pruneSpendDays } from './spend.js';
 
 /** The pipeline's jobs: dispatch to carriers, the unsent sweep (every DISPATCH_RETRY_MS, one process at a time), the messages parked for a bind of this process, and the simulated carrier's delivery reports. */
 export const messaging: Feature = {
@@ -39,6 +40,7 @@ export const messaging: Feature = {
   // Failed hand-offs past their days; unmatched replies past UNMATCHED_REPLIES_KEEP_DAYS or the newest KEEP_ROWS.
   prune: async (ctx, now) => ({
     attempts: await pruneFailedAttempts(ctx, now),
+    spend_days: await pruneSpendDays(ctx.db.kysely, now),
     unmatched_replies: await pruneUnmatchedReplies(ctx.db.kysely, now, {
       keepDays: ctx.config.UNMATCHED_REPLIES_KEEP_DAYS,
       keepRows: ctx.config.UNMATCHED_REPLIES_KEEP_ROWS,

@@ -17,6 +17,7 @@ export const REFUSAL_CODES = [
   'sandbox_limit',
   'malformed_date',
   'past_date',
+  'daily_spend_limit',
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -19,6 +19,7 @@ import { queueReceipts } from './customer-notices.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 import { smsParts } from '../smpp/encoding.js';
 import { Refusal } from './refusal.js';
+import { countSpend } from './spend.js';
 
 /** How long the dispatch job of a send handed over by this process and with a validity end waits before it checks the messages itself. */
 export const INLINE_SAFETY_NET_MS = 30_000;
@@ -101,6 +102,9 @@ export async function submitMessageBatch(
   }));
   const debit = await debitCredits(trx, first.accountId, total, parts);
   if (!debit) throw new Refusal('insufficient_credits');
+  // The family's spend of the day, after the debit for the same reason (its row is shared by the family); past the
+  // family's daily limit it refuses, rolling everything back.
+  await countSpend(trx, deps.config, first.accountId, charges, now);
   if (debit.lowBalance) await recordLowBalance(trx, first.accountId, charges);
   return results;
 }

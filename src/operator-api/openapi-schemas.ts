@@ -119,6 +119,16 @@ export const schemas: Record<string, object> = {
   ]),
   PriceSet: closed({ ...priceKey, credits: { type: 'number', minimum: 0 } }),
   Removed: closed({ removed: { type: 'boolean' } }),
+  OtpBlock: closed({
+    id: { type: 'integer', minimum: 1 },
+    scope: { enum: ['account', 'deployment'] },
+    email: { ...nullable('string'), description: "the family's top-level account, null for a deployment block" },
+    prefix: { type: 'string', pattern: '^\\d+$' },
+    until: { type: 'string', format: 'date-time' },
+    created: count,
+    verified: count,
+  }),
+  OtpBlocks: listOf('blocks', 'OtpBlock'),
   Carrier: {
     type: 'object',
     required: ['name', 'type', 'state', 'processes', 'binds', 'submitted', 'last_error', 'last_error_at'],

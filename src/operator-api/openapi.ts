@@ -206,6 +206,21 @@ function catalogPaths() {
         bad: 'op_number_invalid',
       }),
     },
+    '/otp/blocks': {
+      get: op({
+        id: 'listOtpBlocks',
+        summary: 'the prefixes the OTP pumping guard blocked, in force',
+        ok: ['200', 'OtpBlocks'],
+      }),
+    },
+    '/otp/blocks/{id}': {
+      delete: op({
+        id: 'removeOtpBlock',
+        summary: 'end an OTP pumping block at once (404 op_block_missing: none in force with that id)',
+        path: [['id', { type: 'integer', minimum: 1 }]],
+        ok: ['200', 'Removed'],
+      }),
+    },
   };
 }
 

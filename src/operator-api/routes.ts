@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { accountRoutes } from './accounts-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { dncRoutes } from './dnc-routes.js';
+import { otpBlockRoutes } from './otp-blocks-routes.js';
 import { operatorGuard } from './guard.js';
 import { operatorOpenApi } from './openapi.js';
 import { writeRoutes } from './write-routes.js';
@@ -20,6 +21,7 @@ export async function operatorApiRoutes(app: FastifyInstance, ctx: AppContext): 
       catalogRoutes(scope, ctx);
       dncRoutes(scope, ctx);
       writeRoutes(scope, ctx);
+      otpBlockRoutes(scope, ctx);
     },
     { prefix: '/operator/v1' },
   );

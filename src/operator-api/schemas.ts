@@ -23,6 +23,7 @@ defineMessages({
   op_balance_ceiling: 'The balance would pass 100000000 credits, the most an account holds',
   op_field_unknown: 'The body has a field this operation does not take',
   op_account_archived: 'The account is archived: unarchive it first',
+  op_block_missing: 'No OTP block in force with that id (mensajero otp blocks list)',
   op_ledger_invalid: 'from and to: real dates YYYY-MM-DD, to not before from; page: a whole number from 1 to 10000',
 });
 

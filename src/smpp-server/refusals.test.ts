@@ -14,6 +14,7 @@ const DOCUMENTED: Record<RefusalCode, number | undefined> = {
   unsupported_country_code: 0x0b,
   unsupported_line: 0x0b,
   insufficient_credits: 0x45,
+  daily_spend_limit: 0x45,
   past_date: 0x61,
   malformed_date: 0x61,
   // Not met by an SMPP send (one destination a submit_sm, 255 at most a submit_multi; SMS, never sandbox).

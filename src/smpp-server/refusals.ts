@@ -15,6 +15,8 @@ export const SMPP_REFUSALS: Partial<Record<RefusalCode, number>> = {
   unsupported_country_code: Status.INVDSTADR,
   unsupported_line: Status.INVDSTADR,
   insufficient_credits: Status.SUBMITFAIL,
+  // A limit that holds until Mexico City midnight: a throttling status would have the client retry all day.
+  daily_spend_limit: Status.SUBMITFAIL,
   past_date: Status.INVSCHED,
   malformed_date: Status.INVSCHED,
 };

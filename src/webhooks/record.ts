@@ -6,7 +6,7 @@ import { enabledAccounts } from './endpoint-store.js';
 
 export interface NewEvent {
   accountId: number;
-  type: 'confirmation' | 'response' | 'low_balance';
+  type: 'confirmation' | 'response' | 'low_balance' | 'spend_limit';
   reference: string;
   /** The spec's parameters of the event (strings), sent as query or form fields. */
   payload: Record<string, string>;

@@ -12,7 +12,7 @@ export interface EventsTable {
   id: Generated<number>;
   account_id: number;
   /** webhook_disabled: recorded (never sent) when deliveries disabled the endpoint after days of failures. */
-  type: 'confirmation' | 'response' | 'webhook_disabled' | 'low_balance';
+  type: 'confirmation' | 'response' | 'webhook_disabled' | 'low_balance' | 'spend_limit';
   reference: string;
   /** The spec's parameters of the event, as a JSON object of strings. */
   payload: string;

@@ -1,7 +1,8 @@
 import type { Command } from 'commander';
-import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
+import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
+import { listBlocks, removeBlock } from './service.js';
 import {
   findSettings,
   OtpSettingsError,
@@ -45,5 +46,39 @@ export function otpCommands(program: Command, run: CliRunner): void {
         if (Object.keys(changes).length > 0) await saveSettings(ctx.db.kysely, account.id, changes, Date.now());
         return shown(shownEmail(account.email), await findSettings(ctx.db.kysely, account.id));
       }),
+    );
+  blockCommands(otp, run);
+}
+
+/** `otp blocks list|remove`: the prefixes the pumping guard blocked (docs/operators/abuse-controls.md). */
+function blockCommands(otp: Command, run: CliRunner): void {
+  const blocks = otp.command('blocks').description('prefixes the OTP pumping guard blocked');
+  blocks
+    .command('list')
+    .description('the blocks in force')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => ({ blocks: await listBlocks(ctx.db.kysely) }),
+        (r) => table(r.blocks, ['id', 'scope', 'email', 'prefix', 'until', 'created', 'verified']),
+      ),
+    );
+  blocks
+    .command('remove')
+    .description('end a block at once (the family counts the prefix again from nothing)')
+    .requiredOption('--id <n>', 'the block, as otp blocks list shows it')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => {
+          const id = Number(o.id);
+          if (!/^\d{1,15}$/.test(String(o.id)) || !Number.isSafeInteger(id)) throw new CliError('--id is a block id');
+          if (!(await removeBlock(ctx.db, id))) throw new CliError(`no block in force with id ${o.id}`);
+          return { removed: true };
+        },
+        () => 'removed',
+      ),
     );
 }

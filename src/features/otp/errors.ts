@@ -21,7 +21,9 @@ export type OtpErrorSlug =
   | 'otp_country_unsupported'
   | 'otp_number_unsupported'
   | 'otp_lock_cooldown'
-  | 'otp_daily_limit';
+  | 'otp_daily_limit'
+  | 'otp_prefix_blocked'
+  | 'otp_spend_limit';
 
 const MESSAGES: Record<OtpErrorSlug, string> = {
   otp_missing_param: 'A required parameter is missing',
@@ -44,6 +46,8 @@ const MESSAGES: Record<OtpErrorSlug, string> = {
   otp_lock_cooldown:
     'The last code for this number was locked after too many wrong codes: wait before sending a new one',
   otp_daily_limit: 'Too many codes for this number today',
+  otp_prefix_blocked: 'Codes to this number range are paused: too few recent codes there were verified',
+  otp_spend_limit: 'The daily spending limit is reached: no code was sent and nothing was charged',
 };
 defineMessages(MESSAGES);
 
@@ -54,7 +58,7 @@ export interface OtpErrorFields {
   expires_at?: string | null;
   attempts_remaining?: number | null;
   resend_available_in?: number;
-  /** Only the insufficient-credits error: the common layer's code sms_07. */
+  /** Only the insufficient-credits and spending-limit errors: the common layer's code (sms_07, sms_44). */
   code?: string;
   field?: string;
 }

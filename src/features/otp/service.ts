@@ -32,6 +32,7 @@ import {
   type Verification,
 } from './store.js';
 import { checkMessage, isStandardText, renderText } from './text.js';
+import { checkPrefixOpen, countNewCode, pumpingPrefix } from './pumping.js';
 import {
   channelText,
   checkAndRecordStart,
@@ -51,6 +52,7 @@ import {
  */
 export { channelText, checkCountryAllowed, checkLockCooldown, checkNumber, view, type OtpReply } from './checks.js';
 export { deleteVerification, readStatus, restoreAttempts, verifyCode } from './verify.js';
+export { listBlocks, removeBlock, type BlockView } from './pumping.js';
 
 const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
   created: 'A verification code was sent',
@@ -83,6 +85,8 @@ interface CodeSend {
   template: string;
   expiry: ReturnType<typeof expiryFor>;
   now: number;
+  /** The pumping guard's prefix of the number. */
+  prefix: string;
 }
 
 /** POST /v2/otp: create, resend or restart, then send the code through the messaging pipeline. */
@@ -98,11 +102,14 @@ export async function sendCode(ctx: SendCodeContext, accountId: number, p: Creat
     day: formatLocalDate(now),
   };
   checkCountryAllowed(caller, p.country_code);
+  const prefix = pumpingPrefix(ctx.config, p.country_code, p.phone_number);
+  // Read before the group commit: a refusal inside it would have its whole batch run again with savepoints.
+  await checkPrefixOpen(ctx.db.kysely, caller.rootAccountId, prefix, 'none', now);
 
   const { company, template, warnings } = channelText(p, PATHS.send);
   const expiry = expiryFor(p.expiration_date, now, PATHS.send);
   if (expiry.reduced) warnings.push('expiration_date is more than 3 days ahead: it was reduced to 3 days.');
-  const send: CodeSend = { accountId, p, key, dayKey, caller, company, template, expiry, now };
+  const send: CodeSend = { accountId, p, key, dayKey, caller, company, template, expiry, now, prefix };
 
   // Every write runs through the process's group commit (shared with /sms/send):
   // concurrent creates and verifies share one COMMIT, each in its own savepoint.
@@ -131,7 +138,7 @@ export async function sendCode(ctx: SendCodeContext, accountId: number, p: Creat
 async function writeAttempt(
   trx: Transaction<Database>,
   ctx: SendCodeContext,
-  { accountId, p, key, dayKey, caller, company, template, expiry, now }: CodeSend,
+  { accountId, p, key, dayKey, caller, company, template, expiry, now, prefix }: CodeSend,
 ): Promise<Attempt | undefined> {
   const before = await ensureVerification(trx, key, now);
   const current = view(before, now, ctx.config.OTP_RESEND_COOLDOWN_SECONDS);
@@ -155,6 +162,7 @@ async function writeAttempt(
         last_sent_at: now,
         channel: p.channel,
         verified_at: null,
+        pumping_counted: p.code_show === 1 ? 0 : 1,
         updated_at: now,
       }
     : { last_sent_at: now, channel: p.channel, updated_at: now };
@@ -182,6 +190,9 @@ async function writeAttempt(
       'awaited',
     );
     const [sent] = sending.results;
+    // A code_show code is a test: it never counts toward the pumping guard.
+    if (decision.newCode && p.code_show !== 1)
+      await countNewCode(trx, ctx.config, { accountId, root: caller.rootAccountId, prefix }, now);
     return {
       sending,
       before,
@@ -199,6 +210,14 @@ async function writeAttempt(
         hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`,
         next: ['POST /credits/consult', PATHS.send],
         code: 'sms_07',
+      });
+    }
+    if (err instanceof Refusal && err.code === 'daily_spend_limit') {
+      throw new OtpError(402, 'otp_spend_limit', {
+        state: current.state,
+        hint: 'The account has spent its daily spending limit (Mexico City day): no code can be sent before midnight unless the operator raises the limit.',
+        next: [],
+        code: 'sms_44',
       });
     }
     throw err;

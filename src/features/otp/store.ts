@@ -96,7 +96,7 @@ const openRound =
 
 type RoundParams = { id: number; codeHash: string; now: number };
 
-const verifyRound = prepared<RoundParams, never>((db, slot) =>
+const verifyRound = prepared<RoundParams, { pumping_counted: number }>((db, slot) =>
   openRound(
     slot('id'),
     slot('codeHash'),
@@ -110,13 +110,21 @@ const verifyRound = prepared<RoundParams, never>((db, slot) =>
       code_enc: null,
       version: sql`version + 1`,
     }),
-  ),
+  ).returning('pumping_counted'),
 );
 
-/** pending → verified for the right code; false when another request got there first. */
-export async function markVerified(db: Executor, id: number, codeHash: string, now: number): Promise<boolean> {
-  const result = await verifyRound(db, { id, codeHash, now });
-  return Number(result.numAffectedRows ?? 0n) === 1;
+/**
+ * pending → verified for the right code: whether the code counted toward the pumping guard, or false when another
+ * request got there first.
+ */
+export async function markVerified(
+  db: Executor,
+  id: number,
+  codeHash: string,
+  now: number,
+): Promise<{ pumpingCounted: boolean } | false> {
+  const row = (await verifyRound(db, { id, codeHash, now })).rows[0];
+  return row === undefined ? false : { pumpingCounted: Number(row.pumping_counted) === 1 };
 }
 
 const failRound = prepared<RoundParams, { attempts_remaining: number; state: string }>((db, slot) =>

@@ -36,6 +36,8 @@ export interface OtpVerificationsTable {
    * the cooldown cannot be skipped.
    */
   locked_at: Generated<number | null>;
+  /** 1 while the current code counts toward the pumping guard (not a code_show test): its verification counts too. */
+  pumping_counted: Generated<number>;
 }
 
 /** Code rounds started, codes sent and rounds locked per number per Mexico City day, for the top-level account and its sub-accounts together. */
@@ -74,12 +76,37 @@ export interface OtpSettingsTable {
   updated_at: number;
 }
 
+/** The pumping guard's counts: new codes and verifications per family, destination prefix and time bucket. */
+export interface OtpPrefixCountsTable {
+  root_account_id: number;
+  /** Country code and OTP_PUMPING_PREFIX_DIGITS national digits ("52551"). */
+  prefix: string;
+  /** Epoch ms / the bucket length (a twelfth of OTP_PUMPING_WINDOW_SECONDS). */
+  bucket: number;
+  created: number;
+  verified: number;
+}
+
+/** A prefix the pumping guard blocked: for one family (its top-level account), or for the deployment (null). */
+export interface OtpPrefixBlocksTable {
+  id: Generated<number>;
+  root_account_id: number | null;
+  prefix: string;
+  since: number;
+  until: number;
+  /** The window's counts that decided the block (a deployment block: the sums of the family blocks behind it). */
+  created: number;
+  verified: number;
+}
+
 export interface OtpTables {
   otp_verifications: OtpVerificationsTable;
   otp_starts: OtpStartsTable;
   otp_settings: OtpSettingsTable;
   otp_number_days: OtpNumberDaysTable;
   otp_failure_counts: OtpFailureCountsTable;
+  otp_prefix_counts: OtpPrefixCountsTable;
+  otp_prefix_blocks: OtpPrefixBlocksTable;
 }
 
 declare module '../../db/schema.js' {

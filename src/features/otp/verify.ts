@@ -19,6 +19,7 @@ import {
   type NumberKey,
 } from './store.js';
 import { checkLockCooldown, dailyLimit, MAX_TRIES, view, type OtpReply } from './checks.js';
+import { countVerified, pumpingPrefix } from './pumping.js';
 
 /**
  * A round just locked: counted for the number today (the top-level account
@@ -51,7 +52,14 @@ export async function verifyCode(
     if (current.state !== 'pending') throw verifyRefusal(current.state, current.expires_at);
     const { id, code_hash } = row!;
     if (codeMatches(ctx.secrets.otpHmac, id, typed, code_hash)) {
-      if (!(await ctx.groupCommit.run((trx) => markVerified(trx, id, code_hash!, now), key.accountId))) continue;
+      const prefix = pumpingPrefix(ctx.config, key.countryCode, key.phoneNumber);
+      const verified = await ctx.groupCommit.run(async (trx) => {
+        const verified = await markVerified(trx, id, code_hash!, now);
+        if (!verified) return false;
+        if (verified.pumpingCounted) await countVerified(trx, ctx.config, { accountId: key.accountId, prefix }, now);
+        return true;
+      }, key.accountId);
+      if (!verified) continue;
       return {
         status: 200,
         body: {

@@ -19,6 +19,7 @@ const DOCUMENTED: Record<RefusalCode, [number, string]> = {
   unsupported_line: [400, 'sms_24'],
   sender_required: [400, 'sms_37'],
   sender_not_rcs: [400, 'sms_38'],
+  daily_spend_limit: [402, 'sms_44'],
 };
 
 describe('HTTP answers of the send path refusals', () => {

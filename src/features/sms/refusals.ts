@@ -7,6 +7,7 @@ import './rules.js';
 defineMessages({
   sms_07: 'Insufficient credits: nothing was sent and nothing was charged',
   sms_17: 'Daily sandbox limit exceeded: an account may send 1000 sandbox messages per day (Mexico City time)',
+  sms_44: 'Daily spending limit reached: nothing was sent and nothing was charged',
 });
 
 /**
@@ -28,6 +29,7 @@ export const HTTP_REFUSALS: Record<RefusalCode, { status: number; code: string }
   unsupported_line: { status: 400, code: 'sms_24' },
   sender_required: { status: 400, code: 'sms_37' },
   sender_not_rcs: { status: 400, code: 'sms_38' },
+  daily_spend_limit: { status: 402, code: 'sms_44' },
 };
 
 /** A refusal as the ApiError HTTP answers it with; its details (the number) are fields of the answer. */
