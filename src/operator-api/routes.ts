@@ -3,6 +3,7 @@ import type { AppContext } from '../context.js';
 import { accountRoutes } from './accounts-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { dncRoutes } from './dnc-routes.js';
+import { filterRoutes } from './filters-routes.js';
 import { operatorGuard } from './guard.js';
 import { operatorOpenApi } from './openapi.js';
 
@@ -18,6 +19,7 @@ export async function operatorApiRoutes(app: FastifyInstance, ctx: AppContext): 
       accountRoutes(scope, ctx);
       catalogRoutes(scope, ctx);
       dncRoutes(scope, ctx);
+      filterRoutes(scope, ctx);
     },
     { prefix: '/operator/v1' },
   );
