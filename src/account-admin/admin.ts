@@ -1,6 +1,7 @@
 import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
+import { saveSendRules, type SendRulesChanges } from '../messaging/send-rules.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -31,13 +32,14 @@ export async function addCredits(
   });
 }
 
-/** `accounts set`: settings, prices by channel (in units) and opt-out settings, together. */
+/** `accounts set`: settings, prices by channel (in units), opt-out settings and abuse settings, together. */
 export async function changeSettings(
   db: Db,
   accountId: number,
   changes: AccountSettingChanges,
   prices: Array<[Channel, number]>,
   optout: { exemptOtp?: boolean; confirmation?: string | null } | null,
+  rules: SendRulesChanges = {},
 ): Promise<void> {
   // The opt-out feature (its request schemas) is loaded only when a change needs it.
   const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
@@ -45,6 +47,7 @@ export async function changeSettings(
     await updateAccountSettings(trx, accountId, changes);
     for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);
     if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
+    await saveSendRules(trx, accountId, rules);
   });
 }
 

@@ -10,6 +10,7 @@ import type { Channel } from '../messaging/types.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
 import { optoutChanges } from './cli-optout-options.js';
+import { abuseChanges } from './cli-abuse-options.js';
 import { ledgerCommand } from './cli-ledger.js';
 import { passwordResetCommand, setPasswordFromStdin } from './cli-password.js';
 import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
@@ -95,7 +96,7 @@ async function setAccount(ctx: BaseContext, o: Record<string, any>): Promise<Acc
   const changes = settingChanges(o);
   const prices = priceOptions(o);
   const units = prices.map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
-  await changeSettings(ctx.db, account.id, changes, units, optout);
+  await changeSettings(ctx.db, account.id, changes, units, optout, abuseChanges(o));
   return settingsOf(ctx, await requireAccount(ctx, o.email, o.parent));
 }
 

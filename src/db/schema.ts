@@ -60,9 +60,9 @@ export interface JobsTable {
   created_at: number;
 }
 
-/** Bumped with every change of a list each process caches (`prices`, `costs`): see src/db/revisioned.ts. */
+/** Bumped with every change of a list each process caches (`prices`, `costs`, `send_rules`): see src/db/revisioned.ts. */
 export interface RateRevisionsTable {
-  name: 'prices' | 'costs';
+  name: 'prices' | 'costs' | 'send_rules';
   revision: number;
 }
 

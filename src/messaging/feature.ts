@@ -1,6 +1,7 @@
 import type { Feature } from '../feature.js';
 import { SIMULATOR_DLR_JOB } from './carrier-sink.js';
 import { pruneFailedAttempts } from './attempts.js';
+import { pruneDestinationCounts } from './destination-caps.js';
 import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
 import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
@@ -35,5 +36,8 @@ export const messaging: Feature = {
       },
     });
   },
-  prune: async (ctx, now) => ({ attempts: await pruneFailedAttempts(ctx, now) }),
+  prune: async (ctx, now) => ({
+    attempts: await pruneFailedAttempts(ctx, now),
+    destination_counts: await pruneDestinationCounts(ctx.db.kysely, now),
+  }),
 };

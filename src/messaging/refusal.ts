@@ -17,6 +17,9 @@ export const REFUSAL_CODES = [
   'sandbox_limit',
   'malformed_date',
   'past_date',
+  'destination_cap',
+  'content_blocked',
+  'sender_not_registered',
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

@@ -32,6 +32,7 @@ import {
   type Verification,
 } from './store.js';
 import { checkMessage, isStandardText, renderText } from './text.js';
+import { familyRules } from '../../messaging/accept-rules.js';
 import {
   channelText,
   checkAndRecordStart,
@@ -58,7 +59,7 @@ const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
   restarted: 'A new verification code was sent',
 };
 
-type SendCodeContext = SendContext & Pick<AppContext, 'secrets'>;
+type SendCodeContext = SendContext & Pick<AppContext, 'secrets' | 'sendRules'>;
 
 /** What one try of a send wrote, for the hand-over after its commit. */
 interface Attempt {
@@ -97,7 +98,7 @@ export async function sendCode(ctx: SendCodeContext, accountId: number, p: Creat
     phoneNumber: p.phone_number,
     day: formatLocalDate(now),
   };
-  checkCountryAllowed(caller, p.country_code);
+  checkCountryAllowed(caller, p.country_code, (await familyRules(ctx, accountId)).countries);
 
   const { company, template, warnings } = channelText(p, PATHS.send);
   const expiry = expiryFor(p.expiration_date, now, PATHS.send);
