@@ -71,6 +71,9 @@ async function prepare(
     DATA_DIR: dir,
     RATE_LIMIT_PER_SECOND: '1000000',
     SIMULATOR_DLR_DELAY_MS: '0',
+    // Every request goes to one number: the destination caps would refuse all but the first few.
+    DESTINATION_MAX_PER_NUMBER_HOUR: '0',
+    DESTINATION_MAX_SAME_TEXT_HOUR: '0',
   };
   const r = spawnSync(
     process.execPath,

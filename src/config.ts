@@ -84,6 +84,9 @@ const schema = z.object({
     )
     .default('US,CA'),
   SANDBOX_DAILY_LIMIT: intFrom(1000, 0),
+  // Destination caps of a family (docs/operators/abuse-controls.md); 0: no cap.
+  DESTINATION_MAX_PER_NUMBER_HOUR: intFrom(20, 0),
+  DESTINATION_MAX_SAME_TEXT_HOUR: intFrom(6, 0),
   OPTOUT_LIST_LIMIT: intFrom(1_000_000, 1),
   DISPATCH_RETRY_MS: intFrom(5000, 10),
   // chatapp, voice

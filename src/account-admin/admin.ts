@@ -2,6 +2,7 @@ import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
 import { setDailySpendLimit } from '../messaging/spend.js';
+import { saveSendRules, type SendRulesChanges } from '../messaging/send-rules.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -37,9 +38,11 @@ export interface FamilyChanges {
   optout?: { exemptOtp?: boolean; confirmation?: string | null } | null;
   /** The family's daily spending limit in units, null to remove it. */
   dailySpend?: number | null;
+  /** Countries, senders and destination caps (messaging/send-rules.ts). */
+  rules?: SendRulesChanges;
 }
 
-/** `accounts set`: settings, prices by channel (in units) and opt-out settings, together. */
+/** `accounts set`: settings, prices by channel (in units) and opt-out, spending and abuse settings, together. */
 export async function changeSettings(
   db: Db,
   accountId: number,
@@ -55,6 +58,7 @@ export async function changeSettings(
     for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);
     if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
     if (dailySpend !== undefined) await setDailySpendLimit(trx, accountId, dailySpend);
+    if (family.rules) await saveSendRules(trx, accountId, family.rules);
   });
 }
 

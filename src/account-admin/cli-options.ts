@@ -8,6 +8,7 @@ import type { Channel } from '../messaging/types.js';
 import { OPTOUT_OPTIONS } from './cli-optout-options.js';
 import { SMS_TEXT_OPTIONS, smsTextChanges } from './cli-sms-text-options.js';
 import { PARENT_OPTION } from '../cli/helpers.js';
+import { ABUSE_OPTIONS } from './cli-abuse-options.js';
 import { CliError } from '../cli/runner.js';
 
 // How `accounts` commands read their options: each value checked, a refused one a CliError (exit code 2).
@@ -149,5 +150,9 @@ export function settingOptions(cmd: Command): Command {
     .option('--daily-spend <n>', 'credits the family may spend per Mexico City day (a top-level account), or none')
     .option(...SMS_TEXT_OPTIONS[0])
     .option(...SMS_TEXT_OPTIONS[1])
+    .option(...ABUSE_OPTIONS[0])
+    .option(...ABUSE_OPTIONS[1])
+    .option(...ABUSE_OPTIONS[2])
+    .option(...ABUSE_OPTIONS[3])
     .option('--json', 'print one JSON object');
 }

@@ -5,6 +5,7 @@ import type { BaseContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { changeSettings } from './admin.js';
 import { optoutChanges } from './cli-optout-options.js';
+import { abuseChanges } from './cli-abuse-options.js';
 import { dailySpendOption, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 import { CliError } from '../cli/runner.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
@@ -32,7 +33,7 @@ export async function applyAccountSettings(
   const dailySpend = dailySpendOption(o);
   if (dailySpend !== undefined && account.parent_id !== null)
     throw new CliError('--daily-spend is set on the top-level account: it covers its sub-accounts');
-  await changeSettings(ctx.db, account.id, changes, units, { optout, dailySpend });
+  await changeSettings(ctx.db, account.id, changes, units, { optout, dailySpend, rules: abuseChanges(o) });
   const after = (await findAccountById(ctx.db.kysely, account.id)) ?? account;
   return accountSettings(ctx.db.kysely, after, ctx.config.CREDIT_VALUE);
 }

@@ -5,6 +5,7 @@ import { formatMoney } from '../lib/money.js';
 import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing.js';
 import { optoutSettings } from '../messaging/optouts.js';
 import { dailySpendLimit } from '../messaging/spend.js';
+import { sendRulesView } from '../messaging/send-rules.js';
 import type { Channel } from '../messaging/types.js';
 import { toCredits } from '../accounts/credits.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
@@ -33,6 +34,11 @@ export interface AccountSettingsView {
   /** Long SMS and UCS-2 over HTTP, as in force: its own setting, else its parent's, else off. */
   long_sms: boolean;
   unicode: boolean;
+  /** The abuse settings in force (own, else the parent's): destination countries, senders, destination caps. */
+  countries: string[] | 'any';
+  senders: 'registered' | 'any';
+  max_per_number_hour: number | 'default';
+  max_same_text_hour: number | 'default';
 }
 
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
@@ -67,6 +73,7 @@ export async function accountSettings(
     credit_value: formatMoney((await accountPricing(db, a.id, 'sms')).creditValue ?? defaultCreditValue),
     optouts: { exempt_otp: exemptOtp, confirmation },
     ...(await smsTextSettings(db, a)),
+    ...(await sendRulesView(db, { id: Number(a.id), parent_id: a.parent_id === null ? null : Number(a.parent_id) })),
   };
 }
 

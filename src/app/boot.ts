@@ -65,6 +65,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     { InlineHandOff, SharedDispatch },
     { configuredPaymentProvider },
     { PriceBook },
+    { SendRulesBook },
     { carrierInbox },
     { DestinationPools },
     { SmtpTransports },
@@ -78,6 +79,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('../messaging/handoff.js'),
     import('../payments/configured.js'),
     import('../messaging/prices.js'),
+    import('../messaging/send-rules.js'),
     import('../messaging/carrier-sink.js'),
     import('../outbound/http.js'),
     import('../alerts/mail.js'),
@@ -111,6 +113,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     endpointAlarm: endpointAlarm(config),
   } as AppContext;
   ctx.prices = new PriceBook(config.CARRIER_POLL_MS);
+  ctx.sendRules = new SendRulesBook(config.CARRIER_POLL_MS, config);
   ctx.handOff = new InlineHandOff(ctx);
   ctx.sharedDispatch = new SharedDispatch(ctx);
   ctx.carriers = new CarrierRegistry(ctx, carrierInbox(ctx));

@@ -31,6 +31,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
   { names: ['dnc'], load: async () => (await import('../features/dnc/cli.js')).dncCommands },
+  { names: ['filters'], load: async () => (await import('../features/filters/cli.js')).filterCommands },
   {
     names: ['operator-tokens'],
     load: async () => (await import('../operator-api/cli.js')).operatorTokenCommands,

@@ -3,9 +3,9 @@
  * flags are 0/1 integers, money is integer units: the same on both engines.
  */
 
-/** Bumped with every change of a list each process caches (`prices`, `costs`): see src/db/revisioned.ts. */
+/** Bumped with every change of a list each process caches (`prices`, `costs`, `send_rules`): see src/db/revisioned.ts. */
 export interface RateRevisionsTable {
-  name: 'prices' | 'costs';
+  name: 'prices' | 'costs' | 'send_rules';
   revision: number;
 }
 

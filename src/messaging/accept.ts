@@ -4,6 +4,7 @@ import type { ChannelNumbers } from '../phone/accepted.js';
 import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../phone/numbers.js';
 import { Refusal } from './refusal.js';
 import type { Recipient, SubmitRequest } from './types.js';
+import type { DestinationCaps } from './send-rules.js';
 
 /**
  * The acceptance step of an SMS or RCS send, whichever front end asked (HTTP's /sms/send, the panel's Send page, the
@@ -84,14 +85,16 @@ export const NUMERIC_SENDER = /^\d{3,15}$/;
 export const mayBeSender = (name: string): boolean => name.length <= 11 || NUMERIC_SENDER.test(name);
 
 /**
- * The sender to use: a registered one, or null (the default sender) when the name is not registered. RCS needs a
- * sender (sender_required) linked for RCS (sender_not_rcs).
+ * The sender to use: a registered one, or null (the default sender) when the name is not registered, or refused
+ * (sender_not_registered) when the family takes registered senders only (`accounts set --senders registered`); no
+ * name at all is the default sender either way. RCS needs a sender (sender_required) linked for RCS (sender_not_rcs).
  */
 export async function acceptSender(
   ctx: WithDb,
   accountId: number,
   sender: string | undefined,
   channel: 'sms' | 'rcs',
+  registeredOnly = false,
 ): Promise<string | null> {
   const name = sender?.trim();
   if (channel === 'rcs') {
@@ -100,8 +103,10 @@ export async function acceptSender(
     if (!row || row.rcs !== 1) throw new Refusal('sender_not_rcs');
     return row.name;
   }
-  if (!name || !mayBeSender(name)) return null;
-  return (await registeredSender(ctx.db.kysely, accountId, name))?.name ?? null;
+  if (!name) return null;
+  const registered = mayBeSender(name) ? (await registeredSender(ctx.db.kysely, accountId, name))?.name : undefined;
+  if (registered === undefined && registeredOnly) throw new Refusal('sender_not_registered');
+  return registered ?? null;
 }
 
 /** A registered sender of the account (`senders add`), or undefined. */
@@ -129,12 +134,16 @@ export interface AcceptedMessage {
   meta?: Record<string, unknown> | null;
 }
 
-/** The request the send call writes for an accepted SMS or RCS send (src/messaging/send.ts). */
+/**
+ * The request the send call writes for an accepted SMS or RCS send (src/messaging/send.ts); `caps`, the family's
+ * destination caps, are counted by the writer (destination-caps.ts).
+ */
 export function acceptedRequest(
   accountId: number,
   recipients: Recipient[],
   sender: string | null,
   message: AcceptedMessage,
+  caps: DestinationCaps | null = null,
 ): SubmitRequest {
-  return { accountId, source: 'sms', recipients, sender, ...message };
+  return { accountId, source: 'sms', recipients, sender, ...message, destinationCaps: caps };
 }

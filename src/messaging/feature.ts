@@ -1,6 +1,7 @@
 import type { Feature } from '../feature.js';
 import { SIMULATOR_DLR_JOB } from './carrier-sink.js';
 import { pruneFailedAttempts } from './attempts.js';
+import { pruneDestinationCounts } from './destination-caps.js';
 import { applyDeliveryReports } from './delivery.js';
 import { pruneUnmatchedReplies } from './inbound-replies.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
@@ -41,6 +42,7 @@ export const messaging: Feature = {
   prune: async (ctx, now) => ({
     attempts: await pruneFailedAttempts(ctx, now),
     spend_days: await pruneSpendDays(ctx.db.kysely, now),
+    destination_counts: await pruneDestinationCounts(ctx.db.kysely, now),
     unmatched_replies: await pruneUnmatchedReplies(ctx.db.kysely, now, {
       keepDays: ctx.config.UNMATCHED_REPLIES_KEEP_DAYS,
       keepRows: ctx.config.UNMATCHED_REPLIES_KEEP_ROWS,

@@ -2,6 +2,7 @@ import type { Channel, InlineClaim } from './types.js';
 import type { Executor } from '../db/engine.js';
 import type { PrefixTable } from '../lib/prefix-table.js';
 import type { GroupCommit } from './group-commit.js';
+import type { SendRulesBook } from './send-rules.js';
 
 /**
  * What the outbound pipeline needs from the services of the process, declared
@@ -216,5 +217,7 @@ declare module '../context.js' {
     sharedDispatch: SharedDispatch;
     /** The prefix prices, cached by this process (src/messaging/prices.ts). */
     prices: PriceLookup;
+    /** The families' abuse rules (countries, caps, senders, content filters), cached by this process (send-rules.ts). */
+    sendRules: SendRulesBook;
   }
 }

@@ -18,6 +18,9 @@ export const REFUSAL_CODES = [
   'malformed_date',
   'past_date',
   'daily_spend_limit',
+  'destination_cap',
+  'content_blocked',
+  'sender_not_registered',
 ] as const;
 
 export type RefusalCode = (typeof REFUSAL_CODES)[number];

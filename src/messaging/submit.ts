@@ -20,6 +20,7 @@ import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 import { smsParts } from '../smpp/encoding.js';
 import { Refusal } from './refusal.js';
 import { countSpend } from './spend.js';
+import { countDestinations } from './destination-caps.js';
 
 /** How long the dispatch job of a send handed over by this process and with a validity end waits before it checks the messages itself. */
 export const INLINE_SAFETY_NET_MS = 30_000;
@@ -48,7 +49,8 @@ export async function submitMessages(
  * Throws Refusal insufficient_credits when the balance does not cover them
  * (nothing written; the caller may then submit them one by one to learn which
  * fit), and sandbox_limit when a sandbox request would pass the account's daily
- * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
+ * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together), and destination_cap when a request with
+ * destination caps would pass one (destination-caps.ts).
  * A recipient on the account's opt-out list or on the deployment's
  * do-not-contact list (src/messaging/optouts.ts) is recorded closed with
  * status 10, not charged, never dispatched, and its confirmation event
@@ -93,6 +95,7 @@ export async function submitMessageBatch(
   const ids = await insertMessages(trx, rows.flat());
   if (batch.blocked) await tellHeldBack(trx, first.accountId, rows.flat(), ids, now);
   const results = await queueDispatch(trx, batch, campaigns, rows, ids, claims, now);
+  if (!batch.sandbox) await countDestinations(trx, batch.sends, now, (req) => scheduledFor(req, now));
   // The debit comes last (then only its ledger entries, which keep the balance it left): on PostgreSQL it locks the
   // account's row until COMMIT, so the account's sends in other processes wait for this transaction's commit only, not
   // for its writes too. Refused, it rolls them back.

@@ -1,4 +1,5 @@
 import type { Channel } from '../channels.js';
+import type { DestinationCaps } from './send-rules.js';
 
 /** The channels of the pipeline, re-exported from src/channels.ts for the modules that import them from here. */
 export type { Channel };
@@ -48,6 +49,8 @@ export interface SubmitRequest {
    * text could carry anything, so it obeys the list like any message.
    */
   standardOtpText?: boolean;
+  /** The family's caps on messages to one number per hour, set by the acceptance step (destination-caps.ts); none: not capped. */
+  destinationCaps?: DestinationCaps | null;
 }
 
 /** A claim taken at insert by a hand-off of this process (send.ts): its token and the end of its lease (epoch ms). */

@@ -203,4 +203,34 @@ export const schemas: Record<string, object> = {
   }),
   DncNumbers: closed({ numbers: { type: 'array', items: { type: 'string', pattern: '^\\d+$' } } }),
   DncNumber: closed({ number: { type: 'string', pattern: '^\\d+$' } }),
+  Filter: closed({
+    id: { type: 'integer' },
+    action: { enum: ['block', 'flag'] },
+    scope: { enum: ['deployment', 'account'] },
+    email: { type: ['string', 'null'] },
+    word: {
+      type: ['string', 'null'],
+      description: 'as matched: words folded (accents, width, case) and joined by one space',
+    },
+    domain: { type: ['string', 'null'], description: 'matched with its subdomains' },
+  }),
+  Filters: listOf('filters', 'Filter'),
+  NewFilter: {
+    type: 'object',
+    required: ['action'],
+    additionalProperties: false,
+    properties: {
+      action: { enum: ['block', 'flag'] },
+      account_id: {
+        type: 'integer',
+        description: 'the account whose family it covers; absent (and no email): every account',
+      },
+      email: { type: 'string', description: 'the account by email, instead of account_id' },
+      word: {
+        type: 'string',
+        description: 'a word or phrase: 1 to 10 words, at most 100 characters (one of word or domain)',
+      },
+      domain: { type: 'string', description: 'a host name such as bbva-mx.example (one of word or domain)' },
+    },
+  },
 };

@@ -136,8 +136,15 @@ function accountPaths() {
   };
 }
 
-/** Prices, carriers, routes, SMPP users, margins and the do-not-contact list. */
+/** Prices, carriers, routes, SMPP users, margins, the do-not-contact list and the content filters. */
 function catalogPaths() {
+  const newFilter = op({
+    id: 'addFilter',
+    summary: 'add a content filter: a word, phrase or URL domain that blocks or flags sends',
+    body: 'NewFilter',
+    ok: ['201', 'Filter'],
+    bad: 'op_filter_invalid, op_field_unknown',
+  });
   return {
     '/prices': {
       get: op({
@@ -195,6 +202,21 @@ function catalogPaths() {
         body: 'DncNumber',
         ok: ['201', 'DncNumber'],
         bad: 'op_number_invalid, op_field_unknown',
+      }),
+    },
+    '/filters': {
+      get: op({ id: 'listFilters', summary: 'the content filters, in id order', ok: ['200', 'Filters'] }),
+      post: {
+        ...newFilter,
+        responses: { ...newFilter.responses, ...conflict('op_filter_exists, op_filters_full') },
+      },
+    },
+    '/filters/{id}': {
+      delete: op({
+        id: 'removeFilter',
+        summary: 'remove a content filter (404 op_filter_missing when there is none)',
+        path: [['id', { type: 'integer', minimum: 1 }]],
+        ok: ['200', 'Removed'],
       }),
     },
     '/dnc/{number}': {

@@ -4,6 +4,7 @@ import { accountRoutes } from './accounts-routes.js';
 import { catalogRoutes } from './catalog-routes.js';
 import { dncRoutes } from './dnc-routes.js';
 import { otpBlockRoutes } from './otp-blocks-routes.js';
+import { filterRoutes } from './filters-routes.js';
 import { operatorGuard } from './guard.js';
 import { operatorOpenApi } from './openapi.js';
 import { writeRoutes } from './write-routes.js';
@@ -22,6 +23,7 @@ export async function operatorApiRoutes(app: FastifyInstance, ctx: AppContext): 
       dncRoutes(scope, ctx);
       writeRoutes(scope, ctx);
       otpBlockRoutes(scope, ctx);
+      filterRoutes(scope, ctx);
     },
     { prefix: '/operator/v1' },
   );

@@ -17,6 +17,9 @@ const DOCUMENTED: Record<RefusalCode, number | undefined> = {
   daily_spend_limit: 0x45,
   past_date: 0x61,
   malformed_date: 0x61,
+  destination_cap: 0x58,
+  content_blocked: 0x45,
+  sender_not_registered: 0x0a,
   // Not met by an SMPP send (one destination a submit_sm, 255 at most a submit_multi; SMS, never sandbox).
   too_many_numbers: undefined,
   sender_required: undefined,

@@ -19,6 +19,10 @@ export const SMPP_REFUSALS: Partial<Record<RefusalCode, number>> = {
   daily_spend_limit: Status.SUBMITFAIL,
   past_date: Status.INVSCHED,
   malformed_date: Status.INVSCHED,
+  // The abuse controls: the cap resets with the next clock hour (a client may retry then), the others are final.
+  destination_cap: Status.THROTTLED,
+  content_blocked: Status.SUBMITFAIL,
+  sender_not_registered: Status.INVSRCADR,
 };
 
 export function refusalStatus(err: unknown): number | undefined {

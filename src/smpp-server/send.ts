@@ -4,6 +4,8 @@ import { Refusal } from '../messaging/refusal.js';
 import { send } from '../messaging/send.js';
 import type { Recipient, SubmitRequest } from '../messaging/types.js';
 import { channelNumbers } from '../phone/accepted.js';
+import { acceptContent, countAbuseRefusal, familyRules } from '../messaging/accept-rules.js';
+import { narrowedNumbers, type FamilyRules } from '../messaging/send-rules.js';
 
 /**
  * What the SMPP server sends: the messages of its customers' submit_sm and
@@ -37,23 +39,27 @@ export interface VerbatimDestination {
 export type VerbatimSmsInput = VerbatimMessage & VerbatimDestination;
 
 /** A destination's number by the send path's rules; throws its Refusal. */
-function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<string>): Recipient {
+function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<string>, rules: FamilyRules): Recipient {
   const [recipient] = acceptRecipients(d.destination, {
     findCountryCode: d.international,
     countryCode: '52',
-    numbers: channelNumbers(ctx.config, 'sms'),
+    numbers: narrowedNumbers(channelNumbers(ctx.config, 'sms'), rules.countries),
   });
   if (seen.has(recipient.number)) throw new Refusal('repeated_number', { number: recipient.number });
   seen.add(recipient.number);
   return recipient;
 }
 
-/** Lookups shared by the verbatim messages of one SMPP turn: each sender name. */
+/** Lookups shared by the verbatim messages of one SMPP turn: the family's rules and each sender name. */
 interface VerbatimLookups {
+  rules: FamilyRules;
   senders: Map<string, Promise<string | null>>;
 }
 
-const newLookups = (): VerbatimLookups => ({ senders: new Map() });
+const newLookups = async (ctx: AppContext, accountId: number): Promise<VerbatimLookups> => ({
+  rules: await familyRules(ctx, accountId),
+  senders: new Map(),
+});
 
 /** A verbatim message as a send: sender, schedule (priced as every send: parts × each recipient's price). Throws its Refusal. */
 async function verbatimRequest(
@@ -64,22 +70,41 @@ async function verbatimRequest(
   lookups: VerbatimLookups,
 ): Promise<SubmitRequest> {
   if (input.text === '') throw new Refusal('empty_text');
+  const { rules } = lookups;
   let sender = lookups.senders.get(input.sender);
-  if (!sender) lookups.senders.set(input.sender, (sender = acceptSender(ctx, accountId, input.sender, 'sms')));
+  if (!sender)
+    lookups.senders.set(
+      input.sender,
+      (sender = acceptSender(ctx, accountId, input.sender, 'sms', rules.sendersRegistered)),
+    );
+  const accepted = await sender;
+  await acceptContent(ctx, accountId, rules, { channel: 'sms', text: input.text, recipients: recipients.length });
   const now = Date.now();
-  return acceptedRequest(accountId, recipients, await sender, {
-    channel: 'sms',
-    text: input.text,
-    flash: input.flash,
-    scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
-    validUntil: input.validUntil,
-    meta: input.meta,
-  });
+  return acceptedRequest(
+    accountId,
+    recipients,
+    accepted,
+    {
+      channel: 'sms',
+      text: input.text,
+      flash: input.flash,
+      scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
+      validUntil: input.validUntil,
+      meta: input.meta,
+    },
+    rules.caps,
+  );
 }
 
 /** The one send of verbatim messages: sender, prices, credits, group commit, hand-off. */
-async function sendVerbatim(ctx: AppContext, accountId: number, input: VerbatimMessage, recipients: Recipient[]) {
-  const [result] = await send(ctx, [await verbatimRequest(ctx, accountId, input, recipients, newLookups())], 'inline');
+async function sendVerbatim(
+  ctx: AppContext,
+  accountId: number,
+  input: VerbatimMessage,
+  recipients: Recipient[],
+  lookups: VerbatimLookups,
+) {
+  const [result] = await send(ctx, [await verbatimRequest(ctx, accountId, input, recipients, lookups)], 'inline');
   return result;
 }
 
@@ -97,14 +122,14 @@ export async function sendVerbatimSmsTurn(
   accountId: number,
   inputs: VerbatimSmsInput[],
 ): Promise<Array<{ reference: string } | { error: unknown }>> {
-  const lookups = newLookups();
+  const lookups = await newLookups(ctx, accountId);
   const requests = await Promise.all(
     inputs.map(async (input) => {
       try {
-        const recipient = verbatimRecipient(ctx, input, new Set());
+        const recipient = verbatimRecipient(ctx, input, new Set(), lookups.rules);
         return await verbatimRequest(ctx, accountId, input, [recipient], lookups);
       } catch (error) {
-        return { error };
+        return { error: countAbuseRefusal(ctx, error) };
       }
     }),
   );
@@ -115,7 +140,7 @@ export async function sendVerbatimSmsTurn(
         ? req
         : send(ctx, [req], 'inline').then(
             ([result]) => ({ reference: result.references[0].reference }),
-            (error: unknown) => ({ error }),
+            (error: unknown) => ({ error: countAbuseRefusal(ctx, error) }),
           ),
     ),
   );
@@ -139,9 +164,10 @@ export async function sendVerbatimSmsMulti(
   const seen = new Set<string>();
   const refused: Array<{ index: number; error: unknown }> = [];
   const recipients: Array<Recipient & { index: number }> = [];
+  const lookups = await newLookups(ctx, accountId);
   input.destinations.forEach((d, index) => {
     try {
-      recipients.push({ ...verbatimRecipient(ctx, d, seen), index });
+      recipients.push({ ...verbatimRecipient(ctx, d, seen, lookups.rules), index });
     } catch (error) {
       if (!(error instanceof Refusal)) throw error;
       refused.push({ index, error });
@@ -154,7 +180,10 @@ export async function sendVerbatimSmsMulti(
     accountId,
     input,
     recipients.map(({ index: _, ...r }) => r),
-  );
+    lookups,
+  ).catch((error: unknown) => {
+    throw countAbuseRefusal(ctx, error);
+  });
   return {
     accepted: recipients.map((r, k) => ({ index: r.index, reference: result.references[k].reference })),
     refused,

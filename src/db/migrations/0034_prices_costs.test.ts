@@ -64,7 +64,7 @@ describeEngines('migration 0034: prices, carrier costs and the charge of each me
       (await sandbox.db.kysely.selectFrom('rate_revisions').select('name').orderBy('name').execute()).map(
         (r) => r.name,
       ),
-    ).toEqual(['costs', 'prices']);
+    ).toEqual(expect.arrayContaining(['costs', 'prices']));
     expect((await sandbox.migrator.migrateTo(BEFORE)).error).toBeUndefined();
     expect((await sandbox.migrator.migrateToLatest()).error).toBeUndefined();
   });

@@ -57,4 +57,5 @@ export const migrations: Record<string, Migration> = {
   '0048_customer_notices': lazy(() => import('./0048_customer_notices.js')),
   '0049_ledger_reset_links': lazy(() => import('./0049_ledger_reset_links.js')),
   '0051_abuse_guards': lazy(() => import('./0051_abuse_guards.js')),
+  '0052_abuse_controls': lazy(() => import('./0052_abuse_controls.js')),
 };

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context.js';
 import { z } from 'zod';
 import { toCredits } from '../../accounts/credits.js';
 import { badRequest } from '../../http/errors.js';
@@ -6,6 +7,8 @@ import { flag, optionalText, text } from '../../http/fields.js';
 import { submitSend, type SendContext } from '../../messaging/send.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
+import { familyRules } from '../../messaging/accept-rules.js';
+import { narrowedNumbers } from '../../messaging/send-rules.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from '../../messaging/tracking.js';
 import { MESSAGE_TYPES, mediaUrlProblem, type MessageType } from './media.js';
 import { parseSendDate } from '../../messaging/schedule.js';
@@ -97,9 +100,14 @@ function recipientNumber(input: ChatappSendInput, rule: ChannelNumbers): string 
  * debit, the message row, its dispatch job and its read-tracking link commit
  * in one transaction.
  */
-export async function sendChatapp(ctx: SendContext, accountId: number, input: ChatappSendInput): Promise<ChatappSent> {
+export async function sendChatapp(
+  ctx: SendContext & Pick<AppContext, 'sendRules'>,
+  accountId: number,
+  input: ChatappSendInput,
+): Promise<ChatappSent> {
   const type: MessageType = input.type ?? 'text';
-  const number = recipientNumber(input, channelNumbers(ctx.config, 'chatapp'));
+  const { countries } = await familyRules(ctx, accountId);
+  const number = recipientNumber(input, narrowedNumbers(channelNumbers(ctx.config, 'chatapp'), countries));
   let message = input.message;
   let caption = input.caption;
   if (type === 'text') {

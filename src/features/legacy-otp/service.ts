@@ -123,7 +123,7 @@ async function sent(ctx: WithDb, messageIds: number[] | undefined, fallbackNumbe
 
 /** start: a new code (a pending one is replaced, as with code_rotate), or with sandbox 1 only a sandbox record. */
 export async function start(
-  ctx: SendContext & Pick<AppContext, 'secrets'>,
+  ctx: SendContext & Pick<AppContext, 'secrets' | 'sendRules'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,
@@ -194,7 +194,7 @@ export async function check(
 
 /** resend: the pending code again (reset_code 0) or a new one (1), by the channel the flags choose. */
 export async function resend(
-  ctx: SendContext & Pick<AppContext, 'secrets'>,
+  ctx: SendContext & Pick<AppContext, 'secrets' | 'sendRules'>,
   accountId: number,
   input: Record<string, unknown>,
   path: string,

@@ -39,13 +39,25 @@ export function view(row: Verification | undefined, now: number, cooldown: numbe
   };
 }
 
-/** The account's own list of countries (mensajero otp settings), when it has one. */
-export function checkCountryAllowed(caller: { allowedCountries: string | null }, countryCode: string): void {
-  if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(countryCode)) {
-    throw new OtpError(403, 'otp_country_blocked', {
-      hint: `This account sends codes only to country codes ${caller.allowedCountries}; the operator changes it with mensajero otp settings.`,
+/**
+ * The lists of countries that narrow the deployment's for this account: the family's for every channel (`accounts set
+ * --countries`) and, for codes only, its own OTP list (`otp settings --countries`). A code goes only to a country both
+ * allow; the refusal is the same.
+ */
+export function checkCountryAllowed(
+  caller: { allowedCountries: string | null },
+  countryCode: string,
+  familyCountries: ReadonlySet<string> | null,
+): void {
+  const refusal = (list: string, command: string) =>
+    new OtpError(403, 'otp_country_blocked', {
+      hint: `This account sends codes only to country codes ${list}; the operator changes it with mensajero ${command}.`,
       next: [],
     });
+  if (familyCountries && !familyCountries.has(countryCode))
+    throw refusal([...familyCountries].join(','), 'accounts set --countries');
+  if (caller.allowedCountries && !caller.allowedCountries.split(',').includes(countryCode)) {
+    throw refusal(caller.allowedCountries, 'otp settings');
   }
 }
 

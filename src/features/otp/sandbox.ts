@@ -13,6 +13,7 @@ import {
 } from './service.js';
 import { findVerification, otpCaller } from './store.js';
 import { checkMessage } from './text.js';
+import { familyRules } from '../../messaging/accept-rules.js';
 
 /**
  * POST /v2/otp with sandbox (the official assistant-tool server sends it):
@@ -28,7 +29,11 @@ export async function sandboxSendCode(ctx: AppContext, accountId: number, p: Cre
   const path = PATHS.send;
   const now = Date.now();
   checkNumber(ctx, p);
-  checkCountryAllowed(await otpCaller(ctx.db.kysely, accountId), p.country_code);
+  checkCountryAllowed(
+    await otpCaller(ctx.db.kysely, accountId),
+    p.country_code,
+    (await familyRules(ctx, accountId)).countries,
+  );
   const { company, warnings } = channelText(p, path);
   const expiry = expiryFor(p.expiration_date, now, path);
   if (expiry.reduced) warnings.push('expiration_date is more than 3 days ahead: it would be reduced to 3 days.');

@@ -33,6 +33,7 @@ import {
 } from './store.js';
 import { checkMessage, isStandardText, renderText } from './text.js';
 import { checkPrefixOpen, countNewCode, pumpingPrefix } from './pumping.js';
+import { familyRules } from '../../messaging/accept-rules.js';
 import {
   channelText,
   checkAndRecordStart,
@@ -60,7 +61,7 @@ const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
   restarted: 'A new verification code was sent',
 };
 
-type SendCodeContext = SendContext & Pick<AppContext, 'secrets'>;
+type SendCodeContext = SendContext & Pick<AppContext, 'secrets' | 'sendRules'>;
 
 /** What one try of a send wrote, for the hand-over after its commit. */
 interface Attempt {
@@ -101,7 +102,7 @@ export async function sendCode(ctx: SendCodeContext, accountId: number, p: Creat
     phoneNumber: p.phone_number,
     day: formatLocalDate(now),
   };
-  checkCountryAllowed(caller, p.country_code);
+  checkCountryAllowed(caller, p.country_code, (await familyRules(ctx, accountId)).countries);
   const prefix = pumpingPrefix(ctx.config, p.country_code, p.phone_number);
   // Read before the group commit: a refusal inside it would have its whole batch run again with savepoints.
   await checkPrefixOpen(ctx.db.kysely, caller.rootAccountId, prefix, 'none', now);

@@ -20,6 +20,9 @@ const DOCUMENTED: Record<RefusalCode, [number, string]> = {
   sender_required: [400, 'sms_37'],
   sender_not_rcs: [400, 'sms_38'],
   daily_spend_limit: [402, 'sms_44'],
+  destination_cap: [429, 'sms_45'],
+  content_blocked: [400, 'sms_46'],
+  sender_not_registered: [400, 'sms_47'],
 };
 
 describe('HTTP answers of the send path refusals', () => {

@@ -8,6 +8,9 @@ defineMessages({
   sms_07: 'Insufficient credits: nothing was sent and nothing was charged',
   sms_17: 'Daily sandbox limit exceeded: an account may send 1000 sandbox messages per day (Mexico City time)',
   sms_44: 'Daily spending limit reached: nothing was sent and nothing was charged',
+  sms_45: 'Destination cap reached: too many messages to this number this hour; nothing was sent or charged',
+  sms_46: 'The message was refused by a content filter; nothing was sent or charged',
+  sms_47: 'The sender is not registered to this account, which sends with registered senders only',
 });
 
 /**
@@ -30,6 +33,9 @@ export const HTTP_REFUSALS: Record<RefusalCode, { status: number; code: string }
   sender_required: { status: 400, code: 'sms_37' },
   sender_not_rcs: { status: 400, code: 'sms_38' },
   daily_spend_limit: { status: 402, code: 'sms_44' },
+  destination_cap: { status: 429, code: 'sms_45' },
+  content_blocked: { status: 400, code: 'sms_46' },
+  sender_not_registered: { status: 400, code: 'sms_47' },
 };
 
 /** A refusal as the ApiError HTTP answers it with; its details (the number) are fields of the answer. */

@@ -2,17 +2,20 @@ import type { WithConfig } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
-import { send, type SendContext } from '../../messaging/send.js';
+import { send, type SendContext as MessagingSendContext } from '../../messaging/send.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient } from '../../messaging/types.js';
 import { acceptedRequest, acceptRecipients, acceptSender } from '../../messaging/accept.js';
+import { acceptContent, countAbuseRefusal, familyRules, type RulesContext } from '../../messaging/accept-rules.js';
+import { narrowedNumbers } from '../../messaging/send-rules.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { checkLength, composeText, ONE_GSM_SMS, parseExtraParams } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { insertShortLink, isLandline } from './store.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
 export { followReadLink } from '../../messaging/tracking.js';
-export type { SendContext } from '../../messaging/send.js';
+/** What a send of SMS or RCS reads: the send call's services and the families' abuse rules. */
+export type SendContext = MessagingSendContext & RulesContext;
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
 export interface SmsSendInput {
@@ -58,7 +61,8 @@ export async function sendSms(
 ): Promise<SmsSendResult> {
   const now = Date.now();
   const channel = input.channel === 2 ? 'rcs' : 'sms';
-  const numbers = channelNumbers(ctx.config, channel);
+  const rules = await familyRules(ctx, accountId);
+  const numbers = narrowedNumbers(channelNumbers(ctx.config, channel), rules.countries);
   const recipients = acceptRecipients(input.numbers, {
     findCountryCode: input.find_country_code === 1,
     countryCode: input.country_code,
@@ -72,7 +76,15 @@ export async function sendSms(
   const extraParams = parseExtraParams(input.extra_params);
   const scheduledAt = parseSendDate(input.date, now);
   if (input.flash === 1 && input.channel === 2) throw new ApiError(400, 'sms_40');
-  const sender = await acceptSender(ctx, accountId, input.sender, channel);
+  const sender = await acceptSender(ctx, accountId, input.sender, channel, rules.sendersRegistered).catch((err) => {
+    throw countAbuseRefusal(ctx, err);
+  });
+  // The text as the client wrote it: a URL the short link replaces is checked too.
+  await acceptContent(ctx, accountId, rules, { channel, text: input.message, recipients: recipients.length }).catch(
+    (err) => {
+      throw countAbuseRefusal(ctx, err);
+    },
+  );
   const landline =
     recipients.length === 1 &&
     (await isLandline(
@@ -88,15 +100,21 @@ export async function sendSms(
   const [result] = await send(
     ctx,
     [
-      acceptedRequest(accountId, perRecipient, sender, {
-        channel,
-        text: composed.text,
-        campaignName: input.name ?? null,
-        flash: input.flash === 1,
-        sandbox: input.sandbox === 1,
-        scheduledAt,
-        extraParams,
-      }),
+      acceptedRequest(
+        accountId,
+        perRecipient,
+        sender,
+        {
+          channel,
+          text: composed.text,
+          campaignName: input.name ?? null,
+          flash: input.flash === 1,
+          sandbox: input.sandbox === 1,
+          scheduledAt,
+          extraParams,
+        },
+        rules.caps,
+      ),
     ],
     'inline',
     async (trx, [r]) => {
@@ -116,7 +134,9 @@ export async function sendSms(
         );
       }
     },
-  );
+  ).catch((err) => {
+    throw countAbuseRefusal(ctx, err);
+  });
   return {
     code: landline ? 'sms_19' : 'sms_11',
     total_messages: result.references.length,

@@ -1,3 +1,4 @@
+import type { AppContext } from '../../context.js';
 import { z } from 'zod';
 import { toCredits } from '../../accounts/credits.js';
 import { badRequest } from '../../http/errors.js';
@@ -6,6 +7,8 @@ import { bool, flag, optionalText, text } from '../../http/fields.js';
 import { send, type SendContext } from '../../messaging/send.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
+import { familyRules } from '../../messaging/accept-rules.js';
+import { narrowedNumbers } from '../../messaging/send-rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { renderScript, SCRIPTS, speakable, TEMPLATES, type Template } from './scripts.js';
 
@@ -100,8 +103,12 @@ function script(input: VoiceSendInput): string {
 }
 
 /** One call per number; validation, debit, messages and dispatch commit in one transaction. */
-export async function sendVoice(ctx: SendContext, accountId: number, input: VoiceSendInput): Promise<VoiceSent> {
-  const rule = channelNumbers(ctx.config, 'voice');
+export async function sendVoice(
+  ctx: SendContext & Pick<AppContext, 'sendRules'>,
+  accountId: number,
+  input: VoiceSendInput,
+): Promise<VoiceSent> {
+  const rule = narrowedNumbers(channelNumbers(ctx.config, 'voice'), (await familyRules(ctx, accountId)).countries);
   const numbers = parseNumbers(input.numbers, rule);
   if (!rule.countryCodes.has(cleanCountryCode(input.country_code))) throw badRequest('sms_18');
   const text = script(input);
