@@ -17,6 +17,7 @@ import {
 } from './index.js';
 import type { SmppSettings } from './smpp/settings.js';
 import { carrierStatus, STATUS_COUNTERS } from './status.js';
+import { CLASS_ORDER } from './traffic-line.js';
 import { providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
 import { KINDS, kindOf, parseSettings, type KindType } from './kinds.js';
 import { costCommands } from './costs-cli.js';
@@ -219,6 +220,8 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
       ...c,
       last_error_at: c.last_error_at === null ? null : new Date(c.last_error_at).toISOString(),
       binds_per_process: c.binds_per_process.map((p) => `${p.process}=${p.binds}`).join(' '),
+      waiting: CLASS_ORDER.map((k) => `${k}=${c.queues[k].waiting}`).join(' '),
+      oldest_s: CLASS_ORDER.map((k) => `${k}=${c.queues[k].oldest_seconds ?? '-'}`).join(' '),
     })),
     [
       'name',
@@ -229,6 +232,8 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
       'binds_setting',
       'binds_per_process',
       ...STATUS_COUNTERS.filter((k) => k !== 'binds'),
+      'waiting',
+      'oldest_s',
       'last_error_at',
       'last_error',
     ],

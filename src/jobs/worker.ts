@@ -13,6 +13,11 @@ export interface JobContext {
    * for a whole lease, or another run took the job): stop starting new work.
    */
   signal: AbortSignal;
+  /**
+   * Frees this run's place in its lane while it keeps running (and holding its lease): it only waits now, on work
+   * others order (a carrier's line), and jobs behind it may start. Once per run; later calls do nothing.
+   */
+  release(): void;
 }
 
 /**
@@ -127,8 +132,16 @@ class Lane {
 
   private run(job: JobRow): void {
     this.running++;
-    const p = this.execute(job).finally(() => {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       this.running--;
+      this.nudge();
+    };
+    const p = this.execute(job, release).finally(() => {
+      if (held) this.running--;
+      held = false;
       this.inFlight.delete(p);
       // A freed slot claims at once only when jobs may be waiting for it; else the poll and nudges find new ones.
       if (this.full) this.nudge();
@@ -174,7 +187,7 @@ class Lane {
     };
   }
 
-  private async execute(job: JobRow): Promise<void> {
+  private async execute(job: JobRow, release: () => void): Promise<void> {
     const def = this.defs.get(job.kind)!;
     const lost = new AbortController();
     const stopHeartbeat = this.heartbeat(job, lost);
@@ -184,6 +197,7 @@ class Lane {
         job,
         log: this.log,
         signal: lost.signal,
+        release,
       });
       stopHeartbeat();
       if (result !== JOB_SETTLED) await completeJob(this.db.kysely, job);

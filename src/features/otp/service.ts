@@ -177,6 +177,9 @@ async function writeAttempt(
           recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
           text: renderText(p.channel, template, company, code),
           standardOtpText: isStandardText(template),
+          trafficClass: 'otp',
+          // A code that cannot be used any more is not worth sending.
+          validUntil: decision.newCode ? expiry.expiresAt : Number(before.expires_at),
         },
       ],
       'awaited',
