@@ -8,11 +8,10 @@ import { confirmationPayload } from './delivery.js';
 import { OPTOUT_STATUS } from './optouts.js';
 import { countMessages, pipelineMetrics } from './metrics.js';
 import type { Channel } from './types.js';
+import { EXPIRED_ERROR, EXPIRED_STATUS } from './ports.js';
 
 /** Delivery status code recorded for a message the carrier refused at submission: 4, rejected. */
 export const REFUSED_STATUS = 4;
-
-import { EXPIRED_ERROR, EXPIRED_STATUS } from './ports.js';
 
 export { EXPIRED_ERROR, EXPIRED_STATUS };
 
