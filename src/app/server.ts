@@ -22,6 +22,7 @@ import { features } from './features.js';
 import { documentApiRoute, documentRoute, openapiDocument, swaggerOptions } from '../http/openapi.js';
 import { metricsRoute } from '../metrics/route.js';
 import { acceptingAs, byApiKey } from '../messaging/accepted-by.js';
+import { asHttpError } from '../features/sms/refusals.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -103,7 +104,9 @@ function requestHooks(app: FastifyInstance, ctx: AppContext): void {
 
 /** Errors and unknown routes in the common envelope; an unexpected error is logged and answered as server_01. */
 function errorHandlers(app: FastifyInstance): void {
-  app.setErrorHandler((error: FastifyError | ApiError, request, reply) => {
+  app.setErrorHandler((thrown: FastifyError | ApiError, request, reply) => {
+    // A refusal of the send path (chat-app, voice, payment links, SMS) is answered with its /sms/send code.
+    const error = asHttpError(thrown);
     if (error instanceof ApiError) {
       return reply.code(error.status).headers(error.headers).send(error.body(request.id));
     }

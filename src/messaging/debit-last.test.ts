@@ -68,7 +68,7 @@ describeEngines('the debit last', (engine) => {
   it('refuses a send its balance cannot cover before writing anything', async () => {
     const a = await h.createAccount(2);
     const { outcome, statements } = await statementsDuring(() => send(h.ctx, [request(a.id, 3)], 'queued'));
-    expect(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code).toBe('sms_07');
+    expect(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code).toBe('insufficient_credits');
     expect(statements.filter((s) => /^(insert|update|delete)/i.test(s))).toEqual([]);
     expect(await balanceOf(a.id)).toBe(2 * 10_000);
   });
@@ -83,7 +83,7 @@ describeEngines('the debit last', (engine) => {
           await run(sql`update accounts set credits = 0 where id = ${a.id}`.compile(h.ctx.db.kysely));
       },
     );
-    expect(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code).toBe('sms_07');
+    expect(outcome.status === 'rejected' && (outcome.reason as { code?: string }).code).toBe('insufficient_credits');
     expect(statements.some((s) => /^insert into "messages"/.test(s))).toBe(true);
     expect(await messagesOf(a.id)).toBe(0);
     expect(await h.ctx.db.kysely.selectFrom('campaigns').select('id').where('account_id', '=', a.id).execute()).toEqual(

@@ -3,14 +3,12 @@ import { SIMULATOR_DLR_JOB } from './carrier-sink.js';
 import { pruneFailedAttempts } from './attempts.js';
 import { applyDeliveryReports } from './delivery.js';
 import { DISPATCH_JOB, dispatchCampaign } from './dispatch.js';
-import { readTrackingRoutes } from './tracking.js';
 import { scheduleSweep, SWEEP_JOB, sweepRound } from './sweep.js';
 import { watchParked } from './parked.js';
 
 /** The pipeline's jobs: dispatch to carriers, the unsent sweep (every DISPATCH_RETRY_MS, one process at a time), the messages parked for a bind of this process, and the simulated carrier's delivery reports. */
 export const messaging: Feature = {
   name: 'messaging',
-  publicRoutes: readTrackingRoutes,
   jobs(worker, ctx) {
     worker.register('dispatch', {
       kind: DISPATCH_JOB,

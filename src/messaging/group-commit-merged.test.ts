@@ -48,14 +48,14 @@ describeEngines('merged single sends', (engine) => {
     expect(rows).toHaveLength(20);
   });
 
-  it('accepts exactly the sends the balance covers when it cannot cover them all, and refuses the rest with sms_07', async () => {
+  it('accepts exactly the sends the balance covers when it cannot cover them all, and refuses the rest as insufficient_credits', async () => {
     const a = await h.createAccount(7);
     const settled = await Promise.allSettled(
       Array.from({ length: 12 }, (_, n) => send(h.ctx, [request(a.id, n)], 'queued')),
     );
     expect(settled.filter((s) => s.status === 'fulfilled')).toHaveLength(7);
     const refused = settled.filter((s) => s.status === 'rejected') as PromiseRejectedResult[];
-    expect(refused.map((r) => (r.reason as { code?: string }).code)).toEqual(Array(5).fill('sms_07'));
+    expect(refused.map((r) => (r.reason as { code?: string }).code)).toEqual(Array(5).fill('insufficient_credits'));
     const balance = await h.ctx.db.kysely
       .selectFrom('accounts')
       .select('credits')

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { toUnits } from '../accounts/credits.js';
-import { ApiError } from '../http/errors.js';
+import type { Refusal } from './refusal.js';
 import { DISPATCH_JOB } from './dispatch.js';
 import { GroupCommit } from './group-commit.js';
 import { submitMessages } from './submit.js';
@@ -48,7 +48,7 @@ describeEngines('group commit of sends', (engine) => {
       group.run(send(rich.id), rich.id),
     ]);
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'rejected', 'fulfilled']);
-    expect(((results[1] as PromiseRejectedResult).reason as ApiError).code).toBe('sms_07');
+    expect(((results[1] as PromiseRejectedResult).reason as Refusal).code).toBe('insufficient_credits');
     expect((results[2] as PromiseRejectedResult).reason.message).toBe('a constraint failed after the debit');
     // Two sends of one credit each: the failed request's debit and message were rolled back.
     expect(await credits(rich.id)).toBe(toUnits(8));

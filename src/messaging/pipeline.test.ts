@@ -155,7 +155,9 @@ describeEngines('messaging pipeline', (engine) => {
 
   it('refuses a request the balance does not cover and writes nothing', async () => {
     const a = await h.createAccount(1);
-    await expect(submit(request(a.id, ['5511111111', '5522222222']))).rejects.toMatchObject({ code: 'sms_07' });
+    await expect(submit(request(a.id, ['5511111111', '5522222222']))).rejects.toMatchObject({
+      code: 'insufficient_credits',
+    });
     expect(await credit(a.apikey)).toBe(1);
     expect(
       await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute(),

@@ -1,19 +1,14 @@
 import { sql, type Transaction } from 'kysely';
 import type { Database } from '../db/schema.js';
 import { affected } from '../db/engine.js';
-import { ApiError } from '../http/errors.js';
-import { defineMessages } from '../http/codes.js';
 import { formatLocalDate } from '../lib/time.js';
-
-defineMessages({
-  sms_17: 'Daily sandbox limit exceeded: an account may send 1000 sandbox messages per day (Mexico City time)',
-});
+import { Refusal } from './refusal.js';
 
 /**
  * Counts `count` sandbox messages against the account's daily limit (a
  * Mexico City day), inside the send's transaction: one conditional UPDATE,
  * so parallel requests never pass the limit together, and a rolled-back
- * send gives its share back. Throws 429 sms_17 when the request would pass it.
+ * send gives its share back. Throws Refusal sandbox_limit when the request would pass it.
  */
 export async function reserveSandboxQuota(
   trx: Transaction<Database>,
@@ -35,5 +30,5 @@ export async function reserveSandboxQuota(
     .where('day', '=', day)
     .where(sql<boolean>`messages + ${count} <= ${limit}`)
     .executeTakeFirst();
-  if (affected(result) !== 1) throw new ApiError(429, 'sms_17');
+  if (affected(result) !== 1) throw new Refusal('sandbox_limit');
 }

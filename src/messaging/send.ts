@@ -39,8 +39,8 @@ export interface PendingSend {
  * The one send call of every outbound message (SMS, RCS, chat-app, voice, OTP codes, payment links, opt-out
  * confirmations), for a caller whose transaction writes more than the send: inside `trx` it debits the requests,
  * writes their campaigns and messages (submitMessageBatch: several requests share one account, channel and source)
- * and queues what the hand-over needs; after the commit the caller calls handOver(). Throws ApiError sms_07 when the
- * balance does not cover the requests (nothing written) and sms_17 past the sandbox quota.
+ * and queues what the hand-over needs; after the commit the caller calls handOver(). Throws Refusal insufficient_credits
+ * when the balance does not cover the requests (nothing written) and sandbox_limit past the sandbox quota.
  */
 export async function submitSend(
   trx: Transaction<Database>,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { toUnits } from '../accounts/credits.js';
-import { ApiError } from '../http/errors.js';
+import { Refusal } from './refusal.js';
 import { addOptouts } from './optouts.js';
 import { submitMessageBatch } from './submit.js';
 import type { SubmitRequest } from './types.js';
@@ -87,11 +87,11 @@ describeEngines('several sends of one account in one pass (submitMessageBatch)',
     );
   });
 
-  it('refuses the whole batch with sms_07 when the balance does not cover the sum, writing nothing', async () => {
+  it('refuses the whole batch (insufficient_credits) when the balance does not cover the sum, writing nothing', async () => {
     const a = await h.createAccount(2);
     const attempt = batch([1, 2, 3].map((n) => send(a.id, `52551111111${n}`, 'hola')));
-    await expect(attempt).rejects.toBeInstanceOf(ApiError);
-    await expect(attempt).rejects.toMatchObject({ code: 'sms_07' });
+    await expect(attempt).rejects.toBeInstanceOf(Refusal);
+    await expect(attempt).rejects.toMatchObject({ code: 'insufficient_credits' });
     expect(await credits(a.id)).toBe(toUnits(2));
     const stored = await h.ctx.db.kysely.selectFrom('messages').select('id').where('account_id', '=', a.id).execute();
     expect(stored).toHaveLength(0);

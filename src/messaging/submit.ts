@@ -4,8 +4,6 @@ import type { Database } from '../db/schema.js';
 import type { MessageStatus } from './tables.js';
 import { insertCampaigns, insertMessages } from './submit-rows.js';
 import { debitCredits } from '../accounts/store.js';
-import { ApiError } from '../http/errors.js';
-import { defineMessages } from '../http/codes.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
@@ -22,8 +20,7 @@ import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 import { smsParts } from '../smpp/encoding.js';
 import type { FamilyTraffic } from './pricing.js';
 import { classOf, validityOf } from './traffic.js';
-
-defineMessages({ sms_07: 'Insufficient credits: nothing was sent and nothing was charged' });
+import { Refusal } from './refusal.js';
 
 /** How long the dispatch job of a send handed over by this process and with a validity end waits before it checks the messages itself. */
 export const INLINE_SAFETY_NET_MS = 30_000;
@@ -49,9 +46,9 @@ export async function submitMessages(
  * request's campaign and one message per recipient, and enqueues their
  * dispatch: they share one price lookup, one opt-out and do-not-contact query,
  * one debit and the message INSERTs, and are accepted all or none.
- * Throws ApiError sms_07 when the balance does not cover them (nothing
- * written; the caller may then submit them one by one to learn which fit),
- * and 429 sms_17 when a sandbox request would pass the account's daily
+ * Throws Refusal insufficient_credits when the balance does not cover them
+ * (nothing written; the caller may then submit them one by one to learn which
+ * fit), and sandbox_limit when a sandbox request would pass the account's daily
  * sandbox limit (SANDBOX_DAILY_LIMIT, every channel counted together).
  * A recipient on the account's opt-out list or on the deployment's
  * do-not-contact list (src/messaging/optouts.ts) is recorded closed with
@@ -78,7 +75,7 @@ export async function submitMessageBatch(
   );
   const total = charges.reduce((a, b) => a + b, 0);
   // Refused before anything is written when the balance read with the prices cannot cover it; the debit decides.
-  if (total > batch.credits) throw new ApiError(400, 'sms_07');
+  if (total > batch.credits) throw new Refusal('insufficient_credits');
   const campaigns = await insertCampaigns(
     trx,
     batch.sends.map(({ req, recipients }) => [
@@ -100,7 +97,7 @@ export async function submitMessageBatch(
   // The debit comes last: on PostgreSQL it locks the account's row until COMMIT, so the account's sends in other
   // processes wait for this transaction's commit only, not for its writes too. Refused, it rolls them back.
   const debit = await debitCredits(trx, first.accountId, total);
-  if (!debit) throw new ApiError(400, 'sms_07');
+  if (!debit) throw new Refusal('insufficient_credits');
   if (debit.lowBalance) await recordLowBalance(trx, first.accountId, charges);
   return results;
 }

@@ -1,8 +1,6 @@
 import { z } from 'zod';
-import type { FastifyInstance } from 'fastify';
 import type { WithConfig, WithDb } from '../context.js';
 import type { Executor } from '../db/engine.js';
-import { ApiError } from '../http/errors.js';
 import { normaliseHttpUrl, redirectTarget } from '../http/redirect.js';
 import { defineMessages } from '../http/codes.js';
 import { integer } from '../http/fields.js';
@@ -11,7 +9,6 @@ import { randomToken } from '../lib/ids.js';
 defineMessages({
   read_confirmation_01:
     'read_confirmation must be an object with url (http or https, at most 2048 characters) and an optional integer contact',
-  tracking_01: 'No such link',
 });
 
 /**
@@ -81,32 +78,14 @@ export async function recordReadTrackings(
   }
 }
 
-/** GET /r/{token}: records the read (first and latest time, count) and redirects to the url. */
-export function readTrackingRoutes(app: FastifyInstance, ctx: WithDb): void {
-  app.get<{ Params: { token: string } }>(
-    '/r/:token',
-    {
-      schema: {
-        hide: true,
-        tags: ['messages'],
-        summary: 'Read-confirmation link: records the read and redirects',
-        security: [],
-        params: { type: 'object', properties: { token: { type: 'string' } } },
-      },
-    },
-    async (request, reply) => {
-      const token = request.params.token;
-      if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) throw new ApiError(404, 'tracking_01');
-      // HEAD (link previews, mail scanners) is not a read: it redirects without counting.
-      const row =
-        request.method === 'HEAD'
-          ? await findRead(ctx.db.kysely, token)
-          : await recordRead(ctx.db.kysely, token, Date.now());
-      const url = row ? redirectTarget(row.url) : undefined;
-      if (!url) throw new ApiError(404, 'tracking_01');
-      return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
-    },
-  );
+/**
+ * Opens a read-confirmation link (GET /r/{token}): records the read (first and latest time, count) unless `count` is
+ * false (HEAD: link previews, mail scanners), and gives the address to redirect to; undefined for no such link.
+ */
+export async function followReadLink(ctx: WithDb, token: string, count: boolean): Promise<string | undefined> {
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(token)) return undefined;
+  const row = count ? await recordRead(ctx.db.kysely, token, Date.now()) : await findRead(ctx.db.kysely, token);
+  return row ? redirectTarget(row.url) : undefined;
 }
 
 async function findRead(db: Executor, token: string): Promise<{ url: string } | undefined> {

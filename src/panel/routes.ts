@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext, WithDb } from '../context.js';
 import { ApiError } from '../http/errors.js';
+import { asHttpError } from '../features/sms/refusals.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { checkPassword } from './confirm.js';
 import { randomToken } from '../lib/ids.js';
@@ -365,8 +366,9 @@ async function errorPage(
   shared: Shared,
   request: FastifyRequest,
   reply: FastifyReply,
-  error: Error & { statusCode?: number },
+  thrown: Error & { statusCode?: number },
 ) {
+  const error = asHttpError(thrown);
   let status = error instanceof ApiError ? error.status : (error.statusCode ?? 500);
   if (status < 400) status = 500;
   if (status >= 500) request.log.error({ err: error, reqId: request.id }, 'panel error');

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
+import { asHttpError } from '../features/sms/refusals.js';
 import { toCredits } from '../accounts/credits.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { html, type Html } from './html.js';
@@ -244,8 +245,10 @@ export function registerAction(
       let result: ActionResult;
       try {
         result = await handler(request, v, body, reply);
-      } catch (error) {
-        if (!(error instanceof ApiError)) throw error;
+      } catch (thrown) {
+        // A refusal of the send path is shown as the API words it.
+        const error = asHttpError(thrown);
+        if (!(error instanceof ApiError)) throw thrown;
         // The page comes back with what was typed (never a password or the token), so nothing has to be typed again.
         const typed = Object.fromEntries(
           Object.entries(body).filter(([k, x]) => typeof x === 'string' && !/password|current|confirm|_csrf/.test(k)),

@@ -1,5 +1,5 @@
 import type { AppContext } from '../context.js';
-import { cancelScheduled, messageState } from '../features/sms/scheduled.js';
+import { cancelScheduled, messageState } from '../messaging/scheduled.js';
 import { receiptState } from './notices.js';
 import type { Pdu } from './pdus.js';
 import { Status } from '../smpp/status.js';

@@ -1,25 +1,24 @@
-import { ApiError } from '../http/errors.js';
+import { Refusal, type RefusalCode } from '../messaging/refusal.js';
 import { Status } from '../smpp/status.js';
 
 /**
- * The one table of the send path's refusals (ApiError codes of /sms/send)
- * as submit_sm command_status values. Codes not listed are a system error
- * (0x08): the customer may retry.
+ * The one table of the send path's refusals (messaging/refusal.ts) as submit_sm command_status values. A refusal
+ * not listed (none the SMPP server's sends can meet: more than 500 numbers, RCS senders, the sandbox quota) and any
+ * other error are a system error (0x08): the customer may retry.
  */
-const BY_CODE: Record<string, number> = {
-  sms_01: Status.INVMSGLEN, // empty text
-  sms_02: Status.INVMSGLEN,
-  sms_03: Status.INVDSTADR, // no number
-  sms_04: Status.INVDSTADR, // malformed number, wrong length
-  sms_05: Status.INVDSTADR,
-  sms_16: Status.INVDSTADR,
-  sms_18: Status.INVDSTADR, // country code the service does not accept
-  sms_24: Status.INVDSTADR, // a line the channel does not send to
-  sms_07: Status.SUBMITFAIL, // too few credits
-  sms_20: Status.INVSCHED,
-  sms_21: Status.INVSCHED,
+export const SMPP_REFUSALS: Partial<Record<RefusalCode, number>> = {
+  empty_text: Status.INVMSGLEN,
+  no_numbers: Status.INVDSTADR,
+  malformed_number: Status.INVDSTADR,
+  no_country_code: Status.INVDSTADR,
+  repeated_number: Status.INVDSTADR,
+  unsupported_country_code: Status.INVDSTADR,
+  unsupported_line: Status.INVDSTADR,
+  insufficient_credits: Status.SUBMITFAIL,
+  past_date: Status.INVSCHED,
+  malformed_date: Status.INVSCHED,
 };
 
 export function refusalStatus(err: unknown): number | undefined {
-  return err instanceof ApiError ? BY_CODE[err.code] : undefined;
+  return err instanceof Refusal ? SMPP_REFUSALS[err.code] : undefined;
 }

@@ -1,7 +1,6 @@
 import type { AppContext, WithConfig } from '../context.js';
-import { resolveSender } from '../features/sms/service.js';
-import { parseRecipients } from '../features/sms/rules.js';
-import { ApiError } from '../http/errors.js';
+import { acceptedRequest, acceptRecipients, acceptSender } from '../messaging/accept.js';
+import { Refusal } from '../messaging/refusal.js';
 import { send } from '../messaging/send.js';
 import type { Recipient, SubmitRequest } from '../messaging/types.js';
 import { channelNumbers } from '../phone/accepted.js';
@@ -37,14 +36,14 @@ export interface VerbatimDestination {
 /** One SMS exactly as a customer's SMPP client submitted it (the SMPP server's submit_sm). */
 export type VerbatimSmsInput = VerbatimMessage & VerbatimDestination;
 
-/** A destination's number by the send path's rules; throws its ApiError. */
+/** A destination's number by the send path's rules; throws its Refusal. */
 function verbatimRecipient(ctx: WithConfig, d: VerbatimDestination, seen: Set<string>): Recipient {
-  const [recipient] = parseRecipients(d.destination, {
+  const [recipient] = acceptRecipients(d.destination, {
     findCountryCode: d.international,
     countryCode: '52',
     numbers: channelNumbers(ctx.config, 'sms'),
   });
-  if (seen.has(recipient.number)) throw new ApiError(400, 'sms_16', undefined, { number: recipient.number });
+  if (seen.has(recipient.number)) throw new Refusal('repeated_number', { number: recipient.number });
   seen.add(recipient.number);
   return recipient;
 }
@@ -56,7 +55,7 @@ interface VerbatimLookups {
 
 const newLookups = (): VerbatimLookups => ({ senders: new Map() });
 
-/** A verbatim message as a send: sender, schedule (priced as every send: parts × each recipient's price). Throws its ApiError. */
+/** A verbatim message as a send: sender, schedule (priced as every send: parts × each recipient's price). Throws its Refusal. */
 async function verbatimRequest(
   ctx: AppContext,
   accountId: number,
@@ -64,23 +63,18 @@ async function verbatimRequest(
   recipients: Recipient[],
   lookups: VerbatimLookups,
 ): Promise<SubmitRequest> {
-  if (input.text === '') throw new ApiError(400, 'sms_01');
+  if (input.text === '') throw new Refusal('empty_text');
   let sender = lookups.senders.get(input.sender);
-  if (!sender)
-    lookups.senders.set(input.sender, (sender = resolveSender(ctx, accountId, { sender: input.sender, channel: 1 })));
+  if (!sender) lookups.senders.set(input.sender, (sender = acceptSender(ctx, accountId, input.sender, 'sms')));
   const now = Date.now();
-  return {
-    accountId,
+  return acceptedRequest(accountId, recipients, await sender, {
     channel: 'sms',
-    source: 'sms',
-    recipients,
     text: input.text,
-    sender: await sender,
     flash: input.flash,
     scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
     validUntil: input.validUntil,
     meta: input.meta,
-  };
+  });
 }
 
 /** The one send of verbatim messages: sender, prices, credits, group commit, hand-off. */
@@ -92,52 +86,45 @@ async function sendVerbatim(ctx: AppContext, accountId: number, input: VerbatimM
 /**
  * The submit_sm of one turn of an SMPP bind, each with /sms/send's number
  * rules, sender, prices, credits, routes and hand-off, its text as it came:
- * its reference, or the ApiError (or other error) that refused it. They are
- * written by one work of the group commit (one price lookup, opt-out query
- * and debit); when that fails (the balance does not cover them all), each is
- * sent alone so that only those the balance does not cover are refused.
+ * its reference, or the Refusal (or other error) that refused it. Each is its
+ * own send, all made in one turn so that the group commit writes them as one
+ * work (one price lookup, opt-out query and debit); when that fails (the
+ * balance does not cover them all), it writes each alone, so that only those
+ * the balance does not cover are refused.
  */
 export async function sendVerbatimSmsTurn(
   ctx: AppContext,
   accountId: number,
   inputs: VerbatimSmsInput[],
 ): Promise<Array<{ reference: string } | { error: unknown }>> {
-  const outcomes: Array<{ reference: string } | { error: unknown }> = [];
-  const reqs: Array<{ index: number; req: SubmitRequest }> = [];
   const lookups = newLookups();
-  for (const [index, input] of inputs.entries()) {
-    try {
-      const recipient = verbatimRecipient(ctx, input, new Set());
-      reqs.push({ index, req: await verbatimRequest(ctx, accountId, input, [recipient], lookups) });
-    } catch (error) {
-      outcomes[index] = { error };
-    }
-  }
-  if (reqs.length === 0) return outcomes;
-  const results = await send(
-    ctx,
-    reqs.map((r) => r.req),
-    'inline',
-  ).catch(() =>
-    Promise.all(
-      reqs.map(({ req }) =>
-        send(ctx, [req], 'inline').then(
-          ([result]) => result,
-          (error: unknown) => ({ error }),
-        ),
-      ),
+  const requests = await Promise.all(
+    inputs.map(async (input) => {
+      try {
+        const recipient = verbatimRecipient(ctx, input, new Set());
+        return await verbatimRequest(ctx, accountId, input, [recipient], lookups);
+      } catch (error) {
+        return { error };
+      }
+    }),
+  );
+  // Sent in one loop, with no await between them: the group commit merges what it receives in one turn.
+  return Promise.all(
+    requests.map((req) =>
+      'error' in req
+        ? req
+        : send(ctx, [req], 'inline').then(
+            ([result]) => ({ reference: result.references[0].reference }),
+            (error: unknown) => ({ error }),
+          ),
     ),
   );
-  results.forEach((result, k) => {
-    outcomes[reqs[k].index] = 'error' in result ? result : { reference: result.references[0].reference };
-  });
-  return outcomes;
 }
 
 /**
  * The SMPP submit_multi: one message to several destinations, as one
  * multi-recipient send. A destination the number rules refuse (or a repeated
- * one) is left out with its ApiError; the others are accepted together or,
+ * one) is left out with its Refusal; the others are accepted together or,
  * on a refusal of the whole send (credits, text), not at all (it throws).
  * The first accepted destination's reference is `reference`.
  */
@@ -156,7 +143,7 @@ export async function sendVerbatimSmsMulti(
     try {
       recipients.push({ ...verbatimRecipient(ctx, d, seen), index });
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      if (!(error instanceof Refusal)) throw error;
       refused.push({ index, error });
     }
   });

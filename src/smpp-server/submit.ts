@@ -4,6 +4,7 @@ import { sendVerbatimSmsTurn, type VerbatimMessage, type VerbatimSmsInput } from
 import { reserveEach } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/service.js';
 import type { Pdu } from './pdus.js';
+import { messageBody } from '../smpp/pdu.js';
 import { Status } from '../smpp/status.js';
 import { refusalStatus } from './refusals.js';
 import { smppTime } from '../smpp/time.js';
@@ -45,13 +46,7 @@ export type Unreadable = { status: number; parts: number };
  */
 export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): Submission | Unreadable {
   const dataCoding = Number(pdu.data_coding ?? 0);
-  const body: Buffer =
-    Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
-      ? pdu.short_message
-      : Buffer.isBuffer(pdu.message_payload)
-        ? pdu.message_payload
-        : Buffer.alloc(0);
-  const decoded = decodeMessage(body, dataCoding, Number(pdu.esm_class ?? 0));
+  const decoded = decodeMessage(messageBody(pdu), dataCoding, Number(pdu.esm_class ?? 0));
   const concat = decoded.concat ?? sarOf(pdu);
   const flash = isFlash(dataCoding);
   const parts = smsParts(decoded.text, flash);

@@ -1,27 +1,11 @@
-import { isGsm7 } from '../text/gsm7.js';
+import { GSM7_EXTENSION as GSM_EXTENSION, GSM7_TABLE as GSM_TABLE, isGsm7 } from '../text/gsm7.js';
 
 /**
  * SMPP short_message encoding, done here rather than by the `smpp` package
  * (which sends GSM text as data_coding 1, decodes GSM wrongly and mangles
- * `@` and `$`). GSM 03.38 by position: index = septet value; 0x1B is the
- * escape to the extension table.
+ * `@` and `$`). GSM 03.38 is src/text/gsm7.ts's: the basic table by position
+ * (index = septet value; 0x1B is the escape), the extension table by septet.
  */
-const GSM_TABLE =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
-  '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
-/** Extension table: character → septet after the escape. */
-const GSM_EXTENSION: Record<string, number> = {
-  '\f': 0x0a,
-  '^': 0x14,
-  '{': 0x28,
-  '}': 0x29,
-  '\\': 0x2f,
-  '[': 0x3c,
-  '~': 0x3d,
-  ']': 0x3e,
-  '|': 0x40,
-  '€': 0x65,
-};
 
 const ESC = 0x1b;
 const gsmIndex = new Map<string, number>([...GSM_TABLE].map((ch, i) => [ch, i]));

@@ -24,6 +24,15 @@ export interface Pdu {
   [field: string]: any;
 }
 
+/**
+ * The octets of a PDU's message (submit_sm, submit_multi, deliver_sm, data_sm): short_message, or message_payload
+ * when short_message is empty (a message longer than 254 octets); empty when neither carries one.
+ */
+export function messageBody(pdu: Pdu): Buffer {
+  if (Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0) return pdu.short_message;
+  return Buffer.isBuffer(pdu.message_payload) ? pdu.message_payload : Buffer.alloc(0);
+}
+
 export interface SmppSession extends EventEmitter {
   socket: import('node:net').Socket;
   send(pdu: Pdu, onResponse?: (pdu: Pdu) => void): boolean;

@@ -1,15 +1,29 @@
 /**
- * GSM 03.38 (GSM-7): the alphabet of SMS. Characters of the basic table count
- * one, characters of the extension table count two (an escape plus the
+ * GSM 03.38 (GSM-7): the alphabet of SMS, the one definition of it (the SMPP encoding, src/smpp/encoding.ts, reads
+ * it too). Characters of the basic table count one, characters of the extension table count two (an escape plus the
  * character); anything else must be transliterated before sending.
  */
-const BASIC =
-  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
-  '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
-const EXTENSION = '\f^{}\\[~]|€';
 
-const basic = new Set(BASIC);
-const extension = new Set(EXTENSION);
+/** The basic table by position: index = septet value; 0x1B is the escape to the extension table. */
+export const GSM7_TABLE =
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞ\x1bÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' +
+  '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+/** The extension table: character → septet after the escape. */
+export const GSM7_EXTENSION: Readonly<Record<string, number>> = {
+  '\f': 0x0a,
+  '^': 0x14,
+  '{': 0x28,
+  '}': 0x29,
+  '\\': 0x2f,
+  '[': 0x3c,
+  '~': 0x3d,
+  ']': 0x3e,
+  '|': 0x40,
+  '€': 0x65,
+};
+
+const basic = new Set([...GSM7_TABLE].filter((ch) => ch !== '\x1b'));
+const extension = new Set(Object.keys(GSM7_EXTENSION));
 
 /** Replacements for common characters GSM-7 lacks, beyond stripping accents. */
 const REPLACEMENTS: Record<string, string> = {

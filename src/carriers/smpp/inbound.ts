@@ -1,7 +1,7 @@
 import type { CarrierSink, Receipt } from '../adapter.js';
 import type { ConnectorStats } from '../status.js';
 import { decodeMessage, receiptText, type Concatenation } from '../../smpp/encoding.js';
-import { isReceipt, type Pdu } from '../../smpp/pdu.js';
+import { isReceipt, messageBody, type Pdu } from '../../smpp/pdu.js';
 import { receiptStatus } from './receipts.js';
 import { messageStateName, parseReceiptText } from '../../smpp/receipt-text.js';
 import type { SmppSettings } from './settings.js';
@@ -25,12 +25,7 @@ export class InboundHandler {
 
   async handle(pdu: Pdu): Promise<void> {
     const esmClass = Number(pdu.esm_class ?? 0);
-    const body: Buffer =
-      Buffer.isBuffer(pdu.short_message) && pdu.short_message.length > 0
-        ? pdu.short_message
-        : Buffer.isBuffer(pdu.message_payload)
-          ? pdu.message_payload
-          : Buffer.alloc(0);
+    const body = messageBody(pdu);
     if (isReceipt(esmClass)) return this.receipt(pdu, body);
     return this.reply(pdu, body, esmClass);
   }

@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
+import { asHttpError } from '../sms/refusals.js';
 import { messageFor } from '../../http/codes.js';
 import { jsonSchema } from '../../http/fields.js';
 import { OtpError } from '../otp/errors.js';
@@ -33,7 +34,9 @@ function answer(reply: FastifyReply, format: Format, status: number, fields: Leg
  * every other status is the one /v2/otp gives (429 keeps Retry-After).
  */
 function errorHandler(ctx: Pick<AppContext, 'log'>) {
-  return (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+  return (thrown: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    // A refusal of the send path (credits, the sandbox quota) keeps its /sms/send code.
+    const error = asHttpError(thrown);
     const format = formatOf(request);
     if (error instanceof OtpError) {
       const status = error.status === 401 ? 400 : error.status;

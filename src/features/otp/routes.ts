@@ -3,6 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AppContext } from '../../context.js';
 import { ApiError } from '../../http/errors.js';
+import { asHttpError } from '../sms/refusals.js';
 import { jsonSchema } from '../../http/fields.js';
 import { otpMetrics } from './metrics.js';
 import { OtpError } from './errors.js';
@@ -62,7 +63,9 @@ const BODY_ERRORS = new Set(['invalid_json', 'unsupported_media_type', 'body_too
  * common rate limit keep the common envelope (auth_05, auth_04, rate_01).
  */
 function otpErrorHandler(ctx: Pick<AppContext, 'log'>) {
-  return (error: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+  return (thrown: FastifyError | ApiError, request: FastifyRequest, reply: FastifyReply) => {
+    // A refusal of the send path (the sandbox quota) keeps its /sms/send code, in this envelope.
+    const error = asHttpError(thrown);
     const path = `${request.method} ${request.routeOptions.url}`;
     let answer: ApiError;
     if (error instanceof OtpError) answer = error;

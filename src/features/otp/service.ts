@@ -1,6 +1,6 @@
 import type { AppContext, WithConfig } from '../../context.js';
 import type { Executor } from '../../db/engine.js';
-import { ApiError } from '../../http/errors.js';
+import { Refusal } from '../../messaging/refusal.js';
 import { formatLocal, formatLocalDate } from '../../lib/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
@@ -196,7 +196,7 @@ async function writeAttempt(
       expiresAt: decision.newCode ? expiry.expiresAt : before.expires_at!,
     };
   } catch (err) {
-    if (err instanceof ApiError && err.code === 'sms_07') {
+    if (err instanceof Refusal && err.code === 'insufficient_credits') {
       throw new OtpError(402, 'otp_insufficient_credits', {
         state: current.state,
         hint: `Sending a code by ${p.channel} costs credits and the balance does not cover it: add credits, then send again.`,

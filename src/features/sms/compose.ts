@@ -1,11 +1,13 @@
 import type { AppContext } from '../../context.js';
-import { ApiError } from '../../http/errors.js';
 import { callerById } from '../../accounts/index.js';
 import { channelNumbers } from '../../phone/accepted.js';
 import { pricesFor } from '../../messaging/prices.js';
 import { isGsm7, toGsm7 } from '../../text/gsm7.js';
 import { numbersOfList } from '../contacts/service.js';
-import { parseRecipients, textCapacity, textRulesOf } from './rules.js';
+import { ApiError } from '../../http/errors.js';
+import { acceptRecipients } from '../../messaging/accept.js';
+import { textCapacity, textRulesOf } from './rules.js';
+import { asHttpError } from './refusals.js';
 
 // What a compose form asks before it sends (the panel's Send page): the recipients of a list, and what a text will
 // become and cost. The send itself is sendSms (service.ts).
@@ -51,15 +53,16 @@ export async function previewSend(
     const typed = await recipients();
     if (typed.numbers !== '') {
       const rule = channelNumbers(ctx.config, 'sms');
-      numbers = parseRecipients(typed.numbers, {
+      numbers = acceptRecipients(typed.numbers, {
         findCountryCode: typed.fromList,
         countryCode: '52',
         numbers: rule,
       }).map((r) => r.number);
     }
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
-    problem = err.message;
+    const answer = asHttpError(err);
+    if (!(answer instanceof ApiError)) throw err;
+    problem = answer.message;
   }
   const { prices } = await pricesFor(ctx.db.kysely, ctx.prices, accountId, 'sms', numbers);
   const units = prices.reduce((sum, p) => sum + p.units, 0) * capacity.parts;

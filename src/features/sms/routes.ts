@@ -7,11 +7,11 @@ import { defineMessages } from '../../http/codes.js';
 import { bool, jsonSchema } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
 import { SendBody } from './schemas.js';
-import { clickShortLink, sendSms, shortLinkTarget, type SendContext } from './service.js';
+import { clickShortLink, followReadLink, sendSms, shortLinkTarget, type SendContext } from './service.js';
 import { textRulesOf } from './rules.js';
 import type { AuthenticatedAccount } from '../../accounts/index.js';
 
-defineMessages({ short_link_01: 'No such link' });
+defineMessages({ short_link_01: 'No such link', tracking_01: 'No such link' });
 
 const ShowCampaignId = z.object({ showCampaignId: bool('sms_42').optional() });
 
@@ -63,8 +63,29 @@ export function smsRoutes(api: FastifyInstance, ctx: SendContext): void {
   );
 }
 
-/** GET /s/{code}: the short link of a shorten_url send; counts the click and redirects. */
+/**
+ * GET /s/{code}: the short link of a shorten_url send; counts the click and redirects. GET /r/{token}: the
+ * read-confirmation link of an SMS or chat-app send; records the read and redirects.
+ */
 export function smsPublicRoutes(app: FastifyInstance, ctx: WithDb): void {
+  app.get<{ Params: { token: string } }>(
+    '/r/:token',
+    {
+      schema: {
+        hide: true,
+        tags: ['messages'],
+        summary: 'Read-confirmation link: records the read and redirects',
+        security: [],
+        params: { type: 'object', properties: { token: { type: 'string' } } },
+      },
+    },
+    async (request, reply) => {
+      // HEAD (link previews, mail scanners) is not a read: it redirects without counting.
+      const url = await followReadLink(ctx, request.params.token, request.method !== 'HEAD');
+      if (!url) throw new ApiError(404, 'tracking_01');
+      return reply.code(302).header('location', url).header('cache-control', 'no-store').send();
+    },
+  );
   app.get<{ Params: { code: string } }>(
     '/s/:code',
     {

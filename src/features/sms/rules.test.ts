@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { checkLength, composeText, parseExtraParams, parseRecipients } from './rules.js';
+import { checkLength, composeText, parseExtraParams } from './rules.js';
+import { asHttpError } from './refusals.js';
+import { acceptRecipients as parseRecipients } from '../../messaging/accept.js';
 import { parseSendDate } from '../../messaging/schedule.js';
 import { formatLocal } from '../../lib/time.js';
 import { channelNumbers } from '../../phone/accepted.js';
@@ -11,7 +13,8 @@ const code = (fn: () => unknown) => {
     fn();
     return 'ok';
   } catch (err) {
-    return (err as { code: string }).code;
+    // The code HTTP answers with, for the send path's refusals as for the rules of this file.
+    return (asHttpError(err) as { code: string }).code;
   }
 };
 

@@ -4,9 +4,6 @@ import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, isGsm7, toGsm7 as gsm7 } from '../../text/gsm7.js';
 import { smsParts } from '../../smpp/encoding.js';
 import { findUrls } from '../../text/urls.js';
-import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../../phone/numbers.js';
-import type { ChannelNumbers } from '../../phone/accepted.js';
-import type { Recipient } from '../../messaging/types.js';
 
 defineMessages({
   sms_01: 'The message is empty',
@@ -36,7 +33,6 @@ defineMessages({
   sms_42: 'sandbox, find_country_code, shorten_url and showCampaignId take 0 or 1',
 });
 
-export const MAX_RECIPIENTS = 500;
 export const MAX_SMS_LENGTH = 160;
 /** The most SMS parts a long message of an account with long SMS on is sent in (10 × 153 GSM-7 characters). */
 export const MAX_LONG_PARTS = 10;
@@ -59,75 +55,6 @@ export const textRulesOf = (a: { long_sms: number; unicode_sms: number }): TextR
   long: a.long_sms === 1,
   unicode: a.unicode_sms === 1,
 });
-
-export interface NumberRules {
-  findCountryCode: boolean;
-  /** The request's country_code (used when findCountryCode is false). */
-  countryCode: string;
-  /** The channel's number rule (channelNumbers): its country codes and the lines it sends to. */
-  numbers: ChannelNumbers;
-}
-
-/**
- * The numbers parameter → recipients, or the spec's code: sms_03 none,
- * sms_15 over 500, sms_04 malformed, sms_05/sms_18 country code missing or
- * unsupported, sms_24 a number that is not a mobile or geographic line the
- * channel sends to (premium, toll-free, +1 outside NANP_ALLOWED_REGIONS…),
- * sms_16 a repeat. A number is 10 national digits (another country of the
- * list: its own length, see hasNationalLength); with find_country_code 1 it starts
- * with its country code, which libphonenumber's metadata splits off
- * (`15512345678` → 1 + 5512345678, `525512345678` → 52 + 5512345678).
- * Numbers are taken as clients write them: spaces, dashes and dots are
- * dropped, and one written with a leading `+` carries its country code
- * whatever find_country_code says (`+52 55 1234 5678`).
- */
-export function parseRecipients(raw: string, rules: NumberRules): Recipient[] {
-  if (raw.trim() === '') throw new ApiError(400, 'sms_03');
-  const parts = raw.split(',');
-  if (parts.length > MAX_RECIPIENTS) throw new ApiError(400, 'sms_15');
-  const requestCountryCode = cleanCountryCode(rules.countryCode);
-  if (!rules.findCountryCode) {
-    if (requestCountryCode === '') throw new ApiError(400, 'sms_05');
-    if (!rules.numbers.countryCodes.has(requestCountryCode)) throw new ApiError(400, 'sms_18');
-  }
-  const seen = new Set<string>();
-  const recipients: Recipient[] = [];
-  for (const part of parts) {
-    const { digits, international } = splitWritten(cleanNumber(part));
-    if (!/^\d{4,15}$/.test(digits)) throw new ApiError(400, 'sms_04', undefined, { number: digits.slice(0, 20) });
-    let countryCode: string;
-    let national: string;
-    if (rules.findCountryCode || international) {
-      ({ countryCode, national } = splitNumber(digits, rules.numbers.countryCodes));
-    } else {
-      countryCode = requestCountryCode;
-      national = digits;
-    }
-    const refused = rules.numbers.refusal(countryCode, national);
-    if (refused) throw new ApiError(400, refused === 'number' ? 'sms_24' : 'sms_04', undefined, { number: digits });
-    const full = countryCode + national;
-    if (seen.has(full)) throw new ApiError(400, 'sms_16', undefined, { number: digits });
-    seen.add(full);
-    recipients.push({ countryCode, number: full });
-  }
-  return recipients;
-}
-
-/**
- * A number written with its country code → the two (sms_04 when no country
- * code is found, sms_18 when it is not served). A country code and 10
- * national digits is at least 11 digits: a shorter number is malformed unless
- * its country code is one of the channel's whose numbers are shorter (+34…).
- */
-function splitNumber(digits: string, countryCodes: ReadonlySet<string>): { countryCode: string; national: string } {
-  const split = splitCountryCode(digits);
-  if (!split) throw new ApiError(400, 'sms_04', undefined, { number: digits });
-  const served = countryCodes.has(split.countryCode);
-  if (digits.length <= 10 && (!served || TEN_DIGIT_CODES.has(split.countryCode)))
-    throw new ApiError(400, 'sms_04', undefined, { number: digits });
-  if (!served) throw new ApiError(400, 'sms_18', undefined, { number: digits });
-  return split;
-}
 
 /** The text to send, with the URL to shorten when shorten_url is 1. */
 export interface ComposedText {

@@ -1,16 +1,17 @@
-import type { WithConfig, WithDb } from '../../context.js';
+import type { WithConfig } from '../../context.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError } from '../../http/errors.js';
 import { randomToken } from '../../lib/ids.js';
 import { send, type SendContext } from '../../messaging/send.js';
 import { newReadTokens, readLink, recordReadTrackings, type ReadConfirmationInput } from '../../messaging/tracking.js';
 import type { Recipient } from '../../messaging/types.js';
+import { acceptedRequest, acceptRecipients, acceptSender } from '../../messaging/accept.js';
 import { channelNumbers } from '../../phone/accepted.js';
-import { checkLength, composeText, ONE_GSM_SMS, parseExtraParams, parseRecipients } from './rules.js';
+import { checkLength, composeText, ONE_GSM_SMS, parseExtraParams } from './rules.js';
 import { parseSendDate } from '../../messaging/schedule.js';
-import { findSender, insertShortLink, isLandline } from './store.js';
-import { mayBeSender } from './senders.js';
+import { insertShortLink, isLandline } from './store.js';
 export { clickShortLink, shortLinkTarget } from './store.js';
+export { followReadLink } from '../../messaging/tracking.js';
 export type { SendContext } from '../../messaging/send.js';
 
 /** A send request after schema parsing (routes.ts): the fields whose rules need more than a type. */
@@ -46,7 +47,8 @@ export const shortLinkUrl = (ctx: WithConfig, code: string) => `${ctx.config.pub
  * messages, debit, hand-over; plus the short link and the read-confirmation
  * links in the same transaction), shared with concurrent sends (group
  * commit). Accepted whole or not at all. A small immediate send is handed
- * over inline by this process, the others by the dispatch lanes.
+ * over inline by this process, the others by the dispatch lanes. The send
+ * path's refusals are thrown as they are: HTTP answers them (refusals.ts).
  */
 export async function sendSms(
   ctx: SendContext,
@@ -55,8 +57,9 @@ export async function sendSms(
   textRules = ONE_GSM_SMS,
 ): Promise<SmsSendResult> {
   const now = Date.now();
-  const numbers = channelNumbers(ctx.config, input.channel === 2 ? 'rcs' : 'sms');
-  const recipients = parseRecipients(input.numbers, {
+  const channel = input.channel === 2 ? 'rcs' : 'sms';
+  const numbers = channelNumbers(ctx.config, channel);
+  const recipients = acceptRecipients(input.numbers, {
     findCountryCode: input.find_country_code === 1,
     countryCode: input.country_code,
     numbers,
@@ -69,7 +72,7 @@ export async function sendSms(
   const extraParams = parseExtraParams(input.extra_params);
   const scheduledAt = parseSendDate(input.date, now);
   if (input.flash === 1 && input.channel === 2) throw new ApiError(400, 'sms_40');
-  const sender = await resolveSender(ctx, accountId, input);
+  const sender = await acceptSender(ctx, accountId, input.sender, channel);
   const landline =
     recipients.length === 1 &&
     (await isLandline(
@@ -85,19 +88,15 @@ export async function sendSms(
   const [result] = await send(
     ctx,
     [
-      {
-        accountId,
-        channel: input.channel === 2 ? 'rcs' : 'sms',
-        source: 'sms',
-        recipients: perRecipient,
+      acceptedRequest(accountId, perRecipient, sender, {
+        channel,
         text: composed.text,
         campaignName: input.name ?? null,
-        sender,
         flash: input.flash === 1,
         sandbox: input.sandbox === 1,
         scheduledAt,
         extraParams,
-      },
+      }),
     ],
     'inline',
     async (trx, [r]) => {
@@ -125,25 +124,4 @@ export async function sendSms(
     credit: toCredits(result.creditUnits),
     campaignId: result.campaignId,
   };
-}
-
-/**
- * The sender to use: a registered one, or null (the default sender) when the
- * name is not registered. RCS needs a sender (sms_37) linked for RCS (sms_38).
- * The SMPP server's sends use it too (src/smpp-server/send.ts).
- */
-export async function resolveSender(
-  ctx: WithDb,
-  accountId: number,
-  input: Pick<SmsSendInput, 'sender' | 'channel'>,
-): Promise<string | null> {
-  const name = input.sender?.trim();
-  if (input.channel === 2) {
-    if (!name) throw new ApiError(400, 'sms_37');
-    const row = await findSender(ctx.db.kysely, accountId, name);
-    if (!row || row.rcs !== 1) throw new ApiError(400, 'sms_38');
-    return row.name;
-  }
-  if (!name || !mayBeSender(name)) return null;
-  return (await findSender(ctx.db.kysely, accountId, name))?.name ?? null;
 }

@@ -3,16 +3,6 @@ import { isPostgres, type Executor } from '../../db/engine.js';
 import { perTurn } from '../../lib/per-turn.js';
 import { compiledOnce } from '../../db/prepared.js';
 
-/** A registered sender of the account, or undefined. */
-export async function findSender(db: Executor, accountId: number, name: string) {
-  return db
-    .selectFrom('senders')
-    .select(['name', 'rcs'])
-    .where('account_id', '=', accountId)
-    .where('name', '=', name)
-    .executeTakeFirst();
-}
-
 /** Registers (or re-registers, updating its RCS link) a sender. */
 export async function upsertSender(db: Executor, accountId: number, name: string, rcs: boolean): Promise<void> {
   await db

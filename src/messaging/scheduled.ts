@@ -1,5 +1,5 @@
-import { adjustCredits } from '../../accounts/store.js';
-import type { Db } from '../../db/engine.js';
+import { adjustCredits } from '../accounts/store.js';
+import type { Db } from '../db/engine.js';
 
 /** What a customer may learn of one of its account's messages (query_sm). */
 export interface MessageState {
