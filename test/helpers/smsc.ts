@@ -285,12 +285,12 @@ export class TestSmsc {
   }
 }
 
-/** The most arrivals (epoch ms) within any sliding second: [t, t + 1000) for every arrival t. */
-export function mostInOneSecond(times: number[]): number {
+/** The most arrivals (epoch ms) within any sliding window of `ms` (default a second): [t, t + ms) for every arrival t. */
+export function mostInOneSecond(times: number[], ms = 1000): number {
   const sorted = [...times].sort((a, b) => a - b);
   let most = 0;
   for (let i = 0, j = 0; i < sorted.length; i++) {
-    while (sorted[j] < sorted[i] - 999) j++;
+    while (sorted[j] <= sorted[i] - ms) j++;
     most = Math.max(most, i - j + 1);
   }
   return most;
