@@ -1,6 +1,7 @@
 import type { Db } from '../db/engine.js';
 import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
+import { setTrafficSettings, type TrafficSettings } from '../messaging/traffic.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -26,13 +27,14 @@ export async function addCredits(db: Db, accountId: number, units: number): Prom
   });
 }
 
-/** `accounts set`: settings, prices by channel (in units) and opt-out settings, together. */
+/** `accounts set`: settings, prices by channel (in units), opt-out and traffic settings (a family's), together. */
 export async function changeSettings(
   db: Db,
   accountId: number,
   changes: AccountSettingChanges,
   prices: Array<[Channel, number]>,
   optout: { exemptOtp?: boolean; confirmation?: string | null } | null,
+  traffic: Partial<TrafficSettings> | null = null,
 ): Promise<void> {
   // The opt-out feature (its request schemas) is loaded only when a change needs it.
   const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
@@ -40,6 +42,7 @@ export async function changeSettings(
     await updateAccountSettings(trx, accountId, changes);
     for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);
     if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
+    if (traffic) await setTrafficSettings(trx, accountId, traffic);
   });
 }
 

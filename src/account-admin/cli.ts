@@ -9,6 +9,7 @@ import type { BaseContext } from '../context.js';
 import type { Channel } from '../messaging/types.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
+import { trafficChanges } from './cli-traffic-options.js';
 import { optoutChanges } from './cli-optout-options.js';
 import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 
@@ -86,10 +87,11 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
 async function setAccount(ctx: BaseContext, o: Record<string, any>): Promise<AccountSettingsView> {
   const account = await requireAccount(ctx, o.email, o.parent);
   const optout = optoutChanges(o, account);
+  const traffic = trafficChanges(o, account);
   const changes = settingChanges(o);
   const prices = priceOptions(o);
   const units = prices.map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
-  await changeSettings(ctx.db, account.id, changes, units, optout);
+  await changeSettings(ctx.db, account.id, changes, units, optout, traffic);
   return settingsOf(ctx, await requireAccount(ctx, o.email, o.parent));
 }
 

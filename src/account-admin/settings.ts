@@ -4,7 +4,8 @@ import type { Executor } from '../db/engine.js';
 import { formatMoney } from '../lib/money.js';
 import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing.js';
 import { optoutSettings } from '../messaging/optouts.js';
-import type { Channel } from '../messaging/types.js';
+import type { Channel, TrafficSetting } from '../messaging/types.js';
+import { trafficSettings } from '../messaging/traffic.js';
 import { toCredits } from '../accounts/credits.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { findAccountById, type Account } from '../accounts/store.js';
@@ -30,6 +31,10 @@ export interface AccountSettingsView {
   /** Long SMS and UCS-2 over HTTP, as in force: its own setting, else its parent's, else off. */
   long_sms: boolean;
   unicode: boolean;
+  /** The family's traffic settings (its top account's): pinned class, weight, default validity in minutes. */
+  traffic_class: TrafficSetting;
+  traffic_weight: number;
+  validity_minutes: number | null;
 }
 
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
@@ -63,7 +68,13 @@ export async function accountSettings(
     credit_value: formatMoney((await accountPricing(db, a.id, 'sms')).creditValue ?? defaultCreditValue),
     optouts: { exempt_otp: exemptOtp, confirmation },
     ...(await smsTextSettings(db, a)),
+    ...(await familyTraffic(db, a.parent_id ?? a.id)),
   };
+}
+
+async function familyTraffic(db: Executor, familyId: number) {
+  const t = await trafficSettings(db, familyId);
+  return { traffic_class: t.traffic_class, traffic_weight: t.weight, validity_minutes: t.validity_minutes };
 }
 
 /** The long-SMS and Unicode settings in force for the account: its own, else its parent's, else off. */

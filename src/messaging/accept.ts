@@ -3,7 +3,7 @@ import type { Executor } from '../db/engine.js';
 import type { ChannelNumbers } from '../phone/accepted.js';
 import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../phone/numbers.js';
 import { Refusal } from './refusal.js';
-import type { Recipient, SubmitRequest } from './types.js';
+import type { Recipient, SubmitRequest, TrafficClass } from './types.js';
 
 /**
  * The acceptance step of an SMS or RCS send, whichever front end asked (HTTP's /sms/send, the panel's Send page, the
@@ -124,9 +124,12 @@ export interface AcceptedMessage {
   scheduledAt: number | null;
   sandbox?: boolean;
   campaignName?: string | null;
+  /** Epoch ms; null: none; undefined: the family's default validity. */
   validUntil?: number | null;
   extraParams?: string | null;
   meta?: Record<string, unknown> | null;
+  /** Asked by the front end (an SMPP user's class or priority_flag); undefined: by the send's size and schedule. */
+  trafficClass?: TrafficClass;
 }
 
 /** The request the send call writes for an accepted SMS or RCS send (src/messaging/send.ts). */

@@ -12,6 +12,9 @@ export const TRANSACTIONAL_MAX_RECIPIENTS = 10;
 export const TRAFFIC_CLASSES: readonly TrafficClass[] = ['otp', 'transactional', 'bulk'];
 export const TRAFFIC_SETTINGS: readonly TrafficSetting[] = ['auto', 'transactional', 'bulk'];
 
+/** The longest validity a send or a family's default may ask for: a week. */
+export const MAX_VALIDITY_MINUTES = 10_080;
+
 /** The most a family's weight may be: its turns per round of a class, against 1 for a family left at the default. */
 export const MAX_TRAFFIC_WEIGHT = 100;
 
