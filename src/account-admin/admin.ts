@@ -15,12 +15,17 @@ import {
 // it reaches above the accounts' foundation (prices, opt-outs, webhooks) as they do, the last two loaded on demand.
 
 /**
- * Adds (negative: withdraws) credits; false, changing nothing, when the balance would go below zero or (an addition)
+ * Adds (negative: withdraws) credits, with its ledger entry (the actor and reason given); false, changing nothing, when the balance would go below zero or (an addition)
  * past MAX_BALANCE_CREDITS.
  */
-export async function addCredits(db: Db, accountId: number, units: number): Promise<boolean> {
+export async function addCredits(
+  db: Db,
+  accountId: number,
+  units: number,
+  by: { actor: string; reason?: string | null },
+): Promise<boolean> {
   return db.kysely.transaction().execute(async (trx) => {
-    if (!(await adjustCreditsByOperator(trx, accountId, units))) return false;
+    if (!(await adjustCreditsByOperator(trx, accountId, units, by))) return false;
     // Loaded here: the webhook modules are for this change only, not every `accounts` command.
     if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, accountId);
     return true;

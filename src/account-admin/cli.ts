@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
-import { listAccounts, MAX_ACCOUNT_SEARCH, type Account } from '../accounts/index.js';
+import { listAccounts, MAX_ACCOUNT_SEARCH, MAX_REASON, reasonProblem, type Account } from '../accounts/index.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
 import { addCredits, archiveFamily, changeSettings, replaceKey, reviveAccount } from './admin.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
@@ -11,6 +11,8 @@ import { CliError, type CliRunner } from '../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
 import { trafficChanges } from './cli-traffic-options.js';
 import { optoutChanges } from './cli-optout-options.js';
+import { ledgerCommand } from './cli-ledger.js';
+import { passwordResetCommand, setPasswordFromStdin } from './cli-password.js';
 import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
 
 /** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
@@ -65,6 +67,7 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
     .requiredOption('--add <n>', 'credits to add; negative withdraws', number)
+    .option('--reason <text>', 'why the balance changes: kept in the credit ledger and the audit log')
     .option(...JSON_OPTION)
     .action((o) =>
       run(
@@ -72,7 +75,10 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
         async (ctx) => {
           const account = await requireAccount(ctx, o.email, o.parent);
           const units = toUnits(o.add);
-          if (!(await addCredits(ctx.db, account.id, units)))
+          const reason = o.reason === undefined ? null : String(o.reason).trim() || null;
+          if (reason !== null && reasonProblem(reason))
+            throw new CliError(`--reason: one line of at most ${MAX_REASON} characters, no control characters`);
+          if (!(await addCredits(ctx.db, account.id, units, { actor: 'cli', reason })))
             throw new CliError(
               units < 0 ? 'the balance cannot go below zero' : `the balance cannot pass ${MAX_BALANCE_CREDITS} credits`,
             );
@@ -134,10 +140,25 @@ function readCommands(accounts: Command, run: CliRunner): void {
     );
 }
 
+/** The settings `accounts set` was given besides the account and --password-stdin. */
+const settingsGiven = (o: Record<string, unknown>) =>
+  Object.keys(o).filter((k) => !['email', 'parent', 'json', 'passwordStdin'].includes(k) && o[k] !== undefined);
+
 function setCommand(accounts: Command, run: CliRunner): void {
-  settingOptions(accounts.command('set')).action((o) =>
-    run(o, async (ctx) => ({ ...(await setAccount(ctx, o)) }), settingsText),
-  );
+  settingOptions(accounts.command('set'))
+    .option('--password-stdin', "the panel password, from the first line of standard input (the panel's rule)")
+    .action((o) =>
+      run(
+        o,
+        async (ctx): Promise<Record<string, unknown>> => {
+          if (!o.passwordStdin) return { ...(await setAccount(ctx, o)) };
+          if (settingsGiven(o).length > 0)
+            throw new CliError('--password-stdin is set alone: no other setting with it');
+          return setPasswordFromStdin(ctx, o);
+        },
+        settingsText,
+      ),
+    );
 }
 
 /** `accounts archive|unarchive|rotate-key`: suspending, reviving, and replacing the key. */
@@ -205,4 +226,6 @@ export function accountCommands(program: Command, run: CliRunner): void {
   setCommand(accounts, run);
   readCommands(accounts, run);
   keyCommands(accounts, run);
+  ledgerCommand(accounts, run);
+  passwordResetCommand(accounts, run);
 }

@@ -5,6 +5,7 @@ import { hashPassword } from '../lib/passwords.js';
 import { isAccountEmail, normalEmail } from '../text/email.js';
 import { toCredits, toUnits } from './credits.js';
 import { findAccountByEmail, insertAccount, type Account } from './store.js';
+import { appendLedger } from './ledger.js';
 
 /** Why an account was not created: `email_invalid`, `email_taken` or `credits_invalid`. */
 export class AccountCreateError extends Error {
@@ -47,6 +48,19 @@ export async function createAccount(
   try {
     return await db.kysely.transaction().execute(async (trx) => {
       const made = await insertAccount(trx, encryptionKey, { email, passwordHash, credits: toUnits(credits) });
+      if (credits > 0) {
+        const units = toUnits(credits);
+        await appendLedger(trx, [
+          {
+            kind: 'credit',
+            actor: 'operator',
+            reason: 'opening balance',
+            accountId: made.account.id,
+            units,
+            balanceAfter: units,
+          },
+        ]);
+      }
       if (created) await created(trx, made.account);
       return made;
     });

@@ -26,9 +26,13 @@ export const accountByEmail = (ctx: WithDb, email: string) => findAccountByEmail
 
 export const accountsMatching = (ctx: WithDb, search: string) => searchAccounts(ctx.db.kysely, search);
 
-/** An operator's change of a balance: never below zero, never past MAX_BALANCE_CREDITS; false when refused. */
-export const addCredits = (ctx: WithDb, accountId: number, units: number) =>
-  adjustCreditsByOperator(ctx.db.kysely, accountId, units);
+/** An operator's change of a balance, with its ledger entry: never below zero, never past MAX_BALANCE_CREDITS; false when refused. */
+export const addCredits = (
+  ctx: WithDb,
+  accountId: number,
+  units: number,
+  by: { actor: string; reason?: string | null },
+) => ctx.db.kysely.transaction().execute((trx) => adjustCreditsByOperator(trx, accountId, units, by));
 
 export const archiveAccountNow = (ctx: WithDb, accountId: number) =>
   ctx.db.kysely.transaction().execute((trx) => archiveAccount(trx, accountId));

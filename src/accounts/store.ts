@@ -6,6 +6,9 @@ import type { AccountsTable } from '../db/schema.js';
 import { normalEmail } from '../text/email.js';
 import { MAX_BALANCE_CREDITS, toUnits } from './credits.js';
 import { apiKeyHash, generateApiKey, openApiKey, sealApiKey } from './keys.js';
+import { appendLedger, moveCredits, type Movement } from './ledger.js';
+
+export { rearmed } from './ledger.js';
 
 export type Account = Selectable<AccountsTable>;
 
@@ -194,54 +197,73 @@ export async function currentKey(db: Executor, encryptionKey: Buffer, accountId:
 }
 
 /**
- * The low-balance flag after adding `units` (in the same SET): cleared when
- * the new balance is strictly above the threshold, so the next crossing is
- * reported again (src/webhooks/low-balance.ts); kept otherwise.
- */
-export const rearmed = (units: number) =>
-  sql<number>`case when credits + ${units} > low_balance_units then 0 else low_balance_sent end`;
-
-/**
- * Adds (or, negative, withdraws) credit units. The update is conditional, so
- * a balance never goes below zero: returns false when it would, and when an
- * addition would take it past `maxUnits` (given: the operator's changes).
+ * Adds (or, negative, withdraws) credit units with the movement's ledger entry (accounts' moveCredits). The update is
+ * conditional, so a balance never goes below zero: returns false when it would, and when an addition would take it
+ * past `maxUnits` (given: the operator's changes).
  */
 export async function adjustCredits(
   db: Executor,
   accountId: number,
   units: number,
+  movement: Movement,
   maxUnits?: number,
 ): Promise<boolean> {
-  let update = db
-    .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
-    .where('id', '=', accountId)
-    .where(sql<boolean>`credits + ${units} >= 0`);
-  // The ceiling holds only what is added: a withdrawal from a balance above it (set before it existed) goes through.
-  if (maxUnits !== undefined && units > 0) update = update.where(sql<boolean>`credits + ${units} <= ${maxUnits}`);
-  const result = await update.executeTakeFirst();
-  return affected(result) === 1;
+  return (await moveCredits(db, accountId, units, movement, { maxUnits })) !== undefined;
 }
 
-/** An operator's change of a balance (CLI, panel, operator API): as adjustCredits, an addition never past MAX_BALANCE_CREDITS. */
-export const adjustCreditsByOperator = (db: Executor, accountId: number, units: number): Promise<boolean> =>
-  adjustCredits(db, accountId, units, toUnits(MAX_BALANCE_CREDITS));
+/**
+ * An operator's change of a balance (CLI, panel, operator API): as adjustCredits, an addition never past
+ * MAX_BALANCE_CREDITS. An addition is a `credit` in the ledger, a withdrawal an `adjustment`.
+ */
+export const adjustCreditsByOperator = (
+  db: Executor,
+  accountId: number,
+  units: number,
+  by: { actor: string; reason?: string | null },
+): Promise<boolean> =>
+  adjustCredits(
+    db,
+    accountId,
+    units,
+    { kind: units < 0 ? 'adjustment' : 'credit', actor: by.actor, reason: by.reason ?? null },
+    toUnits(MAX_BALANCE_CREDITS),
+  );
 
 /** What a debit tells its caller: `lowBalance` when it left the balance below the account's threshold with that crossing not reported yet. */
 export interface Debit {
   lowBalance: boolean;
 }
 
+/** One send request's part of a debit: its units and its ledger entry's movement. */
+export interface DebitPart {
+  units: number;
+  movement: Movement;
+}
+
 /**
  * Debits `units` only when the balance covers them (false otherwise). The one
  * way money leaves an account. The same statement says whether a low-balance
  * event is due (the caller then records it: webhooks' recordLowBalance), so a
- * send costs no extra statement when none is.
+ * send costs no extra statement when none is. `parts` are the send requests
+ * the debit pays for (their units add up to `units`): one ledger entry each
+ * that moved the balance, appended in one INSERT.
  */
-export async function debitCredits(db: Executor, accountId: number, units: number): Promise<Debit | false> {
+export async function debitCredits(
+  db: Executor,
+  accountId: number,
+  units: number,
+  parts: readonly DebitPart[] = [],
+): Promise<Debit | false> {
   if (units === 0) return { lowBalance: false };
   const row = (await debit(db, accountId, units)).rows[0];
-  return row ? { lowBalance: Number(row.low) === 1 } : false;
+  if (!row) return false;
+  // Each request's balance after it: the requests after it in the batch are taken later.
+  let balance = Number(row.credits) + units;
+  const entries = parts
+    .filter((p) => p.units > 0)
+    .map((p) => ({ ...p.movement, accountId, units: -p.units, balanceAfter: (balance -= p.units) }));
+  await appendLedger(db, entries);
+  return { lowBalance: Number(row.low) === 1 };
 }
 
 // Every send debits: the statement is compiled once (see compiledOnce).
@@ -251,7 +273,10 @@ const debit = compiledOnce((db, accountId: number, units: number) =>
     .set({ credits: sql`credits - ${units}` })
     .where('id', '=', accountId)
     .where('credits', '>=', units)
-    .returning(sql<number>`case when credits < low_balance_units and low_balance_sent = 0 then 1 else 0 end`.as('low')),
+    .returning([
+      'credits',
+      sql<number>`case when credits < low_balance_units and low_balance_sent = 0 then 1 else 0 end`.as('low'),
+    ]),
 );
 
 /**

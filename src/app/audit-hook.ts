@@ -22,6 +22,7 @@ export const READ_ONLY_SUBCOMMANDS = new Set([
   'search',
   'help',
   'doctor',
+  'ledger',
 ]);
 
 /**

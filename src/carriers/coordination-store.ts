@@ -87,7 +87,7 @@ export async function pruneThroughput(db: Db): Promise<void> {
     .deleteFrom('carrier_window')
     .where('bucket', '<', Math.floor(now / BUCKET_MS) - 60_000 / BUCKET_MS)
     .execute();
-  // What connectors counted per second before the sliding window (migration 0049).
+  // What connectors counted per second before the sliding window (migration 0050).
   await db.kysely
     .deleteFrom('carrier_rate')
     .where('carrier', 'not like', 'smpp-user:%')

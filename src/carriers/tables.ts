@@ -79,7 +79,7 @@ export interface CarrierBindsTable {
 }
 
 /** Messages submitted per connector per second, shared by every process (the throughput cap). */
-/** A connector's hand-overs per WINDOW_BUCKET_MS bucket, across processes (coordination-store.ts; migration 0049). */
+/** A connector's hand-overs per BUCKET_MS bucket, across processes (coordination-store.ts; migration 0050). */
 export interface CarrierWindowTable {
   carrier: string;
   bucket: number;

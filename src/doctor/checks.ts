@@ -7,6 +7,7 @@ import { carrierStatus } from '../carriers/status.js';
 import { routesNamingOffCarriers } from '../carriers/routes-off.js';
 import { httpGet, localAddress, pingRedis, portIsFree } from './probes.js';
 import { checkCertificate, smppAnswers } from './smpp.js';
+import { pricesOutcome } from './prices.js';
 
 export type CheckStatus = 'ok' | 'warn' | 'fail';
 
@@ -255,6 +256,7 @@ export const checks: Check[] = [
   },
   { name: 'carriers', needs: 'schema', run: carriers },
   { name: 'routes', needs: 'schema', run: routesCheck },
+  { name: 'prices', needs: 'schema', run: ({ db, config }) => pricesOutcome(db!, config!) },
   { name: 'redis', needs: 'config', applies: (c) => c.RATE_LIMIT_STORE === 'redis', run: redis },
 ];
 

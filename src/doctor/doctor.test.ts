@@ -37,8 +37,8 @@ for (const engine of engines) {
     });
     afterEach(() => cli.cleanup());
 
-    it('is all green on a freshly installed database, and exits 0', async () => {
-      const r = await doctor(await installed(cli));
+    it('is all green on a freshly installed database serving Mexico, and exits 0', async () => {
+      const r = await doctor({ ...(await installed(cli)), SMS_COUNTRY_CODES: '52' });
       expect(r.code, r.stdout + r.stderr).toBe(0);
       expect(r.json.ok).toBe(true);
       expect(r.json.checks.map((c: { status: string }) => c.status)).toEqual(r.json.checks.map(() => 'ok'));
@@ -49,9 +49,28 @@ for (const engine of engines) {
         'http port',
         'carrier simulator',
         'routes',
+        'prices',
       ]);
       expect(r.checks.secret.detail).toContain('opens the stored API keys');
       expect(r.checks.database.detail).toContain('reachable and migrated');
+    });
+
+    it('warns about accepted country codes without an SMS price, until the deployment prices them', async () => {
+      const env = await installed(cli);
+      const before = await doctor(env);
+      expect(before.code, before.stderr).toBe(0);
+      expect(before.checks.prices.status).toBe('warn');
+      expect(before.checks.prices.detail).toContain('SMS_COUNTRY_CODES accepts 1, 57 with no SMS price');
+      const price = (prefix: string, channel = 'sms') =>
+        runMensajero(['prices', 'set', '--channel', channel, '--prefix', prefix, '--credits', '2'], env);
+      // A price for part of a code (1212) or for another channel leaves the code unpriced.
+      expect((await price('1212')).code).toBe(0);
+      expect((await price('57', 'rcs')).code).toBe(0);
+      expect((await doctor(env)).checks.prices.detail).toContain('accepts 1, 57 with');
+      expect((await price('1')).code).toBe(0);
+      expect((await doctor(env)).checks.prices.detail).toContain('accepts 57 with');
+      expect((await price('57')).code).toBe(0);
+      expect((await doctor(env)).checks.prices).toMatchObject({ status: 'ok' });
     });
 
     it('lists a pending migration as a warning, and fails on one this version does not know', async () => {

@@ -50,15 +50,30 @@ export async function closeUnsent(
     trx,
     updated.map((r) => ({ ...r, code, at: now })),
   );
-  const refunds = new Map<number, number>();
-  for (const r of updated) refunds.set(r.account_id, (refunds.get(r.account_id) ?? 0) + r.price_units);
-  for (const [accountId, units] of refunds) if (units > 0) await adjustCredits(trx, accountId, units);
+  // One ledger entry per account however many of its messages close here.
+  const refunds = new Map<number, { units: number; messages: typeof updated }>();
+  for (const r of updated) {
+    const refund = refunds.get(r.account_id) ?? { units: 0, messages: [] };
+    refund.units += Number(r.price_units);
+    refund.messages.push(r);
+    refunds.set(r.account_id, refund);
+  }
+  for (const [accountId, { units, messages }] of refunds)
+    if (units > 0) await adjustCredits(trx, accountId, units, unsentRefund(messages, error));
   await recordEvents(
     trx,
     updated.map((r) => confirmationPayload(r, code, now)),
   );
   return updated;
 }
+
+/** The ledger's movement of a refund of messages never sent: the message's reference when one, else how many. */
+const unsentRefund = (messages: Array<{ reference: string }>, error: string) => ({
+  kind: 'refund' as const,
+  actor: 'system',
+  reason: messages.length === 1 ? error : `${messages.length} messages: ${error}`,
+  reference: messages.length === 1 ? messages[0].reference : null,
+});
 
 /** Whether a message may still be handed over at `now` (no validity end, or one still ahead). */
 export const validAt = (validUntil: number | string | null | undefined, now: number): boolean =>

@@ -72,7 +72,13 @@ export async function cancelScheduled(db: Db, accountId: number, reference: stri
       .returning(['price_units'])
       .execute();
     const units = rows.reduce((sum, r) => sum + Number(r.price_units), 0);
-    if (units > 0) await adjustCredits(trx, accountId, units);
+    if (units > 0)
+      await adjustCredits(trx, accountId, units, {
+        kind: 'refund',
+        actor: 'account',
+        reason: 'scheduled send cancelled',
+        reference,
+      });
     return rows.length > 0;
   });
 }

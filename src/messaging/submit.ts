@@ -94,9 +94,14 @@ export async function submitMessageBatch(
   const ids = await insertMessages(trx, rows.flat());
   if (batch.blocked) await tellHeldBack(trx, first.accountId, rows.flat(), ids, now);
   const results = await queueDispatch(trx, batch, campaigns, rows, ids, claims, now);
-  // The debit comes last: on PostgreSQL it locks the account's row until COMMIT, so the account's sends in other
-  // processes wait for this transaction's commit only, not for its writes too. Refused, it rolls them back.
-  const debit = await debitCredits(trx, first.accountId, total);
+  // The debit comes last (then only its ledger entries, which keep the balance it left): on PostgreSQL it locks the
+  // account's row until COMMIT, so the account's sends in other processes wait for this transaction's commit only, not
+  // for its writes too. Refused, it rolls them back.
+  const parts = charges.map((units, i) => ({
+    units,
+    movement: { kind: 'send' as const, actor: 'account', reference: `campaign:${results[i].campaignId}` },
+  }));
+  const debit = await debitCredits(trx, first.accountId, total, parts);
   if (!debit) throw new Refusal('insufficient_credits');
   if (debit.lowBalance) await recordLowBalance(trx, first.accountId, charges);
   return results;

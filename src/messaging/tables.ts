@@ -72,7 +72,7 @@ export interface MessagesTable {
   parts?: number | null;
   /** 1 when its price went back to the account (closed without being sent). */
   refunded?: Generated<number>;
-  /** The order a carrier's line hands it over in (src/messaging/traffic.ts; migration 0049). */
+  /** The order a carrier's line hands it over in (src/messaging/traffic.ts; migration 0050). */
   traffic_class?: Generated<TrafficClass>;
 }
 

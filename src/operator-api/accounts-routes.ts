@@ -3,12 +3,21 @@ import type { AppContext } from '../context.js';
 import { ApiError } from '../http/errors.js';
 import { parse } from '../http/validate.js';
 import { actorOf } from './guard.js';
-import { AccountId, AccountsQuery, CreditChange, NewAccount } from './schemas.js';
-import { accountById, accountsPage, archiveAs, changeCredits, createAccountAs, unarchiveAs } from './service.js';
+import { AccountId, AccountsQuery, CreditChange, LedgerQuery, NewAccount } from './schemas.js';
+import {
+  accountById,
+  accountLedger,
+  accountsPage,
+  archiveAs,
+  changeCredits,
+  createAccountAs,
+  passwordResetAs,
+  unarchiveAs,
+} from './service.js';
 
 const HIDDEN = { schema: { hide: true } };
 
-/** /operator/v1/accounts…: list, one, create, credits, archive, unarchive (docs/operators/operator-api.md). */
+/** /operator/v1/accounts…: list, one, create, credits, ledger, password reset, archive, unarchive (docs/operators/operator-api.md). */
 export function accountRoutes(scope: FastifyInstance, ctx: AppContext): void {
   // An id that is no whole number names no account: 404, as an unknown one.
   const idOf = (params: unknown) => {
@@ -31,6 +40,13 @@ export function accountRoutes(scope: FastifyInstance, ctx: AppContext): void {
     const body = parse(CreditChange, request.body, 'op_amount_invalid');
     return changeCredits(ctx.db, actorOf(request), id, body.amount, body.reason);
   });
+  scope.get('/accounts/:id/ledger', HIDDEN, async (request) => {
+    const id = idOf(request.params);
+    return accountLedger(ctx.db.kysely, id, parse(LedgerQuery, request.query, 'op_ledger_invalid'));
+  });
+  scope.post('/accounts/:id/password-reset', HIDDEN, async (request) =>
+    passwordResetAs(ctx, actorOf(request), idOf(request.params)),
+  );
   scope.post('/accounts/:id/archive', HIDDEN, async (request) =>
     archiveAs(ctx.db, actorOf(request), idOf(request.params)),
   );

@@ -80,6 +80,29 @@ export const schemas: Record<string, object> = {
       description: 'one line: no control or invisible formatting character (op_reason_invalid)',
     },
   }),
+  PasswordReset: closed({
+    id: { type: 'integer', minimum: 1 },
+    email: { type: 'string' },
+    reset_url: { type: 'string', format: 'uri', description: 'PUBLIC_BASE_URL/panel/reset?token=…: one use' },
+    expires_at: { type: 'string', format: 'date-time' },
+  }),
+  LedgerEntry: closed({
+    at: { type: 'string', format: 'date-time' },
+    kind: { enum: ['credit', 'payment', 'send', 'refund', 'transfer', 'adjustment'] },
+    amount: { type: 'number', description: 'credits: positive added, negative taken' },
+    balance_after: { type: 'number', minimum: 0, description: 'the balance this movement left' },
+    reason: nullable('string'),
+    actor: { type: 'string', description: 'cli, token:NAME, panel:EMAIL, account (its sends), account:ID, system' },
+    reference: {
+      ...nullable('string'),
+      description: 'campaign:ID of a send, a message reference of a refund, account:ID of a transfer',
+    },
+  }),
+  Ledger: closed({
+    entries: { type: 'array', items: ref('LedgerEntry'), maxItems: 100 },
+    page: { type: 'integer', minimum: 1 },
+    has_more: { type: 'boolean' },
+  }),
   Balance: closed({ id: { type: 'integer' }, credits: { type: 'number', minimum: 0 } }),
   Price: closed({
     channel,

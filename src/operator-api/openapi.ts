@@ -71,6 +71,12 @@ function accountPaths() {
     path: [accountId],
     ok: ['200', 'RevivedAccount'],
   });
+  const reset = op({
+    id: 'passwordReset',
+    summary: 'a one-time link (valid 1 hour) where the account sets its panel password',
+    path: [accountId],
+    ok: ['200', 'PasswordReset'],
+  });
   return {
     '/accounts': {
       get: op({
@@ -97,6 +103,23 @@ function accountPaths() {
         ok: ['200', 'Balance'],
         bad: 'op_amount_invalid, op_reason_required, op_reason_invalid, op_below_zero, op_balance_ceiling, op_field_unknown',
       }),
+    },
+    '/accounts/{id}/ledger': {
+      get: op({
+        id: 'accountLedger',
+        summary: 'the credit ledger: every movement of the balance, newest first, 100 a page',
+        path: [accountId],
+        query: [
+          ['from', { type: 'string', format: 'date', description: 'first Mexico City day (included)' }],
+          ['to', { type: 'string', format: 'date', description: 'last Mexico City day (included)' }],
+          ['page', { type: 'string', pattern: '^\\d{1,5}$' }],
+        ],
+        ok: ['200', 'Ledger'],
+        bad: 'op_ledger_invalid',
+      }),
+    },
+    '/accounts/{id}/password-reset': {
+      post: { ...reset, responses: { ...reset.responses, ...conflict('op_account_archived') } },
     },
     '/accounts/{id}/archive': {
       post: op({

@@ -22,6 +22,8 @@ defineMessages({
   op_reason_invalid: 'reason: no control or invisible formatting characters (NUL, ESC, newlines, U+202E…)',
   op_balance_ceiling: 'The balance would pass 100000000 credits, the most an account holds',
   op_field_unknown: 'The body has a field this operation does not take',
+  op_account_archived: 'The account is archived: unarchive it first',
+  op_ledger_invalid: 'from and to: real dates YYYY-MM-DD, to not before from; page: a whole number from 1 to 10000',
 });
 
 /**
@@ -43,6 +45,12 @@ export const jsonBody = <T extends z.ZodRawShape>(shape: T) =>
 export const AccountsQuery = z.object({
   search: z.string({ error: 'op_page_invalid' }).max(100, { error: 'op_page_invalid' }).default(''),
   page: decimal('op_page_invalid', 10_000).default(1),
+});
+
+export const LedgerQuery = z.object({
+  from: z.string({ error: 'op_ledger_invalid' }).optional(),
+  to: z.string({ error: 'op_ledger_invalid' }).optional(),
+  page: decimal('op_ledger_invalid', 10_000).default(1),
 });
 
 export const AccountId = z.object({ id: decimal('op_account_missing') });

@@ -5,6 +5,10 @@ import {
   archiveAccount,
   findAccountById,
   accountListing,
+  issuePasswordReset,
+  ledgerPage,
+  ledgerPeriod,
+  RESET_PATH,
   listAccounts,
   unarchiveAccount,
   type Account,
@@ -61,7 +65,7 @@ export async function changeCredits(db: Db, by: ApiActor, id: number, amount: nu
   const units = toUnits(amount);
   return db.kysely.transaction().execute(async (trx) => {
     const account = await existing(trx, id);
-    if (!(await adjustCreditsByOperator(trx, id, units)))
+    if (!(await adjustCreditsByOperator(trx, id, units, { actor: by.actor, reason })))
       throw badRequest(units < 0 ? 'op_below_zero' : 'op_balance_ceiling');
     if (units < 0) await recordLowBalance(trx, id);
     const after = await existing(trx, id);
@@ -101,5 +105,31 @@ export async function unarchiveAs(ctx: Pick<AppContext, 'db' | 'secrets'>, by: A
       detail: { id },
     });
     return { ...accountListing(await existing(trx, id)), apikey };
+  });
+}
+
+/** The account's credit ledger over a period of Mexico City days (both given days included), one page, newest first. */
+export async function accountLedger(db: Executor, id: number, q: { from?: string; to?: string; page: number }) {
+  await existing(db, id);
+  const period = ledgerPeriod(q.from, q.to);
+  if (!period) throw badRequest('op_ledger_invalid');
+  return ledgerPage(db, id, { ...period, page: q.page });
+}
+
+/** A one-time link that sets the account's panel password (valid one hour), with its audit entry (never the token). */
+export async function passwordResetAs(ctx: Pick<AppContext, 'db' | 'config'>, by: ApiActor, id: number) {
+  return ctx.db.kysely.transaction().execute(async (trx) => {
+    const account = await existing(trx, id);
+    if (account.status !== 'active') throw new ApiError(409, 'op_account_archived');
+    const { token, expiresAt } = await issuePasswordReset(trx, id);
+    const expires_at = new Date(expiresAt).toISOString();
+    const email = shownEmail(account.email);
+    await recordAudit(trx, {
+      ...by,
+      action: 'accounts.password-reset',
+      target: accountTarget(id, email),
+      detail: { expires_at },
+    });
+    return { id, email, reset_url: `${ctx.config.publicBaseUrl}${RESET_PATH}${token}`, expires_at };
   });
 }

@@ -1,4 +1,5 @@
 import { smppWordsEn, smppWordsEs } from './words-smpp.js';
+import { passwordWordsEn, passwordWordsEs } from './words-password.js';
 import { repliesWordsEn, repliesWordsEs } from './words-replies.js';
 
 /**
@@ -122,6 +123,8 @@ const es = {
   credits_invalid: 'Los créditos deben ser un número mayor que cero, con 4 decimales como máximo.',
   credits_below_zero: 'El saldo no puede quedar por debajo de cero.',
   credits_ceiling: 'El saldo no puede pasar de 100000000 créditos.',
+  credits_reason: 'Motivo',
+  reason_invalid: 'El motivo es una sola línea de hasta 500 caracteres, sin caracteres de control.',
   archive: 'Archivar',
   archived: 'Archivada',
   active: 'Activa',
@@ -296,6 +299,7 @@ const es = {
     'Un número por fila en la primera columna: 10 dígitos (México, 52) o + y el número completo; o una primera fila con las columnas number y country_code. Hasta {max} filas por archivo. Si una fila tiene un error no se importa ninguna.',
   country_code: 'Código de país',
   ...smppWordsEs,
+  ...passwordWordsEs,
   ...repliesWordsEs,
   ...analyticsEs,
   ...auditEs,
@@ -417,6 +421,8 @@ const en: Words = {
   credits_invalid: 'Credits must be a number above zero with at most 4 decimals.',
   credits_below_zero: 'The balance cannot go below zero.',
   credits_ceiling: 'The balance cannot pass 100000000 credits.',
+  credits_reason: 'Reason',
+  reason_invalid: 'The reason is one line of at most 500 characters, without control characters.',
   archive: 'Archive',
   archived: 'Archived',
   active: 'Active',
@@ -591,6 +597,7 @@ const en: Words = {
     'One number a row in the first column: 10 digits (Mexico, 52) or + and the full number; or a first row naming the columns number and country_code. Up to {max} rows a file. If any row has an error, none is imported.',
   country_code: 'Country code',
   ...smppWordsEn,
+  ...passwordWordsEn,
   ...repliesWordsEn,
   ...analyticsEn,
   ...auditEn,

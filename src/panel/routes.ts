@@ -54,6 +54,7 @@ import { programsPage } from './pages/programs/view.js';
 import type { PrincipalKind } from './tables.js';
 import { totpEnabled, useTotpCode } from './totp.js';
 import { SIGNIN_CANDIDATES, signinCandidates } from './signin-candidates.js';
+import { passwordResetRoutes } from './password-reset.js';
 import { acceptingAs, BY_PANEL } from '../messaging/accepted-by.js';
 
 /**
@@ -157,6 +158,8 @@ export async function panelRoutes(app: FastifyInstance, ctx: AppContext): Promis
         const target = typeof back === 'string' && /^\/panel(\/[\w/-]*)?$/.test(back) ? back : '/panel/';
         return reply.redirect(target, 303);
       });
+
+      passwordResetRoutes(scope, shared);
 
       scope.get('/totp', { schema: { hide: true }, config: { panel: 'pending' } }, async (request, reply) =>
         totpForm(ctx, shared.assets(), request, reply),
@@ -270,6 +273,7 @@ async function signinForm(
     <label for="password">${v.t('password')}</label>
     <input id="password" name="password" type="password" autocomplete="current-password" required />
     <button type="submit">${v.t('signin')}</button>
+    <p><a href="/panel/forgot">${v.t('forgot_link')}</a></p>
   </form>`;
   return reply
     .code(o.status ?? 200)

@@ -68,12 +68,36 @@ export function cleanCountryCode(raw: string): string {
 }
 
 /**
+ * Mexico's old dialling forms, still in address books and CRMs: `044`/`045` (the mobile prefixes dialled before
+ * 2019, local and long distance) and `52 1` (the international mobile form) before the 10-digit number.
+ */
+const OLD_MEXICAN_FORM = /^(?:\+?521|(?:\+52)?04[45])(\d{10})$/;
+
+/** The 10-digit national number of a number written in one of Mexico's old forms (separators dropped), else undefined. */
+export const oldMexicanForm = (cleaned: string): string | undefined => OLD_MEXICAN_FORM.exec(cleaned)?.[1];
+
+const withoutSeparators = (raw: string) => raw.trim().replace(/[\s\-.()]/g, '');
+
+/**
  * A phone number as clients write it: spaces, dashes, dots and parentheses
  * are dropped (`55 1234-5678` → `5512345678`). A leading `+` is kept: it
  * says the number is written with its country code (see splitWritten).
+ * Mexico's old forms (`044 55 1234 5678`, `045…`, `521…`, `+52 1…`) become
+ * the Mexican number written with its country code (`+525512345678`).
  */
 export function cleanNumber(raw: string): string {
-  return raw.trim().replace(/[\s\-.()]/g, '');
+  const cleaned = withoutSeparators(raw);
+  const mexican = oldMexicanForm(cleaned);
+  return mexican ? `+52${mexican}` : cleaned;
+}
+
+/**
+ * cleanNumber for a field that takes the national number apart from its country code (OTP's `phone_number`, a
+ * payment link's `number`): Mexico's old forms become the 10-digit national number.
+ */
+export function cleanNationalNumber(raw: string): string {
+  const cleaned = withoutSeparators(raw);
+  return oldMexicanForm(cleaned) ?? cleaned;
 }
 
 /** A cleaned number → its digits, and whether it was written internationally (`+52…`). */

@@ -55,5 +55,6 @@ export const migrations: Record<string, Migration> = {
   '0046_two_way': lazy(() => import('./0046_two_way.js')),
   '0047_do_not_contact': lazy(() => import('./0047_do_not_contact.js')),
   '0048_customer_notices': lazy(() => import('./0048_customer_notices.js')),
-  '0049_traffic_classes': lazy(() => import('./0049_traffic_classes.js')),
+  '0049_ledger_reset_links': lazy(() => import('./0049_ledger_reset_links.js')),
+  '0050_traffic_classes': lazy(() => import('./0050_traffic_classes.js')),
 };

@@ -46,7 +46,7 @@ describeEngines('credits', (engine) => {
     );
     expect(results.filter(Boolean)).toHaveLength(10);
     expect((await h.post('/credits/consult', {}, a.apikey)).body.credit).toBe(0);
-    expect(await adjustCredits(h.ctx.db.kysely, a.id, toUnits(-1))).toBe(false);
+    expect(await adjustCredits(h.ctx.db.kysely, a.id, toUnits(-1), { kind: 'adjustment', actor: 'test' })).toBe(false);
   });
 
   it('limits message-sending requests per account with 429 rate_01 and Retry-After', async () => {

@@ -1,6 +1,7 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { recordAudit, updateAuditEntry, type AuditInput } from '../../audit/service.js';
 import type { Db } from '../../db/engine.js';
+import { oldMexicanForm } from '../../phone/numbers.js';
 import { deleteNumber, insertNumbers, numbersAfter } from './store.js';
 import { LimitError, numberedLines, type ImportLimits } from './lines.js';
 
@@ -38,6 +39,8 @@ const shown = (value: string) => JSON.stringify(value.slice(0, 20));
 /** The number as the list holds it (surrounding spaces dropped), or null when it is not a full international number. */
 function asNumber(raw: string): string | null {
   const number = String(raw).trim();
+  const mexican = oldMexicanForm(number);
+  if (mexican) return `52${mexican}`;
   // E.164: at most 15 digits, and no country code starts with 0.
   return /^[1-9]\d{7,14}$/.test(number) ? number : null;
 }

@@ -18,7 +18,7 @@ import {
 } from '../../messaging/optouts.js';
 
 export { MAX_CONFIRMATION, optoutSettings };
-import { hasNationalLength, TEN_DIGIT_CODES } from '../../phone/numbers.js';
+import { cleanNumber, hasNationalLength, TEN_DIGIT_CODES } from '../../phone/numbers.js';
 import { MAX_NUMBERS, PAGE_SIZE } from './schemas.js';
 import type { OptoutSource } from '../../messaging/optout-tables.js';
 
@@ -55,7 +55,7 @@ export function parseNumbers(raw: string, countryCode = '52'): string[] {
 
 /** One written number as stored (country code and digits), or null when it is malformed (see parseNumbers). */
 export function fullNumber(written: string, countryCode = '52'): string | null {
-  const digits = written.replace(/[\s().-]/g, '');
+  const digits = cleanNumber(written);
   const cc = countryCode.replace(/^\+/, '');
   if (/^\d{10}$/.test(digits)) return cc + digits;
   // A country whose numbers are not 10 digits (34: 612345678): its own length (the send path's rule).

@@ -2,7 +2,7 @@ import { unstorablePath } from '../../text/storable.js';
 import { z } from 'zod';
 import { ACCEPTED, bool, flag, integer } from '../../http/fields.js';
 import { parseLocal } from '../../lib/time.js';
-import { cleanCountryCode, cleanNumber } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNationalNumber } from '../../phone/numbers.js';
 import { OtpError, type OtpErrorSlug } from './errors.js';
 
 /**
@@ -37,7 +37,7 @@ const cleaned = <S extends z.ZodType>(clean: (s: string) => string, schema: S) =
   z.preprocess((v) => (typeof v === 'string' ? clean(v) : v), schema);
 
 const Number_ = {
-  phone_number: cleaned(cleanNumber, requiredText(PHONE)).describe(
+  phone_number: cleaned(cleanNationalNumber, requiredText(PHONE)).describe(
     'national number, 4 to 10 digits, without the country code',
   ),
   country_code: cleaned(cleanCountryCode, requiredText(COUNTRY))

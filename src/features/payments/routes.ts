@@ -1,7 +1,7 @@
 import type { AppContext } from '../../context.js';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { cleanCountryCode, cleanNumber } from '../../phone/numbers.js';
+import { cleanCountryCode, cleanNationalNumber } from '../../phone/numbers.js';
 import { toCredits } from '../../accounts/credits.js';
 import { ApiError, ok } from '../../http/errors.js';
 import { emailAddress, jsonSchema, numeric, optionalText, text } from '../../http/fields.js';
@@ -19,7 +19,7 @@ const Amount = (code: string) => z.preprocess(blankIsAbsent, numeric(code, code)
 
 const SendBody = z.object({
   number: text('payment_01')
-    .transform(cleanNumber)
+    .transform(cleanNationalNumber)
     .pipe(
       z
         .string()

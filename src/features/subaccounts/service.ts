@@ -4,15 +4,7 @@ import { currentKey, insertAccount, type Account, type AuthenticatedAccount } fr
 import { ApiError, badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { hashPassword } from '../../lib/passwords.js';
-import {
-  addUnits,
-  addUnitsToSubaccount,
-  archiveSubaccount,
-  balanceOf,
-  findSubaccount,
-  lockAccount,
-  subaccountUsage,
-} from './store.js';
+import { archiveSubaccount, balanceOf, transferUnits, findSubaccount, lockAccount, subaccountUsage } from './store.js';
 import { recordLowBalance } from '../../webhooks/index.js';
 import { isUniqueViolation, type Executor } from '../../db/engine.js';
 
@@ -105,8 +97,10 @@ export async function archive(
     if (!(await archiveSubaccount(trx, caller.id, sub.id))) throw badRequest('subaccount_09');
     const returnedUnits = await balanceOf(trx, sub.id);
     if (returnedUnits > 0) {
-      await addUnits(trx, sub.id, -returnedUnits);
-      await addUnits(trx, caller.id, returnedUnits);
+      const reason = 'sub-account archived: its balance back to its parent';
+      const actor = `account:${caller.id}`;
+      await transferUnits(trx, sub.id, -returnedUnits, { id: caller.id, actor, reason });
+      await transferUnits(trx, caller.id, returnedUnits, { id: sub.id, actor, reason });
     }
     return { returnedUnits };
   });
@@ -139,18 +133,21 @@ export async function transfer(
   units: number,
 ): Promise<{ parentUnits: number; subUnits: number }> {
   const sub = await activeSubaccount(ctx, caller, email);
+  const actor = `account:${caller.id}`;
+  const toParent = { id: caller.id, actor, reason: type === 1 ? 'from the parent' : 'to the parent' };
+  const toSub = { id: sub.id, actor, reason: type === 1 ? 'to a sub-account' : 'from a sub-account' };
   return ctx.db.kysely.transaction().execute(async (trx) => {
     if (type === 1) {
-      const parentUnits = await addUnits(trx, caller.id, -units);
+      const parentUnits = await transferUnits(trx, caller.id, -units, toSub);
       if (parentUnits === undefined) throw badRequest('subaccount_12');
-      const subUnits = await addUnitsToSubaccount(trx, caller.id, sub.id, units);
+      const subUnits = await transferUnits(trx, sub.id, units, toParent, caller.id);
       if (subUnits === undefined) throw badRequest('subaccount_09');
       await recordLowBalance(trx, caller.id);
       return { parentUnits, subUnits };
     }
-    const parentUnits = await addUnits(trx, caller.id, units);
+    const parentUnits = await transferUnits(trx, caller.id, units, toSub);
     if (parentUnits === undefined) throw new Error('crediting the parent failed');
-    const subUnits = await addUnitsToSubaccount(trx, caller.id, sub.id, -units);
+    const subUnits = await transferUnits(trx, sub.id, -units, toParent, caller.id);
     if (subUnits === undefined) {
       const now = await findSubaccount(trx, caller.id, email);
       throw badRequest(now?.status === 'active' ? 'subaccount_12' : 'subaccount_09');

@@ -1,6 +1,7 @@
 import { sql } from 'kysely';
 import type { Executor } from '../../db/engine.js';
-import { rearmed, type Account } from '../../accounts/store.js';
+import type { Account } from '../../accounts/store.js';
+import { moveCredits } from '../../accounts/ledger.js';
 import { subaccountEmailKey } from '../../accounts/subaccount-email.js';
 
 /** The parent's sub-account with that email, archived or not; another account's is absent. */
@@ -53,36 +54,25 @@ export async function balanceOf(trx: Executor, accountId: number): Promise<numbe
   return row.credits;
 }
 
-/** Adds `units` (negative withdraws) to an account when the result stays ≥ 0; the new balance, or undefined. */
-export async function addUnits(trx: Executor, accountId: number, units: number): Promise<number | undefined> {
-  const row = await trx
-    .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
-    .where('id', '=', accountId)
-    .where(sql<boolean>`credits + ${units} >= 0`)
-    .returning('credits')
-    .executeTakeFirst();
-  return row?.credits;
-}
-
-/** Like addUnits, but only on an active sub-account of `parentId`. */
-export async function addUnitsToSubaccount(
+/**
+ * A transfer within a family: adds `units` (negative withdraws) to an account when the result stays ≥ 0, with its
+ * `transfer` ledger entry naming the other account; the new balance, or undefined. `subaccountOf`: only on an active
+ * sub-account of that parent.
+ */
+export const transferUnits = (
   trx: Executor,
-  parentId: number,
-  subId: number,
+  accountId: number,
   units: number,
-): Promise<number | undefined> {
-  const row = await trx
-    .updateTable('accounts')
-    .set({ credits: sql`credits + ${units}`, low_balance_sent: rearmed(units) })
-    .where('id', '=', subId)
-    .where('parent_id', '=', parentId)
-    .where('status', '=', 'active')
-    .where(sql<boolean>`credits + ${units} >= 0`)
-    .returning(['credits'])
-    .executeTakeFirst();
-  return row?.credits;
-}
+  other: { id: number; actor: string; reason: string },
+  subaccountOf?: number,
+): Promise<number | undefined> =>
+  moveCredits(
+    trx,
+    accountId,
+    units,
+    { kind: 'transfer', actor: other.actor, reason: other.reason, reference: `account:${other.id}` },
+    { subaccountOf },
+  );
 
 /** The account's own cap (null: the configured default) and how many active sub-accounts it has. */
 export async function subaccountUsage(db: Executor, parentId: number): Promise<{ max: number | null; active: number }> {

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../../../accounts/credits.js';
-import { accountByEmail, addCredits, archiveAccountNow, openAccount } from '../../../accounts/index.js';
+import { accountByEmail, addCredits, archiveAccountNow, openAccount, reasonProblem } from '../../../accounts/index.js';
 import { AccountCreateError } from '../../../accounts/create.js';
 import { isAccountEmail, normalEmail } from '../../../text/email.js';
+import { panelActor } from '../../audit.js';
 import { registerCloseBind } from './smpp.js';
 import { field, refuse, registerAction, type Section, type Shared } from '../../view.js';
 
@@ -41,11 +42,14 @@ export function registerOperatorActions(scope: FastifyInstance, shared: Shared, 
     shared,
     section,
     'credits',
-    async (_request, _v, body) => {
+    async (request, _v, body) => {
       const account = await accountByEmail(ctx, field(body, 'email'));
       if (!account || account.status !== 'active') throw refuse(400, 'email_invalid');
+      const reason = field(body, 'reason') || null;
+      if (reason !== null && reasonProblem(reason)) throw refuse(400, 'reason_invalid');
+      const by = { actor: panelActor(request), reason };
       // Only additions here (credits above zero): a refusal is the balance ceiling.
-      if (!(await addCredits(ctx, account.id, toUnits(creditsField(field(body, 'credits'), false)))))
+      if (!(await addCredits(ctx, account.id, toUnits(creditsField(field(body, 'credits'), false)), by)))
         throw refuse(400, 'credits_ceiling');
       return { done: 'credits_added' };
     },
@@ -57,7 +61,7 @@ export function registerOperatorActions(scope: FastifyInstance, shared: Shared, 
     shared,
     section,
     'archive',
-    async (_request, _v, body) => {
+    async (request, _v, body) => {
       const account = await accountByEmail(ctx, field(body, 'email'));
       if (!account) throw refuse(400, 'email_invalid');
       await archiveAccountNow(ctx, account.id);

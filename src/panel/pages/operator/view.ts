@@ -80,6 +80,15 @@ function accountsCard(v: View, search: string, accounts: AccountRow[]) {
                             ${csrfField(v)}<input type="hidden" name="email" value="${a.email}" />
                             <label class="sr" for="add-${a.id}">${v.t('add_credits')} (${shownEmail(a.email)})</label
                             ><input id="add-${a.id}" name="credits" inputmode="decimal" size="6" required />
+                            <label class="sr" for="reason-${a.id}"
+                              >${v.t('credits_reason')} (${shownEmail(a.email)})</label
+                            ><input
+                              id="reason-${a.id}"
+                              name="reason"
+                              maxlength="500"
+                              size="14"
+                              placeholder="${v.t('credits_reason')}"
+                            />
                             <button type="submit" class="small">${v.t('add_credits')}</button>
                           </form>
                           <form method="post" action="/panel/operator/archive">
