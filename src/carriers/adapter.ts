@@ -49,10 +49,10 @@ export interface BindLeaseStore {
 /** A connector's message budget over any sliding second, shared among processes (coordination-store.ts). */
 export interface ThroughputStore {
   /**
-   * Counts `n` more messages in `bucket` (smpp/throughput.ts: BUCKET_MS each) if that bucket and the WINDOW_BUCKETS
-   * before it stay within `cap`; false when they would not.
+   * Counts `n` more messages in `bucket` (smpp/throughput.ts: BUCKET_MS each) if that bucket stays within `perBucket`
+   * and, with the WINDOW_BUCKETS before it, within `cap`; false when it would not.
    */
-  reserve(carrier: string, bucket: number, n: number, cap: number): Promise<boolean>;
+  reserve(carrier: string, bucket: number, n: number, cap: number, perBucket: number): Promise<boolean>;
 }
 
 /** What connectors of several processes agree on: bind slots and the throughput cap. */

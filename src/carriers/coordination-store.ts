@@ -60,20 +60,22 @@ function bindLeases(db: Db): BindLeaseStore {
 }
 
 /**
- * One counter row per connector and bucket (carrier_window), raised by a conditional upsert that counts the bucket
- * and the WINDOW_BUCKETS before it (the first write of a bucket checks the same through its SELECT).
+ * One counter row per connector and bucket (carrier_window), raised by a conditional upsert that holds the bucket to
+ * its share and counts it with the WINDOW_BUCKETS before it (the first write of a bucket checks the same through its
+ * SELECT).
  */
 function throughputCounters(db: Db): ThroughputStore {
   return {
-    async reserve(carrier, bucket, n, cap) {
+    async reserve(carrier, bucket, n, cap, perBucket) {
       const from = bucket - WINDOW_BUCKETS;
       const before = (alias: string) =>
         sql`(SELECT coalesce(sum(${sql.ref(`${alias}.used`)}), 0) FROM carrier_window AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.carrier`)} = ${carrier} AND ${sql.ref(`${alias}.bucket`)} >= ${from} AND ${sql.ref(`${alias}.bucket`)} < ${bucket})`;
       const { rows } = await sql<{ used: number }>`
         INSERT INTO carrier_window (carrier, bucket, used)
-        SELECT ${carrier}, CAST(${bucket} AS bigint), CAST(${n} AS integer) WHERE ${before('b')} + ${n} <= ${cap}
+        SELECT ${carrier}, CAST(${bucket} AS bigint), CAST(${n} AS integer)
+        WHERE ${n} <= ${perBucket} AND ${before('b')} + ${n} <= ${cap}
         ON CONFLICT (carrier, bucket) DO UPDATE SET used = carrier_window.used + ${n}
-        WHERE carrier_window.used + ${n} + ${before('u')} <= ${cap}
+        WHERE carrier_window.used + ${n} <= ${perBucket} AND carrier_window.used + ${n} + ${before('u')} <= ${cap}
         RETURNING used`.execute(db.kysely);
       return rows.length > 0;
     },
