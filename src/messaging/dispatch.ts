@@ -230,7 +230,13 @@ export async function dispatchMessages(
             },
           );
           if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
-          countOutcomes(pipelineMetrics(ctx.metrics.registry), channel, outcomes, REFUSED_STATUS);
+          countOutcomes(
+            pipelineMetrics(ctx.metrics.registry),
+            channel,
+            outcomes,
+            REFUSED_STATUS,
+            batch.map((r) => r.traffic_class ?? 'bulk'),
+          );
           batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
         } finally {
           for (const r of batch) ctx.carriers.inFlight.delete(r.id);
