@@ -2,18 +2,16 @@ import type { Command } from 'commander';
 import { MAX_BALANCE_CREDITS, toCredits, toUnits } from '../accounts/credits.js';
 import { listAccounts, MAX_ACCOUNT_SEARCH, MAX_REASON, reasonProblem, type Account } from '../accounts/index.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
-import { addCredits, archiveFamily, changeSettings, replaceKey, reviveAccount } from './admin.js';
+import { addCredits, archiveFamily, replaceKey, reviveAccount } from './admin.js';
+import { applyAccountSettings } from './set-settings.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { AccountCreateError, createAccount } from '../accounts/create.js';
 import type { BaseContext } from '../context.js';
-import type { Channel } from '../messaging/types.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
-import { trafficChanges } from './cli-traffic-options.js';
-import { optoutChanges } from './cli-optout-options.js';
 import { ledgerCommand } from './cli-ledger.js';
 import { passwordResetCommand, setPasswordFromStdin } from './cli-password.js';
-import { number, passwordFrom, priceOptions, settingChanges, settingOptions } from './cli-options.js';
+import { number, passwordFrom, settingOptions } from './cli-options.js';
 
 /** The highest --page of `accounts list`: 100 accounts a page, a million pages. */
 const MAX_PAGE = 1_000_000;
@@ -91,14 +89,7 @@ function creditsCommand(accounts: Command, run: CliRunner): void {
 }
 
 async function setAccount(ctx: BaseContext, o: Record<string, any>): Promise<AccountSettingsView> {
-  const account = await requireAccount(ctx, o.email, o.parent);
-  const optout = optoutChanges(o, account);
-  const traffic = trafficChanges(o, account);
-  const changes = settingChanges(o);
-  const prices = priceOptions(o);
-  const units = prices.map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
-  await changeSettings(ctx.db, account.id, changes, units, optout, traffic);
-  return settingsOf(ctx, await requireAccount(ctx, o.email, o.parent));
+  return applyAccountSettings(ctx, await requireAccount(ctx, o.email, o.parent), o);
 }
 
 /** `accounts list [--search TEXT] [--page N]` and `accounts show --email E`: what is there, changing nothing. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
-import { AUDIT_LIST_MAX, listAudit, sinceOf } from './service.js';
+import { AUDIT_LIST_MAX, AUDIT_MAX_PAGE, auditPage, sinceOf } from './service.js';
 
 /** `audit list`: the changes made through the operator API, the CLI and the panel's operator view, newest first. */
 export function auditCommands(program: Command, run: CliRunner): void {
@@ -10,20 +10,25 @@ export function auditCommands(program: Command, run: CliRunner): void {
     .command('list')
     .option('--since <when>', 'a duration back (30m, 24h, 7d) or an ISO 8601 moment', '24h')
     .option('--actor <name>', 'cli, token:NAME (or NAME), panel:EMAIL (or EMAIL)')
+    .option('--page <n>', `the page, from 1 (the newest ${AUDIT_LIST_MAX} entries)`, '1')
     .option('--json', 'print one JSON object')
-    .description(`newest first, at most ${AUDIT_LIST_MAX} entries`)
+    .description(`newest first, ${AUDIT_LIST_MAX} entries a page`)
     .action((o) =>
       run(
         o,
         async (ctx) => {
           const since = sinceOf(String(o.since));
           if (since === undefined) throw new CliError('--since is 30m, 24h, 7d (up to 6 digits) or an ISO 8601 moment');
-          return { entries: await listAudit(ctx.db.kysely, { since, actor: o.actor }) };
+          const page = Number(o.page);
+          if (!/^\d{1,5}$/.test(String(o.page)) || page < 1 || page > AUDIT_MAX_PAGE)
+            throw new CliError(`--page is a whole number from 1 to ${AUDIT_MAX_PAGE}`);
+          return auditPage(ctx.db.kysely, { since, actor: o.actor, page });
         },
         (r) =>
-          r.entries.length === 0
+          (r.entries.length === 0
             ? 'no entries'
-            : table(r.entries, ['at', 'actor', 'action', 'target', 'detail', 'address']),
+            : table(r.entries, ['at', 'actor', 'action', 'target', 'detail', 'address'])) +
+          (r.has_more ? `\n(more: --page ${r.page + 1})` : ''),
       ),
     );
 }

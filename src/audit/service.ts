@@ -107,11 +107,11 @@ export function sinceOf(text: string, now = Date.now()): number | undefined {
  */
 export async function listAudit(
   db: Executor,
-  opts: { since: number; actor?: string; limit?: number },
+  opts: { since: number; actor?: string; limit?: number; offset?: number },
 ): Promise<AuditEntry[]> {
   const actors = opts.actor === undefined ? undefined : [opts.actor, `token:${opts.actor}`, `panel:${opts.actor}`];
   const limit = Math.min(Math.max(1, opts.limit ?? AUDIT_LIST_MAX), AUDIT_LIST_MAX);
-  const rows = await selectAuditRows(db, { since: opts.since, actors, limit });
+  const rows = await selectAuditRows(db, { since: opts.since, actors, limit, offset: opts.offset });
   return rows.map((r) => ({
     at: new Date(r.at).toISOString(),
     actor: r.actor,
@@ -120,6 +120,21 @@ export async function listAudit(
     detail: JSON.parse(r.detail) as Record<string, unknown>,
     address: r.address,
   }));
+}
+
+/** The highest page `audit list --page` and the operator API take. */
+export const AUDIT_MAX_PAGE = 10_000;
+
+/**
+ * One page of the entries since a moment (AUDIT_LIST_MAX a page, newest first; page 1 the newest): `audit list --page`
+ * and GET /operator/v1/audit. A page past the last is empty. Entries recorded while an operator pages shift the
+ * later pages by as many: `since` set to a moment (not a duration) and the first entry's time tell.
+ */
+export async function auditPage(db: Executor, opts: { since: number; actor?: string; page: number }) {
+  const offset = (opts.page - 1) * AUDIT_LIST_MAX;
+  const rows = await listAudit(db, { since: opts.since, actor: opts.actor, offset, limit: AUDIT_LIST_MAX });
+  const more = await listAudit(db, { since: opts.since, actor: opts.actor, offset: offset + AUDIT_LIST_MAX, limit: 1 });
+  return { entries: rows, page: opts.page, has_more: more.length > 0 };
 }
 
 /** listAudit, given the context (the panel's audit page). */

@@ -22,13 +22,18 @@ export async function updateAuditDetail(db: Executor, id: number, detail: string
 /** Entries at or after `since`, newest first; `actors` (when given) are the actor names that match. */
 export async function selectAuditRows(
   db: Executor,
-  q: { since: number; actors?: string[]; limit: number },
+  q: { since: number; actors?: string[]; limit: number; offset?: number },
 ): Promise<AuditRow[]> {
   let query = db
     .selectFrom('audit_log')
     .select(['at', 'actor', 'action', 'target', 'detail', 'address'])
     .where('at', '>=', q.since);
   if (q.actors) query = query.where('actor', 'in', q.actors);
-  const rows = await query.orderBy('at', 'desc').orderBy('id', 'desc').limit(q.limit).execute();
+  const rows = await query
+    .orderBy('at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(q.limit)
+    .offset(q.offset ?? 0)
+    .execute();
   return rows.map((r) => ({ ...r, at: Number(r.at) }));
 }

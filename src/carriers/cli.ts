@@ -1,20 +1,10 @@
 import type { Command } from 'commander';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import type { BaseContext } from '../context.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { encrypt } from '../lib/secrets.js';
-import {
-  deleteCarrier,
-  findCarrier,
-  insertCarrier,
-  listCarriers,
-  listRejections,
-  listRoutes,
-  listUnmatchedReplies,
-  publicCarrier,
-  setCarrierEnabled,
-  updateCarrierSettings,
-} from './index.js';
+import { listCarriers, listRejections, listUnmatchedReplies, publicCarrier, setCarrierEnabled } from './index.js';
+import { changeCarrier, createCarrier, removeCarrier, requireCarrier } from './connector-admin.js';
 import type { SmppSettings } from './smpp/settings.js';
 import { carrierStatus, STATUS_COUNTERS } from './status.js';
 import { CLASS_ORDER } from './traffic-line.js';
@@ -24,7 +14,7 @@ import { costCommands } from './costs-cli.js';
 
 import { routeCommands } from './route-commands.js';
 import { qualityOptions, qualityRequest, statsCommand } from './quality-commands.js';
-import { deleteQuality, qualityByCarrier, qualityOf, setQuality } from './quality-settings.js';
+import { qualityByCarrier } from './quality-settings.js';
 import { table } from '../cli/helpers.js';
 
 const int = (v: string) => {
@@ -102,7 +92,6 @@ function settingsFrom(o: Record<string, unknown>, base: Record<string, unknown> 
   } catch (err) {
     throw new CliError((err as Error).message);
   }
-  if (settings.tls_ca && !existsSync(settings.tls_ca)) throw new CliError(`--tls-ca: no file ${settings.tls_ca}`);
   return settings;
 }
 
@@ -111,8 +100,6 @@ function readPassword(value: string): string {
   if (!KINDS.smpp.secrets.safeParse(password).success) throw new CliError('--password is 1 to 8 characters (SMPP 3.4)');
   return password;
 }
-
-const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 
 /** How the CLI reads each kind's settings and secret from the options (checked by the kind's schemas). */
 interface KindOptions {
@@ -143,39 +130,32 @@ const KIND_OPTIONS: Record<KindType, KindOptions> = {
 
 const optionName = (name: string) => `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
 
-async function requireCarrier(ctx: BaseContext, name: string) {
-  const row = await findCarrier(ctx.db.kysely, name);
-  if (!row) throw new CliError(`no carrier named ${name}`);
-  return row;
-}
-
 const limitOf = (n: number) => Math.max(1, Math.min(n, 10_000));
 
 async function addCarrier(ctx: BaseContext, type: string, o: Record<string, any>) {
-  if (!kindOf(type)) throw new CliError('carriers add takes the type smpp, whatsapp-cloud or twiml-voice');
-  if (!NAME.test(o.name)) throw new CliError('--name is 1 to 40 letters, digits, - or _');
-  const options = KIND_OPTIONS[type as KindType];
-  const missing = options.required.find((name) => o[name] === undefined);
+  const options = kindOf(type) ? KIND_OPTIONS[type as KindType] : undefined;
+  const missing = options?.required.find((name) => o[name] === undefined);
   if (missing) throw new CliError(`${optionName(missing)} is required`);
-  if (await findCarrier(ctx.db.kysely, o.name)) throw new CliError(`a carrier named ${o.name} exists`);
-  const settings = options.settings(o);
-  const sealed = options.sealedSecret(ctx, o, true) ?? null;
-  await insertCarrier(ctx.db.kysely, { name: o.name, type: type as KindType, settings, passwordEnc: sealed });
-  return publicCarrier(await requireCarrier(ctx, o.name));
+  return createCarrier(ctx, {
+    type,
+    name: o.name,
+    settings: () => options!.settings(o),
+    sealedSecret: () => options!.sealedSecret(ctx, o, true) ?? null,
+  });
 }
 
-async function setCarrier(ctx: BaseContext, o: Record<string, any>) {
-  const row = await requireCarrier(ctx, o.name);
+function setCarrier(ctx: BaseContext, o: Record<string, any>) {
   const quality = qualityRequest(o);
   const onlyQuality = Object.keys(quality).length > 0 && !hasConnectorOptions(o);
-  if (!onlyQuality) {
-    if (!kindOf(row.type)) throw new CliError(`${o.name} has no settings to change`);
-    const options = KIND_OPTIONS[row.type as KindType];
-    const settings = options.settings(o, JSON.parse(row.settings));
-    await updateCarrierSettings(ctx.db.kysely, row.id, settings, options.sealedSecret(ctx, o, false));
-  }
-  await setQuality(ctx.db.kysely, o.name, quality);
-  return { ...publicCarrier(await requireCarrier(ctx, o.name)), ...(await qualityOf(ctx.db.kysely, o.name)) };
+  return changeCarrier(ctx, o.name, {
+    quality,
+    ...(onlyQuality
+      ? {}
+      : {
+          settings: (type, stored) => KIND_OPTIONS[type].settings(o, stored),
+          sealedSecret: (type) => KIND_OPTIONS[type].sealedSecret(ctx, o, false),
+        }),
+  });
 }
 
 /** Options other than the name, --json and the quality ones: they change the connector (and rebind it). */
@@ -184,16 +164,6 @@ const hasConnectorOptions = (o: Record<string, unknown>) =>
     ([k, v]) =>
       v !== undefined && !['name', 'json', 'minDeliveryRate', 'qualityWindowMinutes', 'qualityMinMessages'].includes(k),
   );
-
-async function removeCarrier(ctx: BaseContext, name: string) {
-  const row = await requireCarrier(ctx, name);
-  const using = (await listRoutes(ctx.db.kysely)).filter((r) => (JSON.parse(r.carriers) as string[]).includes(name));
-  if (using.length > 0)
-    throw new CliError(`${name} is in ${using.length} route(s): remove or change them first (routes list)`);
-  await deleteCarrier(ctx.db.kysely, row.id);
-  await deleteQuality(ctx.db.kysely, name);
-  return { removed: true };
-}
 
 /** Every connector's settings (never a secret) with its quality settings and whether it is demoted now. */
 async function listWithQuality(ctx: BaseContext) {

@@ -1,18 +1,8 @@
 import type { Command } from 'commander';
 import { table } from '../cli/helpers.js';
-import { CliError, type CliRunner } from '../cli/runner.js';
-import { formatMoney, parseMoney } from '../lib/money.js';
-import { dropCarrierCost, listCarrierCosts, saveCarrierCost, type CarrierCost } from './costs.js';
-import { findCarrier } from './index.js';
-
-const PREFIX = /^\d{1,15}$/;
-
-function prefixOf(value: string): string {
-  if (!PREFIX.test(String(value))) throw new CliError('--prefix is 1 to 15 digits, with the country code');
-  return String(value);
-}
-
-const shown = (c: CarrierCost) => ({ name: c.carrier, prefix: c.prefix, cost: formatMoney(c.cost) });
+import type { CliRunner } from '../cli/runner.js';
+import { costPrefix, setCost, shownCost } from './cost-admin.js';
+import { dropCarrierCost, listCarrierCosts } from './costs.js';
 
 /** `carriers costs set|list|remove`: money per message part by connector and destination prefix. */
 export function costCommands(carriers: Command, run: CliRunner): void {
@@ -23,17 +13,7 @@ export function costCommands(carriers: Command, run: CliRunner): void {
     .requiredOption('--prefix <digits>', 'destination prefix with the country code')
     .requiredOption('--cost <amount>', 'money per message part in COST_CURRENCY, up to 4 decimals')
     .option('--json', 'print one JSON object')
-    .action((o) =>
-      run(o, async (ctx) => {
-        const prefix = prefixOf(o.prefix);
-        const cost = parseMoney(o.cost);
-        if (cost === null) throw new CliError('--cost is an amount of money with at most 4 decimals, e.g. 0.0123');
-        if (!(await findCarrier(ctx.db.kysely, o.name))) throw new CliError(`no carrier named ${o.name}`);
-        const row = { carrier: String(o.name), prefix, cost };
-        await saveCarrierCost(ctx.db, row);
-        return shown(row);
-      }),
-    );
+    .action((o) => run(o, (ctx) => setCost(ctx, o.name, o.prefix, o.cost)));
   costs
     .command('list')
     .option('--name <name>', 'only this connector')
@@ -41,7 +21,7 @@ export function costCommands(carriers: Command, run: CliRunner): void {
     .action((o) =>
       run(
         o,
-        async (ctx) => ({ costs: (await listCarrierCosts(ctx.db.kysely, o.name)).map(shown) }),
+        async (ctx) => ({ costs: (await listCarrierCosts(ctx.db.kysely, o.name)).map(shownCost) }),
         (r) => table(r.costs, ['name', 'prefix', 'cost']),
       ),
     );
@@ -52,7 +32,7 @@ export function costCommands(carriers: Command, run: CliRunner): void {
     .option('--json', 'print one JSON object')
     .action((o) =>
       run(o, async (ctx) => {
-        const prefix = prefixOf(o.prefix);
+        const prefix = costPrefix(o.prefix);
         return { removed: await dropCarrierCost(ctx.db, o.name, prefix) };
       }),
     );

@@ -4,6 +4,7 @@ export { SIMULATOR } from './store.js';
 export {
   deleteCarrier,
   deleteRoute,
+  deleteRouteById,
   findCarrier,
   insertCarrier,
   listCarriers,

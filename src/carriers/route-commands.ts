@@ -1,69 +1,30 @@
 import type { Command } from 'commander';
 import { CHANNELS } from '../channels.js';
 import type { BaseContext } from '../context.js';
-import { CliError, type CliRunner } from '../cli/runner.js';
+import type { CliRunner } from '../cli/runner.js';
 import { requireAccount } from '../cli/helpers.js';
 import { CostTable, formatCost } from './costs.js';
-import { routeRefusal } from './kinds.js';
 import { listDemoted } from './quality.js';
-import { STRATEGIES, type Strategy } from './routing.js';
+import { STRATEGIES } from './routing.js';
+import { addRoute } from './route-admin.js';
 import { PROBE_EVERY } from './strategies.js';
-import { deleteRoute, findCarrier, listCosts, listPublicRoutes, replaceRoute, type PublicRoute } from './index.js';
+import { deleteRoute, listCosts, listPublicRoutes, type PublicRoute } from './index.js';
 
 export async function accountIdOf(ctx: BaseContext, email: string | undefined): Promise<number> {
   return email === undefined ? 0 : (await requireAccount(ctx, email)).id;
 }
 
-function parseWeights(value: string | undefined, strategy: Strategy, carriers: string[]): number[] | null {
-  if (strategy !== 'weighted') {
-    if (value !== undefined) throw new CliError('--weights goes with --strategy weighted');
-    return null;
-  }
-  if (value === undefined) return carriers.map(() => 1);
-  const weights = value.split(',').map((w) => w.trim());
-  if (weights.length !== carriers.length) throw new CliError('--weights has one weight per carrier of --carriers');
-  if (weights.some((w) => !/^\d{1,6}$/.test(w))) throw new CliError('--weights are whole numbers from 0 to 999999');
-  const numbers = weights.map(Number);
-  if (numbers.every((w) => w === 0)) throw new CliError('--weights: at least one weight above 0');
-  return numbers;
-}
-
-async function addRoute(ctx: BaseContext, o: Record<string, any>) {
-  if (!CHANNELS.includes(o.channel)) throw new CliError(`--channel is one of ${CHANNELS.join(', ')}`);
-  if (!/^\d{0,15}$/.test(o.prefix))
-    throw new CliError('--prefix is up to 15 digits (country code first), or empty for every number');
-  const names = String(o.carriers)
-    .split(',')
-    .map((s) => s.trim())
-    .filter(Boolean);
-  if (names.length === 0) throw new CliError('--carriers names at least one connector');
-  if (new Set(names).size !== names.length) throw new CliError('--carriers names a connector twice');
-  const strategy = (o.strategy ?? 'priority') as Strategy;
-  if (!STRATEGIES.includes(strategy)) throw new CliError(`--strategy is one of ${STRATEGIES.join(', ')}`);
-  const weights = parseWeights(o.weights, strategy, names);
-  for (const n of names) {
-    const carrier = await findCarrier(ctx.db.kysely, n);
-    if (!carrier) throw new CliError(`no carrier named ${n}`);
-    const refusal = routeRefusal(carrier.type, o.channel);
-    if (refusal) throw new CliError(`--carriers ${n}: ${refusal}; route --channel ${o.channel} to another connector`);
-  }
-  const accountId = await accountIdOf(ctx, o.account);
-  await replaceRoute(ctx.db.kysely, {
+/** `routes add`'s options as the route service takes them. */
+async function addRouteFrom(ctx: BaseContext, o: Record<string, any>) {
+  return addRoute(ctx, {
     channel: o.channel,
     prefix: o.prefix,
-    accountId,
-    carriers: names,
-    strategy,
-    weights,
-  });
-  return {
-    channel: o.channel,
-    prefix: o.prefix,
-    carriers: names,
+    carriers: String(o.carriers).split(','),
+    accountId: await accountIdOf(ctx, o.account),
     account: o.account ?? null,
-    strategy,
-    ...(weights ? { weights } : {}),
-  };
+    strategy: o.strategy,
+    weights: o.weights === undefined ? undefined : String(o.weights).split(','),
+  });
 }
 
 /** How a route chooses, in a sentence, with the costs at its prefix and the connectors demoted now. */
@@ -107,7 +68,7 @@ export function routeCommands(program: Command, run: CliRunner): void {
     .option('--strategy <strategy>', `${STRATEGIES.join('|')} (default priority: the first that is up)`)
     .option('--weights <list>', 'with --strategy weighted: one whole number per carrier, e.g. 70,30')
     .option('--json', 'print one JSON object')
-    .action((o) => run(o, (ctx) => addRoute(ctx, o)));
+    .action((o) => run(o, (ctx) => addRouteFrom(ctx, o)));
   routes
     .command('list')
     .option('--json', 'print one JSON object')

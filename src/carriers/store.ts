@@ -38,6 +38,7 @@ export function publicCarrier(row: CarrierRow): Record<string, unknown> {
 }
 
 export interface PublicRoute {
+  id: number;
   channel: string;
   prefix: string;
   carriers: string[];
@@ -49,6 +50,7 @@ export interface PublicRoute {
 
 export function publicRoute(row: RouteRow, accountEmail: string | null): PublicRoute {
   return {
+    id: Number(row.id),
     channel: row.channel,
     prefix: row.prefix,
     carriers: JSON.parse(row.carriers) as string[],
@@ -127,7 +129,7 @@ export interface RouteKey {
 export async function replaceRoute(
   db: Kysely<Database>,
   r: RouteKey & { carriers: string[]; strategy?: string; weights?: number[] | null },
-): Promise<void> {
+): Promise<number> {
   const row = {
     channel: r.channel,
     prefix: r.prefix,
@@ -136,13 +138,21 @@ export async function replaceRoute(
     strategy: r.strategy ?? 'priority',
     weights: r.weights ? JSON.stringify(r.weights) : null,
   };
-  await db.transaction().execute(async (trx) => {
+  return db.transaction().execute(async (trx) => {
     await deleteRoute(trx, r);
-    await trx
+    const inserted = await trx
       .insertInto('carrier_routes')
       .values({ ...row, created_at: Date.now() })
-      .execute();
+      .returning('id')
+      .executeTakeFirstOrThrow();
+    return Number(inserted.id);
   });
+}
+
+/** Removes one route by its id; whether there was one. */
+export async function deleteRouteById(db: Executor, id: number): Promise<boolean> {
+  const result = await db.deleteFrom('carrier_routes').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
 }
 
 export async function deleteRoute(db: Executor, r: RouteKey): Promise<boolean> {

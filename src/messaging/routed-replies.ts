@@ -20,6 +20,8 @@ export interface LooseReply {
 export interface RouteMatch {
   routeId: number;
   accountId: number;
+  /** The route's keyword (upper case, without accents), null for a route that takes any first word. */
+  keyword: string | null;
 }
 
 /** Only the start of a text is looked at for its first word. */
@@ -65,7 +67,13 @@ export async function findRoute(
     .execute();
   const rank = (r: { number: string; keyword: string }) => (r.number !== '' ? 2 : 0) + (r.keyword !== '' ? 1 : 0);
   const best = rows.filter((r) => rank(r) > 0).sort((x, y) => rank(y) - rank(x))[0];
-  return best ? { routeId: Number(best.id), accountId: Number(best.account_id) } : undefined;
+  return best
+    ? {
+        routeId: Number(best.id),
+        accountId: Number(best.account_id),
+        keyword: best.keyword === '' ? null : best.keyword,
+      }
+    : undefined;
 }
 
 /** Whether an MO route of an active account names this number (our address is that account's, whatever the keyword). */
@@ -86,14 +94,16 @@ export async function isRoutedNumber(db: Executor, number: string): Promise<bool
  * A reply an MO route gave an account (`routeId` null: the owner of the
  * address it was sent to, with no route), in one transaction: listed among its
  * replies (message_id 0: it answers no message), its `response` event (the
- * same fields as a matched reply's; reference, message and send_date empty),
+ * same fields as a matched reply's, reference, message and send_date empty,
+ * and where it went: `to` our number, the route's `keyword` and `route_id`,
+ * each empty when there is none: events travel as form fields, which have no null),
  * a deliver_sm for its SMPP receivers (from our number), and its opt-out
  * keyword applied to the account's list (nothing is sent back: there is no
  * message whose channel and sender to answer with).
  */
 export async function recordRoutedReply(
   ctx: WithDb,
-  route: { accountId: number; routeId: number | null },
+  route: { accountId: number; routeId: number | null; keyword?: string | null },
   r: LooseReply,
 ): Promise<void> {
   const destination = routeNumber(r.destination);
@@ -123,6 +133,9 @@ export async function recordRoutedReply(
           response: r.text,
           send_date: '',
           response_date: formatCompact(r.at),
+          to: destination,
+          keyword: route.keyword ?? '',
+          route_id: route.routeId === null ? '' : String(route.routeId),
         },
       },
     ]);

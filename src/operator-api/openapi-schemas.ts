@@ -152,6 +152,7 @@ export const schemas: Record<string, object> = {
   Carriers: listOf('carriers', 'Carrier'),
   Route: closed(
     {
+      id: { type: 'integer', minimum: 1, description: 'DELETE /routes/{id} removes it' },
       channel: { type: 'string' },
       prefix: { type: 'string', description: "'' matches every number" },
       carriers: { type: 'array', items: { type: 'string' } },
@@ -159,7 +160,7 @@ export const schemas: Record<string, object> = {
       strategy: { type: 'string' },
       weights: { type: 'array', items: { type: 'number' } },
     },
-    ['channel', 'prefix', 'carriers', 'account', 'strategy'],
+    ['id', 'channel', 'prefix', 'carriers', 'account', 'strategy'],
   ),
   Routes: listOf('routes', 'Route'),
   SmppUser: closed({

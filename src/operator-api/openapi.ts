@@ -1,6 +1,7 @@
 import { CHANNELS } from '../channels.js';
 import { packageVersion } from '../lib/package.js';
 import { schemas } from './openapi-schemas.js';
+import { writeAnswerSchemas, writePaths, writeRequestSchemas } from './openapi-writes.js';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const json = (name: string) => ({ content: { 'application/json': { schema: ref(name) } } });
@@ -208,6 +209,13 @@ function catalogPaths() {
   };
 }
 
+/** Path items joined: a path's methods from each part (GET /carriers and POST /carriers) in one item. */
+function joined(...parts: Array<Record<string, object>>): Record<string, object> {
+  const out: Record<string, object> = {};
+  for (const part of parts) for (const [path, item] of Object.entries(part)) out[path] = { ...out[path], ...item };
+  return out;
+}
+
 /** The operator API's own OpenAPI 3.1 document, served at /operator/v1/openapi.json. */
 export function operatorOpenApi() {
   return {
@@ -231,9 +239,11 @@ export function operatorOpenApi() {
           },
         },
       },
-      ...accountPaths(),
-      ...catalogPaths(),
+      ...joined(accountPaths(), catalogPaths(), writePaths(op, failure)),
     },
-    components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } }, schemas },
+    components: {
+      securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
+      schemas: { ...schemas, ...writeRequestSchemas(), ...writeAnswerSchemas },
+    },
   };
 }

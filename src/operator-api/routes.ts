@@ -5,6 +5,7 @@ import { catalogRoutes } from './catalog-routes.js';
 import { dncRoutes } from './dnc-routes.js';
 import { operatorGuard } from './guard.js';
 import { operatorOpenApi } from './openapi.js';
+import { writeRoutes } from './write-routes.js';
 
 /**
  * The operator API under /operator/v1/: bearer tokens (`mensajero operator-tokens`), JSON only, described by its own
@@ -18,6 +19,7 @@ export async function operatorApiRoutes(app: FastifyInstance, ctx: AppContext): 
       accountRoutes(scope, ctx);
       catalogRoutes(scope, ctx);
       dncRoutes(scope, ctx);
+      writeRoutes(scope, ctx);
     },
     { prefix: '/operator/v1' },
   );

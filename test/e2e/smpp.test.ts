@@ -83,7 +83,14 @@ describeEngines('SMPP connector shared by mensajero processes', (engine) => {
           e.env,
         )
       ).json,
-    ).toEqual({ channel: 'sms', prefix: '52', carriers: ['shared'], account: null, strategy: 'priority' });
+    ).toEqual({
+      id: expect.any(Number),
+      channel: 'sms',
+      prefix: '52',
+      carriers: ['shared'],
+      account: null,
+      strategy: 'priority',
+    });
     const created = await runMensajero(
       ['accounts', 'create', '--email', 'p@example.com', '--password', 'secret123', '--credits', '1000', '--json'],
       e.env,

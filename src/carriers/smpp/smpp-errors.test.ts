@@ -79,7 +79,14 @@ describeEngines('SMPP carriers end to end', (engine) => {
     const b = await h.createAccount(10, `${unique('pinned')}@example.com`);
     expect(
       await cli('routes', 'add', '--channel', 'sms', '--prefix', '52', '--carriers', own.name, '--account', b.email),
-    ).toEqual({ channel: 'sms', prefix: '52', carriers: [own.name], strategy: 'priority', account: b.email });
+    ).toEqual({
+      id: expect.any(Number),
+      channel: 'sms',
+      prefix: '52',
+      carriers: [own.name],
+      strategy: 'priority',
+      account: b.email,
+    });
     await eventually(async () => h.ctx.carriers.manager.routes.some((r) => r.accountId === b.id));
     await send(b.apikey, '5520000002');
     await eventually(async () => own.smsc.submitted.length === 1);

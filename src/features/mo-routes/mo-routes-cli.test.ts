@@ -132,6 +132,9 @@ describeEngines('mo-routes commands and simulated replies', (engine) => {
         response: 'Cita mañana',
         send_date: '',
         response_date: expect.stringMatching(/^\d{14}$/),
+        to: '55777',
+        keyword: 'CITA',
+        route_id: String(routed.body.route_id),
       },
     });
     const stored = await h.ctx.db.kysely.selectFrom('replies').selectAll().where('account_id', '=', a.id).execute();

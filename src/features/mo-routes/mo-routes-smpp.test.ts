@@ -63,7 +63,10 @@ describeEngines('MO routes for replies from an SMPP carrier', (engine) => {
     const otherNumber = await routes('add', '--email', d.email, '--number', '55124');
     const hook = await webhookReceiver();
     try {
-      expect((await h.post('/webhook/add', { url: hook.url, status: '1' }, a.apikey)).body.code).toBe('add_webhook_01');
+      for (const account of [a, b])
+        expect((await h.post('/webhook/add', { url: hook.url, status: '1' }, account.apikey)).body.code).toBe(
+          'add_webhook_01',
+        );
       smsc.sendReply('525543000001', '55123', 'Info por favor');
       smsc.sendReply('525543000002', '55123', 'Hola');
       smsc.sendReply('525543000003', '55999', '¡ínfo!', 'ucs2');
@@ -82,7 +85,8 @@ describeEngines('MO routes for replies from an SMPP carrier', (engine) => {
       expect((await arrived('525543000004'))[0]).toMatchObject({ account_id: a.id, destination: '55123' });
       // A number route and a keyword route both match: the number wins.
       expect((await arrived('525543000007'))[0]).toMatchObject({ account_id: d.id, route_id: otherNumber.id });
-      // A's webhook gets the response event: the fields of a matched reply, those of the sent message empty.
+      // A's webhook gets the response event: the fields of a matched reply, those of the sent message empty, and
+      // where it went: our number, the route's keyword and the route.
       const form = await eventually(async () => hook.forms.find((f) => f.number === '525543000001'), 10_000);
       expect(form).toEqual({
         type: 'response',
@@ -92,7 +96,13 @@ describeEngines('MO routes for replies from an SMPP carrier', (engine) => {
         response: 'Info por favor',
         send_date: '',
         response_date: expect.stringMatching(/^\d{14}$/),
+        to: '55123',
+        keyword: 'INFO',
+        route_id: String(both.id),
       });
+      // B's route takes any first word: its keyword is empty (a form has no null).
+      const formB = await eventually(async () => hook.forms.find((f) => f.number === '525543000002'), 10_000);
+      expect(formB).toMatchObject({ response: 'Hola', to: '55123', keyword: '', route_id: String(number.id) });
     } finally {
       await hook.close();
     }

@@ -2,16 +2,8 @@ import type { Command } from 'commander';
 import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
 import { shownEmail } from '../../accounts/subaccount-email.js';
-import { allowIps, bounded, LIMITS, smppPassword, SmppUserProblem, systemId, trafficSetting } from './schemas.js';
-import {
-  addSmppUser,
-  bindViews,
-  kickSmppUser,
-  removeSmppUser,
-  setSmppUser,
-  smppUserSettings,
-  type SmppUserChanges,
-} from './service.js';
+import { smppPassword, SmppUserProblem, smppUserLimits, systemId } from './schemas.js';
+import { addSmppUser, bindViews, kickSmppUser, removeSmppUser, setSmppUser, smppUserSettings } from './service.js';
 
 /** Standard input, first line: the password never appears in the process list or the shell history. */
 export async function readStdinLine(): Promise<string> {
@@ -32,16 +24,6 @@ async function operatorInput<T>(work: () => Promise<T>): Promise<T> {
     if (err instanceof SmppUserProblem) throw new CliError(err.message);
     throw err;
   }
-}
-
-function limits(o: Record<string, string | undefined>): SmppUserChanges {
-  return {
-    ...(o.maxBinds !== undefined ? { maxBinds: bounded('max-binds', o.maxBinds, ...LIMITS.maxBinds) } : {}),
-    ...(o.throughput !== undefined ? { throughput: bounded('throughput', o.throughput, ...LIMITS.throughput) } : {}),
-    ...(o.window !== undefined ? { window: bounded('window', o.window, ...LIMITS.window) } : {}),
-    ...(o.allowIp !== undefined ? { allowIps: allowIps(o.allowIp) } : {}),
-    ...(o.trafficClass !== undefined ? { trafficClass: trafficSetting(o.trafficClass) } : {}),
-  };
 }
 
 const PASSWORD_OPTION = [
@@ -90,7 +72,7 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
     const raw = await passwordFrom(o.password, readPassword);
     await run(o, (ctx) =>
       operatorInput(async () => {
-        const input = { systemId: systemId(o.systemId), password: checkedPassword(raw)!, ...limits(o) };
+        const input = { systemId: systemId(o.systemId), password: checkedPassword(raw)!, ...smppUserLimits(o) };
         const account = await requireAccount(ctx, o.email, o.parent);
         return { ...printed(await addSmppUser(ctx.db, account, input)) };
       }),
@@ -126,7 +108,7 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
     await run(o, (ctx) =>
       operatorInput(async () => {
         const password = checkedPassword(raw);
-        const changes = { ...limits(o), ...(password !== undefined ? { password } : {}) };
+        const changes = { ...smppUserLimits(o), ...(password !== undefined ? { password } : {}) };
         return { ...printed(await setSmppUser(ctx.db, systemId(o.systemId), changes)) };
       }),
     );

@@ -61,3 +61,26 @@ export function allowIps(raw: string): string | null {
     throw new SmppUserProblem(`--allow-ip: ${(err as Error).message}`);
   }
 }
+
+/** The limits `smpp-users add|set` and the operator API take (as typed: text), checked; only those given. */
+export function smppUserLimits(o: {
+  maxBinds?: string;
+  throughput?: string;
+  window?: string;
+  allowIp?: string;
+  trafficClass?: string;
+}): {
+  maxBinds?: number;
+  throughput?: number;
+  window?: number;
+  allowIps?: string | null;
+  trafficClass?: TrafficSetting;
+} {
+  return {
+    ...(o.maxBinds !== undefined ? { maxBinds: bounded('max-binds', o.maxBinds, ...LIMITS.maxBinds) } : {}),
+    ...(o.throughput !== undefined ? { throughput: bounded('throughput', o.throughput, ...LIMITS.throughput) } : {}),
+    ...(o.window !== undefined ? { window: bounded('window', o.window, ...LIMITS.window) } : {}),
+    ...(o.allowIp !== undefined ? { allowIps: allowIps(o.allowIp) } : {}),
+    ...(o.trafficClass !== undefined ? { trafficClass: trafficSetting(o.trafficClass) } : {}),
+  };
+}

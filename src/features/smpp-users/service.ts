@@ -82,6 +82,10 @@ export async function addSmppUser(
   return settingsOf({ ...row, id: 0 }, account.email);
 }
 
+/** Whether an SMPP user has this system id. */
+export const hasSmppUser = async (db: Db, systemId: string): Promise<boolean> =>
+  (await findSmppUser(db.kysely, systemId)) !== undefined;
+
 async function requireUser(db: Executor, systemId: string): Promise<SmppUserRow> {
   const user = await findSmppUser(db, systemId);
   if (!user) throw new SmppUserProblem(`no SMPP user ${systemId}`);

@@ -4,7 +4,7 @@ import type { BaseContext } from '../../context.js';
 import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
 import { importLandlineRows, type LandlineRow } from './landlines.js';
-import { isSenderName, registerSender } from './senders.js';
+import { isSenderName, registerSender, unregisterSender } from './senders.js';
 
 export async function addSender(
   ctx: BaseContext,
@@ -44,9 +44,10 @@ export function parseLandlineFile(content: string): LandlineRow[] {
 }
 
 export function smsCommands(program: Command, run: CliRunner): void {
-  program
+  const senders = program
     .command('senders')
-    .description('SMS senders of an account: alphanumeric names, short codes, long numbers')
+    .description('SMS senders of an account: alphanumeric names, short codes, long numbers');
+  senders
     .command('add')
     .requiredOption('--email <email>')
     .option(...PARENT_OPTION)
@@ -58,6 +59,20 @@ export function smsCommands(program: Command, run: CliRunner): void {
         o,
         (ctx) => addSender(ctx, o.email, o.sender, o.rcs === true, o.parent),
         (r) => `sender ${r.sender} registered${r.rcs ? ' (RCS)' : ''}`,
+      ),
+    );
+
+  senders
+    .command('remove')
+    .requiredOption('--email <email>')
+    .option(...PARENT_OPTION)
+    .requiredOption('--sender <name>')
+    .option('--json', 'print one JSON object')
+    .action((o) =>
+      run(
+        o,
+        async (ctx) => unregisterSender(ctx, (await requireAccount(ctx, o.email, o.parent)).id, String(o.sender)),
+        (r) => (r.removed ? `sender ${o.sender} removed` : `no sender ${o.sender}`),
       ),
     );
 

@@ -1,6 +1,6 @@
 import type { WithDb } from '../../context.js';
 import { NUMERIC_SENDER } from '../../messaging/accept.js';
-import { upsertSender } from './store.js';
+import { deleteSender, upsertSender } from './store.js';
 
 /** An alphanumeric sender: 1 to 11 letters, digits or spaces, at least one letter. */
 const ALPHANUMERIC = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
@@ -11,4 +11,9 @@ export const isSenderName = (name: string): boolean => ALPHANUMERIC.test(name) |
 /** Registers (or re-registers, updating its RCS link) one of the account's senders. */
 export async function registerSender(ctx: WithDb, accountId: number, name: string, rcs: boolean): Promise<void> {
   await upsertSender(ctx.db.kysely, accountId, name, rcs);
+}
+
+/** Removes one of the account's senders (`senders remove`): sends naming it are refused from then on. */
+export async function unregisterSender(ctx: WithDb, accountId: number, name: string): Promise<{ removed: boolean }> {
+  return { removed: await deleteSender(ctx.db.kysely, accountId, name) };
 }

@@ -12,6 +12,16 @@ export async function upsertSender(db: Executor, accountId: number, name: string
     .execute();
 }
 
+/** Removes one of the account's senders; whether it had it. */
+export async function deleteSender(db: Executor, accountId: number, name: string): Promise<boolean> {
+  const gone = await db
+    .deleteFrom('senders')
+    .where('account_id', '=', accountId)
+    .where('name', '=', name)
+    .executeTakeFirst();
+  return Number(gone.numDeletedRows) > 0;
+}
+
 /**
  * Whether the national number falls in an imported landline range: one indexed query over its prefixes. On
  * PostgreSQL the numbers asked about in one turn of the event loop share one query (perTurn), a round trip for all.
