@@ -19,6 +19,7 @@ import { benchPrices } from './prices.js';
 import { benchWriteBudget } from './write-budget.js';
 import { benchPgFloor } from './pg-floor.js';
 import { benchMemory } from './memory.js';
+import { benchTraffic } from './traffic.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -38,6 +39,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['webhooks', benchWebhooks],
   ['smpp', benchSmpp],
   ['smpp-server', benchSmppServer],
+  ['traffic', benchTraffic],
   ['security', benchSecurity],
   ['startup', benchStartup],
   ['cluster', benchCluster],

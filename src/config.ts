@@ -156,6 +156,10 @@ const schema = z.object({
   ALERT_EMAIL_FROM: z.string().default('mensajero@localhost'),
   ALERT_CARRIER_DOWN_SECONDS: intFrom(60, 1),
   ALERT_QUEUE_DELAY_SECONDS: intFrom(120, 1),
+  // a carrier line's oldest message of each class waiting this long raises queue_delayed (docs/operators/traffic.md)
+  ALERT_OTP_DELAY_SECONDS: intFrom(10, 1),
+  ALERT_TRANSACTIONAL_DELAY_SECONDS: intFrom(60, 1),
+  ALERT_BULK_DELAY_SECONDS: intFrom(600, 1),
   ALERT_CHECK_MS: intFrom(5000, 20),
   // operator API (/operator/v1/)
   OPERATOR_API_ALLOW_IP: z

@@ -3,6 +3,7 @@ import type { Channel } from '../messaging/types.js';
 import { setPrice } from '../messaging/pricing.js';
 import { setDailySpendLimit } from '../messaging/spend.js';
 import { saveSendRules, type SendRulesChanges } from '../messaging/send-rules.js';
+import { setTrafficSettings, type TrafficSettings } from '../messaging/traffic.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -40,9 +41,11 @@ export interface FamilyChanges {
   dailySpend?: number | null;
   /** Countries, senders and destination caps (messaging/send-rules.ts). */
   rules?: SendRulesChanges;
+  /** Its traffic class, weight and default validity (messaging/traffic.ts). */
+  traffic?: Partial<TrafficSettings> | null;
 }
 
-/** `accounts set`: settings, prices by channel (in units) and opt-out, spending and abuse settings, together. */
+/** `accounts set`: settings, prices by channel (in units) and opt-out, spending, abuse and traffic settings, together. */
 export async function changeSettings(
   db: Db,
   accountId: number,
@@ -59,6 +62,7 @@ export async function changeSettings(
     if (optout && setOptoutSettings) await setOptoutSettings(trx, accountId, optout);
     if (dailySpend !== undefined) await setDailySpendLimit(trx, accountId, dailySpend);
     if (family.rules) await saveSendRules(trx, accountId, family.rules);
+    if (family.traffic) await setTrafficSettings(trx, accountId, family.traffic);
   });
 }
 

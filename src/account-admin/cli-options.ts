@@ -7,6 +7,7 @@ import { DEFAULT_PRICES } from '../messaging/pricing.js';
 import type { Channel } from '../messaging/types.js';
 import { OPTOUT_OPTIONS } from './cli-optout-options.js';
 import { SMS_TEXT_OPTIONS, smsTextChanges } from './cli-sms-text-options.js';
+import { TRAFFIC_OPTIONS } from './cli-traffic-options.js';
 import { PARENT_OPTION } from '../cli/helpers.js';
 import { ABUSE_OPTIONS } from './cli-abuse-options.js';
 import { CliError } from '../cli/runner.js';
@@ -154,5 +155,8 @@ export function settingOptions(cmd: Command): Command {
     .option(...ABUSE_OPTIONS[1])
     .option(...ABUSE_OPTIONS[2])
     .option(...ABUSE_OPTIONS[3])
+    .option(...TRAFFIC_OPTIONS[0])
+    .option(...TRAFFIC_OPTIONS[1])
+    .option(...TRAFFIC_OPTIONS[2])
     .option('--json', 'print one JSON object');
 }

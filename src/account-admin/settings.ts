@@ -6,7 +6,8 @@ import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing
 import { optoutSettings } from '../messaging/optouts.js';
 import { dailySpendLimit } from '../messaging/spend.js';
 import { sendRulesView } from '../messaging/send-rules.js';
-import type { Channel } from '../messaging/types.js';
+import type { Channel, TrafficSetting } from '../messaging/types.js';
+import { trafficSettings } from '../messaging/traffic.js';
 import { toCredits } from '../accounts/credits.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { findAccountById, type Account } from '../accounts/store.js';
@@ -39,6 +40,10 @@ export interface AccountSettingsView {
   senders: 'registered' | 'any';
   max_per_number_hour: number | 'default';
   max_same_text_hour: number | 'default';
+  /** The family's traffic settings (its top account's): pinned class, weight, default validity in minutes. */
+  traffic_class: TrafficSetting;
+  traffic_weight: number;
+  validity_minutes: number | null;
 }
 
 /** The account's price per channel in credits, as sends are charged: its own, else its parent's, else the default. */
@@ -74,7 +79,13 @@ export async function accountSettings(
     optouts: { exempt_otp: exemptOtp, confirmation },
     ...(await smsTextSettings(db, a)),
     ...(await sendRulesView(db, { id: Number(a.id), parent_id: a.parent_id === null ? null : Number(a.parent_id) })),
+    ...(await familyTraffic(db, a.parent_id ?? a.id)),
   };
+}
+
+async function familyTraffic(db: Executor, familyId: number) {
+  const t = await trafficSettings(db, familyId);
+  return { traffic_class: t.traffic_class, traffic_weight: t.weight, validity_minutes: t.validity_minutes };
 }
 
 async function dailySpendCredits(db: Executor, rootAccountId: number): Promise<number | null> {

@@ -1,6 +1,8 @@
 import type { Config } from '../config.js';
 import type { Db, Executor } from '../db/engine.js';
-import { STATUS_FRESH_MS } from '../carriers/status.js';
+import { STATUS_FRESH_MS, type ConnectorStats } from '../carriers/status.js';
+import { CLASS_ORDER } from '../carriers/traffic-line.js';
+import type { TrafficClass } from '../messaging/types.js';
 import { closeEpisode, isoTime, openEpisode } from './episodes.js';
 
 /** What one check knows: the time, when the previous check finished, when this evaluator started. */
@@ -154,6 +156,56 @@ export async function checkQueue(c: Check): Promise<void> {
         })
       : closeEpisode(trx, c.config, 'queue_delayed', ''),
   );
+}
+
+/** How long a class may wait in a carrier's line before queue_delayed fires for it. */
+function lineDelaySeconds(config: Config, c: TrafficClass): number {
+  if (c === 'otp') return config.ALERT_OTP_DELAY_SECONDS;
+  return c === 'transactional' ? config.ALERT_TRANSACTIONAL_DELAY_SECONDS : config.ALERT_BULK_DELAY_SECONDS;
+}
+
+/**
+ * queue_delayed per carrier and traffic class: the oldest message of a class waiting in a connector's lines (every
+ * process's, as they report them) has waited that class's ALERT_<CLASS>_DELAY_SECONDS; `since` is when it started
+ * waiting. An OTP code waiting 10 s is an incident, a campaign waiting 10 minutes is not. The episode ends quietly
+ * once no message of the class waits that long.
+ */
+export async function checkLines(c: Check): Promise<void> {
+  const rows = await c.db.kysely
+    .selectFrom('carrier_process_status')
+    .select(['carrier', 'stats'])
+    .where('updated_at', '>', c.now - STATUS_FRESH_MS)
+    .execute();
+  const oldest = new Map<string, number>();
+  for (const r of rows) {
+    const line = (JSON.parse(r.stats) as ConnectorStats).line;
+    if (!line) continue;
+    for (const k of CLASS_ORDER) {
+      const at = line[k]?.oldest_at;
+      const key = `${r.carrier}:${k}`;
+      if (typeof at === 'number' && at < (oldest.get(key) ?? Infinity)) oldest.set(key, at);
+    }
+  }
+  // The classes late or open: the open ones that no longer wait close quietly.
+  const open = [...c.open].filter((k) => k.startsWith('queue_delayed:') && k.length > 'queue_delayed:'.length);
+  const subjects = new Set([...open.map((k) => k.slice('queue_delayed:'.length)), ...oldest.keys()]);
+  for (const subject of subjects) {
+    const since = oldest.get(subject) ?? null;
+    const cls = subject.slice(subject.lastIndexOf(':') + 1) as TrafficClass;
+    const late = since !== null && c.now - since >= lineDelaySeconds(c.config, cls) * 1000;
+    if (late === isOpen(c, 'queue_delayed', subject)) continue;
+    const carrier = subject.slice(0, subject.lastIndexOf(':'));
+    await c.db.kysely.transaction().execute((trx) =>
+      late
+        ? openEpisode(trx, c.config, {
+            type: 'queue_delayed',
+            subject,
+            since: since!,
+            body: { type: 'queue_delayed', since: isoTime(since!), carrier, class: cls },
+          })
+        : closeEpisode(trx, c.config, 'queue_delayed', subject),
+    );
+  }
 }
 
 /** webhook_disabled episodes (opened when deliveries disable an endpoint) end quietly once the endpoint is enabled, replaced or deleted. */

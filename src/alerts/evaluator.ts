@@ -3,6 +3,7 @@ import {
   checkCarriers,
   checkDemoted,
   checkDisabledWebhooks,
+  checkLines,
   checkQueue,
   openEpisodeKeys,
   type Check,
@@ -69,6 +70,7 @@ export class AlertEvaluator {
     await checkCarriers(c);
     await checkDemoted(c);
     await checkQueue(c);
+    await checkLines(c);
     await checkDisabledWebhooks(c);
     await markChecked(db.kysely, this.holder, c.now);
   }

@@ -129,6 +129,8 @@ export async function closeContext(
   ctx: Pick<AppContext, 'db' | 'worker' | 'rateLimiter' | 'carriers' | 'liveness' | 'outbound' | 'alertMail'>,
 ): Promise<void> {
   ctx.liveness.stop();
+  // Messages waiting in the carriers' lines go back to other processes: stopping waits only for what is written.
+  ctx.carriers.refuseWaiting();
   await ctx.worker.stop();
   await ctx.carriers.close();
   await ctx.outbound.close();

@@ -12,6 +12,11 @@ export interface Connector {
   readonly state: 'bound' | 'connecting';
   readonly stats: ConnectorStats;
   submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
+  /**
+   * Answers the messages waiting for a place (not written to the carrier) `elsewhere`, now and from now on: this
+   * process stops, and another process, or this one's next connector of that name, hands them over.
+   */
+  refuseWaiting?(): void;
   /** Upkeep of every tick (binds and their leases); `processes` share the binds. */
   tick?(processes: number): Promise<void>;
   /** Releases what it holds (binds after their outstanding responses). */
@@ -41,10 +46,13 @@ export interface BindLeaseStore {
   release(carrier: string, holder: string, slots?: number[]): Promise<void>;
 }
 
-/** A connector's per-second message budget, shared among processes (coordination-store.ts). */
+/** A connector's message budget over any sliding second, shared among processes (coordination-store.ts). */
 export interface ThroughputStore {
-  /** Counts `n` more messages in `second` if the count stays within `cap`; false when it would not. */
-  reserve(carrier: string, second: number, n: number, cap: number): Promise<boolean>;
+  /**
+   * Counts `n` more messages in `bucket` (smpp/throughput.ts: BUCKET_MS each) if that bucket stays within `perBucket`
+   * and, with the WINDOW_BUCKETS before it, within `cap`; false when it would not.
+   */
+  reserve(carrier: string, bucket: number, n: number, cap: number, perBucket: number): Promise<boolean>;
 }
 
 /** What connectors of several processes agree on: bind slots and the throughput cap. */

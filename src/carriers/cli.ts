@@ -7,6 +7,7 @@ import { listCarriers, listRejections, listUnmatchedReplies, publicCarrier, setC
 import { changeCarrier, createCarrier, removeCarrier, requireCarrier } from './connector-admin.js';
 import type { SmppSettings } from './smpp/settings.js';
 import { carrierStatus, STATUS_COUNTERS } from './status.js';
+import { CLASS_ORDER } from './traffic-line.js';
 import { providerOptions, providerSettings, sealProviderSecrets } from './providers/cli-options.js';
 import { KINDS, kindOf, parseSettings, type KindType } from './kinds.js';
 import { costCommands } from './costs-cli.js';
@@ -189,6 +190,8 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
       ...c,
       last_error_at: c.last_error_at === null ? null : new Date(c.last_error_at).toISOString(),
       binds_per_process: c.binds_per_process.map((p) => `${p.process}=${p.binds}`).join(' '),
+      waiting: CLASS_ORDER.map((k) => `${k}=${c.queues[k].waiting}`).join(' '),
+      oldest_s: CLASS_ORDER.map((k) => `${k}=${c.queues[k].oldest_seconds ?? '-'}`).join(' '),
     })),
     [
       'name',
@@ -199,6 +202,8 @@ const statusTable = (r: { carriers: Array<Awaited<ReturnType<typeof carrierStatu
       'binds_setting',
       'binds_per_process',
       ...STATUS_COUNTERS.filter((k) => k !== 'binds'),
+      'waiting',
+      'oldest_s',
       'last_error_at',
       'last_error',
     ],

@@ -1,5 +1,7 @@
 import type { Db, Executor } from '../db/engine.js';
+import { sql } from 'kysely';
 import type { BindLeaseStore, Coordination, ThroughputStore } from './adapter.js';
+import { BUCKET_MS, WINDOW_BUCKETS } from './smpp/throughput.js';
 
 /** A bind lease lasts this long; holders renew it every few seconds (CarrierManager's tick). */
 export const LEASE_MS = 15_000;
@@ -57,31 +59,41 @@ function bindLeases(db: Db): BindLeaseStore {
   };
 }
 
-/** One counter row per connector and second (carrier_rate), raised by a conditional upsert. */
+/**
+ * One counter row per connector and bucket (carrier_window), raised by a conditional upsert that holds the bucket to
+ * its share and counts it with the WINDOW_BUCKETS before it (the first write of a bucket checks the same through its
+ * SELECT).
+ */
 function throughputCounters(db: Db): ThroughputStore {
   return {
-    async reserve(carrier, second, n, cap) {
-      const row = await db.kysely
-        .insertInto('carrier_rate')
-        .values({ carrier, second, used: n })
-        .onConflict((oc) =>
-          oc
-            .columns(['carrier', 'second'])
-            .doUpdateSet((eb) => ({ used: eb('carrier_rate.used', '+', n) }))
-            .where('carrier_rate.used', '<=', cap - n),
-        )
-        .returning('used')
-        .executeTakeFirst();
-      return row !== undefined;
+    async reserve(carrier, bucket, n, cap, perBucket) {
+      const from = bucket - WINDOW_BUCKETS;
+      const before = (alias: string) =>
+        sql`(SELECT coalesce(sum(${sql.ref(`${alias}.used`)}), 0) FROM carrier_window AS ${sql.id(alias)} WHERE ${sql.ref(`${alias}.carrier`)} = ${carrier} AND ${sql.ref(`${alias}.bucket`)} >= ${from} AND ${sql.ref(`${alias}.bucket`)} < ${bucket})`;
+      const { rows } = await sql<{ used: number }>`
+        INSERT INTO carrier_window (carrier, bucket, used)
+        SELECT ${carrier}, CAST(${bucket} AS bigint), CAST(${n} AS integer)
+        WHERE ${n} <= ${perBucket} AND ${before('b')} + ${n} <= ${cap}
+        ON CONFLICT (carrier, bucket) DO UPDATE SET used = carrier_window.used + ${n}
+        WHERE carrier_window.used + ${n} <= ${perBucket} AND carrier_window.used + ${n} + ${before('u')} <= ${cap}
+        RETURNING used`.execute(db.kysely);
+      return rows.length > 0;
     },
   };
 }
 
 /** Forgets throughput counters older than a minute. */
 export async function pruneThroughput(db: Db): Promise<void> {
+  const now = Date.now();
+  await db.kysely
+    .deleteFrom('carrier_window')
+    .where('bucket', '<', Math.floor(now / BUCKET_MS) - 60_000 / BUCKET_MS)
+    .execute();
+  // What connectors counted per second before the sliding window (migration 0050).
   await db.kysely
     .deleteFrom('carrier_rate')
-    .where('second', '<', Math.floor(Date.now() / 1000) - 60)
+    .where('carrier', 'not like', 'smpp-user:%')
+    .where('second', '<', Math.floor(now / 1000) - 60)
     .execute();
 }
 

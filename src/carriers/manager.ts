@@ -361,8 +361,14 @@ export class CarrierManager {
   }
 
   /** Graceful stop: binds unbound (after their outstanding responses), leases released, status withdrawn. */
+  /** This process stops: what waits in the connectors' lines goes back to be handed over by another process. */
+  refuseWaiting(): void {
+    for (const c of [...this.connectors.values(), ...this.closing]) c.refuseWaiting?.();
+  }
+
   async stop(): Promise<void> {
     this.stopped = true;
+    this.refuseWaiting();
     if (this.timer) clearInterval(this.timer);
     await this.ticking;
     await Promise.all([...this.connectors.values(), ...this.closing].map((c) => c.close()));

@@ -1,6 +1,7 @@
 import { Counter, Gauge } from 'prom-client';
 import type { Metrics } from '../metrics/metrics.js';
 import type { CarrierManager } from './manager.js';
+import { CLASS_ORDER } from './traffic-line.js';
 
 const COUNTERS = ['submitted', 'refused', 'throttled', 'errors', 'receipts', 'unreadable_receipts', 'replies'] as const;
 
@@ -34,6 +35,18 @@ export function carrierMetrics(metrics: Metrics, manager: CarrierManager): void 
     labelNames: ['carrier', 'kind'],
     registers,
   });
+  const waiting = new Gauge({
+    name: 'mensajero_carrier_line_waiting',
+    help: "Messages waiting in this process's line of a connector for a place, per traffic class",
+    labelNames: ['carrier', 'class'],
+    registers,
+  });
+  const oldest = new Gauge({
+    name: 'mensajero_carrier_line_oldest_seconds',
+    help: "How long the oldest message waiting in this process's line of a connector has waited, per traffic class (0: none)",
+    labelNames: ['carrier', 'class'],
+    registers,
+  });
   const demoted = new Gauge({
     name: 'mensajero_carrier_demoted',
     help: 'Connector demoted for its delivery rate (1) or not (0): the state shared by every process',
@@ -50,12 +63,21 @@ export function carrierMetrics(metrics: Metrics, manager: CarrierManager): void 
   metrics.beforeScrape.push(async () => {
     state.reset();
     demoted.reset();
+    waiting.reset();
+    oldest.reset();
     for (const c of manager.snapshot()) {
       state.set({ carrier: c.name, state: c.state }, 1);
       binds.set({ carrier: c.name }, c.stats.binds);
       window.set({ carrier: c.name }, c.stats.window_in_use);
       for (const k of COUNTERS) counters.set({ carrier: c.name, kind: k }, c.stats[k]);
       demoted.set({ carrier: c.name }, manager.demoted.has(c.name) ? 1 : 0);
+      const line = c.stats.line;
+      if (!line) continue;
+      for (const k of CLASS_ORDER) {
+        waiting.set({ carrier: c.name, class: k }, line[k].waiting);
+        const at = line[k].oldest_at;
+        oldest.set({ carrier: c.name, class: k }, at === null ? 0 : (Date.now() - at) / 1000);
+      }
     }
   });
 }

@@ -88,6 +88,11 @@ export class CarrierRegistry implements CarrierDispatch {
     this.manager.start();
   }
 
+  /** The process stops: messages waiting in the connectors' lines are left to other processes (see Connector). */
+  refuseWaiting(): void {
+    this.manager.refuseWaiting();
+  }
+
   async close(): Promise<void> {
     await this.manager.stop();
   }

@@ -119,7 +119,10 @@ export class RouterDriver implements CarrierDriver {
             if (!r.ok) failed[i].push(...(r.failed ?? [attemptOf(name, r)]));
             else if (r.failed) failed[i].push(...r.failed);
             const trail = failed[i].length > 0 ? { failed: failed[i] } : {};
-            if (!r.ok && !r.permanent) {
+            if (!r.ok && r.elsewhere) {
+              // Its connector left it for another holder of its binds (this process stops): parked, no failover.
+              outcomes[i] = { ...r, carrier: null, ...trail };
+            } else if (!r.ok && !r.permanent) {
               lastError[i] = r.error;
             } else
               outcomes[i] = r.ok

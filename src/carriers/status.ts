@@ -1,6 +1,8 @@
 import type { BaseContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { listCarriers } from './store.js';
+import { CLASS_ORDER, type LineWaiting } from './traffic-line.js';
+import type { TrafficClass } from '../messaging/ports.js';
 
 /** Counters one process keeps for one connector (summed over processes by `carriers status`). */
 export interface ConnectorStats {
@@ -16,6 +18,8 @@ export interface ConnectorStats {
   replies: number;
   last_error: string | null;
   last_error_at: number | null;
+  /** Messages waiting in its line, per traffic class, and since when the oldest waits (a connector with a line). */
+  line?: LineWaiting;
 }
 
 export const emptyStats = (): ConnectorStats => ({
@@ -74,21 +78,26 @@ export async function carrierStatus(ctx: Pick<BaseContext, 'db'>): Promise<
       binds_per_process: ProcessBinds[];
       /** Its `--binds`, the sessions all processes together may hold (a kind that binds: SMPP), else null. */
       binds_setting: number | null;
-    } & ConnectorStats
+      /** Per traffic class, the messages waiting in its lines (every process) and the age of the oldest, in seconds. */
+      queues: LineQueues;
+    } & Omit<ConnectorStats, 'line'>
   >
 > {
   const carriers = await listCarriers(ctx.db.kysely);
+  const now = Date.now();
   const rows = await ctx.db.kysely
     .selectFrom('carrier_process_status')
     .selectAll()
-    .where('updated_at', '>', Date.now() - STATUS_FRESH_MS)
+    .where('updated_at', '>', now - STATUS_FRESH_MS)
     .execute();
   return carriers.map((c) => {
     const mine = rows.filter((r) => r.carrier === c.name);
     const total = emptyStats();
     const perProcess: ProcessBinds[] = [];
+    const lines: LineWaiting[] = [];
     for (const r of mine) {
       const s = JSON.parse(r.stats) as ConnectorStats;
+      if (s.line) lines.push(s.line);
       perProcess.push({ process: r.holder, state: r.state, binds: s.binds ?? 0 });
       for (const k of STATUS_COUNTERS) total[k] += s[k] ?? 0;
       if (s.last_error && (total.last_error_at ?? 0) <= (s.last_error_at ?? 0)) {
@@ -108,8 +117,27 @@ export async function carrierStatus(ctx: Pick<BaseContext, 'db'>): Promise<
       ...total,
       binds_per_process: perProcess,
       binds_setting: bindsSetting(c),
+      queues: queuesOf(lines, now),
     };
   });
+}
+
+export type LineQueues = Record<TrafficClass, { waiting: number; oldest_seconds: number | null }>;
+
+/** The lines of every process together: messages waiting per class, and how long the oldest of them has waited. */
+export function queuesOf(lines: LineWaiting[], now: number): LineQueues {
+  const out = {} as LineQueues;
+  for (const c of CLASS_ORDER) {
+    let waiting = 0;
+    let oldest: number | null = null;
+    for (const l of lines) {
+      waiting += l[c]?.waiting ?? 0;
+      const at = l[c]?.oldest_at ?? null;
+      if (at !== null && (oldest === null || at < oldest)) oldest = at;
+    }
+    out[c] = { waiting, oldest_seconds: oldest === null ? null : Math.max(0, Math.round((now - oldest) / 100) / 10) };
+  }
+  return out;
 }
 
 /** The binds a connector of a kind that binds may hold across the deployment (its `--binds`), else null. */

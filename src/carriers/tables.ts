@@ -71,6 +71,13 @@ export interface CarrierBindsTable {
 }
 
 /** Messages submitted per connector per second, shared by every process (the throughput cap). */
+/** A connector's hand-overs per BUCKET_MS bucket, across processes (coordination-store.ts; migration 0050). */
+export interface CarrierWindowTable {
+  carrier: string;
+  bucket: number;
+  used: number;
+}
+
 export interface CarrierRateTable {
   carrier: string;
   second: number;
@@ -112,6 +119,7 @@ export interface CarrierTables {
   carrier_event_counts: CarrierEventCountsTable;
   carrier_binds: CarrierBindsTable;
   carrier_rate: CarrierRateTable;
+  carrier_window: CarrierWindowTable;
   carrier_process_status: CarrierProcessStatusTable;
 }
 

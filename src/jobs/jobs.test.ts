@@ -59,6 +59,34 @@ describeEngines('job queue', (engine) => {
     expect(ran).toEqual(['a', 'b']);
   });
 
+  it('starts the next job in a lane whose running job released its place, and still waits for that job to stop', async () => {
+    const w = worker(h.ctx.db, 1);
+    let finish!: () => void;
+    const ran: string[] = [];
+    w.register('test', {
+      kind: 'release.job',
+      handler: async (p: { tag: string }, { release }) => {
+        ran.push(`${p.tag}:start`);
+        if (p.tag !== 'waits') return;
+        release();
+        await new Promise<void>((r) => (finish = r));
+        ran.push('waits:end');
+      },
+    });
+    await enqueue(h.ctx.db.kysely, 'release.job', { tag: 'waits' });
+    w.start();
+    await eventually(async () => ran.includes('waits:start'));
+    await enqueue(h.ctx.db.kysely, 'release.job', { tag: 'next' });
+    w.nudge();
+    await eventually(async () => ran.includes('next:start'));
+    const stopped = w.stop();
+    await new Promise((r) => setTimeout(r, 50));
+    expect(ran).not.toContain('waits:end');
+    finish();
+    await stopped;
+    expect(ran).toEqual(['waits:start', 'next:start', 'waits:end']);
+  });
+
   it('runs a scheduled job at its time, not before', async () => {
     const ranAt: number[] = [];
     const w = worker();

@@ -13,6 +13,11 @@ export interface JobContext {
    * for a whole lease, or another run took the job): stop starting new work.
    */
   signal: AbortSignal;
+  /**
+   * Frees this run's place in its lane while it keeps running (and holding its lease): it only waits now, on work
+   * others order (a carrier's line), and jobs behind it may start. Once per run; later calls do nothing.
+   */
+  release(): void;
 }
 
 /**
@@ -54,11 +59,19 @@ export interface LaneOptions {
 }
 
 /**
+ * The most runs of a lane that released their place, per place of its concurrency: their leases are renewed like the
+ * others', so a lane with thousands of due campaigns does not run them all at once.
+ */
+const RELEASED_PER_PLACE = 250;
+
+/**
  * One claim loop over a set of job kinds. Lanes are independent, so slow work
  * in one (a dead webhook receiver) never delays another (SMS dispatch).
  */
 class Lane {
   private running = 0;
+  /** Runs that released their place (JobContext.release) and still run. */
+  private released = 0;
   private stopped = false;
   private timer: NodeJS.Timeout | null = null;
   private wake: (() => void) | null = null;
@@ -94,7 +107,11 @@ class Lane {
       // coming (each finishing one nudges the next claim) would claim and run them back to back, and no socket
       // would be read meanwhile.
       await new Promise<void>((resolve) => setImmediate(resolve));
-      const free = this.opts.concurrency - this.running;
+      // Released runs (waiting on a carrier's line) leave their place, up to RELEASED_PER_PLACE of them a place.
+      const free = Math.min(
+        this.opts.concurrency - this.running,
+        this.opts.concurrency * RELEASED_PER_PLACE - this.running - this.released,
+      );
       let claimed: JobRow[] = [];
       if (free > 0) {
         try {
@@ -127,8 +144,18 @@ class Lane {
 
   private run(job: JobRow): void {
     this.running++;
-    const p = this.execute(job).finally(() => {
+    let held = true;
+    const release = () => {
+      if (!held) return;
+      held = false;
       this.running--;
+      this.released++;
+      this.nudge();
+    };
+    const p = this.execute(job, release).finally(() => {
+      if (held) this.running--;
+      else this.released--;
+      held = false;
       this.inFlight.delete(p);
       // A freed slot claims at once only when jobs may be waiting for it; else the poll and nudges find new ones.
       if (this.full) this.nudge();
@@ -174,7 +201,7 @@ class Lane {
     };
   }
 
-  private async execute(job: JobRow): Promise<void> {
+  private async execute(job: JobRow, release: () => void): Promise<void> {
     const def = this.defs.get(job.kind)!;
     const lost = new AbortController();
     const stopHeartbeat = this.heartbeat(job, lost);
@@ -184,6 +211,7 @@ class Lane {
         job,
         log: this.log,
         signal: lost.signal,
+        release,
       });
       stopHeartbeat();
       if (result !== JOB_SETTLED) await completeJob(this.db.kysely, job);

@@ -3,7 +3,7 @@ import type { Executor } from '../db/engine.js';
 import type { ChannelNumbers } from '../phone/accepted.js';
 import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../phone/numbers.js';
 import { Refusal } from './refusal.js';
-import type { Recipient, SubmitRequest } from './types.js';
+import type { Recipient, SubmitRequest, TrafficClass } from './types.js';
 import type { DestinationCaps } from './send-rules.js';
 
 /**
@@ -129,9 +129,12 @@ export interface AcceptedMessage {
   scheduledAt: number | null;
   sandbox?: boolean;
   campaignName?: string | null;
+  /** Epoch ms; null: none; undefined: the family's default validity. */
   validUntil?: number | null;
   extraParams?: string | null;
   meta?: Record<string, unknown> | null;
+  /** Asked by the front end (an SMPP user's class or priority_flag); undefined: by the send's size and schedule. */
+  trafficClass?: TrafficClass;
 }
 
 /**

@@ -8,14 +8,12 @@ import { confirmationPayload } from './delivery.js';
 import { OPTOUT_STATUS } from './optouts.js';
 import { countMessages, pipelineMetrics } from './metrics.js';
 import type { Channel } from './types.js';
+import { EXPIRED_ERROR, EXPIRED_STATUS } from './ports.js';
 
 /** Delivery status code recorded for a message the carrier refused at submission: 4, rejected. */
 export const REFUSED_STATUS = 4;
 
-/** Delivery status code of a message whose validity ended before it was handed over: 3, expired. */
-export const EXPIRED_STATUS = 3;
-
-export const EXPIRED_ERROR = 'not sent: its validity period ended before it could be handed over';
+export { EXPIRED_ERROR, EXPIRED_STATUS };
 
 /**
  * Closes messages that were never sent (stage 0 → 2) with a delivery status,

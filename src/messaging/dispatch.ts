@@ -12,6 +12,7 @@ import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './clos
 import type { Channel, InlineClaim } from './types.js';
 import { recordAcceptedUnrecorded } from './accepted-unrecorded.js';
 import { Fence } from '../lib/fence.js';
+import { familiesOf } from './traffic.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
 export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
@@ -51,6 +52,7 @@ export async function dispatchCampaign(
   campaignId: number,
   attempt: DispatchAttempt = { attempt: 1, last: false },
   signal?: AbortSignal,
+  release?: () => void,
 ): Promise<void> {
   const pending = () =>
     ctx.db.kysely
@@ -62,6 +64,8 @@ export async function dispatchCampaign(
       .execute();
   const rows = await pending();
   if (rows.length === 0) return;
+  // From here the run waits for its turns in the carriers' lines: another campaign's job may start meanwhile.
+  release?.();
   const outcomes = await dispatchMessages(
     ctx,
     rows.map((r) => r.id),
@@ -148,7 +152,7 @@ export async function dispatchMessages(
     const now = Date.now();
     let candidates = await ctx.db.kysely
       .selectFrom('messages')
-      .select([...HANDED_OVER, 'claim_token', 'valid_until'])
+      .select([...HANDED_OVER, 'claim_token'])
       .where('id', 'in', messageIds.slice(i, i + 1000))
       .where('stage', '=', 0)
       .where((eb) =>
@@ -185,6 +189,7 @@ export async function dispatchMessages(
         'handing over messages whose claim ran out: in flight, or about to be, when their dispatcher stopped',
       );
     const byId = new Map(candidates.map((c) => [c.id, c]));
+    const families = await familiesOf(ctx.db.kysely, [...new Set(candidates.map((c) => c.account_id))]);
     for (const channel of new Set(candidates.map((c) => c.channel))) {
       const ids = candidates.filter((c) => c.channel === channel).map((c) => c.id);
       const route = ctx.carriers.route(channel);
@@ -215,7 +220,7 @@ export async function dispatchMessages(
             token,
             claimed.fence,
             async () => {
-              const outcomes = await handOff(route.driver, batch, claimed.fence);
+              const outcomes = await handOff(route.driver, batch, claimed.fence, families);
               await recordDurably(ctx, route.driver.name, batch, outcomes, {
                 token,
                 holdMs,
@@ -225,7 +230,13 @@ export async function dispatchMessages(
             },
           );
           if (outcomes.some((o) => !o.ok && o.permanent)) ctx.worker.nudge(); // refusals wrote confirmation events
-          countOutcomes(pipelineMetrics(ctx.metrics.registry), channel, outcomes, REFUSED_STATUS);
+          countOutcomes(
+            pipelineMetrics(ctx.metrics.registry),
+            channel,
+            outcomes,
+            REFUSED_STATUS,
+            batch.map((r) => r.traffic_class ?? 'bulk'),
+          );
           batch.forEach((r, k) => results.push({ messageId: r.id, outcome: outcomes[k] }));
         } finally {
           for (const r of batch) ctx.carriers.inFlight.delete(r.id);
@@ -346,6 +357,8 @@ const HANDED_OVER = [
   'meta',
   'price_units',
   'extra_params',
+  'traffic_class',
+  'valid_until',
 ] as const;
 
 type Claimed = Awaited<ReturnType<typeof claim>>;
@@ -450,7 +463,12 @@ async function keepClaimed<T>(
   }
 }
 
-async function handOff(driver: CarrierDriver, batch: Claimed['rows'], fence: Fence): Promise<SubmitOutcome[]> {
+async function handOff(
+  driver: CarrierDriver,
+  batch: Claimed['rows'],
+  fence: Fence,
+  families: Awaited<ReturnType<typeof familiesOf>>,
+): Promise<SubmitOutcome[]> {
   if (!fence.valid) return batch.map(() => ({ ok: false as const, permanent: false, error: FENCED_ERROR }));
   const outbound: OutboundMessage[] = batch.map((r) => ({
     fence,
@@ -464,6 +482,12 @@ async function handOff(driver: CarrierDriver, batch: Claimed['rows'], fence: Fen
     flash: r.flash === 1,
     meta: r.meta ? JSON.parse(r.meta) : null,
     accountId: r.account_id,
+    traffic: {
+      class: r.traffic_class ?? 'bulk',
+      family: families.get(r.account_id)?.family ?? r.account_id,
+      weight: families.get(r.account_id)?.weight ?? 1,
+    },
+    validUntil: r.valid_until == null ? null : Number(r.valid_until),
   }));
   try {
     const outcomes = await driver.submit(outbound);

@@ -15,8 +15,14 @@ export const messaging: Feature = {
   jobs(worker, ctx) {
     worker.register('dispatch', {
       kind: DISPATCH_JOB,
-      handler: (p: { campaignId: number }, { job, signal }) =>
-        dispatchCampaign(ctx, p.campaignId, { attempt: job.attempts, last: job.attempts >= job.max_attempts }, signal),
+      handler: (p: { campaignId: number }, { job, signal, release }) =>
+        dispatchCampaign(
+          ctx,
+          p.campaignId,
+          { attempt: job.attempts, last: job.attempts >= job.max_attempts },
+          signal,
+          release,
+        ),
     });
     const every = ctx.config.DISPATCH_RETRY_MS;
     worker.register('dispatch', {

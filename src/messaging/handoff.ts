@@ -8,33 +8,36 @@ import type { InlineClaim } from './types.js';
 const ROUND = 1_000;
 
 /**
- * Items queued by concurrent callers, handled in rounds of at most ROUND
- * messages: one turn of the event loop lets the callers of that turn join a
- * round, and while a round runs the next callers queue for the following one.
+ * Items queued by concurrent callers, handed over in rounds of at most ROUND messages: one turn of the event loop lets
+ * the callers of that turn join a round. A round does not wait for the one before it: a round waits for its
+ * messages' turns in the carriers' lines (carriers/traffic-line.ts), which order every round's messages by class and
+ * family, so an OTP code of the next turn is never held behind a round of campaign messages.
  */
 class RoundQueue<T extends { messageIds: number[] }> {
   private queue: T[] = [];
-  private draining: Promise<void> | null = null;
+  private scheduled = false;
 
   constructor(private readonly handle: (round: T[]) => Promise<void>) {}
 
-  /** Queues an item; returns the drain it started, or null when one was already running. */
+  /** Queues an item; returns the rounds it started (done when they are), or null when a turn already takes it. */
   push(item: T): Promise<void> | null {
     this.queue.push(item);
-    if (this.draining) return null;
-    this.draining = this.drain().finally(() => (this.draining = null));
-    return this.draining;
+    if (this.scheduled) return null;
+    this.scheduled = true;
+    return new Promise<void>((resolve) => setImmediate(resolve)).then(() => this.startRounds());
   }
 
-  private async drain(): Promise<void> {
+  private startRounds(): Promise<void> {
+    this.scheduled = false;
+    const rounds: Array<Promise<void>> = [];
     while (this.queue.length > 0) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
       let n = 0;
       let size = 0;
       while (n < this.queue.length && (n === 0 || size + this.queue[n].messageIds.length <= ROUND))
         size += this.queue[n++].messageIds.length;
-      await this.handle(this.queue.splice(0, n));
+      rounds.push(this.handle(this.queue.splice(0, n)));
     }
+    return Promise.all(rounds).then(() => undefined);
   }
 }
 
@@ -105,8 +108,8 @@ interface Waiting {
  * Shared inline dispatch for senders that must know at once what the carrier
  * answered (OTP): the messages of concurrent callers are handed over in one
  * dispatchMessages round (one claim, one carrier batch, one recording
- * transaction) instead of one round each. While a round runs, the next
- * callers queue and form the next round. Messages inserted with claim() are
+ * transaction) instead of one round each; the callers of the next turn form
+ * the next round, which starts at once. Messages inserted with claim() are
  * submitted without a claim update while that lease is young enough, as the
  * inline hand-off's. One per process, built by src/app/boot.ts (ctx.sharedDispatch).
  */

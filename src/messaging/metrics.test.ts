@@ -36,6 +36,9 @@ describeEngines('pipeline metrics', (engine) => {
     expect(sample(m, 'mensajero_messages_total{channel="sms",status="refused"}')).toBe(1);
     expect(sample(m, 'mensajero_messages_total{channel="sms",status="delivered"}')).toBe(2);
     expect(sample(m, 'mensajero_messages_total{channel="sms",status="undelivered"}')).toBe(1);
+    // A send of 4 numbers is transactional: its hand-offs and refusal counted by class.
+    expect(sample(m, 'mensajero_messages_by_class_total{class="transactional",status="sent"}')).toBe(3);
+    expect(sample(m, 'mensajero_messages_by_class_total{class="transactional",status="refused"}')).toBe(1);
     expect(sample(m, 'mensajero_carrier_receipt_latency_seconds_count{carrier="simulator"}')).toBe(3);
     expect(sample(m, 'mensajero_carrier_receipt_latency_seconds_bucket{le="86400",carrier="simulator"}')).toBe(3);
   });

@@ -1,7 +1,7 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
 import type { SubmitOutcome } from './ports.js';
 import type { MessageStatus } from './tables.js';
-import type { Channel } from './types.js';
+import type { Channel, TrafficClass } from './types.js';
 
 /**
  * What the outbound pipeline reports to /metrics, counted by this process
@@ -14,6 +14,8 @@ import type { Channel } from './types.js';
  */
 export interface PipelineMetrics {
   messages: Counter<'channel' | 'status'>;
+  /** Messages handed over (sent) or refused at the hand-off, by traffic class. */
+  byClass: Counter<'class' | 'status'>;
   receipts: Counter<'carrier' | 'status'>;
   receiptLatency: Histogram<'carrier'>;
 }
@@ -21,6 +23,7 @@ export interface PipelineMetrics {
 const MESSAGES = 'mensajero_messages_total';
 const RECEIPTS = 'mensajero_carrier_receipts_total';
 const RECEIPT_LATENCY = 'mensajero_carrier_receipt_latency_seconds';
+const BY_CLASS = 'mensajero_messages_by_class_total';
 
 /** The pipeline's metrics on this process's registry, registered on first use (one registry per process). */
 export function pipelineMetrics(registry: Registry): PipelineMetrics {
@@ -28,6 +31,7 @@ export function pipelineMetrics(registry: Registry): PipelineMetrics {
   if (existing)
     return {
       messages: existing as PipelineMetrics['messages'],
+      byClass: registry.getSingleMetric(BY_CLASS) as PipelineMetrics['byClass'],
       receipts: registry.getSingleMetric(RECEIPTS) as PipelineMetrics['receipts'],
       receiptLatency: registry.getSingleMetric(RECEIPT_LATENCY) as PipelineMetrics['receiptLatency'],
     };
@@ -37,6 +41,12 @@ export function pipelineMetrics(registry: Registry): PipelineMetrics {
       name: MESSAGES,
       help: 'Messages by channel and the status they reached in this process (sent, refused, delivered, undelivered)',
       labelNames: ['channel', 'status'],
+      registers,
+    }),
+    byClass: new Counter({
+      name: BY_CLASS,
+      help: 'Messages this process handed to a carrier (sent) or that the hand-off closed (refused, undelivered), by traffic class',
+      labelNames: ['class', 'status'],
       registers,
     }),
     receipts: new Counter({
@@ -90,6 +100,7 @@ export function countOutcomes(
   channel: Channel,
   outcomes: SubmitOutcome[],
   refusedCode: number,
+  classes: TrafficClass[],
 ): void {
   const statusOf = (o: SubmitOutcome) =>
     o.ok ? 'sent' : !o.permanent ? null : (o.status ?? refusedCode) === refusedCode ? 'refused' : 'undelivered';
@@ -97,4 +108,8 @@ export function countOutcomes(
     const n = outcomes.filter((o) => statusOf(o) === status).length;
     if (n > 0) metrics.messages.inc({ channel, status }, n);
   }
+  outcomes.forEach((o, i) => {
+    const status = statusOf(o);
+    if (status) metrics.byClass.inc({ class: classes[i] ?? 'bulk', status });
+  });
 }

@@ -1,4 +1,4 @@
-import type { Channel, InlineClaim } from './types.js';
+import type { Channel, InlineClaim, TrafficClass } from './types.js';
 import type { Executor } from '../db/engine.js';
 import type { PrefixTable } from '../lib/prefix-table.js';
 import type { GroupCommit } from './group-commit.js';
@@ -45,6 +45,13 @@ export interface OutboundMessage {
   /** The sending account (per-account routes). */
   accountId?: number;
   /**
+   * Its place in a carrier's line (carriers/traffic-line.ts): its class, its family (the top account) and that
+   * family's weight. Absent: `bulk`, a family of its own, weight 1.
+   */
+  traffic?: { class: TrafficClass; family: number; weight: number };
+  /** Epoch ms: not written to the carrier after this; the driver answers EXPIRED_OUTCOME instead. */
+  validUntil?: number | null;
+  /**
    * Whether this process still holds the message's claim (src/lib/fence.ts).
    * A driver checks it right before it writes the message to its carrier and,
    * once it is false, answers `{ ok: false, permanent: false }` without
@@ -55,6 +62,20 @@ export interface OutboundMessage {
 
 /** The answer of a driver for a message whose fence closed before it was written to the carrier. */
 export const FENCED_ERROR = 'not handed over: this process could not renew its claim';
+
+/** Delivery status of a message whose validity ended before it was handed over: 3, expired. */
+export const EXPIRED_STATUS = 3;
+
+export const EXPIRED_ERROR = 'not sent: its validity period ended before it could be handed over';
+
+/** A driver's answer for a message whose validity ended while it waited for its turn: closed unsent, refunded. */
+export const EXPIRED_OUTCOME: SubmitOutcome = {
+  ok: false,
+  permanent: true,
+  error: EXPIRED_ERROR,
+  status: EXPIRED_STATUS,
+  carrier: null,
+};
 
 /** The outcome of a message this process may no longer hand over, or null when it may. */
 export function fencedOut(m: Pick<OutboundMessage, 'fence'>): SubmitOutcome | null {
@@ -145,7 +166,7 @@ export interface CarrierDriver {
   submit(batch: OutboundMessage[]): Promise<SubmitOutcome[]>;
 }
 
-export type { Channel };
+export type { Channel, TrafficClass };
 
 /** Spaces a driver's submissions at its pace (carriers/pacer.ts). */
 export interface Pace {

@@ -2,7 +2,7 @@ import { toUnits } from '../accounts/credits.js';
 import type { Executor } from '../db/engine.js';
 import { bumpRevision, RevisionedCache } from '../db/revisioned.js';
 import { PrefixTable } from '../lib/prefix-table.js';
-import { accountPricing, DEFAULT_PRICES } from './pricing.js';
+import { accountPricing, DEFAULT_PRICES, type FamilyTraffic } from './pricing.js';
 import type { PriceLookup } from './ports.js';
 import type { Channel } from './types.js';
 
@@ -53,8 +53,8 @@ export async function pricesFor(
   accountId: number,
   channel: Channel,
   numbers: readonly string[],
-): Promise<{ prices: Priced[]; creditValue: number | null; credits: number }> {
-  const { parentId, channelUnits, creditValue, credits } = await accountPricing(db, accountId, channel);
+): Promise<{ prices: Priced[]; creditValue: number | null; credits: number; traffic: FamilyTraffic }> {
+  const { parentId, channelUnits, creditValue, credits, traffic } = await accountPricing(db, accountId, channel);
   const table = await book.table(db);
   const scopes = [accountId, ...(parentId === null ? [] : [parentId])].map((id) => group(id, channel));
   const deployment = group(DEPLOYMENT, channel);
@@ -68,7 +68,7 @@ export async function pricesFor(
     const hit = table.match(deployment, number);
     return hit ? { units: hit.value, prefix: hit.prefix } : { units: fallback, prefix: null };
   });
-  return { prices, creditValue, credits };
+  return { prices, creditValue, credits, traffic };
 }
 
 export interface PrefixPrice {

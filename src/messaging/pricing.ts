@@ -1,7 +1,8 @@
+import { sql } from 'kysely';
 import type { Executor } from '../db/engine.js';
 import { compiledOnce } from '../db/prepared.js';
 import { toUnits } from '../accounts/credits.js';
-import type { Channel } from './types.js';
+import type { Channel, TrafficSetting } from './types.js';
 
 /**
  * Default price per message, in credits. An account can have its own
@@ -21,6 +22,12 @@ const channelPricesOf = compiledOnce((db, accountId: number, channel: Channel) =
   db
     .selectFrom('accounts')
     .select((eb) => {
+      // The family's traffic settings are its top account's (sub-accounts follow their parent).
+      const family = (column: 'traffic_class' | 'validity_minutes') =>
+        eb
+          .selectFrom('traffic_settings')
+          .select(`traffic_settings.${column}`)
+          .where('traffic_settings.account_id', '=', sql<number>`coalesce(accounts.parent_id, accounts.id)`);
       const price = (of: 'id' | 'parent_id') =>
         eb
           .selectFrom('account_prices')
@@ -38,6 +45,8 @@ const channelPricesOf = compiledOnce((db, accountId: number, channel: Channel) =
           .select('parent.credit_value')
           .whereRef('parent.id', '=', 'accounts.parent_id')
           .as('parent_credit_value'),
+        family('traffic_class').as('family_class'),
+        family('validity_minutes').as('family_validity'),
       ];
     })
     .where('accounts.id', '=', accountId),
@@ -51,6 +60,13 @@ export interface AccountPricing {
   creditValue: number | null;
   /** The balance as this statement read it, in units (a snapshot: the debit decides). */
   credits: number;
+  /** The family's pinned traffic class and default validity (traffic_settings). */
+  traffic: FamilyTraffic;
+}
+
+export interface FamilyTraffic {
+  pinned: TrafficSetting;
+  validityMinutes: number | null;
 }
 
 /** What prices the account's messages on a channel besides the prefix lists: its parent and its channel price. */
@@ -64,6 +80,10 @@ export async function accountPricing(db: Executor, accountId: number, channel: C
     channelUnits: units == null ? null : Number(units),
     creditValue: creditValue === null ? null : Number(creditValue),
     credits: Number(row?.credits ?? 0),
+    traffic: {
+      pinned: (row?.family_class as TrafficSetting | null) ?? 'auto',
+      validityMinutes: row?.family_validity == null ? null : Number(row.family_validity),
+    },
   };
 }
 

@@ -203,6 +203,7 @@ async function applyKeyword(
         meta: chatapp ? { instance_id: meta.instance_id, type: 'text' } : null,
         priceUnits: 0,
         ignoreOptouts: true,
+        trafficClass: 'transactional',
       },
     ],
     'queued',

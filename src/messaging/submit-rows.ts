@@ -46,6 +46,7 @@ const MESSAGE_COLUMNS = [
   'error',
   'scheduled_at',
   'valid_until',
+  'traffic_class',
   'created_at',
   'sent_at',
   'dlr_at',

@@ -18,6 +18,8 @@ import { confirmationPayload } from './delivery.js';
 import { queueReceipts } from './customer-notices.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
 import { smsParts } from '../smpp/encoding.js';
+import type { FamilyTraffic } from './pricing.js';
+import { classOf, validityOf } from './traffic.js';
 import { Refusal } from './refusal.js';
 import { countSpend } from './spend.js';
 import { countDestinations } from './destination-caps.js';
@@ -120,6 +122,8 @@ interface PricedRecipient extends Recipient {
 
 interface PricedBatch {
   sandbox: boolean;
+  /** The family's pinned class and default validity. */
+  traffic: FamilyTraffic;
   creditValue: number | null;
   /** The account's balance read with its prices, in units. */
   credits: number;
@@ -159,14 +163,14 @@ async function priceBatch(
     }),
   }));
   const creditValue = sandbox ? null : (priced.creditValue ?? config.CREDIT_VALUE);
-  return { sandbox, creditValue, credits: priced.credits, blocked: blocked.size > 0, sends };
+  return { sandbox, traffic: priced.traffic, creditValue, credits: priced.credits, blocked: blocked.size > 0, sends };
 }
 
 type MessageRow = ReturnType<typeof messageRows>[number][number];
 
 /** Each request's message rows, in recipient order; a held-back recipient's closed at once, with no claim. */
 function messageRows(
-  { sandbox, creditValue, sends }: PricedBatch,
+  { sandbox, traffic, creditValue, sends }: PricedBatch,
   campaigns: number[],
   claims: Array<InlineClaim | undefined>,
   now: number,
@@ -175,6 +179,8 @@ function messageRows(
     const scheduledAt = scheduledFor(req, now);
     const meta = req.meta ? JSON.stringify(req.meta) : null;
     const claim = scheduledAt ? undefined : claims[i];
+    const trafficClass = classOf(req, traffic.pinned, scheduledAt !== null);
+    const validUntil = validityOf(req, traffic.validityMinutes, scheduledAt ?? now);
     return recipients.map((r) => ({
       ...sendable(sandbox, scheduledAt, r.price.units),
       ...(r.blocked !== undefined ? optedOut(now, r.blocked) : {}),
@@ -195,7 +201,8 @@ function messageRows(
       carrier: null,
       carrier_id: null,
       scheduled_at: scheduledAt,
-      valid_until: req.validUntil ?? null,
+      valid_until: validUntil,
+      traffic_class: trafficClass,
       created_at: now,
       sent_at: null,
       // An opted-out message is closed at once: no claim, so it never enters the unsent sweep's index.
@@ -250,9 +257,10 @@ async function queueDispatch(
     const { req, recipients } = sends[i];
     const scheduledAt = scheduledFor(req, now);
     const inline = !scheduledAt && claims[i] !== undefined;
-    const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, req.validUntil ?? Infinity);
+    const validUntil = rows[i][0]?.valid_until ?? null;
+    const safetyNet = Math.min(now + INLINE_SAFETY_NET_MS, validUntil ?? Infinity);
     const dispatchAt = scheduledAt ?? (inline ? safetyNet : now);
-    const swept = inline && req.validUntil == null;
+    const swept = inline && validUntil === null;
     if (!sandbox && !swept && recipients.some((r) => r.blocked === undefined))
       await enqueue(
         trx,

@@ -1,5 +1,5 @@
 import type { Generated } from 'kysely';
-import type { Channel, MessageSource } from './types.js';
+import type { Channel, MessageSource, TrafficClass, TrafficSetting } from './types.js';
 
 export interface CampaignsTable {
   id: Generated<number>;
@@ -72,6 +72,8 @@ export interface MessagesTable {
   parts?: number | null;
   /** 1 when its price went back to the account (closed without being sent). */
   refunded?: Generated<number>;
+  /** The order a carrier's line hands it over in (src/messaging/traffic.ts; migration 0050). */
+  traffic_class?: Generated<TrafficClass>;
 }
 
 export type MessageStatus = 'scheduled' | 'queued' | 'sent' | 'delivered' | 'undelivered' | 'refused' | 'sandbox';
@@ -141,7 +143,18 @@ export interface MessageAttemptsTable {
   error: string;
 }
 
+/** A family's traffic settings, on its top account (accounts set --traffic-class, --traffic-weight, --validity-minutes). */
+export interface TrafficSettingsTable {
+  account_id: number;
+  traffic_class: TrafficSetting;
+  /** Its share in a carrier's round-robin among the families of one class (1: an equal turn). */
+  weight: number;
+  /** The default validity of its sends; null: none. */
+  validity_minutes: number | null;
+}
+
 export interface MessagingTables {
+  traffic_settings: TrafficSettingsTable;
   message_attempts: MessageAttemptsTable;
   sandbox_usage: SandboxUsageTable;
   read_trackings: ReadTrackingsTable;

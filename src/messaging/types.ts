@@ -7,6 +7,15 @@ export type { Channel };
 /** What produced a message: the report's `type` column and the campaign's origin. */
 export type MessageSource = 'sms' | 'chatapp' | 'voice' | 'otp' | 'payment';
 
+/**
+ * The order in which a carrier's capacity is spent on a message (src/messaging/traffic.ts): `otp` first, then
+ * `transactional`, then `bulk` (which keeps a minimum share).
+ */
+export type TrafficClass = 'otp' | 'transactional' | 'bulk';
+
+/** A family's or an SMPP user's pinned class; `auto` lets each send decide. */
+export type TrafficSetting = 'auto' | 'transactional' | 'bulk';
+
 export interface Recipient {
   /** Country code digits, e.g. '52'. */
   countryCode: string;
@@ -33,8 +42,17 @@ export interface SubmitRequest {
   sandbox?: boolean;
   /** Epoch ms; dispatch waits until then. Not with sandbox. */
   scheduledAt?: number | null;
-  /** Epoch ms; a message not handed over by then closes as expired (status 3) and is refunded. */
+  /**
+   * Epoch ms; a message not handed over by then closes as expired (status 3) and is refunded. Undefined: the family's
+   * default validity, if it set one; null: none.
+   */
   validUntil?: number | null;
+  /**
+   * The class the caller asks for: `otp` for OTP codes, `transactional` for what must go at once (payment links,
+   * opt-out confirmations, an SMPP customer's priority_flag), `bulk` for an SMPP user pinned to it; undefined: by the
+   * send's size and schedule. A family pinned to a class gets it for everything but `otp`.
+   */
+  trafficClass?: TrafficClass;
   /** extra_params exactly as the client sent it (a JSON string), echoed in events. */
   extraParams?: string | null;
   /** Channel-specific data stored with each message (JSON-serialisable). */

@@ -43,7 +43,13 @@ export async function setAccountAs(ctx: Ctx, by: ApiActor, id: number, body: Rec
   return view;
 }
 
-type SmppLimitsBody = { max_binds?: number; throughput?: number; window?: number; allow_ip?: string | string[] };
+type SmppLimitsBody = {
+  max_binds?: number;
+  throughput?: number;
+  window?: number;
+  allow_ip?: string | string[];
+  traffic_class?: string;
+};
 
 /** The limits as `smpp-users` options read them (text); a list of CIDRs as the option's CIDR,CIDR. */
 const limitOptions = (b: SmppLimitsBody) => ({
@@ -52,6 +58,7 @@ const limitOptions = (b: SmppLimitsBody) => ({
   window: b.window === undefined ? undefined : String(b.window),
   allowIp:
     b.allow_ip === undefined ? undefined : Array.isArray(b.allow_ip) ? b.allow_ip.join(',') || 'none' : b.allow_ip,
+  trafficClass: b.traffic_class,
 });
 
 /** An SMPP user as `smpp-users` prints it: a sub-account by the email its holder wrote. */

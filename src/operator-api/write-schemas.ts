@@ -117,6 +117,10 @@ const smppLimits = {
     .union([z.string(), z.array(z.string())], { error: 'op_smpp_user_invalid' })
     .optional()
     .meta({ description: "CIDRs; 'none' or []: the account's allow-list applies" }),
+  traffic_class: z
+    .string({ error: 'op_smpp_user_invalid' })
+    .optional()
+    .meta({ description: 'auto, transactional or bulk: the class of its submits (traffic control)' }),
 };
 const smppPassword = z
   .string({ error: 'op_smpp_user_invalid' })

@@ -22,8 +22,9 @@ export interface VerbatimMessage {
   flash: boolean;
   /** Epoch ms; null or past: now. */
   scheduledAt: number | null;
-  /** Epoch ms: not handed over by then, the message closes as expired (null: no end). */
+  /** Epoch ms: not handed over by then, the message closes as expired (null: the family's default validity, if any). */
   validUntil: number | null;
+  trafficClass: 'transactional' | 'bulk';
   meta: Record<string, unknown> | null;
 }
 
@@ -89,7 +90,9 @@ async function verbatimRequest(
       text: input.text,
       flash: input.flash,
       scheduledAt: input.scheduledAt !== null && input.scheduledAt > now ? input.scheduledAt : null,
-      validUntil: input.validUntil,
+      // No validity_period: the family's default validity applies.
+      validUntil: input.validUntil ?? undefined,
+      trafficClass: input.trafficClass,
       meta: input.meta,
     },
     rules.caps,

@@ -31,6 +31,8 @@ export interface Submission {
   sender: string;
   scheduledAt: number | null;
   validUntil: number | null;
+  /** Its class: the user's pinned one, else transactional for a priority_flag of 2 or more, else bulk. */
+  trafficClass: 'transactional' | 'bulk';
   /** meta.smpp of each message: who submitted it, the receipt it asked for, its concatenation. */
   smpp: Record<string, unknown>;
 }
@@ -63,6 +65,7 @@ export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): S
     sender: String(pdu.source_addr ?? ''),
     scheduledAt,
     validUntil,
+    trafficClass: smppClass(user, pdu),
     smpp: {
       system_id: user.system_id,
       source: String(pdu.source_addr ?? '').slice(0, 21),
@@ -74,8 +77,18 @@ export function readSubmission(user: SmppUserRow, pdu: Pdu, now = Date.now()): S
 
 /** The message the send path takes from a submission; `smpp` is its meta.smpp. */
 export function verbatim(read: Submission, smpp = read.smpp): VerbatimMessage {
-  const { text, flash, sender, scheduledAt, validUntil } = read;
-  return { text, flash, sender, scheduledAt, validUntil, meta: { smpp } };
+  const { text, flash, sender, scheduledAt, validUntil, trafficClass } = read;
+  return { text, flash, sender, scheduledAt, validUntil, trafficClass, meta: { smpp } };
+}
+
+/** The lowest priority_flag that asks for transactional when the user's class is `auto` (SMPP 3.4: 2 and 3 are the highest). */
+export const TRANSACTIONAL_PRIORITY = 2;
+
+/** A submission's class: the user's pinned one, else by the PDU's priority_flag. */
+function smppClass(user: SmppUserRow, pdu: Pdu): 'transactional' | 'bulk' {
+  const pinned = user.traffic_class ?? 'auto';
+  if (pinned !== 'auto') return pinned;
+  return Number(pdu.priority_flag ?? 0) >= TRANSACTIONAL_PRIORITY ? 'transactional' : 'bulk';
 }
 
 /** A destination's number as the send path reads it: with its country code for TON 1 or 12 digits and more. */

@@ -284,3 +284,14 @@ export class TestSmsc {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 }
+
+/** The most arrivals (epoch ms) within any sliding window of `ms` (default a second): [t, t + ms) for every arrival t. */
+export function mostInOneSecond(times: number[], ms = 1000): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  for (let i = 0, j = 0; i < sorted.length; i++) {
+    while (sorted[j] <= sorted[i] - ms) j++;
+    most = Math.max(most, i - j + 1);
+  }
+  return most;
+}

@@ -1,5 +1,11 @@
 import type { CarrierSink, Connector, ConnectorDeps } from '../adapter.js';
-import { FENCED_ERROR, type FailedAttempt, type OutboundMessage, type SubmitOutcome } from '../../messaging/ports.js';
+import {
+  EXPIRED_OUTCOME,
+  FENCED_ERROR,
+  type FailedAttempt,
+  type OutboundMessage,
+  type SubmitOutcome,
+} from '../../messaging/ports.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
 import { chooseCoding, encodeMessage } from '../../smpp/encoding.js';
@@ -11,7 +17,7 @@ import { statusCode, statusName } from '../../smpp/status.js';
 import { SharedThroughput } from './throughput.js';
 import { InboundHandler } from './inbound.js';
 import { sourceAddress } from './address.js';
-import { Semaphore } from '../../lib/semaphore.js';
+import { LineClosed, TrafficLine } from '../traffic-line.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -46,8 +52,11 @@ export class SmppConnector implements Connector {
   private pauseMs = 0;
   private reference = Math.floor(Math.random() * 256);
   private closed = false;
-  /** Places for messages written to the SMSC whose acceptance is not recorded yet: window × binds. */
-  private readonly unrecorded: Semaphore;
+  /**
+   * Places for messages written to the SMSC whose acceptance is not recorded yet (window × binds), given in the order
+   * of the traffic classes and families (traffic-line.ts).
+   */
+  private readonly line: TrafficLine;
 
   private readonly sink: CarrierSink;
   private readonly log: ConnectorDeps['log'];
@@ -61,7 +70,7 @@ export class SmppConnector implements Connector {
     this.leases = new BindLeases(coordination.leases, config.name, holder);
     this.rate = new SharedThroughput(coordination.throughput, config.name, config.settings.throughput);
     this.inbound = new InboundHandler(sink, config.name, config.settings, this.counters);
-    this.unrecorded = new Semaphore(config.settings.window * config.settings.binds);
+    this.line = new TrafficLine(config.settings.window * config.settings.binds);
     this.fenceWatch = setInterval(() => this.closeUnrenewedBinds(), FENCE_WATCH_MS);
     this.fenceWatch.unref();
   }
@@ -96,6 +105,7 @@ export class SmppConnector implements Connector {
   get stats(): ConnectorStats {
     this.counters.binds = [...this.binds.values()].filter((b) => b.state === 'bound').length;
     this.counters.window_in_use = [...this.binds.values()].reduce((n, b) => n + b.inFlight, 0);
+    this.counters.line = this.line.waiting();
     return this.counters;
   }
 
@@ -168,7 +178,7 @@ export class SmppConnector implements Connector {
    * Submits each message of the batch. A message's carrier ids are recorded
    * (smpp_ids) as soon as its last segment is acknowledged, before its
    * outcome comes back, and at most window × binds messages are between
-   * their first submit_sm and that record at any moment (this.unrecorded):
+   * their first submit_sm and that record at any moment (this.line):
    * a crash can leave no more acknowledged messages unrecorded, and those
    * recorded are never handed over again (see docs/contributors/architecture.md).
    */
@@ -177,13 +187,24 @@ export class SmppConnector implements Connector {
   }
 
   /** Holds one of the window × binds places from before the first submit_sm until the ids are durable or the submit failed. */
-  private submitRecorded(m: OutboundMessage): Promise<SubmitOutcome> {
-    return this.unrecorded.run(async () => {
-      const r = await this.submitOne(m);
-      if (r.ids && r.ids.length > 0 && (await this.recordAccepted(m.id, r.ids)) && r.outcome.ok)
-        return { ...r.outcome, idsRecorded: true };
-      return r.outcome;
-    });
+  private async submitRecorded(m: OutboundMessage): Promise<SubmitOutcome> {
+    try {
+      const outcome = await this.line.run(m, async () => {
+        const r = await this.submitOne(m);
+        if (r.ids && r.ids.length > 0 && (await this.recordAccepted(m.id, r.ids)) && r.outcome.ok)
+          return { ...r.outcome, idsRecorded: true };
+        return r.outcome;
+      });
+      return outcome === 'expired' ? EXPIRED_OUTCOME : outcome;
+    } catch (err) {
+      if (!(err instanceof LineClosed)) throw err;
+      // Never written: parked for the next holder of a bind of this connector, no failed attempt recorded.
+      return { ok: false, permanent: false, error: `${this.name}: ${err.message}`, elsewhere: this.name };
+    }
+  }
+
+  refuseWaiting(): void {
+    this.line.close(new LineClosed('this process stopped before its turn'));
   }
 
   /**
@@ -346,6 +367,7 @@ export class SmppConnector implements Connector {
 
   private async unbindAll(): Promise<void> {
     this.closed = true;
+    this.line.close(new LineClosed('the connector closed before its turn'));
     clearInterval(this.fenceWatch);
     const slots = [...this.binds.keys()];
     const keep = setInterval(() => void this.leases.renew(slots).catch(() => undefined), 5000);

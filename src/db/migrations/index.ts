@@ -56,6 +56,7 @@ export const migrations: Record<string, Migration> = {
   '0047_do_not_contact': lazy(() => import('./0047_do_not_contact.js')),
   '0048_customer_notices': lazy(() => import('./0048_customer_notices.js')),
   '0049_ledger_reset_links': lazy(() => import('./0049_ledger_reset_links.js')),
+  '0050_traffic_classes': lazy(() => import('./0050_traffic_classes.js')),
   '0051_abuse_guards': lazy(() => import('./0051_abuse_guards.js')),
   '0052_abuse_controls': lazy(() => import('./0052_abuse_controls.js')),
 };

@@ -186,6 +186,9 @@ async function writeAttempt(
           recipients: [{ countryCode: p.country_code, number: p.country_code + p.phone_number }],
           text: renderText(p.channel, template, company, code),
           standardOtpText: isStandardText(template),
+          trafficClass: 'otp',
+          // A code that cannot be used any more is not worth sending.
+          validUntil: decision.newCode ? expiry.expiresAt : Number(before.expires_at),
         },
       ],
       'awaited',
@@ -232,7 +235,32 @@ async function writeAttempt(
  */
 async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Attempt, warnings: string[]) {
   const { p, template, company, dayKey, now } = send;
-  const [outcome] = await attempt.sending.handOver();
+  const handing = attempt.sending.handOver();
+  let timer: NodeJS.Timeout | undefined;
+  const answered = await Promise.race([
+    handing,
+    new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), AWAIT_HANDOVER_MS))),
+  ]).finally(() => clearTimeout(timer));
+  if (answered === null) {
+    // Still waiting for its turn at the carrier: answered now, its text masked once the carrier takes it.
+    warnings.push('The carrier did not take the code at once: it is queued and will be retried.');
+    ctx.worker.track(
+      handing.then(async ([late]) => {
+        if (late?.outcome.ok || (late && !late.outcome.ok && late.outcome.permanent))
+          await ctx.groupCommit.run(
+            (trx) =>
+              maskSentText(
+                trx,
+                attempt.messageIds,
+                renderText(p.channel, template, company, '*'.repeat(attempt.code.length)),
+              ),
+            send.accountId,
+          );
+      }),
+    );
+    return;
+  }
+  const [outcome] = answered;
   const refused = outcome !== undefined && !outcome.outcome.ok && outcome.outcome.permanent;
   // Left to the process that holds its carrier's bind (parked): that process takes it within a poll or two.
   const handedElsewhere =
@@ -274,6 +302,12 @@ async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Atte
  * transient failure.
  */
 const PARKED_WAIT_MS = 3_000;
+
+/**
+ * How long a send waits for the carrier's answer before it answers with the code queued: an OTP code goes first in
+ * its carrier's line, so it waits that long only behind a carrier that does not answer.
+ */
+const AWAIT_HANDOVER_MS = 5_000;
 
 async function handedOverWithin(ctx: SendCodeContext, messageIds: number[], waitMs: number): Promise<boolean> {
   const deadline = Date.now() + waitMs;

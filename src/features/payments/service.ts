@@ -103,6 +103,7 @@ export async function sendPaymentRequest(
         text,
         campaignName: `Payment ${input.template}`,
         meta: { payment_request_id: requestId },
+        trafficClass: 'transactional',
       },
     ],
     'queued',

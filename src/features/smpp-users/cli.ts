@@ -54,6 +54,10 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
       .option('--throughput <n>', 'message parts per second across every process, 0 for no cap (default 100)')
       .option('--window <n>', 'deliver_sm left unanswered per bind (default 10)')
       .option('--allow-ip <list>', "CIDR,CIDR or none (default: the account's allow-list)")
+      .option(
+        '--traffic-class <class>',
+        'auto (bulk, or transactional for a priority_flag of 2 or more), transactional or bulk (default auto)',
+      )
       .option('--json', 'print one JSON object');
 
   limitOptions(
@@ -88,7 +92,8 @@ export function smppUserCommands(program: Command, run: CliRunner, readPassword 
           const account = o.email === undefined ? undefined : await requireAccount(ctx, o.email, o.parent);
           return { smpp_users: (await smppUserSettings(ctx.db, account?.id)).map(printed) };
         },
-        (r) => table(r.smpp_users, ['system_id', 'email', 'max_binds', 'throughput', 'window', 'allow_ip']),
+        (r) =>
+          table(r.smpp_users, ['system_id', 'email', 'max_binds', 'throughput', 'window', 'traffic_class', 'allow_ip']),
       ),
     );
 

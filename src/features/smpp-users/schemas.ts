@@ -1,3 +1,5 @@
+import type { TrafficSetting } from '../../messaging/types.js';
+import { isTrafficSetting } from '../../messaging/traffic.js';
 import { normaliseAllowList } from '../../auth/allow-list.js';
 
 /** A setting an operator or account gave that the SMPP users refuse; the message says which and why. */
@@ -12,6 +14,8 @@ export interface SmppUserSettings {
   window: number;
   /** The user's own allow-list; empty: the account's applies. */
   allow_ip: string[];
+  /** The class of its submits: `auto` (bulk; transactional for a priority_flag of 2 or more), or pinned. */
+  traffic_class: TrafficSetting;
 }
 
 export const DEFAULTS = { maxBinds: 4, throughput: 100, window: 10 } as const;
@@ -28,6 +32,12 @@ export function systemId(raw: unknown): string {
 export function smppPassword(raw: string): string {
   if (raw.length < 1 || raw.length > 8 || !/^[\x20-\x7e]+$/.test(raw))
     throw new SmppUserProblem('the password (standard input) must be 1 to 8 printable ASCII characters');
+  return raw;
+}
+
+/** --traffic-class: auto, transactional or bulk. */
+export function trafficSetting(raw: string): TrafficSetting {
+  if (!isTrafficSetting(raw)) throw new SmppUserProblem('--traffic-class takes auto, transactional or bulk');
   return raw;
 }
 
@@ -53,16 +63,24 @@ export function allowIps(raw: string): string | null {
 }
 
 /** The limits `smpp-users add|set` and the operator API take (as typed: text), checked; only those given. */
-export function smppUserLimits(o: { maxBinds?: string; throughput?: string; window?: string; allowIp?: string }): {
+export function smppUserLimits(o: {
+  maxBinds?: string;
+  throughput?: string;
+  window?: string;
+  allowIp?: string;
+  trafficClass?: string;
+}): {
   maxBinds?: number;
   throughput?: number;
   window?: number;
   allowIps?: string | null;
+  trafficClass?: TrafficSetting;
 } {
   return {
     ...(o.maxBinds !== undefined ? { maxBinds: bounded('max-binds', o.maxBinds, ...LIMITS.maxBinds) } : {}),
     ...(o.throughput !== undefined ? { throughput: bounded('throughput', o.throughput, ...LIMITS.throughput) } : {}),
     ...(o.window !== undefined ? { window: bounded('window', o.window, ...LIMITS.window) } : {}),
     ...(o.allowIp !== undefined ? { allowIps: allowIps(o.allowIp) } : {}),
+    ...(o.trafficClass !== undefined ? { trafficClass: trafficSetting(o.trafficClass) } : {}),
   };
 }

@@ -3,6 +3,7 @@ import type { Db, Executor } from '../../db/engine.js';
 import { isUniqueViolation } from '../../db/engine.js';
 import { hashPassword } from '../../lib/passwords.js';
 import { formatLocal } from '../../lib/time.js';
+import type { TrafficSetting } from '../../messaging/types.js';
 import { forgetThroughput } from './throughput.js';
 import { DEFAULTS, SmppUserProblem, type SmppUserSettings } from './schemas.js';
 import {
@@ -37,6 +38,7 @@ export interface SmppUserInput {
   window?: number;
   /** Stored JSON (schemas.allowIps) or null. */
   allowIps?: string | null;
+  trafficClass?: TrafficSetting;
 }
 
 export type SmppUserChanges = Partial<Omit<SmppUserInput, 'systemId'>>;
@@ -49,6 +51,7 @@ export function settingsOf(row: SmppUserRow, email: string): SmppUserSettings {
     throughput: row.throughput,
     window: row.window_size,
     allow_ip: row.allow_ips ? (JSON.parse(row.allow_ips) as string[]) : [],
+    traffic_class: row.traffic_class ?? 'auto',
   };
 }
 
@@ -66,6 +69,7 @@ export async function addSmppUser(
     throughput: input.throughput ?? DEFAULTS.throughput,
     window_size: input.window ?? DEFAULTS.window,
     allow_ips: input.allowIps ?? null,
+    traffic_class: input.trafficClass ?? 'auto',
     created_at: now,
     updated_at: now,
   };
@@ -102,6 +106,7 @@ export async function setSmppUser(db: Db, systemId: string, changes: SmppUserCha
     ...(changes.throughput !== undefined ? { throughput: changes.throughput } : {}),
     ...(changes.window !== undefined ? { window_size: changes.window } : {}),
     ...(changes.allowIps !== undefined ? { allow_ips: changes.allowIps } : {}),
+    ...(changes.trafficClass !== undefined ? { traffic_class: changes.trafficClass } : {}),
   });
   if (!updated) throw new SmppUserProblem(`no SMPP user ${systemId}`);
   return settingsOf(updated, await emailOf(db.kysely, updated.account_id));

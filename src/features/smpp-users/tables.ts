@@ -13,6 +13,8 @@ export interface SmppUsersTable {
   throughput: number;
   /** deliver_sm left unanswered per bind. */
   window_size: number;
+  /** The class of its submits (`auto`: bulk, or transactional when a PDU's priority_flag is 2 or more; migration 0050). */
+  traffic_class?: Generated<'auto' | 'transactional' | 'bulk'>;
   /** JSON array of CIDRs, or null: the account's own allow-list applies. */
   allow_ips: string | null;
   created_at: number;

@@ -31,6 +31,7 @@ defineMessages({
   sms_40: 'flash cannot be combined with RCS',
   sms_41: 'extra_params must be a JSON object of at most 3 pairs, each key and value 1 to 255 characters',
   sms_42: 'sandbox, find_country_code, shorten_url and showCampaignId take 0 or 1',
+  sms_43: 'validity must be a whole number of minutes from 1 to 10080',
 });
 
 export const MAX_SMS_LENGTH = 160;

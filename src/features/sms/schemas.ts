@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { bool, flag, optionalText, text } from '../../http/fields.js';
 import { ReadConfirmation } from '../../messaging/tracking.js';
+import { MAX_VALIDITY_MINUTES } from '../../messaging/traffic.js';
 
 /** channel: 1 SMS (default), 2 RCS; anything else sms_36. */
 const channel = z
@@ -47,4 +48,18 @@ export const SendBody = z.object({
     properties: { url: { type: 'string' }, contact: { type: 'integer' } },
   }),
   showCampaignId: bool('sms_42').optional(),
+  validity: z
+    .preprocess(
+      (v) => (v === undefined || v === null || v === '' ? undefined : typeof v === 'string' ? Number(v) : v),
+      z
+        .number({ error: 'sms_43' })
+        .int({ error: 'sms_43' })
+        .min(1, { error: 'sms_43' })
+        .max(MAX_VALIDITY_MINUTES, { error: 'sms_43' })
+        .optional(),
+    )
+    .meta({ type: 'integer', minimum: 1, maximum: MAX_VALIDITY_MINUTES })
+    .describe(
+      "(extension) minutes the messages may wait for their carrier; not handed over by then, they close unsent (status 3) and are refunded. Default: the account's (accounts set --validity-minutes), else none",
+    ),
 });

@@ -32,6 +32,8 @@ export interface SmsSendInput {
   shorten_url: 0 | 1;
   extra_params?: unknown;
   read_confirmation?: ReadConfirmationInput;
+  /** Minutes the messages may wait for their carrier (extension); undefined: the family's default. */
+  validity?: number;
 }
 
 export interface SmsSendResult {
@@ -112,6 +114,7 @@ export async function sendSms(
           sandbox: input.sandbox === 1,
           scheduledAt,
           extraParams,
+          ...(input.validity === undefined ? {} : { validUntil: (scheduledAt ?? now) + input.validity * 60_000 }),
         },
         rules.caps,
       ),

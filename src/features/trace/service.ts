@@ -138,6 +138,9 @@ function traceOf(m: TraceRows['rows'][number], found: TraceRows) {
       source: m.source,
       campaign: m.campaign,
       scheduled_at: local(m.scheduled_at),
+      // The order its carrier's line handed it over in (otp, transactional, bulk), and until when it could wait.
+      traffic_class: m.traffic_class ?? 'bulk',
+      valid_until: local(m.valid_until == null ? null : Number(m.valid_until)),
     },
     charged: { credits: toCredits(m.price_units), sandbox: m.sandbox === 1 },
     routed: m.carrier
