@@ -180,6 +180,7 @@ export const schemas: Record<string, object> = {
     throughput: count,
     window: count,
     allow_ip: { type: 'array', items: { type: 'string' } },
+    traffic_class: { type: 'string', enum: ['auto', 'transactional', 'bulk'] },
   }),
   SmppUsers: listOf('smpp_users', 'SmppUser'),
   Margins: closed({

@@ -25,13 +25,20 @@ describeEngines('SMPP server: users and binds', (engine) => {
       throughput: 100,
       window: 10,
       allow_ip: [],
+      traffic_class: 'auto',
     });
     const listed = await cli(['list', '--email', account.email]);
     expect(listed.smpp_users).toEqual([added]);
     expect(JSON.stringify(listed)).not.toContain('pw12345');
     expect((await bindClient(h.smppPort, 'resel1', 'pw12345')).status).toBe(0);
-    const set = await cli(['set', '--system-id', 'resel1', '--max-binds', '2', '--allow-ip', '10.0.0.0/8']);
-    expect(set).toMatchObject({ max_binds: 2, allow_ip: ['10.0.0.0/8'] });
+    const set = await cli(
+      ['set', '--system-id', 'resel1', '--max-binds', '2', '--allow-ip', '10.0.0.0/8'].concat([
+        '--traffic-class',
+        'bulk',
+      ]),
+    );
+    expect(set).toMatchObject({ max_binds: 2, allow_ip: ['10.0.0.0/8'], traffic_class: 'bulk' });
+    expect((await cli(['set', '--system-id', 'resel1', '--traffic-class', 'urgent'])).error).toMatch(/traffic-class/);
   });
 
   it('refuses a password given on the command line, or longer than 8 characters', async () => {

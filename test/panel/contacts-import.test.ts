@@ -59,6 +59,7 @@ function validRows(count: number, from: number, padded = false) {
  * grow when other processes share the machine's cores; wall time does.
  */
 function watchLatency(h: Harness, apikey: string) {
+  let sent = 0;
   const worst = { healthz: 0, send: 0, stall: 0 };
   let watching = true;
   const cpuMs = () => {
@@ -82,7 +83,10 @@ function watchLatency(h: Harness, apikey: string) {
   };
   const loops = Promise.all([
     every('healthz', 0, () => h.get('/healthz')),
-    every('send', 20, () => h.post('/sms/send', { numbers: '5512345678', message: 'Hola' }, apikey)),
+    // A new number each time: the destination caps hold 20 messages to one number an hour.
+    every('send', 20, () =>
+      h.post('/sms/send', { numbers: `551${String(++sent).padStart(7, '0')}`, message: 'Hola' }, apikey),
+    ),
   ]);
   return async () => {
     watching = false;
