@@ -6,7 +6,7 @@ import { startService } from '../app/serve.js';
 import { saveSendRules, type SendRulesChanges } from './send-rules.js';
 
 /** Rules reach the process's cache within CARRIER_POLL_MS: fast here. */
-const ENV = { CARRIER_POLL_MS: '50' };
+const ENV = { CARRIER_POLL_MS: '50', DESTINATION_MAX_PER_NUMBER_HOUR: '20', DESTINATION_MAX_SAME_TEXT_HOUR: '6' };
 const settle = () => new Promise((resolve) => setTimeout(resolve, 120));
 
 /**

@@ -43,7 +43,16 @@ export async function cliEnv(
     url = u.toString();
   }
   return {
-    env: { ...(process.env as Record<string, string>), DATABASE_URL: url, DATA_DIR: dir, LOG_LEVEL: 'warn', ...extra },
+    env: {
+      ...(process.env as Record<string, string>),
+      DATABASE_URL: url,
+      DATA_DIR: dir,
+      LOG_LEVEL: 'warn',
+      // Off as in the harness (testConfig): tests that send one number many messages.
+      DESTINATION_MAX_PER_NUMBER_HOUR: '0',
+      DESTINATION_MAX_SAME_TEXT_HOUR: '0',
+      ...extra,
+    },
     async cleanup() {
       rmSync(dir, { recursive: true, force: true });
       if (!schema) return;
