@@ -38,6 +38,7 @@ describeEngines('operator API writes: SMPP users, senders, MO routes, account se
       throughput: 20,
       window: 10,
       allow_ip: ['10.0.0.0/8'],
+      traffic_class: 'auto',
     });
     expect((await call('POST', '/smpp-users', body)).status).toBe(409);
     for (const bad of [
@@ -45,11 +46,13 @@ describeEngines('operator API writes: SMPP users, senders, MO routes, account se
       { ...body, system_id: 'otro', password: '123456789' },
       { ...body, system_id: 'otro', max_binds: 0 },
       { ...body, system_id: 'otro', allow_ip: 'nada' },
+      { ...body, system_id: 'otro', traffic_class: 'urgente' },
     ])
       expect((await call('POST', '/smpp-users', bad)).body.code, JSON.stringify(bad)).toBe('op_smpp_user_invalid');
     expect((await call('POST', '/smpp-users', { ...body, system_id: 'otro', account_id: 999999 })).status).toBe(404);
     const changed = await call('PATCH', '/smpp-users/tienda01', { window: 50, allow_ip: [], password: 'nueva1' });
     expect(changed.body).toMatchObject({ system_id: 'tienda01', window: 50, throughput: 20, allow_ip: [] });
+    expect((await call('PATCH', '/smpp-users/tienda01', { traffic_class: 'bulk' })).body.traffic_class).toBe('bulk');
     expect((await call('PATCH', '/smpp-users/nadie', { window: 5 })).status).toBe(404);
     expect((await call('DELETE', '/smpp-users/tienda01')).body).toEqual({ removed: true });
     expect((await call('DELETE', '/smpp-users/tienda01')).status).toBe(404);
