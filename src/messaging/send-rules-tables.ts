@@ -1,5 +1,3 @@
-import type { Generated } from 'kysely';
-
 /** An account's own abuse settings (`accounts set`); null: its parent's, else the deployment's (send-rules.ts). */
 export interface SendRulesTable {
   account_id: number;
@@ -24,23 +22,12 @@ export interface DestinationCountsTable {
   sent: number;
 }
 
+/** What a content filter does to a send that matches it (its table is the filters feature's: features/filters/tables.ts). */
 export type FilterAction = 'block' | 'flag';
-
-/** An operator's content filter: a word or phrase, or a URL domain. */
-export interface ContentFiltersTable {
-  id: Generated<number>;
-  /** The account whose family it covers; null: every account. */
-  account_id: number | null;
-  action: FilterAction;
-  word: string | null;
-  domain: string | null;
-  created_at: number;
-}
 
 export interface SendRulesTables {
   send_rules: SendRulesTable;
   destination_counts: DestinationCountsTable;
-  content_filters: ContentFiltersTable;
 }
 
 declare module '../db/schema.js' {
