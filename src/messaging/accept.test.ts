@@ -66,6 +66,7 @@ describe('the acceptance step refuses with protocol-neutral codes', () => {
       text: 'hola',
       flash: false,
       scheduledAt: null,
+      destinationCaps: null,
     });
   });
 
