@@ -1,8 +1,5 @@
-import pino from 'pino';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { startService } from '../app/serve.js';
+import { describeEngines, secondProcess, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { saveSendRules, type SendRulesChanges } from './send-rules.js';
 
 /** Rules reach the process's cache within CARRIER_POLL_MS: fast here. */
@@ -15,14 +12,10 @@ const settle = () => new Promise((resolve) => setTimeout(resolve, 120));
  */
 describeEngines('destination caps', (engine) => {
   let h: Harness;
-  let other: Awaited<ReturnType<typeof startService>>;
+  let other: Awaited<ReturnType<typeof secondProcess>>;
   beforeAll(async () => {
     h = await startHarness(engine, { env: ENV });
-    const pgSchema =
-      engine === 'postgres'
-        ? (await sql<{ search_path: string }>`show search_path`.execute(h.ctx.db.kysely)).rows[0].search_path
-        : undefined;
-    other = await startService(h.config, { pgSchema, listen: false, log: pino({ level: 'silent' }) });
+    other = await secondProcess(h);
   });
   afterAll(async () => {
     await other?.stop();

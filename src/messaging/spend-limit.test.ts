@@ -1,13 +1,10 @@
-import pino from 'pino';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
+import { describeEngines, secondProcess, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { toUnits } from '../accounts/credits.js';
-import { startService } from '../app/serve.js';
 import { formatLocalDate } from '../lib/time.js';
 import { setDailySpendLimit } from './spend.js';
 
-type Service = Awaited<ReturnType<typeof startService>>;
+type Service = Awaited<ReturnType<typeof secondProcess>>;
 
 /**
  * A family's daily spending limit, as a stolen API key meets it: parallel sends through two services sharing the
@@ -18,11 +15,7 @@ describeEngines('daily spending limit', (engine) => {
   let other: Service;
   beforeAll(async () => {
     h = await startHarness(engine, { env: { RATE_LIMIT_PER_SECOND: '100000', SPEND_SPIKE_MIN_CREDITS: '5' } });
-    const pgSchema =
-      engine === 'postgres'
-        ? (await sql<{ search_path: string }>`show search_path`.execute(h.ctx.db.kysely)).rows[0].search_path
-        : undefined;
-    other = await startService(h.config, { pgSchema, listen: false, log: pino({ level: 'silent' }) });
+    other = await secondProcess(h);
   });
   afterAll(async () => {
     await other?.stop();

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { sql } from 'kysely';
 import pg from 'pg';
 import pino from 'pino';
 import { describe } from 'vitest';
@@ -172,4 +173,16 @@ export async function eventually<T>(
     if (Date.now() > deadline) throw new Error('condition not met in time');
     await new Promise((r) => setTimeout(r, everyMs));
   }
+}
+
+/**
+ * A second process of the harness's deployment (its own worker, group commit and carriers) on the same database: the
+ * same SQLite file, or the same PostgreSQL schema. Not listening; the caller stops it.
+ */
+export async function secondProcess(h: Harness): Promise<RunningService> {
+  const pgSchema =
+    h.engine === 'postgres'
+      ? (await sql<{ search_path: string }>`show search_path`.execute(h.ctx.db.kysely)).rows[0].search_path
+      : undefined;
+  return startService(h.config, { pgSchema, listen: false, log: pino({ level: 'silent' }) });
 }

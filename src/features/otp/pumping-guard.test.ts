@@ -1,11 +1,8 @@
-import pino from 'pino';
-import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
-import { startService } from '../../app/serve.js';
+import { describeEngines, secondProcess, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { recordCarrier } from './testing.js';
 
-type Service = Awaited<ReturnType<typeof startService>>;
+type Service = Awaited<ReturnType<typeof secondProcess>>;
 
 /**
  * The pumping guard as an attacker meets it: codes to thousands of numbers of one range, none verified, while the
@@ -18,11 +15,7 @@ describeEngines('OTP pumping guard', (engine) => {
   beforeAll(async () => {
     h = await startHarness(engine, { env: { RATE_LIMIT_PER_SECOND: '100000' } });
     sent = recordCarrier(h.ctx);
-    const pgSchema =
-      engine === 'postgres'
-        ? (await sql<{ search_path: string }>`show search_path`.execute(h.ctx.db.kysely)).rows[0].search_path
-        : undefined;
-    other = await startService(h.config, { pgSchema, listen: false, log: pino({ level: 'silent' }) });
+    other = await secondProcess(h);
   });
   afterAll(async () => {
     await other?.stop();
