@@ -61,7 +61,7 @@ const storage = {
 };
 // The one send call: every sender goes through messaging/send.ts, which chooses how the messages are handed over.
 const sendWriter = {
-  regex: '(^|/)messaging/submit\\.js$',
+  regex: '(^|/)messaging/write\\.js$',
   message: 'Send through messaging/send.js (send, submitSend): the writer alone leaves the hand-over undone.',
 };
 // Connectors of every kind and the HTTP plumbing they share: every folder under src/carriers/, so that a new kind is

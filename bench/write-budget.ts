@@ -10,7 +10,7 @@ import { startService, type RunningService } from '../src/app/serve.js';
 import { insertAccount } from '../src/accounts/store.js';
 import { toUnits } from '../src/accounts/credits.js';
 import { sendMerged } from '../src/messaging/send.js';
-import { InlineHandOff } from '../src/messaging/handoff.js';
+import { InlineHandOff } from '../src/messaging/inline-dispatch.js';
 import type { InlineClaim, SubmitRequest } from '../src/messaging/types.js';
 import { SimulatorDriver } from '../src/carriers/simulator/driver.js';
 import { benchPostgresUrl, dropSchema, fmt, pgClient } from './lib.js';

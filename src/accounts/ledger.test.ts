@@ -4,7 +4,7 @@ import { addCredits } from '../account-admin/admin.js';
 import { cancelScheduled } from '../messaging/scheduled.js';
 import { closeUnsent, EXPIRED_STATUS } from '../messaging/close-unsent.js';
 import { formatLocal } from '../lib/time.js';
-import { submitMessageBatch } from '../messaging/submit.js';
+import { submitMessageBatch } from '../messaging/write.js';
 import type { SubmitRequest } from '../messaging/types.js';
 import { toUnits } from './credits.js';
 import { ledgerPage, type LedgerEntryView } from './ledger-store.js';

@@ -76,7 +76,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('../metrics/metrics.js'),
     import('../carriers/registry.js'),
     import('../messaging/group-commit.js'),
-    import('../messaging/handoff.js'),
+    import('../messaging/inline-dispatch.js'),
     import('../payments/configured.js'),
     import('../messaging/prices.js'),
     import('../messaging/send-rules.js'),

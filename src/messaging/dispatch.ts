@@ -4,7 +4,7 @@ import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { FENCED_ERROR, isParked, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './ports.js';
 import { RetryLater } from '../jobs/worker.js';
-import { recordDurably } from './handoff-record.js';
+import { recordDurably } from './outcomes.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_STATUS, optedOutMessages } from './optouts.js';
@@ -23,7 +23,7 @@ export const DISPATCH_JOB = 'messaging.dispatch';
 export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
 
 export { REFUSED_STATUS };
-export { RECORD_RETRY_FOR_MS } from './handoff-record.js';
+export { RECORD_RETRY_FOR_MS } from './outcomes.js';
 
 export type { DispatchOutcome };
 

@@ -4,7 +4,7 @@ import { toUnits } from '../accounts/credits.js';
 import type { Refusal } from './refusal.js';
 import { DISPATCH_JOB } from './dispatch.js';
 import { GroupCommit } from './group-commit.js';
-import { submitMessages } from './submit.js';
+import { submitMessages } from './write.js';
 
 describeEngines('group commit of sends', (engine) => {
   let h: Harness;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
 import { dispatchMessages } from './dispatch.js';
-import { submitMessages } from './submit.js';
+import { submitMessages } from './write.js';
 import type { InlineClaim } from './types.js';
 
 /**

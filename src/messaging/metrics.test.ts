@@ -4,7 +4,7 @@ import { sendSms } from '../../test/helpers/webhook-delivery.js';
 import type { CarrierDriver, SubmitOutcome } from './ports.js';
 import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign } from './dispatch.js';
-import { submitMessages } from './submit.js';
+import { submitMessages } from './write.js';
 
 /** The value of one series in a /metrics text, 0 when it is absent. */
 function sample(text: string, series: string): number {

@@ -7,7 +7,7 @@ import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign, dispatchMessages } from './dispatch.js';
 import { RetryLater } from '../jobs/worker.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './ports.js';
-import { submitMessages } from './submit.js';
+import { submitMessages } from './write.js';
 import type { SubmitRequest } from './types.js';
 
 describe('simulated carrier rules', () => {

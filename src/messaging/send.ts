@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { DISPATCH_JOB } from './dispatch.js';
 import type { DispatchOutcome } from './ports.js';
-import { batchKey, submitMessageBatch } from './submit.js';
+import { batchKey, submitMessageBatch } from './write.js';
 import { acceptedBy } from './accepted-by.js';
 import type { InlineClaim, SubmitRequest, SubmitResult } from './types.js';
 import { DELIVER_JOB } from '../webhooks/index.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { parse } from '../http/validate.js';
 import { z } from 'zod';
-import { submitMessages } from './submit.js';
+import { submitMessages } from './write.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from './tracking.js';
 
 describeEngines('read-confirmation links', (engine) => {

@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { RecordingCarrier } from '../helpers/recording-carrier.js';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { submitMessages } from '../../src/messaging/write.js';
 import { chaosScale } from './scale.js';
 
 /**

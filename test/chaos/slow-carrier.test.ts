@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { RecordingCarrier } from '../helpers/recording-carrier.js';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { submitMessages } from '../../src/messaging/write.js';
 import { dispatchMessages } from '../../src/messaging/dispatch.js';
 import { chaosScale } from './scale.js';
 import { toCredits } from '../../src/accounts/credits.js';

@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningService } from '../../src/app/serve.js';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { submitMessages } from '../../src/messaging/write.js';
 import { webhookCommands } from '../../src/webhooks/cli.js';
 import type { AppContext } from '../../src/context.js';
 import { runCommands } from './cli.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { submitMessages } from '../../src/messaging/write.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { dashboardMetrics, exposedSeries, loadDashboard, ruleMetrics, unexposed } from '../helpers/ops.js';
 import { SMPP_ENV, smppTools } from '../helpers/smpp-suite.js';

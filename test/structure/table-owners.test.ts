@@ -40,7 +40,7 @@ describe('the table-owners check reads src/ as it is', () => {
 
   it('finds builder writes and raw SQL writes', () => {
     const of = (file: string) => writes.filter((w) => w.file === file).map((w) => `${w.how} ${w.table}`);
-    expect(of('src/messaging/submit-rows.ts')).toContain('builder messages');
+    expect(of('src/messaging/write-rows.ts')).toContain('builder messages');
     expect(of('src/features/contacts/store.ts')).toContain('sql contact_changes');
   });
 

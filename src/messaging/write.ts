@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { MessageStatus } from './tables.js';
-import { insertCampaigns, insertMessages } from './submit-rows.js';
+import { insertCampaigns, insertMessages } from './write-rows.js';
 import { debitCredits } from '../accounts/store.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';

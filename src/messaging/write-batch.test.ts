@@ -3,7 +3,7 @@ import { describeEngines, startHarness, type Harness } from '../../test/helpers/
 import { toUnits } from '../accounts/credits.js';
 import { Refusal } from './refusal.js';
 import { addOptouts } from './optouts.js';
-import { submitMessageBatch } from './submit.js';
+import { submitMessageBatch } from './write.js';
 import type { SubmitRequest } from './types.js';
 
 describeEngines('several sends of one account in one pass (submitMessageBatch)', (engine) => {
