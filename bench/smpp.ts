@@ -1,7 +1,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fmt, startBenchService } from './lib.js';
-import { smpp, type Pdu } from '../src/smpp/pdu.js';
+import { smpp, type Pdu } from '../src/smpp-protocol/pdu.js';
 import { TestSmsc } from '../test/helpers/smsc.js';
 import { encrypt } from '../src/lib/secrets.js';
 import { parseSmppSettings } from '../src/carriers/smpp/settings.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { addCredits } from '../account-admin/admin.js';
+import { addCredits } from '../features/accounts/admin.js';
 import { cancelScheduled } from '../messaging/scheduled.js';
 import { closeUnsent, EXPIRED_STATUS } from '../messaging/close-unsent.js';
 import { formatLocal } from '../lib/time.js';

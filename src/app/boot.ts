@@ -77,7 +77,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('../carriers/registry.js'),
     import('../messaging/group-commit.js'),
     import('../messaging/inline-dispatch.js'),
-    import('../payments/configured.js'),
+    import('../payment-providers/configured.js'),
     import('../messaging/prices.js'),
     import('../messaging/send-rules.js'),
     import('../messaging/carrier-sink.js'),

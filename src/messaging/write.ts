@@ -17,7 +17,7 @@ import { blockedAmong, OPTOUT_STATUS } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
 import { queueReceipts } from './customer-notices.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
-import { smsParts } from '../smpp/encoding.js';
+import { smsParts } from '../smpp-protocol/encoding.js';
 import type { FamilyTraffic } from './pricing.js';
 import { classOf, validityOf } from './traffic.js';
 import { Refusal } from './refusal.js';

@@ -5,8 +5,8 @@ import { dashboardMetrics, exposedSeries, loadDashboard, ruleMetrics, unexposed 
 import { SMPP_ENV, smppTools } from '../helpers/smpp-suite.js';
 import { receiver } from '../helpers/webhook-delivery.js';
 import { ask, bindClient, smppCustomer } from '../helpers/smpp-server.js';
-import { gsmSeptets } from '../../src/smpp/encoding.js';
-import type { SmppSession } from '../../src/smpp/pdu.js';
+import { gsmSeptets } from '../../src/smpp-protocol/encoding.js';
+import type { SmppSession } from '../../src/smpp-protocol/pdu.js';
 
 /**
  * Every metric the dashboard and the alert rules name has series in /metrics
