@@ -131,12 +131,12 @@ function untilFirstExpiry(rows: Array<{ valid_until?: number | string | null }>,
  * took them, so this window (at most one batch per dispatcher at the crash
  * instant) cannot be closed on our side: see docs/contributors/architecture.md.
  * `signal` (the job's lease) stops it before the next batch.
- * `own`: the inline hand-off's claim, which its messages were inserted with
+ * `own`: the inline dispatch's claim, which its messages were inserted with
  * (send.ts): they are this caller's, and while at least half of that
  * lease is left a batch of them is submitted without a claim update (the
  * renewals of keepClaimed start a third of a lease later); otherwise they are
  * claimed anew like the others.
- * `holdMs`: for messages without a dispatch job (the inline hand-off, the
+ * `holdMs`: for messages without a dispatch job (the inline dispatch, the
  * unsent sweep), a transient failure keeps them claimed for this back-off
  * instead of releasing them, so the unsent sweep retries them then.
  */
@@ -220,7 +220,7 @@ export async function dispatchMessages(
             token,
             claimed.fence,
             async () => {
-              const outcomes = await handOff(route.driver, batch, claimed.fence, families);
+              const outcomes = await submitBatch(route.driver, batch, claimed.fence, families);
               await recordDurably(ctx, route.driver.name, batch, outcomes, {
                 token,
                 holdMs,
@@ -463,7 +463,7 @@ async function keepClaimed<T>(
   }
 }
 
-async function handOff(
+async function submitBatch(
   driver: CarrierDriver,
   batch: Claimed['rows'],
   fence: Fence,

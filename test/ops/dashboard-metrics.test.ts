@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { submitMessages } from '../../src/messaging/write.js';
+import { writeMessages } from '../../src/messaging/write.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { dashboardMetrics, exposedSeries, loadDashboard, ruleMetrics, unexposed } from '../helpers/ops.js';
 import { SMPP_ENV, smppTools } from '../helpers/smpp-suite.js';
@@ -60,7 +60,7 @@ describeEngines('dashboard and alert-rule metrics exposed by /metrics', (engine)
     expect(await finalMessage(reference)).toMatchObject({ status: 'delivered' });
     await eventually(async () => hook.deliveries().length > 0, 10_000);
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'sms',
         source: 'sms',
