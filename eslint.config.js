@@ -40,7 +40,7 @@ const features = {
   message: 'Carriers are adapters: they import nothing from features/ (take what they need as a parameter).',
 };
 // Carriers implement messaging's ports (ports.ts) and import nothing else of it; messaging reaches carriers through
-// their ports (adapter.ts). smpp/encoding.js is the one exception: SMPP's encoding is shared with the send path.
+// their ports (adapter.ts). smpp-protocol/encoding.js is the one exception: SMPP's encoding is shared with the send path.
 const messagingInternals = {
   regex: '(^|/)messaging/(?!ports\\.js$)',
   message: 'Carriers implement messaging’s ports: import messaging/ports.js only.',
@@ -52,7 +52,7 @@ const carrierInternals = {
 const paymentFeatures = {
   regex: '(^|/)features/',
   message:
-    'Payment providers report through the PaymentSink they are given (payments/provider.ts), never to features/.',
+    'Payment providers report through the PaymentSink they are given (payment-providers/provider.ts), never to features/.',
 };
 const storage = {
   regex: '^kysely$|(^|/)(db|jobs)/',
@@ -61,14 +61,14 @@ const storage = {
 };
 // The one send call: every sender goes through messaging/send.ts, which chooses how the messages are handed over.
 const sendWriter = {
-  regex: '(^|/)messaging/submit\\.js$',
+  regex: '(^|/)messaging/write\\.js$',
   message: 'Send through messaging/send.js (send, submitSend): the writer alone leaves the hand-over undone.',
 };
 // Connectors of every kind and the HTTP plumbing they share: every folder under src/carriers/, so that a new kind is
 // covered too. Their database side is a store.ts (providers/store.ts); what they receive is kept by messaging/carrier-sink.ts.
-// src/smpp/ is the SMPP 3.4 protocol itself (PDUs, encoding, receipt text, times, command_status), shared by the
+// src/smpp-protocol/ is the SMPP 3.4 protocol itself (PDUs, encoding, receipt text, times, command_status), shared by the
 // carrier connector and the SMPP server.
-const carrierProtocols = ['src/carriers/*/**/*.ts', 'src/smpp/**/*.ts'];
+const carrierProtocols = ['src/carriers/*/**/*.ts', 'src/smpp-protocol/**/*.ts'];
 const carrierStores = ['src/carriers/*/**/store.ts', 'src/carriers/*/**/*-store.ts'];
 const webhookInternals = {
   regex: '(^|/)webhooks/(?!index\\.js$)',
@@ -262,7 +262,7 @@ export default defineConfig(
   layer(['src/panel/pages/**/*.ts'], cliRunner, panelStorage, sendWriter),
   layer(['src/messaging/**/*.ts'], webhookInternals, carrierInternals),
   layer(['src/features/payments/**/*.ts'], webhookInternals, sendWriter),
-  layer(['src/payments/**/*.ts'], webhookInternals, paymentFeatures, sendWriter),
+  layer(['src/payment-providers/**/*.ts'], webhookInternals, paymentFeatures, sendWriter),
   // The SMPP server's own files may import it (and src/app/, the wiring, starts it).
   {
     files: ['src/smpp-server/**/*.ts'],

@@ -11,7 +11,7 @@ import { toUnits } from '../src/accounts/credits.js';
 import { openDatabase } from '../src/db/engine.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 import { timeOrderedId } from '../src/lib/ids.js';
-import { submitMessages } from '../src/messaging/submit.js';
+import { writeMessages as submitMessages } from '../src/messaging/write.js';
 import { benchPostgresUrl, dropSchema, fmt, pgClient } from './lib.js';
 
 export const DRAIN_CAMPAIGNS = 100;

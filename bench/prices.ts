@@ -1,5 +1,5 @@
 import { performance } from 'node:perf_hooks';
-import { submitMessages } from '../src/messaging/submit.js';
+import { writeMessages as submitMessages } from '../src/messaging/write.js';
 import { pricesFor } from '../src/messaging/prices.js';
 import { bumpRevision } from '../src/db/revisioned.js';
 import type { OutboundMessage } from '../src/messaging/ports.js';

@@ -1,8 +1,8 @@
 import { Agent, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fmt, startBenchService } from './lib.js';
-import { smpp, type Pdu, type SmppSession } from '../src/smpp/pdu.js';
-import { gsmSeptets } from '../src/smpp/encoding.js';
+import { smpp, type Pdu, type SmppSession } from '../src/smpp-protocol/pdu.js';
+import { gsmSeptets } from '../src/smpp-protocol/encoding.js';
 import { addSmppUser } from '../src/features/smpp-users/service.js';
 import { sqliteFloor } from './sqlite-floor.js';
 

@@ -1,11 +1,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { fmt, startBenchService } from './lib.js';
-import { smpp, type Pdu } from '../src/smpp/pdu.js';
+import { smpp, type Pdu } from '../src/smpp-protocol/pdu.js';
 import { TestSmsc } from '../test/helpers/smsc.js';
 import { encrypt } from '../src/lib/secrets.js';
 import { parseSmppSettings } from '../src/carriers/smpp/settings.js';
-import { submitMessages } from '../src/messaging/submit.js';
+import { writeMessages as submitMessages } from '../src/messaging/write.js';
 import type { AppContext } from '../src/context.js';
 import type { SmppConnector } from '../src/carriers/smpp/connector.js';
 import type { OutboundMessage } from '../src/messaging/ports.js';

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { Agent, request } from 'undici';
 import { fmt, startBenchService } from './lib.js';
 import { recordEvents, type NewEvent } from '../src/webhooks/index.js';
-import { submitMessages } from '../src/messaging/submit.js';
+import { writeMessages as submitMessages } from '../src/messaging/write.js';
 
 const ROUNDS = 5;
 const EVENTS_PER_ROUND = 1500;

@@ -23,7 +23,7 @@ await build({
   chunkNames: 'chunks/[name]-[hash]',
   // Loaded from node_modules at run time: native addons and optional peers (better-sqlite3, pg-native), and packages
   // that read their own files by a path relative to their source (__dirname), which a bundle would break: pino's
-  // worker files, ioredis' and @fastify/swagger's package.json, swagger-ui's static files, smpp (src/smpp/pdu.ts).
+  // worker files, ioredis' and @fastify/swagger's package.json, swagger-ui's static files, smpp (src/smpp-protocol/pdu.ts).
   external: ['better-sqlite3', 'pg-native', 'smpp', 'pino', 'ioredis', '@fastify/swagger', '@fastify/swagger-ui'],
   // CommonJS packages inside an ES module bundle call require() for Node's own modules: give each chunk one.
   banner: {

@@ -24,7 +24,7 @@ export interface BaseContext {
  * This file names the foundation's services only; each module above adds its
  * own members by declaration merging (`declare module '…/context.js'`):
  * src/metrics/metrics.ts the metrics, src/messaging/ports.ts the carriers, the
- * group commit, the hand-offs and the prices, src/payments/registry.ts the
+ * group commit, the inline and shared dispatch and the prices, src/payment-providers/registry.ts the
  * payment provider.
  */
 export interface AppContext extends BaseContext {

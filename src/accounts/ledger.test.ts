@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { addCredits } from '../account-admin/admin.js';
+import { addCredits } from '../features/accounts/admin.js';
 import { cancelScheduled } from '../messaging/scheduled.js';
 import { closeUnsent, EXPIRED_STATUS } from '../messaging/close-unsent.js';
 import { formatLocal } from '../lib/time.js';
-import { submitMessageBatch } from '../messaging/submit.js';
-import type { SubmitRequest } from '../messaging/types.js';
+import { writeMessageBatch } from '../messaging/write.js';
+import type { SendRequest } from '../messaging/types.js';
 import { toUnits } from './credits.js';
 import { ledgerPage, type LedgerEntryView } from './ledger-store.js';
 
@@ -121,7 +121,7 @@ describeEngines('the credit ledger', (engine) => {
 
   it('gives each request of a batched send (one turn of an SMPP bind) its own entry, in the order of the batch', async () => {
     const a = await h.createAccount(10);
-    const send = (number: string, priceUnits: number): SubmitRequest => ({
+    const send = (number: string, priceUnits: number): SendRequest => ({
       accountId: a.id,
       channel: 'sms',
       source: 'sms',
@@ -132,7 +132,7 @@ describeEngines('the credit ledger', (engine) => {
     const results = await h.ctx.db.kysely
       .transaction()
       .execute((trx) =>
-        submitMessageBatch(trx, h.ctx, [send('525511111111', toUnits(1)), send('525522222222', toUnits(2))]),
+        writeMessageBatch(trx, h.ctx, [send('525511111111', toUnits(1)), send('525522222222', toUnits(2))]),
       );
     const entries = await expectChained(h, a.id, 10);
     expect(entries).toMatchObject([

@@ -3,7 +3,7 @@ import { describeEngines, startHarness, type Harness, type TestAccount } from '.
 import { runCommands } from '../../test/helpers/cli.js';
 import { createOperator, withPassword } from '../../test/helpers/panel.js';
 import { panelAction, panelPage, panelSignin } from '../../test/helpers/panel-http.js';
-import { accountCommands } from '../account-admin/cli.js';
+import { accountCommands } from '../features/accounts/cli.js';
 import { dispatchCampaign } from '../messaging/dispatch.js';
 import { formatLocal } from '../lib/time.js';
 import { toUnits } from './credits.js';

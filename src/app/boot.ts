@@ -62,7 +62,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     { Metrics },
     { CarrierRegistry, loadCarrierModule },
     { GroupCommit },
-    { InlineHandOff, SharedDispatch },
+    { InlineDispatch, SharedDispatch },
     { configuredPaymentProvider },
     { PriceBook },
     { SendRulesBook },
@@ -76,8 +76,8 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
     import('../metrics/metrics.js'),
     import('../carriers/registry.js'),
     import('../messaging/group-commit.js'),
-    import('../messaging/handoff.js'),
-    import('../payments/configured.js'),
+    import('../messaging/inline-dispatch.js'),
+    import('../payment-providers/configured.js'),
     import('../messaging/prices.js'),
     import('../messaging/send-rules.js'),
     import('../messaging/carrier-sink.js'),
@@ -114,7 +114,7 @@ export async function createContext(config: Config, opts: ContextOptions = {}): 
   } as AppContext;
   ctx.prices = new PriceBook(config.CARRIER_POLL_MS);
   ctx.sendRules = new SendRulesBook(config.CARRIER_POLL_MS, config);
-  ctx.handOff = new InlineHandOff(ctx);
+  ctx.inlineDispatch = new InlineDispatch(ctx);
   ctx.sharedDispatch = new SharedDispatch(ctx);
   ctx.carriers = new CarrierRegistry(ctx, carrierInbox(ctx));
   if (config.CARRIER_MODULE) await loadCarrierModule(ctx, config.CARRIER_MODULE);

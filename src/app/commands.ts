@@ -10,7 +10,7 @@ type Register = (program: Command, run: CliRunner) => void;
  * them all. commands.test.ts checks the names against what each registers.
  */
 export const commandModules: Array<{ names: string[]; load: () => Promise<Register> }> = [
-  { names: ['accounts'], load: async () => (await import('../account-admin/cli.js')).accountCommands },
+  { names: ['accounts'], load: async () => (await import('../features/accounts/cli.js')).accountCommands },
   { names: ['doctor'], load: async () => (await import('../doctor/cli.js')).doctorCommand },
   { names: ['backup'], load: async () => (await import('../backup/cli.js')).backupCommand },
   { names: ['senders', 'landlines'], load: async () => (await import('../features/sms/cli.js')).smsCommands },
@@ -19,14 +19,14 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
   { names: ['webhooks', 'events'], load: async () => (await import('../webhooks/cli.js')).webhookCommands },
   {
     names: ['payment-provider'],
-    load: async () => (await import('../payments/stripe/cli.js')).paymentProviderCommands,
+    load: async () => (await import('../payment-providers/stripe/cli.js')).paymentProviderCommands,
   },
   { names: ['wallets'], load: async () => (await import('../features/wallet/cli.js')).walletCommands },
   { names: ['loyalty'], load: async () => (await import('../features/loyalty/cli.js')).loyaltyCommands },
   { names: ['carriers', 'routes'], load: async () => (await import('../carriers/cli.js')).carrierCommands },
   { names: ['prices'], load: async () => (await import('../features/prices/cli.js')).priceCommands },
-  { names: ['reports'], load: async () => (await import('../features/margins/cli.js')).marginCommands },
-  { names: ['messages'], load: async () => (await import('../features/trace/cli.js')).messageCommands },
+  { names: ['reports'], load: async () => (await import('../features/reports/cli.js')).marginCommands },
+  { names: ['messages'], load: async () => (await import('../features/messages/cli.js')).messageCommands },
   { names: ['smpp-users'], load: async () => (await import('../features/smpp-users/cli.js')).smppUserCommands },
   { names: ['operators'], load: async () => (await import('../panel/cli.js')).operatorCommands },
   { names: ['alerts'], load: async () => (await import('../alerts/cli.js')).alertCommands },
@@ -37,7 +37,7 @@ export const commandModules: Array<{ names: string[]; load: () => Promise<Regist
     load: async () => (await import('../operator-api/cli.js')).operatorTokenCommands,
   },
   { names: ['audit'], load: async () => (await import('../audit/cli.js')).auditCommands },
-  { names: ['move-database'], load: async () => (await import('../database-move/cli.js')).moveDatabaseCommand },
+  { names: ['move-database'], load: async () => (await import('../move-database/cli.js')).moveDatabaseCommand },
   { names: ['mo-routes'], load: async () => (await import('../features/mo-routes/cli.js')).moRouteCommands },
 ];
 

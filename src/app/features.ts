@@ -1,6 +1,6 @@
 import type { Feature } from '../feature.js';
 import { credits } from '../features/credits/feature.js';
-import { authLogin } from '../features/auth/feature.js';
+import { authLogin } from '../features/token-login/feature.js';
 import { messaging } from '../messaging/feature.js';
 import { simulator } from '../features/simulator/feature.js';
 import { lists } from '../features/lists/feature.js';

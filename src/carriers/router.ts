@@ -1,5 +1,5 @@
 import { CHANNELS } from '../channels.js';
-import type { CarrierDriver, FailedAttempt, HandOffCost, OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
+import type { CarrierDriver, FailedAttempt, SubmitCost, OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
 import type { CarrierManager } from './manager.js';
 import { matchRoute } from './routing.js';
 import { RoutePlanner, type Candidate } from './strategies.js';
@@ -31,7 +31,7 @@ export class RouterDriver implements CarrierDriver {
   constructor(private readonly manager: CarrierManager) {}
 
   /** The cost in force for this connector and number, as recorded with the hand-off (none when it has no cost for it). */
-  costOf(name: string, number: string): { cost?: HandOffCost } {
+  costOf(name: string, number: string): { cost?: SubmitCost } {
     const hit = this.manager.costs.match(name, number);
     return hit ? { cost: { prefix: hit.prefix, amount: hit.value } } : {};
   }

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
 import { simulatorWarnings } from './simulator-warnings.js';
-import { usePaymentProvider } from '../payments/registry.js';
-import type { PaymentProvider } from '../payments/provider.js';
+import { usePaymentProvider } from '../payment-providers/registry.js';
+import type { PaymentProvider } from '../payment-providers/provider.js';
 
 class RealSmsDriver implements CarrierDriver {
   readonly name = 'acme-smpp';

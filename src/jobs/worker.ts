@@ -295,7 +295,7 @@ export class Worker {
     return this.started.length > 0;
   }
 
-  /** Work started outside the lanes (an inline hand-off) that stop() waits for. */
+  /** Work started outside the lanes (an inline dispatch round) that stop() waits for. */
   track(work: Promise<unknown>): void {
     const p = work.catch(() => {}).finally(() => this.background.delete(p));
     this.background.add(p);

@@ -3,7 +3,7 @@ import type { Executor } from '../db/engine.js';
 import type { ChannelNumbers } from '../phone/accepted.js';
 import { cleanCountryCode, cleanNumber, splitCountryCode, splitWritten, TEN_DIGIT_CODES } from '../phone/numbers.js';
 import { Refusal } from './refusal.js';
-import type { Recipient, SubmitRequest, TrafficClass } from './types.js';
+import type { Recipient, SendRequest, TrafficClass } from './types.js';
 import type { DestinationCaps } from './send-rules.js';
 
 /**
@@ -147,6 +147,6 @@ export function acceptedRequest(
   sender: string | null,
   message: AcceptedMessage,
   caps: DestinationCaps | null = null,
-): SubmitRequest {
+): SendRequest {
   return { accountId, source: 'sms', recipients, sender, ...message, destinationCaps: caps };
 }

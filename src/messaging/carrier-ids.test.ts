@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import type { CarrierIds } from '../carriers/adapter.js';
 import { carrierSink } from './carrier-sink.js';
-import { recordDurably } from './handoff-record.js';
+import { recordDurably } from './outcomes.js';
 import { applyDeliveryReports } from './delivery.js';
 
 const smpp: CarrierIds = { kind: 'smpp', normalise: (id) => id.toLowerCase(), forms: (id) => [id.toLowerCase()] };

@@ -13,7 +13,7 @@ type Accepted = Array<{ messageId: number; carrierId: string }>;
  * writes it with the id book's rows, in their transaction or statement, as
  * the carrier acknowledges (receipts.ts, recordCarrierIds); the hand-off's
  * record writes it only for a driver that has no sink of its own
- * (handoff-record.ts). One UPDATE per CARRIER_IDS_CHUNK messages, which
+ * (outcomes.ts). One UPDATE per CARRIER_IDS_CHUNK messages, which
  * takes them in id order as every writer of several messages does.
  */
 export async function writeCarrierIds(db: Executor, accepted: Accepted): Promise<void> {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { sql } from 'kysely';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import { send, submitSend } from './send.js';
+import { send, writeSend } from './send.js';
 import { findAccountById } from '../accounts/store.js';
 import { watchQueries, type RunOnSameConnection } from '../../test/helpers/queries.js';
-import type { SubmitRequest } from './types.js';
+import type { SendRequest } from './types.js';
 
 /**
  * A send's debit is its last statement but its ledger entry: on PostgreSQL it locks the account's row until COMMIT, so the account's sends
@@ -18,7 +18,7 @@ describeEngines('the debit last', (engine) => {
   });
   afterAll(() => h.close());
 
-  const request = (accountId: number, recipients = 1): SubmitRequest => ({
+  const request = (accountId: number, recipients = 1): SendRequest => ({
     accountId,
     channel: 'sms',
     source: 'sms',
@@ -81,7 +81,7 @@ describeEngines('the debit last', (engine) => {
   it('refuses at the debit a send whose balance was spent after it was read, and writes nothing', async () => {
     const a = await h.createAccount(10);
     const { outcome, statements } = await statementsDuring(
-      () => h.ctx.db.kysely.transaction().execute((trx) => submitSend(trx, h.ctx, [request(a.id, 3)], 'queued')),
+      () => h.ctx.db.kysely.transaction().execute((trx) => writeSend(trx, h.ctx, [request(a.id, 3)], 'queued')),
       // Another send spends the balance between the price read and the debit (in the same transaction here).
       async (text, run) => {
         if (DEBIT.test(text))

@@ -4,7 +4,7 @@ import type { Database } from '../db/schema.js';
 import type { Executor } from '../db/engine.js';
 import { Refusal } from './refusal.js';
 import type { DestinationCaps } from './send-rules.js';
-import type { SubmitRequest } from './types.js';
+import type { SendRequest } from './types.js';
 
 const HOUR_MS = 3_600_000;
 
@@ -13,7 +13,7 @@ const KEEP_HOURS = 2;
 
 /** What the caps count of a request: its recipients that will be sent to (not held back by an opt-out). */
 export interface CountedSend {
-  req: SubmitRequest;
+  req: SendRequest;
   recipients: Array<{ number: string; blocked: string | undefined }>;
 }
 
@@ -31,7 +31,7 @@ export async function countDestinations(
   trx: Transaction<Database>,
   sends: CountedSend[],
   now: number,
-  scheduledFor: (req: SubmitRequest) => number | null,
+  scheduledFor: (req: SendRequest) => number | null,
 ): Promise<void> {
   const counts = new Map<string, { family_id: number; number: string; hour: number; text_key: string; sent: number }>();
   const capsOf = new Map<string, { caps: DestinationCaps; number: string }>();

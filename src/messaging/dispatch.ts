@@ -4,7 +4,7 @@ import type { AppContext, DbAndConfig } from '../context.js';
 import type { Database } from '../db/schema.js';
 import { FENCED_ERROR, isParked, type CarrierDriver, type OutboundMessage, type SubmitOutcome } from './ports.js';
 import { RetryLater } from '../jobs/worker.js';
-import { recordDurably } from './handoff-record.js';
+import { recordDurably } from './outcomes.js';
 import { countMessages, countOutcomes, pipelineMetrics } from './metrics.js';
 import type { DispatchOutcome } from './ports.js';
 import { OPTOUT_STATUS, optedOutMessages } from './optouts.js';
@@ -23,7 +23,7 @@ export const DISPATCH_JOB = 'messaging.dispatch';
 export const safetyNetKey = (campaignId: number) => `dispatch:${campaignId}`;
 
 export { REFUSED_STATUS };
-export { RECORD_RETRY_FOR_MS } from './handoff-record.js';
+export { RECORD_RETRY_FOR_MS } from './outcomes.js';
 
 export type { DispatchOutcome };
 
@@ -131,12 +131,12 @@ function untilFirstExpiry(rows: Array<{ valid_until?: number | string | null }>,
  * took them, so this window (at most one batch per dispatcher at the crash
  * instant) cannot be closed on our side: see docs/contributors/architecture.md.
  * `signal` (the job's lease) stops it before the next batch.
- * `own`: the inline hand-off's claim, which its messages were inserted with
+ * `own`: the inline dispatch's claim, which its messages were inserted with
  * (send.ts): they are this caller's, and while at least half of that
  * lease is left a batch of them is submitted without a claim update (the
  * renewals of keepClaimed start a third of a lease later); otherwise they are
  * claimed anew like the others.
- * `holdMs`: for messages without a dispatch job (the inline hand-off, the
+ * `holdMs`: for messages without a dispatch job (the inline dispatch, the
  * unsent sweep), a transient failure keeps them claimed for this back-off
  * instead of releasing them, so the unsent sweep retries them then.
  */
@@ -220,7 +220,7 @@ export async function dispatchMessages(
             token,
             claimed.fence,
             async () => {
-              const outcomes = await handOff(route.driver, batch, claimed.fence, families);
+              const outcomes = await submitBatch(route.driver, batch, claimed.fence, families);
               await recordDurably(ctx, route.driver.name, batch, outcomes, {
                 token,
                 holdMs,
@@ -463,7 +463,7 @@ async function keepClaimed<T>(
   }
 }
 
-async function handOff(
+async function submitBatch(
   driver: CarrierDriver,
   batch: Claimed['rows'],
   fence: Fence,

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { send } from './send.js';
 import { watchQueries } from '../../test/helpers/queries.js';
-import type { SubmitRequest } from './types.js';
+import type { SendRequest } from './types.js';
 
 /**
  * Single sends of one account that arrive together are written together: one debit and one INSERT of messages for
@@ -16,7 +16,7 @@ describeEngines('merged single sends', (engine) => {
   });
   afterAll(() => h.close());
 
-  const request = (accountId: number, n: number): SubmitRequest => ({
+  const request = (accountId: number, n: number): SendRequest => ({
     accountId,
     channel: 'sms',
     source: 'sms',

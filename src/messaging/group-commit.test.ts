@@ -4,7 +4,7 @@ import { toUnits } from '../accounts/credits.js';
 import type { Refusal } from './refusal.js';
 import { DISPATCH_JOB } from './dispatch.js';
 import { GroupCommit } from './group-commit.js';
-import { submitMessages } from './submit.js';
+import { writeMessages } from './write.js';
 
 describeEngines('group commit of sends', (engine) => {
   let h: Harness;
@@ -29,7 +29,7 @@ describeEngines('group commit of sends', (engine) => {
     const poor = await h.createAccount(0);
     const group = new GroupCommit(h.ctx.db);
     const send = (accountId: number) => (trx: Parameters<Parameters<GroupCommit['run']>[0]>[0]) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId,
         channel: 'sms',
         source: 'sms',
@@ -71,7 +71,7 @@ describeEngines('group commit of sends', (engine) => {
       return send(trx);
     };
     const send = (trx: Trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: rich.id,
         channel: 'sms',
         source: 'sms',

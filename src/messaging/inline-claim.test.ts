@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
 import { dispatchMessages } from './dispatch.js';
-import { submitMessages } from './submit.js';
+import { writeMessages } from './write.js';
 import type { InlineClaim } from './types.js';
 
 /**
@@ -26,7 +26,7 @@ describeEngines('messages inserted claimed by their hand-off', (engine) => {
   const send = async (claimedBy: InlineClaim, number: string) => {
     const a = await h.createAccount(10);
     const r = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(
+      writeMessages(
         trx,
         h.ctx,
         {

@@ -4,7 +4,7 @@ import { sendSms } from '../../test/helpers/webhook-delivery.js';
 import type { CarrierDriver, SubmitOutcome } from './ports.js';
 import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign } from './dispatch.js';
-import { submitMessages } from './submit.js';
+import { writeMessages } from './write.js';
 
 /** The value of one series in a /metrics text, 0 when it is absent. */
 function sample(text: string, series: string): number {
@@ -84,7 +84,7 @@ describeEngines('pipeline metrics of messages closed unsent', (engine) => {
   const text = async () => (await h.app.inject({ method: 'GET', url: '/metrics' })).body;
   const submitVoice = async (accountId: number, numbers: string[]) =>
     h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId,
         channel: 'voice',
         source: 'voice',

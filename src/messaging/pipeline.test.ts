@@ -7,8 +7,8 @@ import { applyDeliveryReports } from './delivery.js';
 import { dispatchCampaign, dispatchMessages } from './dispatch.js';
 import { RetryLater } from '../jobs/worker.js';
 import type { CarrierDriver, OutboundMessage, SubmitOutcome } from './ports.js';
-import { submitMessages } from './submit.js';
-import type { SubmitRequest } from './types.js';
+import { writeMessages } from './write.js';
+import type { SendRequest } from './types.js';
 
 describe('simulated carrier rules', () => {
   it.each([
@@ -31,7 +31,7 @@ describeEngines('messaging pipeline', (engine) => {
   });
   afterAll(() => h.close());
 
-  const request = (accountId: number, numbers: string[], extra: Partial<SubmitRequest> = {}): SubmitRequest => ({
+  const request = (accountId: number, numbers: string[], extra: Partial<SendRequest> = {}): SendRequest => ({
     accountId,
     channel: 'sms',
     source: 'sms',
@@ -39,8 +39,7 @@ describeEngines('messaging pipeline', (engine) => {
     text: 'Hola',
     ...extra,
   });
-  const submit = (req: SubmitRequest) =>
-    h.ctx.db.kysely.transaction().execute((trx) => submitMessages(trx, h.ctx, req));
+  const submit = (req: SendRequest) => h.ctx.db.kysely.transaction().execute((trx) => writeMessages(trx, h.ctx, req));
   const credit = async (key: string) => (await h.post('/credits/consult', {}, key)).body.credit;
   const message = (reference: string) =>
     h.ctx.db.kysely.selectFrom('messages').selectAll().where('reference', '=', reference).executeTakeFirstOrThrow();
@@ -145,7 +144,7 @@ describeEngines('messaging pipeline', (engine) => {
     const claim = h.ctx.sharedDispatch.claim();
     const res = await h.ctx.db.kysely
       .transaction()
-      .execute((trx) => submitMessages(trx, h.ctx, request(a.id, ['5559999001']), claim));
+      .execute((trx) => writeMessages(trx, h.ctx, request(a.id, ['5559999001']), claim));
     expect(await credit(a.apikey)).toBe(2);
     const [outcome] = await dispatchMessages(h.ctx, res.messageIds, undefined, claim);
     expect(outcome.outcome.ok).toBe(false);
@@ -258,7 +257,7 @@ describeEngines('dispatch claims', (engine) => {
       number: `5255${String(10000000 + i)}`,
     }));
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',
@@ -289,7 +288,7 @@ describeEngines('dispatch claims', (engine) => {
     h.ctx.carriers.use(driver);
     const a = await h.createAccount(10);
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',

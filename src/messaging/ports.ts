@@ -8,13 +8,13 @@ import type { SendRulesBook } from './send-rules.js';
  * What the outbound pipeline needs from the services of the process, declared
  * here so that the context names them without importing the modules that
  * build them: src/app/boot.ts builds the carrier registry (carriers/registry.ts)
- * and the hand-off (handoff.ts) and puts them in the context. A carrier driver
+ * and the inline dispatch (inline-dispatch.ts) and puts them in the context. A carrier driver
  * is declared here too: src/carriers/ implements these and imports nothing else
  * of messaging.
  */
 
 /** The carrier cost in force when a connector took a message: the cost prefix that matched and its amount. */
-export interface HandOffCost {
+export interface SubmitCost {
   prefix: string;
   /** Ten-thousandths of COST_CURRENCY per message part. */
   amount: number;
@@ -105,7 +105,7 @@ export type SubmitOutcome =
       idsRecorded?: boolean;
       /** The connector that took it, when the driver routes (default: the driver's name). */ carrier?: string;
       /** That connector's cost for it when one is set (`carriers costs`): money per part, ten-thousandths. */
-      cost?: HandOffCost;
+      cost?: SubmitCost;
       /** The parts it went as (SMPP segments of a long or UCS-2 text); default 1. */
       parts?: number;
       /** Why that connector (a routing driver's strategy, failover or probe). */
@@ -199,8 +199,8 @@ export interface DispatchOutcome {
   outcome: SubmitOutcome;
 }
 
-/** Committed messages of small immediate sends, handed to their carrier right after the commit (handoff.ts). */
-export interface HandOff {
+/** Committed messages of small immediate sends, handed to their carrier right after the commit (inline-dispatch.ts). */
+export interface InlineDispatch {
   /** The claim to insert a send's messages with, so that this hand-off submits them without claiming them again. */
   claim(): InlineClaim;
   /** Hands these committed messages over; `claimed` is the claim they were inserted with, if any. */
@@ -234,7 +234,7 @@ declare module '../context.js' {
     carriers: ProcessCarriers;
     /** The group commit of this process's database: concurrent sends share one transaction. */
     groupCommit: GroupCommit;
-    handOff: HandOff;
+    inlineDispatch: InlineDispatch;
     sharedDispatch: SharedDispatch;
     /** The prefix prices, cached by this process (src/messaging/prices.ts). */
     prices: PriceLookup;

@@ -12,8 +12,8 @@ import { afterPoll, PRICES_ENV, priceTools } from '../../test/helpers/prices.js'
 import { ask, bindClient } from '../../test/helpers/smpp-server.js';
 import { startSmppHarness } from '../../test/helpers/smpp-server.js';
 import { toUnits } from '../accounts/credits.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { SmppSession } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { SmppSession } from '../smpp-protocol/pdu.js';
 import { addSmppUser } from '../features/smpp-users/service.js';
 import { DEPLOYMENT, setPrefixPrice, type PrefixPrice } from './prices.js';
 import { setPrice } from './pricing.js';

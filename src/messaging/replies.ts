@@ -5,7 +5,7 @@ import type { Channel } from './types.js';
 import { recordEvents } from '../webhooks/index.js';
 import { formatCompact } from '../lib/time.js';
 import { addOptouts, listOwner, optoutKeyword, optoutSettings, removeOptouts } from './optouts.js';
-import { submitSend, type SendContext } from './send.js';
+import { writeSend, type SendContext } from './send.js';
 import { queueReply } from './customer-notices.js';
 
 type Original = {
@@ -188,7 +188,7 @@ async function applyKeyword(
   const chatapp = original.channel === 'chatapp';
   const meta = original.meta ? (JSON.parse(original.meta) as Record<string, unknown>) : {};
   // Queued: the dispatch lanes poll for it (this runs inside the transaction of the reply, which wakes no lane).
-  await submitSend(
+  await writeSend(
     trx,
     ctx,
     [

@@ -4,7 +4,7 @@ import { describeEngines, startHarness, type Harness } from '../../test/helpers/
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
 import type { OutboundMessage, SubmitOutcome } from './ports.js';
 import { DISPATCH_JOB, dispatchMessages } from './dispatch.js';
-import { submitMessages } from './submit.js';
+import { writeMessages } from './write.js';
 import { SWEEP_MAX_ATTEMPTS, sweepUnsent } from './sweep.js';
 import type { InlineClaim } from './types.js';
 
@@ -36,7 +36,7 @@ describeEngines('the unsent sweep', (engine) => {
   const send = async (claimedBy: InlineClaim, number: string, validUntil?: number) => {
     const a = await h.createAccount(10);
     const r = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(
+      writeMessages(
         trx,
         h.ctx,
         {

@@ -27,7 +27,7 @@ export function scheduleSweep(db: Executor, at: number, everyMs: number): Promis
 }
 
 /**
- * The safety net of the inline hand-off: small sends are inserted already
+ * The safety net of the inline dispatch: small sends are inserted already
  * claimed and queue no dispatch job, so a message still at stage 0 whose
  * claim ran out was left by a process that died before handing it over (or
  * while it was in flight), or is waiting for a retry after a transient carrier

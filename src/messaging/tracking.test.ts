@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { parse } from '../http/validate.js';
 import { z } from 'zod';
-import { submitMessages } from './submit.js';
+import { writeMessages } from './write.js';
 import { newReadTokens, readLink, ReadConfirmation, recordReadTrackings } from './tracking.js';
 
 describeEngines('read-confirmation links', (engine) => {
@@ -17,7 +17,7 @@ describeEngines('read-confirmation links', (engine) => {
     const [token] = newReadTokens(1);
     const link = readLink(h.ctx, token);
     const res = await h.ctx.db.kysely.transaction().execute(async (trx) => {
-      const r = await submitMessages(trx, h.ctx, {
+      const r = await writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'sms',
         source: 'sms',

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../test/helpers/harness.js';
 import { runCommands } from '../../test/helpers/cli.js';
 import { SMPP_ENV, smppTools } from '../../test/helpers/smpp-suite.js';
-import { accountCommands } from '../account-admin/cli.js';
+import { accountCommands } from '../features/accounts/cli.js';
 import { send } from './send.js';
 
 /** Classes, family settings and validity of traffic control (docs/operators/traffic.md), on both engines. */

@@ -1,5 +1,5 @@
 import type { Executor } from '../db/engine.js';
-import type { SubmitRequest, TrafficClass, TrafficSetting } from './types.js';
+import type { SendRequest, TrafficClass, TrafficSetting } from './types.js';
 
 /**
  * Traffic classes (docs/operators/traffic.md): a message's class decides the order in which a carrier's line hands it
@@ -23,7 +23,7 @@ export const MAX_TRAFFIC_WEIGHT = 100;
  * else what the caller asks for (a payment link, an SMPP user's setting or priority_flag); else a send of at most
  * TRANSACTIONAL_MAX_RECIPIENTS that is not scheduled is `transactional`, the rest `bulk`.
  */
-export function classOf(req: SubmitRequest, pinned: TrafficSetting, scheduled: boolean): TrafficClass {
+export function classOf(req: SendRequest, pinned: TrafficSetting, scheduled: boolean): TrafficClass {
   if (req.trafficClass === 'otp') return 'otp';
   if (pinned !== 'auto') return pinned;
   if (req.trafficClass) return req.trafficClass;
@@ -33,7 +33,7 @@ export function classOf(req: SubmitRequest, pinned: TrafficSetting, scheduled: b
 /**
  * The end of a request's validity: the request's own (null: none), else the family's default counted from `now`.
  */
-export function validityOf(req: SubmitRequest, familyMinutes: number | null, from: number): number | null {
+export function validityOf(req: SendRequest, familyMinutes: number | null, from: number): number | null {
   if (req.validUntil !== undefined) return req.validUntil;
   return familyMinutes === null ? null : from + familyMinutes * 60_000;
 }

@@ -21,13 +21,13 @@ export interface Recipient {
   countryCode: string;
   /** Full number with the country code, digits only, e.g. '525512345678'. */
   number: string;
-  /** Per-recipient text; defaults to SubmitRequest.text. */
+  /** Per-recipient text; defaults to SendRequest.text. */
   text?: string;
   /** Its reference, when the sender names it beforehand (an SMPP submit_multi's message_id); else a new one. */
   reference?: string;
 }
 
-export interface SubmitRequest {
+export interface SendRequest {
   accountId: number;
   channel: Channel;
   source: MessageSource;
@@ -77,7 +77,7 @@ export interface InlineClaim {
   until: number;
 }
 
-export interface SubmitResult {
+export interface SendResult {
   campaignId: number;
   /** In recipient order. */
   references: Array<{ reference: string; number: string }>;

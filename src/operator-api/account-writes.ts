@@ -1,4 +1,4 @@
-import { applyAccountSettings, accountSettingOptions } from '../account-admin/set-settings.js';
+import { applyAccountSettings, accountSettingOptions } from '../features/accounts/set-settings.js';
 import { findAccountById, type Account } from '../accounts/index.js';
 import { shownEmail } from '../accounts/subaccount-email.js';
 import { accountTarget, AUDIT_MAX_PAGE, auditPage, sinceOf } from '../audit/service.js';

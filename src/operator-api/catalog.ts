@@ -6,7 +6,7 @@ import { carrierStatus } from '../carriers/status.js';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/engine.js';
 import { ApiError, badRequest } from '../http/errors.js';
-import { marginReport, MarginError, type MarginBy } from '../features/margins/service.js';
+import { marginReport, MarginError, type MarginBy } from '../features/reports/margins.js';
 import { smppUserSettings } from '../features/smpp-users/service.js';
 import { DEPLOYMENT, listPrefixPrices, removePrefixPrice, setPrefixPrice } from '../messaging/prices.js';
 import type { Channel } from '../messaging/types.js';

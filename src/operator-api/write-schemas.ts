@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { CHANNELS } from '../channels.js';
 import { KINDS, KIND_TYPES, type KindType } from '../carriers/kinds.js';
 import { STRATEGIES } from '../carriers/routing.js';
-import { accountSettingOptions } from '../account-admin/set-settings.js';
+import { accountSettingOptions } from '../features/accounts/set-settings.js';
 import { defineMessages } from '../http/codes.js';
 import { decimal, jsonBody } from './schemas.js';
 

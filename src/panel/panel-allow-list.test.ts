@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { runCommands } from '../../test/helpers/cli.js';
 import { describePanel, withPassword } from '../../test/helpers/panel.js';
 import { panelAction, panelPage, panelSignin } from '../../test/helpers/panel-http.js';
-import { accountCommands } from '../account-admin/cli.js';
+import { accountCommands } from '../features/accounts/cli.js';
 
 /**
  * The account's IP allow-list applies to the panel when the account asks for

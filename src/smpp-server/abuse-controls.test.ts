@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import { Status } from '../smpp/status.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import { Status } from '../smpp-protocol/status.js';
 import { addFilter } from '../features/filters/service.js';
 import { saveSendRules } from '../messaging/send-rules.js';
 

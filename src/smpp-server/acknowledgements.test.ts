@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import type { Pdu } from '../smpp/pdu.js';
+import type { Pdu } from '../smpp-protocol/pdu.js';
 
 /** A receipt row as the SMS pipeline queues it; `claim` as a process left it (its holder and lease). */
 function receiptRow(accountId: number, id: string, claim: { by: string; until: number } | null = null) {

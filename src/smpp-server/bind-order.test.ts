@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../test/helpers/harness.js';
 import { smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { smpp, type Pdu, type SmppSession } from '../smpp/pdu.js';
+import { smpp, type Pdu, type SmppSession } from '../smpp-protocol/pdu.js';
 import { BIND_ATTEMPTS_PER_ADDRESS_AND_ID } from '../features/smpp-users/bind.js';
 import { hashingLoad } from '../lib/passwords.js';
 

@@ -3,10 +3,10 @@ import { describeEngines, eventually, type Harness } from '../../test/helpers/ha
 import { RecordingCarrier } from '../../test/helpers/recording-carrier.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
 import type { OutboundMessage, SubmitOutcome } from '../messaging/ports.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { Pdu, SmppSession } from '../smpp/pdu.js';
-import { traceMessages } from '../features/trace/service.js';
-import { traceSteps } from '../features/trace/steps.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { Pdu, SmppSession } from '../smpp-protocol/pdu.js';
+import { traceMessages } from '../features/messages/service.js';
+import { traceSteps } from '../features/messages/steps.js';
 
 function deferred() {
   let resolve!: () => void;

@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { simulatedReply } from '../../test/helpers/simulated-reply.js';
 import { ask, bindClient, closed, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { Pdu, SmppSession } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { Pdu, SmppSession } from '../smpp-protocol/pdu.js';
 
 /** Collects the deliver_sm a customer receives, answering each with `answer` (default 0). */
 function collect(session: SmppSession, answer: (pdu: Pdu, index: number) => number = () => 0) {

@@ -1,6 +1,6 @@
 import type { CustomerNotice, ReceiptNotice, ReplyNotice } from '../messaging/customer-notices.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import { formatReceiptText } from '../smpp/receipt-text.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import { formatReceiptText } from '../smpp-protocol/receipt-text.js';
 import { isGsm7 } from '../text/gsm7.js';
 
 /** STAT and message_state of a status code (docs/operators/smpp-server.md). */

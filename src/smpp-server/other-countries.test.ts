@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
 
 /** The SMPP server takes numbers of another country of SMS_COUNTRY_CODES by the send path's one rule. */
 describeEngines('SMPP server: numbers of other countries', (engine) => {

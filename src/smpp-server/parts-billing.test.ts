@@ -4,8 +4,8 @@ import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/help
 import { SMPP_ENV, smppTools } from '../../test/helpers/smpp-suite.js';
 import type { TestSmsc } from '../../test/helpers/smsc.js';
 import { CREDIT_UNITS } from '../accounts/credits.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { SmppSession } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { SmppSession } from '../smpp-protocol/pdu.js';
 
 /** A UDH of one part of a concatenated message (8-bit reference), claiming part 1 of 2. */
 const UDH = Buffer.from([0x05, 0x00, 0x03, 0x2a, 0x02, 0x01]);

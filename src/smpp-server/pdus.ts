@@ -1,4 +1,4 @@
-import { smpp, type Pdu } from '../smpp/pdu.js';
+import { smpp, type Pdu } from '../smpp-protocol/pdu.js';
 
 /**
  * The customer side's PDU codec: the `smpp` package, with the carriers'

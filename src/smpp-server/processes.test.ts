@@ -2,8 +2,8 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually } from '../../test/helpers/harness.js';
 import { cliEnv, runMensajeroJson, startServe, type CliEnv } from '../../test/helpers/cli.js';
 import { ask, bindClient, closed } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { Pdu } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { Pdu } from '../smpp-protocol/pdu.js';
 import { openDatabase } from '../db/engine.js';
 
 type Serving = Awaited<ReturnType<typeof startServe>>;

@@ -2,8 +2,8 @@ import net from 'node:net';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, closed, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import { smpp, type Pdu } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import { smpp, type Pdu } from '../smpp-protocol/pdu.js';
 
 /** A raw connection that sends `bytes` and collects what comes back until the server closes it. */
 function raw(port: number, bytes: Buffer, localAddress = '127.0.0.1') {

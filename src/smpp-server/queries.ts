@@ -2,7 +2,7 @@ import type { AppContext } from '../context.js';
 import { cancelScheduled, messageState } from '../messaging/scheduled.js';
 import { receiptState } from './notices.js';
 import type { Pdu } from './pdus.js';
-import { Status } from '../smpp/status.js';
+import { Status } from '../smpp-protocol/status.js';
 
 /** SMPP 3.4 message_state: ENROUTE 1 while not final, else from the status code as receipts show it. */
 function stateOf(status: string, code: number | null): number {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ApiError } from '../http/errors.js';
 import { Refusal, REFUSAL_CODES, type RefusalCode } from '../messaging/refusal.js';
-import { Status } from '../smpp/status.js';
+import { Status } from '../smpp-protocol/status.js';
 import { refusalStatus } from './refusals.js';
 
 /** docs/operators/smpp-server.md's command_status of each refusal; undefined: a system error (0x08), logged. */

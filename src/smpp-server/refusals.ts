@@ -1,5 +1,5 @@
 import { Refusal, type RefusalCode } from '../messaging/refusal.js';
-import { Status } from '../smpp/status.js';
+import { Status } from '../smpp-protocol/status.js';
 
 /**
  * The one table of the send path's refusals (messaging/refusal.ts) as submit_sm command_status values. A refusal

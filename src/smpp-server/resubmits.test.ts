@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, closed, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
 import { removeSmppUser } from '../features/smpp-users/service.js';
-import type { SmppSession } from '../smpp/pdu.js';
+import type { SmppSession } from '../smpp-protocol/pdu.js';
 
 describeEngines('SMPP server: resubmission after a lost submit_sm_resp', (engine) => {
   let h: Harness & { smppPort: number };

@@ -2,7 +2,7 @@ import type { AppContext, WithConfig } from '../context.js';
 import { acceptedRequest, acceptRecipients, acceptSender } from '../messaging/accept.js';
 import { Refusal } from '../messaging/refusal.js';
 import { send } from '../messaging/send.js';
-import type { Recipient, SubmitRequest } from '../messaging/types.js';
+import type { Recipient, SendRequest } from '../messaging/types.js';
 import { channelNumbers } from '../phone/accepted.js';
 import { acceptContent, countAbuseRefusal, familyRules } from '../messaging/accept-rules.js';
 import { narrowedNumbers, type FamilyRules } from '../messaging/send-rules.js';
@@ -69,7 +69,7 @@ async function verbatimRequest(
   input: VerbatimMessage,
   recipients: Recipient[],
   lookups: VerbatimLookups,
-): Promise<SubmitRequest> {
+): Promise<SendRequest> {
   if (input.text === '') throw new Refusal('empty_text');
   const { rules } = lookups;
   let sender = lookups.senders.get(input.sender);

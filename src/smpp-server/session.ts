@@ -3,7 +3,7 @@ import type { AppContext } from '../context.js';
 import { checkBind } from '../features/smpp-users/bind.js';
 import { releaseBind, type SmppUserRow } from '../features/smpp-users/service.js';
 import { newPdu, PduReader, type Pdu } from './pdus.js';
-import { Status } from '../smpp/status.js';
+import { Status } from '../smpp-protocol/status.js';
 import { submitTurn, type SubmitAnswer } from './submit.js';
 import { submitMulti, type MultiAnswer } from './submit-multi.js';
 import { cancelSm, querySm } from './queries.js';

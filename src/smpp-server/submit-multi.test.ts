@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { Pdu, SmppSession } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { Pdu, SmppSession } from '../smpp-protocol/pdu.js';
 import { newPdu, PduReader } from './pdus.js';
 
 describe('SMPP server: submit_multi framing', () => {

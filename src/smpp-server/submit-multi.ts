@@ -5,7 +5,7 @@ import type { SmppUserRow } from '../features/smpp-users/service.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 import type { Pdu } from './pdus.js';
-import { Status } from '../smpp/status.js';
+import { Status } from '../smpp-protocol/status.js';
 import { destinationOf, readSubmission, statusOfError, verbatim } from './submit.js';
 
 /** One entry of submit_multi's dest_address: an SME address, or a distribution list's name. */

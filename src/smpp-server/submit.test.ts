@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { encodeMessage, gsmSeptets } from '../smpp/encoding.js';
-import type { SmppSession } from '../smpp/pdu.js';
+import { encodeMessage, gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { SmppSession } from '../smpp-protocol/pdu.js';
 
 describeEngines('SMPP server: submit_sm', (engine) => {
   let h: Harness & { smppPort: number };

@@ -1,13 +1,13 @@
 import type { AppContext } from '../context.js';
-import { decodeMessage, smsParts, type Concatenation } from '../smpp/encoding.js';
+import { decodeMessage, smsParts, type Concatenation } from '../smpp-protocol/encoding.js';
 import { sendVerbatimSmsTurn, type VerbatimMessage, type VerbatimSmsInput } from './send.js';
 import { reserveEach } from '../features/smpp-users/throughput.js';
 import type { SmppUserRow } from '../features/smpp-users/service.js';
 import type { Pdu } from './pdus.js';
-import { messageBody } from '../smpp/pdu.js';
-import { Status } from '../smpp/status.js';
+import { messageBody } from '../smpp-protocol/pdu.js';
+import { Status } from '../smpp-protocol/status.js';
 import { refusalStatus } from './refusals.js';
-import { smppTime } from '../smpp/time.js';
+import { smppTime } from '../smpp-protocol/time.js';
 import { acceptingAs, bySmppUser } from '../messaging/accepted-by.js';
 
 export type SubmitAnswer = { status: number; messageId?: string };

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
 import { removeSmppUser } from '../features/smpp-users/service.js';
 import { throughputKey } from '../features/smpp-users/throughput.js';
 

@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../test/helpers/harness.js';
 import { ask, connectClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
 
 const tlsDir = resolve(import.meta.dirname, '../../test/helpers/tls');
 

@@ -1,5 +1,5 @@
 /**
- * GSM 03.38 (GSM-7): the alphabet of SMS, the one definition of it (the SMPP encoding, src/smpp/encoding.ts, reads
+ * GSM 03.38 (GSM-7): the alphabet of SMS, the one definition of it (the SMPP encoding, src/smpp-protocol/encoding.ts, reads
  * it too). Characters of the basic table count one, characters of the extension table count two (an escape plus the
  * character); anything else must be transliterated before sending.
  */

@@ -5,7 +5,7 @@ import { emailAddress } from '../http/fields.js';
 import { isAccountEmail, isEmailAddress } from './email.js';
 import { KEY_IN_URL } from '../auth/authenticate.js';
 import { normaliseId } from '../carriers/smpp/receipts.js';
-import { parseReceiptText } from '../smpp/receipt-text.js';
+import { parseReceiptText } from '../smpp-protocol/receipt-text.js';
 import { mediaUrlProblem } from '../features/chatapp/media.js';
 import { renderScript, speakable } from '../features/voice/scripts.js';
 import { isForbiddenAddress } from '../outbound/addresses.js';

@@ -8,7 +8,7 @@ import {
 } from '../../test/helpers/harness.js';
 import { receiver, settle } from '../../test/helpers/webhook-delivery.js';
 import { runCommands } from '../../test/helpers/cli.js';
-import { accountCommands } from '../account-admin/cli.js';
+import { accountCommands } from '../features/accounts/cli.js';
 
 describeEngines('low-balance events', (engine) => {
   let h: Harness;

@@ -19,7 +19,7 @@ const WORKER_CONCURRENCY = 4;
  * with its outcome unrecorded) at the instant of the kill.
  */
 async function campaignThroughKill(engine: EngineName, processes: 1 | 2, perRequest: 500 | 1 = 500) {
-  // Single-recipient sends go through the inline hand-off, with no dispatch job: the unsent sweep is their safety net.
+  // Single-recipient sends go through the inline dispatch, with no dispatch job: the unsent sweep is their safety net.
   const singles = perRequest === 1;
   const total = singles ? 300 : chaosScale(600, 10000);
   const carrier = await startRecordingCarrier(10);

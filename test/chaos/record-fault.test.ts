@@ -2,7 +2,7 @@ import { sql } from 'kysely';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { RecordingCarrier } from '../helpers/recording-carrier.js';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { writeMessages } from '../../src/messaging/write.js';
 import { chaosScale } from './scale.js';
 
 /**
@@ -46,7 +46,7 @@ describeEngines('chaos: a fault between hand-off and record', (engine) => {
       number: `5255${String(10000000 + i)}`,
     }));
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',

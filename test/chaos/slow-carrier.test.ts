@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { RecordingCarrier } from '../helpers/recording-carrier.js';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { writeMessages } from '../../src/messaging/write.js';
 import { dispatchMessages } from '../../src/messaging/dispatch.js';
 import { chaosScale } from './scale.js';
 import { toCredits } from '../../src/accounts/credits.js';
@@ -31,7 +31,7 @@ describeEngines('chaos: a carrier slower than the lease', (engine) => {
       number: `5255${String(10000000 + i)}`,
     }));
     const res = await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'voice',
         source: 'voice',

@@ -1,8 +1,8 @@
-/* Shared setup of the price, carrier cost and margin suites (src/messaging/prices*.test.ts, src/carriers/costs.test.ts, src/features/margins/*.test.ts). */
+/* Shared setup of the price, carrier cost and margin suites (src/messaging/prices*.test.ts, src/carriers/costs.test.ts, src/features/reports/margins*.test.ts). */
 import { expect } from 'vitest';
-import { accountCommands } from '../../src/account-admin/cli.js';
+import { accountCommands } from '../../src/features/accounts/cli.js';
 import { carrierCommands } from '../../src/carriers/cli.js';
-import { marginCommands } from '../../src/features/margins/cli.js';
+import { marginCommands } from '../../src/features/reports/cli.js';
 import { priceCommands } from '../../src/features/prices/cli.js';
 import { runCommands } from './cli.js';
 import type { Harness, TestAccount } from './harness.js';

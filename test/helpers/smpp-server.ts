@@ -1,4 +1,4 @@
-import { smpp, type Pdu, type SmppSession } from '../../src/smpp/pdu.js';
+import { smpp, type Pdu, type SmppSession } from '../../src/smpp-protocol/pdu.js';
 import { addSmppUser, type SmppUserInput } from '../../src/features/smpp-users/service.js';
 import type { SmppServerOptions } from '../../src/smpp-server/listener.js';
 import { startHarness, type EngineName, type Harness, type TestAccount } from './harness.js';

@@ -1,6 +1,6 @@
 import type { AddressInfo, Server } from 'node:net';
-import { smpp, type Pdu, type SmppSession } from '../../src/smpp/pdu.js';
-import { encodeMessage, type Coding } from '../../src/smpp/encoding.js';
+import { smpp, type Pdu, type SmppSession } from '../../src/smpp-protocol/pdu.js';
+import { encodeMessage, type Coding } from '../../src/smpp-protocol/encoding.js';
 
 /** What the SMSC recorded of one submit_sm. */
 export interface Submitted {

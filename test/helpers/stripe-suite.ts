@@ -1,7 +1,7 @@
-/* Shared setup of the Stripe Checkout suites (src/payments/stripe/stripe*.test.ts). */
+/* Shared setup of the Stripe Checkout suites (src/payment-providers/stripe/stripe*.test.ts). */
 import { afterAll, beforeAll } from 'vitest';
-import { useConfiguredPaymentProvider } from '../../src/payments/configured.js';
-import { saveStripeSettings } from '../../src/payments/stripe/settings.js';
+import { useConfiguredPaymentProvider } from '../../src/payment-providers/configured.js';
+import { saveStripeSettings } from '../../src/payment-providers/stripe/settings.js';
 import { startHarness, type EngineName, type Harness, type TestAccount } from './harness.js';
 import { startTestStripe, type TestStripe } from './stripe.js';
 

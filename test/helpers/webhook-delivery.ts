@@ -1,7 +1,7 @@
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RunningService } from '../../src/app/serve.js';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { writeMessages } from '../../src/messaging/write.js';
 import { webhookCommands } from '../../src/webhooks/cli.js';
 import type { AppContext } from '../../src/context.js';
 import { runCommands } from './cli.js';
@@ -66,7 +66,7 @@ export async function post(s: Service, url: string, body: unknown, apikey: strin
 /** Sends one SMS per number through the real pipeline; the simulator reports each status. */
 export async function sendSms(s: Service, accountId: number, numbers: string[], extraParams?: string) {
   const res = await s.ctx.db.kysely.transaction().execute((trx) =>
-    submitMessages(trx, s.ctx, {
+    writeMessages(trx, s.ctx, {
       accountId,
       channel: 'sms',
       source: 'sms',

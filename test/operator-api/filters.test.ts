@@ -5,7 +5,7 @@ import { runCommands } from '../helpers/cli.js';
 import { startOperatorApi, type OperatorApi } from '../helpers/operator-api.js';
 import { listAudit } from '../../src/audit/service.js';
 import { filterCommands } from '../../src/features/filters/cli.js';
-import { accountCommands } from '../../src/account-admin/cli.js';
+import { accountCommands } from '../../src/features/accounts/cli.js';
 
 /** `filters add|list|remove` and /operator/v1/filters answer the contract's objects; `accounts set`'s abuse settings. */
 describeEngines('content filters and abuse settings: CLI and operator API', (engine) => {

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { submitMessages } from '../../src/messaging/submit.js';
+import { writeMessages } from '../../src/messaging/write.js';
 import { describeEngines, eventually, startHarness, type Harness } from '../helpers/harness.js';
 import { dashboardMetrics, exposedSeries, loadDashboard, ruleMetrics, unexposed } from '../helpers/ops.js';
 import { SMPP_ENV, smppTools } from '../helpers/smpp-suite.js';
 import { receiver } from '../helpers/webhook-delivery.js';
 import { ask, bindClient, smppCustomer } from '../helpers/smpp-server.js';
-import { gsmSeptets } from '../../src/smpp/encoding.js';
-import type { SmppSession } from '../../src/smpp/pdu.js';
+import { gsmSeptets } from '../../src/smpp-protocol/encoding.js';
+import type { SmppSession } from '../../src/smpp-protocol/pdu.js';
 
 /**
  * Every metric the dashboard and the alert rules name has series in /metrics
@@ -60,7 +60,7 @@ describeEngines('dashboard and alert-rule metrics exposed by /metrics', (engine)
     expect(await finalMessage(reference)).toMatchObject({ status: 'delivered' });
     await eventually(async () => hook.deliveries().length > 0, 10_000);
     await h.ctx.db.kysely.transaction().execute((trx) =>
-      submitMessages(trx, h.ctx, {
+      writeMessages(trx, h.ctx, {
         accountId: a.id,
         channel: 'sms',
         source: 'sms',

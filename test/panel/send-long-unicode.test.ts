@@ -2,7 +2,7 @@ import { beforeAll, expect, it } from 'vitest';
 import { describePanel } from '../helpers/panel.js';
 import { createSession, SESSION_COOKIE } from '../../src/panel/session.js';
 import { runCommands } from '../helpers/cli.js';
-import { accountCommands } from '../../src/account-admin/cli.js';
+import { accountCommands } from '../../src/features/accounts/cli.js';
 import type { TestAccount } from '../helpers/harness.js';
 
 /** The Send page follows the account's long and Unicode SMS settings: its counter and cost, and the send. */

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createOperator, describePanel, panelSession } from '../helpers/panel.js';
 import { ask, bindClient, closed, smppCustomer } from '../helpers/smpp-server.js';
 import { eventually } from '../helpers/harness.js';
-import { gsmSeptets } from '../../src/smpp/encoding.js';
+import { gsmSeptets } from '../../src/smpp-protocol/encoding.js';
 import { Registry } from 'prom-client';
 import { SmppServer } from '../../src/smpp-server/listener.js';
 import type { Metrics } from '../../src/metrics/metrics.js';

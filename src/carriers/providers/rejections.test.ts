@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
-import { saveStripeSettings } from '../../payments/stripe/settings.js';
+import { saveStripeSettings } from '../../payment-providers/stripe/settings.js';
 import { enqueue } from '../../jobs/queue.js';
 import { HOUSEKEEPING_JOB } from '../../app/housekeeping.js';
 import { REJECTIONS_ITEMISED_PER_ADDRESS } from './store.js';

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import { SmppLink, type BindType } from './link.js';
-import type { Pdu } from '../../smpp/pdu.js';
+import type { Pdu } from '../../smpp-protocol/pdu.js';
 import type { SmppSettings } from './settings.js';
 
 /** Backoff before reconnect attempt n (1-based): exponential from 500 ms to 30 s, with ±50% jitter so binds do not stampede. */

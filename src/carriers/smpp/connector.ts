@@ -8,12 +8,12 @@ import {
 } from '../../messaging/ports.js';
 import { emptyStats, type ConnectorStats } from '../status.js';
 import { SmppBind } from './bind.js';
-import { chooseCoding, encodeMessage } from '../../smpp/encoding.js';
+import { chooseCoding, encodeMessage } from '../../smpp-protocol/encoding.js';
 import { BindLeases } from './leases.js';
-import type { Pdu } from '../../smpp/pdu.js';
+import type { Pdu } from '../../smpp-protocol/pdu.js';
 import type { SmppSettings } from './settings.js';
 import { classifyStatus } from './status.js';
-import { statusCode, statusName } from '../../smpp/status.js';
+import { statusCode, statusName } from '../../smpp-protocol/status.js';
 import { SharedThroughput } from './throughput.js';
 import { InboundHandler } from './inbound.js';
 import { sourceAddress } from './address.js';

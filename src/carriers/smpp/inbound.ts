@@ -1,9 +1,9 @@
 import type { CarrierSink, Receipt } from '../adapter.js';
 import type { ConnectorStats } from '../status.js';
-import { decodeMessage, receiptText, type Concatenation } from '../../smpp/encoding.js';
-import { isReceipt, messageBody, type Pdu } from '../../smpp/pdu.js';
+import { decodeMessage, receiptText, type Concatenation } from '../../smpp-protocol/encoding.js';
+import { isReceipt, messageBody, type Pdu } from '../../smpp-protocol/pdu.js';
 import { receiptStatus } from './receipts.js';
-import { messageStateName, parseReceiptText } from '../../smpp/receipt-text.js';
+import { messageStateName, parseReceiptText } from '../../smpp-protocol/receipt-text.js';
 import type { SmppSettings } from './settings.js';
 
 /**

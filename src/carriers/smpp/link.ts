@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
-import { smpp, type Pdu, type SmppSession } from '../../smpp/pdu.js';
+import { smpp, type Pdu, type SmppSession } from '../../smpp-protocol/pdu.js';
 import type { SmppSettings } from './settings.js';
 
 /** TLS verified against the system CAs, or the connector's own CA file; SNI only for a host name. */

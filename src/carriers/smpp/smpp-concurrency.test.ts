@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
 import { formatLocalDate } from '../../lib/time.js';
-import { encodeMessage } from '../../smpp/encoding.js';
+import { encodeMessage } from '../../smpp-protocol/encoding.js';
 import { idBook, storeReceipts } from '../../messaging/receipts.js';
 import { InboundHandler } from './inbound.js';
 import { carrierSink } from '../../messaging/carrier-sink.js';

@@ -4,7 +4,7 @@ import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
 import { createServer as createHttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { formatLocalDate } from '../../lib/time.js';
-import { gsmSeptets } from '../../smpp/encoding.js';
+import { gsmSeptets } from '../../smpp-protocol/encoding.js';
 
 const DAY = 86_400_000;
 

@@ -1,4 +1,4 @@
-import { Status } from '../../smpp/status.js';
+import { Status } from '../../smpp-protocol/status.js';
 
 /**
  * What a submit_sm_resp command_status means for the message: accepted,

@@ -4,7 +4,7 @@ import { describeEngines } from '../../../test/helpers/harness.js';
 import { migrationSandbox } from '../../../test/helpers/migrations.js';
 import { deliverSmOf } from '../../smpp-server/notices.js';
 import type { CustomerNotice } from '../../messaging/customer-notices.js';
-import { gsmSeptets } from '../../smpp/encoding.js';
+import { gsmSeptets } from '../../smpp-protocol/encoding.js';
 import { migrations } from './index.js';
 
 const MINE = '0048_customer_notices';

@@ -3,7 +3,7 @@ import { Command } from 'commander';
 import { describeEngines } from '../../../test/helpers/harness.js';
 import { cliEnv, type CliEnv } from '../../../test/helpers/cli.js';
 import { loadConfig } from '../../config.js';
-import { accountCommands } from '../../account-admin/cli.js';
+import { accountCommands } from '../accounts/cli.js';
 import { runCli } from '../../app/run.js';
 import { startService, type RunningService } from '../../app/serve.js';
 import { chatappCli } from './cli.js';

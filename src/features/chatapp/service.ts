@@ -4,7 +4,7 @@ import { toCredits } from '../../accounts/credits.js';
 import { badRequest } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, optionalText, text } from '../../http/fields.js';
-import { submitSend, type SendContext } from '../../messaging/send.js';
+import { writeSend, type SendContext } from '../../messaging/send.js';
 import { cleanCountryCode, cleanNumber, splitWritten } from '../../phone/numbers.js';
 import { channelNumbers, type ChannelNumbers } from '../../phone/accepted.js';
 import { familyRules } from '../../messaging/accept-rules.js';
@@ -133,7 +133,7 @@ export async function sendChatapp(
     const instance = await findInstance(trx, accountId, input.instance_id);
     if (!instance) throw badRequest('whatsapp_02');
     if (instance.status !== 'active') throw badRequest('whatsapp_03');
-    const pending = await submitSend(
+    const pending = await writeSend(
       trx,
       ctx,
       [
@@ -158,7 +158,7 @@ export async function sendChatapp(
     if (rc) await recordReadTrackings(trx, accountId, rc, [{ token, messageId: pending.results[0].messageIds[0] }]);
     return pending;
   });
-  await sending.handOver();
+  await sending.dispatch();
   const [result] = sending.results;
   return {
     credit: toCredits(result.creditUnits),

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../../smpp/encoding.js';
-import type { Pdu } from '../../smpp/pdu.js';
+import { gsmSeptets } from '../../smpp-protocol/encoding.js';
+import type { Pdu } from '../../smpp-protocol/pdu.js';
 import { DNC_ERROR } from '../../messaging/optouts.js';
 import { addDoNotContact } from './service.js';
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { runCommands } from '../../../test/helpers/cli.js';
 import { optoutTools } from '../../../test/helpers/optouts.js';
-import { accountCommands } from '../../account-admin/cli.js';
+import { accountCommands } from '../accounts/cli.js';
 import { optoutSettings } from './service.js';
 
 /** `mensajero accounts set --optout-exempt-otp on|off --optout-confirmation "text"|none`. */

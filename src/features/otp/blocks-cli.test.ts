@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { runCommands } from '../../../test/helpers/cli.js';
-import { accountCommands } from '../../account-admin/cli.js';
+import { accountCommands } from '../accounts/cli.js';
 import { otpCommands } from './cli.js';
 
 /** `otp blocks list|remove` and `accounts set --daily-spend`, as docs/operators/cli.md shows them. */

@@ -4,7 +4,7 @@ import { Refusal } from '../../messaging/refusal.js';
 import { formatLocal, formatLocalDate } from '../../lib/time.js';
 import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
-import { submitSend, type PendingSend, type SendContext } from '../../messaging/send.js';
+import { writeSend, type PendingSend, type SendContext } from '../../messaging/send.js';
 import { codeDigest, generateCode, sealCode, unsealCode } from './codes.js';
 import { OtpError } from './errors.js';
 import {
@@ -63,7 +63,7 @@ const ACTION_MESSAGES: Record<CreateDecision['action'], string> = {
 
 type SendCodeContext = SendContext & Pick<AppContext, 'secrets' | 'sendRules'>;
 
-/** What one try of a send wrote, for the hand-over after its commit. */
+/** What one try of a send wrote, for the dispatch after its commit. */
 interface Attempt {
   sending: PendingSend;
   before: Verification;
@@ -175,7 +175,7 @@ async function writeAttempt(
   const startId =
     decision.newCode && hourlyLimit !== null ? await checkAndRecordStart(trx, key, hourlyLimit, now) : null;
   try {
-    const sending = await submitSend(
+    const sending = await writeSend(
       trx,
       ctx,
       [
@@ -235,7 +235,7 @@ async function writeAttempt(
  */
 async function settleAttempt(ctx: SendCodeContext, send: CodeSend, attempt: Attempt, warnings: string[]) {
   const { p, template, company, dayKey, now } = send;
-  const handing = attempt.sending.handOver();
+  const handing = attempt.sending.dispatch();
   let timer: NodeJS.Timeout | undefined;
   const answered = await Promise.race([
     handing,

@@ -2,7 +2,7 @@ import type { Transaction } from 'kysely';
 import type { Database } from '../../db/schema.js';
 import { recordEvents } from '../../webhooks/index.js';
 import { formatLocal } from '../../lib/time.js';
-import type { PaymentSink } from '../../payments/provider.js';
+import type { PaymentSink } from '../../payment-providers/provider.js';
 import { closeCheckout, findByCheckout, markPaid, type PaymentRequest } from './store.js';
 
 /** What payment providers report (their webhooks), applied to the payment requests. */

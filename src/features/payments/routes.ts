@@ -9,7 +9,7 @@ import { parse } from '../../http/validate.js';
 import { formatLocal } from '../../lib/time.js';
 import { notFoundPage, PAGE_HEADERS, paymentPage } from './page.js';
 import { completePayment, findByRequestId, findByToken, sendPaymentRequest } from './service.js';
-import { stripeWebhookRoute } from '../../payments/stripe/route.js';
+import { stripeWebhookRoute } from '../../payment-providers/stripe/route.js';
 import { paymentSink } from './paid.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

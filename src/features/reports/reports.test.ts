@@ -3,7 +3,7 @@ import { describeEngines, eventually, startHarness, type Harness } from '../../.
 import { parseLocal } from '../../lib/time.js';
 import { applyDeliveryReports } from '../../messaging/delivery.js';
 import { dispatchMessages } from '../../messaging/dispatch.js';
-import type { SubmitRequest } from '../../messaging/types.js';
+import type { SendRequest } from '../../messaging/types.js';
 import { around, tools } from './testing.js';
 
 /** Reports and campaign details as the spec shows them. Refusals: reports-errors.test.ts; isolation: reports-security.test.ts. */
@@ -97,7 +97,7 @@ describeEngines('reports (worker stopped: every status held still)', (engine) =>
 
   it('names the type after the source, and the channel for SMS', async () => {
     const a = await h.createAccount(100);
-    const kinds: Array<[SubmitRequest['channel'], SubmitRequest['source'], string]> = [
+    const kinds: Array<[SendRequest['channel'], SendRequest['source'], string]> = [
       ['sms', 'sms', 'sms'],
       ['rcs', 'sms', 'rcs'],
       ['chatapp', 'chatapp', 'chatapp'],

@@ -1,8 +1,8 @@
 /* Helpers for the reports tests (not part of the service). */
 import type { AppContext } from '../../context.js';
 import { formatLocalDate } from '../../lib/time.js';
-import { submitSend } from '../../messaging/send.js';
-import type { SubmitRequest } from '../../messaging/types.js';
+import { writeSend } from '../../messaging/send.js';
+import type { SendRequest } from '../../messaging/types.js';
 
 /** The part of the test harness these helpers use (kept structural so the build does not pull test code in). */
 interface Reply {
@@ -23,11 +23,11 @@ export const around = () => ({
 });
 
 export function tools(get: () => Harness) {
-  const submit = (accountId: number, numbers: string[], extra: Partial<SubmitRequest> = {}) =>
+  const submit = (accountId: number, numbers: string[], extra: Partial<SendRequest> = {}) =>
     get()
       .ctx.db.kysely.transaction()
       .execute(async (trx) => {
-        const req: SubmitRequest = {
+        const req: SendRequest = {
           accountId,
           channel: 'sms',
           source: 'sms',
@@ -35,7 +35,7 @@ export function tools(get: () => Harness) {
           text: 'Hola',
           ...extra,
         };
-        return (await submitSend(trx, get().ctx, [req], 'queued')).results[0];
+        return (await writeSend(trx, get().ctx, [req], 'queued')).results[0];
       });
   const generate = (apikey: string, body: Record<string, unknown> = around()) =>
     get().post('/reports/generate', body, apikey);

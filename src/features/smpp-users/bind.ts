@@ -4,7 +4,7 @@ import { finishAttempt, reserveAttempt } from '../../auth/attempts.js';
 import type { Db } from '../../db/engine.js';
 import { CallerBusy } from '../../lib/fair-queue.js';
 import { verifyPassword } from '../../lib/passwords.js';
-import { Status } from '../../smpp/status.js';
+import { Status } from '../../smpp-protocol/status.js';
 import { acquireBindSlot, findSmppUser, liveBindCount, type NewBind, type SmppUserRow } from './store.js';
 
 /** command_status of a refused bind (docs/operators/smpp-server.md). */

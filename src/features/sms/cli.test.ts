@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
-import { accountCommands } from '../../account-admin/cli.js';
+import { accountCommands } from '../accounts/cli.js';
 import { CliError } from '../../cli/runner.js';
 import { parseLandlineFile, smsCommands } from './cli.js';
 import { runCommands } from '../../../test/helpers/cli.js';

@@ -8,8 +8,8 @@ import {
 } from '../../../test/helpers/harness.js';
 import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
 import { runCommands } from '../../../test/helpers/cli.js';
-import { accountCommands } from '../../account-admin/cli.js';
-import { decodeMessage, smsParts } from '../../smpp/encoding.js';
+import { accountCommands } from '../accounts/cli.js';
+import { decodeMessage, smsParts } from '../../smpp-protocol/encoding.js';
 
 /**
  * Long and Unicode SMS over HTTP, per account (`accounts set --long-sms`,

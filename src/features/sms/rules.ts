@@ -2,7 +2,7 @@ import { normaliseHttpUrl } from '../../http/redirect.js';
 import { ApiError } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { gsm7Length, isGsm7, toGsm7 as gsm7 } from '../../text/gsm7.js';
-import { smsParts } from '../../smpp/encoding.js';
+import { smsParts } from '../../smpp-protocol/encoding.js';
 import { findUrls } from '../../text/urls.js';
 
 defineMessages({

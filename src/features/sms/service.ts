@@ -49,7 +49,7 @@ export const shortLinkUrl = (ctx: WithConfig, code: string) => `${ctx.config.pub
 
 /**
  * POST/GET /sms/send: every rule, then the one send call (send.ts: campaign,
- * messages, debit, hand-over; plus the short link and the read-confirmation
+ * messages, debit, dispatch; plus the short link and the read-confirmation
  * links in the same transaction), shared with concurrent sends (group
  * commit). Accepted whole or not at all. A small immediate send is handed
  * over inline by this process, the others by the dispatch lanes. The send

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { marginFields } from '../../../features/margins/service.js';
+import { marginFields } from '../../../features/reports/margins.js';
 import { sendCsv } from '../../csv.js';
 import { makeView, type Section, type Shared } from '../../view.js';
 import { filtersOf, report } from './report.js';

@@ -1,4 +1,4 @@
-import { marginReport, MarginError, type MarginBy } from '../../../features/margins/service.js';
+import { marginReport, MarginError, type MarginBy } from '../../../features/reports/margins.js';
 import { formatLocalDate, parseLocal } from '../../../lib/time.js';
 import { refuse, type View } from '../../view.js';
 

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { daysOf, type MarginBy, type MarginRow } from '../../../features/margins/service.js';
+import { daysOf, type MarginBy, type MarginRow } from '../../../features/reports/margins.js';
 import { lineChart } from '../../charts.js';
 import { html } from '../../html.js';
 import { formatNumber, type Section, type Shared, type View } from '../../view.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
-import { traceFor, type TraceQuery } from '../../../features/trace/service.js';
-import { traceSteps } from '../../../features/trace/steps.js';
+import { traceFor, type TraceQuery } from '../../../features/messages/service.js';
+import { traceSteps } from '../../../features/messages/steps.js';
 import { html } from '../../html.js';
 import type { Section, Shared } from '../../view.js';
 

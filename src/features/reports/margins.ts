@@ -2,7 +2,7 @@ import { shownEmail } from '../../accounts/subaccount-email.js';
 import type { BaseContext } from '../../context.js';
 import { formatCents } from '../../lib/money.js';
 import { formatLocalDate, parseLocal } from '../../lib/time.js';
-import { sumMargins, type MarginQuery, type MarginSums } from './store.js';
+import { sumMargins, type MarginQuery, type MarginSums } from './margins-store.js';
 
 export type MarginBy = 'account' | 'carrier' | 'prefix' | 'day';
 

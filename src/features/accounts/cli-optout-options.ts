@@ -1,7 +1,7 @@
-import type { Account } from '../accounts/index.js';
-import { MAX_CONFIRMATION } from '../messaging/optouts.js';
-import { isStorable } from '../text/storable.js';
-import { CliError } from '../cli/runner.js';
+import type { Account } from '../../accounts/index.js';
+import { MAX_CONFIRMATION } from '../../messaging/optouts.js';
+import { isStorable } from '../../text/storable.js';
+import { CliError } from '../../cli/runner.js';
 
 /** The opt-out options of `accounts set`. */
 export const OPTOUT_OPTIONS = [

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { subaccountIds } from '../../accounts/index.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
 import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
-import { marginCsv, marginFields, marginReport, MarginError, type MarginBy, type MarginRow } from './service.js';
+import { marginCsv, marginFields, marginReport, MarginError, type MarginBy, type MarginRow } from './margins.js';
 
 const BY: MarginBy[] = ['account', 'carrier', 'prefix', 'day'];
 

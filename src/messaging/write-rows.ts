@@ -4,7 +4,7 @@ import { compiledOnce } from '../db/prepared.js';
 import type { CampaignsTable, MessagesTable } from './tables.js';
 
 /**
- * The rows of a send (src/messaging/submit.ts): campaigns and messages in
+ * The rows of a send (src/messaging/write.ts): campaigns and messages in
  * multi-row INSERTs, each shape compiled once.
  */
 

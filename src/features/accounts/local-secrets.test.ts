@@ -2,10 +2,10 @@ import { spawn } from 'node:child_process';
 import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../db/engine.js';
-import { migrateToLatest } from '../db/migrate.js';
-import { verifyPassword } from '../lib/passwords.js';
-import { cliEnv, MAIN, runMensajero, type CliEnv } from '../../test/helpers/cli.js';
+import { openDatabase } from '../../db/engine.js';
+import { migrateToLatest } from '../../db/migrate.js';
+import { verifyPassword } from '../../lib/passwords.js';
+import { cliEnv, MAIN, runMensajero, type CliEnv } from '../../../test/helpers/cli.js';
 
 /** `mensajero <args>` with `input` on standard input. */
 function runWithInput(

@@ -1,11 +1,11 @@
-import type { Account } from '../accounts/index.js';
+import type { Account } from '../../accounts/index.js';
 import {
   isTrafficSetting,
   MAX_TRAFFIC_WEIGHT,
   MAX_VALIDITY_MINUTES,
   type TrafficSettings,
-} from '../messaging/traffic.js';
-import { CliError } from '../cli/runner.js';
+} from '../../messaging/traffic.js';
+import { CliError } from '../../cli/runner.js';
 
 /** The traffic options of `accounts set` (docs/operators/traffic.md). */
 export const TRAFFIC_OPTIONS = [

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines, startHarness, type Harness, type TestAccount } from '../../test/helpers/harness.js';
-import { runCommands } from '../../test/helpers/cli.js';
+import { describeEngines, startHarness, type Harness, type TestAccount } from '../../../test/helpers/harness.js';
+import { runCommands } from '../../../test/helpers/cli.js';
 import { accountCommands } from './cli.js';
-import { smsCommands } from '../features/sms/cli.js';
-import { chatappCli } from '../features/chatapp/cli.js';
-import { walletCommands } from '../features/wallet/cli.js';
-import { loyaltyCommands } from '../features/loyalty/cli.js';
-import { otpCommands } from '../features/otp/cli.js';
-import { webhookCommands } from '../webhooks/cli.js';
+import { smsCommands } from '../sms/cli.js';
+import { chatappCli } from '../chatapp/cli.js';
+import { walletCommands } from '../wallet/cli.js';
+import { loyaltyCommands } from '../loyalty/cli.js';
+import { otpCommands } from '../otp/cli.js';
+import { webhookCommands } from '../../webhooks/cli.js';
 
 /**
  * Every command that names an account by --email takes --parent to name a

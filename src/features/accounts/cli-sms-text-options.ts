@@ -1,6 +1,6 @@
-import type { Account } from '../accounts/index.js';
-import { MAX_LONG_PARTS } from '../features/sms/rules.js';
-import { CliError } from '../cli/runner.js';
+import type { Account } from '../../accounts/index.js';
+import { MAX_LONG_PARTS } from '../sms/rules.js';
+import { CliError } from '../../cli/runner.js';
 
 /** The options of `accounts set` for what the account may send over HTTP. */
 export const SMS_TEXT_OPTIONS = [

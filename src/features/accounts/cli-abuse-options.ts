@@ -1,5 +1,5 @@
-import type { SendRulesChanges } from '../messaging/send-rules.js';
-import { CliError } from '../cli/runner.js';
+import type { SendRulesChanges } from '../../messaging/send-rules.js';
+import { CliError } from '../../cli/runner.js';
 
 /** The most a destination cap may be set to: far above any honest hour to one number. */
 const MAX_CAP = 1_000_000;

@@ -3,7 +3,7 @@ import { allSettled } from '../../../test/helpers/settled.js';
 import { describeEngines, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { afterPoll, PRICES_ENV, priceTools } from '../../../test/helpers/prices.js';
 import { formatLocalDate, parseLocal } from '../../lib/time.js';
-import { MarginError, marginReport } from './service.js';
+import { MarginError, marginReport } from './margins.js';
 
 /**
  * `reports margins` over the simulator (status by number: 55500000NN gets NN,

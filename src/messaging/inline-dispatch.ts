@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { dispatchMessages, type DispatchContext } from './dispatch.js';
 import { retryHold } from './sweep.js';
-import type { DispatchOutcome, HandOff, SharedDispatch as Shared } from './ports.js';
+import type { DispatchOutcome, InlineDispatch as Inline, SharedDispatch as Shared } from './ports.js';
 import type { InlineClaim } from './types.js';
 
 /** Messages handed over per round at most (dispatchMessages claims them in carrier-sized batches). */
@@ -42,7 +42,7 @@ class RoundQueue<T extends { messageIds: number[] }> {
 }
 
 /**
- * Inline hand-off: committed messages of small immediate sends are handed to
+ * Inline dispatch: committed messages of small immediate sends are handed to
  * their carrier by this process right after the commit, in shared rounds,
  * instead of waiting for a dispatch job to be claimed. They have no dispatch
  * job: the unsent sweep (sweep.ts) is their safety net, finding them once
@@ -52,16 +52,16 @@ class RoundQueue<T extends { messageIds: number[] }> {
  * Messages are inserted already claimed by it (claim(): one token per
  * process, a lease of JOB_LEASE_MS from the insert), so a round writes no
  * claim while that lease is young enough (dispatchMessages).
- * One per process, built by src/app/boot.ts (ctx.handOff).
+ * One per process, built by src/app/boot.ts (ctx.inlineDispatch).
  */
-export class InlineHandOff implements HandOff {
+export class InlineDispatch implements Inline {
   private readonly rounds: RoundQueue<{ campaignId: number; messageIds: number[]; claimed?: InlineClaim }>;
   private readonly token = randomUUID();
 
   constructor(private readonly ctx: DispatchContext) {
     this.rounds = new RoundQueue(async (round) => {
       try {
-        await this.handOver(round);
+        await this.dispatchRound(round);
       } catch (err) {
         // The messages keep their claim: the unsent sweep sends them once it runs out.
         this.ctx.log.warn(
@@ -81,7 +81,7 @@ export class InlineHandOff implements HandOff {
     if (drained) this.ctx.worker.track(drained);
   }
 
-  private async handOver(
+  private async dispatchRound(
     round: Array<{ campaignId: number; messageIds: number[]; claimed?: InlineClaim }>,
   ): Promise<void> {
     // The round's lease ends with its oldest claim; one not taken at insert is claimed as usual.
@@ -111,7 +111,7 @@ interface Waiting {
  * transaction) instead of one round each; the callers of the next turn form
  * the next round, which starts at once. Messages inserted with claim() are
  * submitted without a claim update while that lease is young enough, as the
- * inline hand-off's. One per process, built by src/app/boot.ts (ctx.sharedDispatch).
+ * inline dispatch's. One per process, built by src/app/boot.ts (ctx.sharedDispatch).
  */
 export class SharedDispatch implements Shared {
   private readonly rounds = new RoundQueue<Waiting>((round) => this.round(round));

@@ -1,9 +1,9 @@
-import type { Db } from '../db/engine.js';
-import type { Channel } from '../messaging/types.js';
-import { setPrice } from '../messaging/pricing.js';
-import { setDailySpendLimit } from '../messaging/spend.js';
-import { saveSendRules, type SendRulesChanges } from '../messaging/send-rules.js';
-import { setTrafficSettings, type TrafficSettings } from '../messaging/traffic.js';
+import type { Db } from '../../db/engine.js';
+import type { Channel } from '../../messaging/types.js';
+import { setPrice } from '../../messaging/pricing.js';
+import { setDailySpendLimit } from '../../messaging/spend.js';
+import { saveSendRules, type SendRulesChanges } from '../../messaging/send-rules.js';
+import { setTrafficSettings, type TrafficSettings } from '../../messaging/traffic.js';
 import {
   adjustCreditsByOperator,
   archiveAccount,
@@ -11,7 +11,7 @@ import {
   unarchiveAccount,
   updateAccountSettings,
   type AccountSettingChanges,
-} from '../accounts/store.js';
+} from '../../accounts/store.js';
 
 // The changes the `accounts` commands make, each in one transaction. Front ends import this file (accounts/cli.ts);
 // it reaches above the accounts' foundation (prices, opt-outs, webhooks) as they do, the last two loaded on demand.
@@ -29,7 +29,7 @@ export async function addCredits(
   return db.kysely.transaction().execute(async (trx) => {
     if (!(await adjustCreditsByOperator(trx, accountId, units, by))) return false;
     // Loaded here: the webhook modules are for this change only, not every `accounts` command.
-    if (units < 0) await (await import('../webhooks/index.js')).recordLowBalance(trx, accountId);
+    if (units < 0) await (await import('../../webhooks/index.js')).recordLowBalance(trx, accountId);
     return true;
   });
 }
@@ -55,7 +55,7 @@ export async function changeSettings(
 ): Promise<void> {
   const { optout, dailySpend } = family;
   // The opt-out feature (its request schemas) is loaded only when a change needs it.
-  const setOptoutSettings = optout ? (await import('../features/optouts/service.js')).setOptoutSettings : undefined;
+  const setOptoutSettings = optout ? (await import('../optouts/service.js')).setOptoutSettings : undefined;
   await db.kysely.transaction().execute(async (trx) => {
     await updateAccountSettings(trx, accountId, changes);
     for (const [channel, units] of prices) await setPrice(trx, accountId, channel, units);

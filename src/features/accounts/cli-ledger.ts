@@ -1,8 +1,8 @@
 import type { Command } from 'commander';
-import { LEDGER_PAGE_SIZE, ledgerPage } from '../accounts/index.js';
-import { sinceOf } from '../audit/service.js';
-import { CliError, type CliRunner } from '../cli/runner.js';
-import { PARENT_OPTION, requireAccount, table } from '../cli/helpers.js';
+import { LEDGER_PAGE_SIZE, ledgerPage } from '../../accounts/index.js';
+import { sinceOf } from '../../audit/service.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
+import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 
 const MAX_PAGE = 1_000_000;
 /** `accounts ledger --email E [--since 30d] [--page N]`: every movement of the balance, newest first. */

@@ -2,14 +2,14 @@ import type { Transaction } from 'kysely';
 import type { Config } from '../config.js';
 import type { Database } from '../db/schema.js';
 import type { MessageStatus } from './tables.js';
-import { insertCampaigns, insertMessages } from './submit-rows.js';
+import { insertCampaigns, insertMessages } from './write-rows.js';
 import { debitCredits } from '../accounts/store.js';
 import { enqueue } from '../jobs/queue.js';
 import { timeOrderedId } from '../lib/ids.js';
 import { formatLocal } from '../lib/time.js';
 import { pricesFor } from './prices.js';
 import type { PriceLookup } from './ports.js';
-import type { Channel, InlineClaim, Recipient, SubmitRequest, SubmitResult } from './types.js';
+import type { Channel, InlineClaim, Recipient, SendRequest, SendResult } from './types.js';
 import { DISPATCH_JOB, safetyNetKey } from './dispatch.js';
 import { reserveSandboxQuota } from './sandbox.js';
 import { acceptedBy } from './accepted-by.js';
@@ -17,7 +17,7 @@ import { blockedAmong, OPTOUT_STATUS } from './optouts.js';
 import { confirmationPayload } from './delivery.js';
 import { queueReceipts } from './customer-notices.js';
 import { recordEvents, recordLowBalance } from '../webhooks/index.js';
-import { smsParts } from '../smpp/encoding.js';
+import { smsParts } from '../smpp-protocol/encoding.js';
 import type { FamilyTraffic } from './pricing.js';
 import { classOf, validityOf } from './traffic.js';
 import { Refusal } from './refusal.js';
@@ -28,16 +28,16 @@ import { countDestinations } from './destination-caps.js';
 export const INLINE_SAFETY_NET_MS = 30_000;
 
 /**
- * submitMessageBatch for one request. Features send through send.ts, which
+ * writeMessageBatch for one request. Features send through send.ts, which
  * also hands the messages over; this is the writer alone (tests, benches).
  */
-export async function submitMessages(
+export async function writeMessages(
   trx: Transaction<Database>,
   deps: { config: Config; prices: PriceLookup },
-  req: SubmitRequest,
+  req: SendRequest,
   claim?: InlineClaim,
-): Promise<SubmitResult> {
-  return (await submitMessageBatch(trx, deps, [req], [claim]))[0];
+): Promise<SendResult> {
+  return (await writeMessageBatch(trx, deps, [req], [claim]))[0];
 }
 
 /**
@@ -62,12 +62,12 @@ export async function submitMessages(
  * inserted already claimed by it, and queue no dispatch job unless they have
  * a validity end (the unsent sweep is their safety net).
  */
-export async function submitMessageBatch(
+export async function writeMessageBatch(
   trx: Transaction<Database>,
   deps: { config: Config; prices: PriceLookup },
-  reqs: SubmitRequest[],
+  reqs: SendRequest[],
   claims: Array<InlineClaim | undefined> = [],
-): Promise<SubmitResult[]> {
+): Promise<SendResult[]> {
   const first = reqs[0];
   if (reqs.length > 1 && reqs.some((r) => batchKey(r) !== batchKey(first)))
     throw new Error('a batch of sends shares its account, channel, source, sandbox and opt-out rule');
@@ -129,7 +129,7 @@ interface PricedBatch {
   credits: number;
   /** Whether any recipient is held back (opt-out, do-not-contact). */
   blocked: boolean;
-  sends: Array<{ req: SubmitRequest; recipients: PricedRecipient[] }>;
+  sends: Array<{ req: SendRequest; recipients: PricedRecipient[] }>;
 }
 
 /**
@@ -139,7 +139,7 @@ interface PricedBatch {
 async function priceBatch(
   trx: Transaction<Database>,
   { config, prices }: { config: Config; prices: PriceLookup },
-  reqs: SubmitRequest[],
+  reqs: SendRequest[],
   now: number,
 ): Promise<PricedBatch> {
   const { accountId, channel } = reqs[0];
@@ -251,8 +251,8 @@ async function queueDispatch(
   ids: Map<string, number>,
   claims: Array<InlineClaim | undefined>,
   now: number,
-): Promise<SubmitResult[]> {
-  const results: SubmitResult[] = [];
+): Promise<SendResult[]> {
+  const results: SendResult[] = [];
   for (let i = 0; i < sends.length; i++) {
     const { req, recipients } = sends[i];
     const scheduledAt = scheduledFor(req, now);
@@ -296,11 +296,11 @@ function partsCounter(channel: Channel): (text: string, flash: boolean) => numbe
 }
 
 /** When a send waits to be dispatched: a future schedule of a request that is not a sandbox one, else null (now). */
-const scheduledFor = (req: SubmitRequest, now: number) =>
+const scheduledFor = (req: SendRequest, now: number) =>
   req.sandbox !== true && req.scheduledAt && req.scheduledAt > now ? req.scheduledAt : null;
 
-/** What the requests of one submitMessageBatch share: requests with equal keys may be written together. */
-export const batchKey = (r: SubmitRequest): string =>
+/** What the requests of one writeMessageBatch share: requests with equal keys may be written together. */
+export const batchKey = (r: SendRequest): string =>
   JSON.stringify([
     r.accountId,
     r.channel,

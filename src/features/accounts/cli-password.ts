@@ -6,11 +6,11 @@ import {
   PASSWORD_MIN,
   RESET_PATH,
   setAccountPassword,
-} from '../accounts/index.js';
-import { shownEmail } from '../accounts/subaccount-email.js';
-import type { BaseContext } from '../context.js';
-import { CliError, type CliRunner } from '../cli/runner.js';
-import { PARENT_OPTION, requireAccount } from '../cli/helpers.js';
+} from '../../accounts/index.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
+import type { BaseContext } from '../../context.js';
+import { CliError, type CliRunner } from '../../cli/runner.js';
+import { PARENT_OPTION, requireAccount } from '../../cli/helpers.js';
 import { passwordFrom } from './cli-options.js';
 
 /**

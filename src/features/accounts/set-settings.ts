@@ -1,13 +1,13 @@
 import { Command, type Option } from 'commander';
-import { toUnits } from '../accounts/credits.js';
-import { findAccountById, type Account } from '../accounts/index.js';
-import type { BaseContext } from '../context.js';
-import type { Channel } from '../messaging/types.js';
+import { toUnits } from '../../accounts/credits.js';
+import { findAccountById, type Account } from '../../accounts/index.js';
+import type { BaseContext } from '../../context.js';
+import type { Channel } from '../../messaging/types.js';
 import { changeSettings } from './admin.js';
 import { optoutChanges } from './cli-optout-options.js';
 import { abuseChanges } from './cli-abuse-options.js';
 import { dailySpendOption, priceOptions, settingChanges, settingOptions } from './cli-options.js';
-import { CliError } from '../cli/runner.js';
+import { CliError } from '../../cli/runner.js';
 import { trafficChanges } from './cli-traffic-options.js';
 import { accountSettings, type AccountSettingsView } from './settings.js';
 

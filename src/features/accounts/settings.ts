@@ -1,16 +1,16 @@
 // An account's settings as `accounts set` and `accounts show` print them: its own, and messaging's prices and
 // opt-out settings for it.
-import type { Executor } from '../db/engine.js';
-import { formatMoney } from '../lib/money.js';
-import { accountPricing, DEFAULT_PRICES, priceUnits } from '../messaging/pricing.js';
-import { optoutSettings } from '../messaging/optouts.js';
-import { dailySpendLimit } from '../messaging/spend.js';
-import { sendRulesView } from '../messaging/send-rules.js';
-import type { Channel, TrafficSetting } from '../messaging/types.js';
-import { trafficSettings } from '../messaging/traffic.js';
-import { toCredits } from '../accounts/credits.js';
-import { shownEmail } from '../accounts/subaccount-email.js';
-import { findAccountById, type Account } from '../accounts/store.js';
+import type { Executor } from '../../db/engine.js';
+import { formatMoney } from '../../lib/money.js';
+import { accountPricing, DEFAULT_PRICES, priceUnits } from '../../messaging/pricing.js';
+import { optoutSettings } from '../../messaging/optouts.js';
+import { dailySpendLimit } from '../../messaging/spend.js';
+import { sendRulesView } from '../../messaging/send-rules.js';
+import type { Channel, TrafficSetting } from '../../messaging/types.js';
+import { trafficSettings } from '../../messaging/traffic.js';
+import { toCredits } from '../../accounts/credits.js';
+import { shownEmail } from '../../accounts/subaccount-email.js';
+import { findAccountById, type Account } from '../../accounts/store.js';
 
 /** What `accounts set` and `accounts show` print: the account, its settings, prices in force and opt-out settings. */
 export interface AccountSettingsView {

@@ -1,16 +1,16 @@
 import type { Command } from 'commander';
-import { thresholdUnits, toCredits, toUnits } from '../accounts/credits.js';
-import type { AccountSettingChanges } from '../accounts/index.js';
-import { normaliseAllowList } from '../auth/allow-list.js';
-import { parseMoney } from '../lib/money.js';
-import { DEFAULT_PRICES } from '../messaging/pricing.js';
-import type { Channel } from '../messaging/types.js';
+import { thresholdUnits, toCredits, toUnits } from '../../accounts/credits.js';
+import type { AccountSettingChanges } from '../../accounts/index.js';
+import { normaliseAllowList } from '../../auth/allow-list.js';
+import { parseMoney } from '../../lib/money.js';
+import { DEFAULT_PRICES } from '../../messaging/pricing.js';
+import type { Channel } from '../../messaging/types.js';
 import { OPTOUT_OPTIONS } from './cli-optout-options.js';
 import { SMS_TEXT_OPTIONS, smsTextChanges } from './cli-sms-text-options.js';
 import { TRAFFIC_OPTIONS } from './cli-traffic-options.js';
-import { PARENT_OPTION } from '../cli/helpers.js';
+import { PARENT_OPTION } from '../../cli/helpers.js';
 import { ABUSE_OPTIONS } from './cli-abuse-options.js';
-import { CliError } from '../cli/runner.js';
+import { CliError } from '../../cli/runner.js';
 
 // How `accounts` commands read their options: each value checked, a refused one a CliError (exit code 2).
 

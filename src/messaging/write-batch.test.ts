@@ -3,10 +3,10 @@ import { describeEngines, startHarness, type Harness } from '../../test/helpers/
 import { toUnits } from '../accounts/credits.js';
 import { Refusal } from './refusal.js';
 import { addOptouts } from './optouts.js';
-import { submitMessageBatch } from './submit.js';
-import type { SubmitRequest } from './types.js';
+import { writeMessageBatch } from './write.js';
+import type { SendRequest } from './types.js';
 
-describeEngines('several sends of one account in one pass (submitMessageBatch)', (engine) => {
+describeEngines('several sends of one account in one pass (writeMessageBatch)', (engine) => {
   let h: Harness;
   beforeAll(async () => {
     h = await startHarness(engine);
@@ -23,12 +23,7 @@ describeEngines('several sends of one account in one pass (submitMessageBatch)',
           .executeTakeFirstOrThrow()
       ).credits,
     );
-  const send = (
-    accountId: number,
-    number: string,
-    text: string,
-    extra: Partial<SubmitRequest> = {},
-  ): SubmitRequest => ({
+  const send = (accountId: number, number: string, text: string, extra: Partial<SendRequest> = {}): SendRequest => ({
     accountId,
     channel: 'sms',
     source: 'sms',
@@ -36,8 +31,8 @@ describeEngines('several sends of one account in one pass (submitMessageBatch)',
     text,
     ...extra,
   });
-  const batch = (reqs: SubmitRequest[]) =>
-    h.ctx.db.kysely.transaction().execute((trx) => submitMessageBatch(trx, h.ctx, reqs));
+  const batch = (reqs: SendRequest[]) =>
+    h.ctx.db.kysely.transaction().execute((trx) => writeMessageBatch(trx, h.ctx, reqs));
 
   it('gives each send its campaign, messages, ids and charge, with one debit of their sum', async () => {
     const a = await h.createAccount(10);

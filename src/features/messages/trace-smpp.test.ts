@@ -2,7 +2,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../../test/helpers/harness.js';
 import { runCommands } from '../../../test/helpers/cli.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../../smpp/encoding.js';
+import { gsmSeptets } from '../../smpp-protocol/encoding.js';
 import { messageCommands } from './cli.js';
 
 describeEngines('messages trace: a message a customer submitted over SMPP', (engine) => {

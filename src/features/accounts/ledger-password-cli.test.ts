@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeEngines } from '../../test/helpers/harness.js';
-import { cliEnv, runMensajero, runMensajeroJson, type CliEnv } from '../../test/helpers/cli.js';
-import { openDatabase } from '../db/engine.js';
-import { verifyPassword } from '../lib/passwords.js';
-import { resetTokenAccount } from '../accounts/passwords.js';
-import { createPanelSession as createSession } from '../accounts/index.js';
+import { describeEngines } from '../../../test/helpers/harness.js';
+import { cliEnv, runMensajero, runMensajeroJson, type CliEnv } from '../../../test/helpers/cli.js';
+import { openDatabase } from '../../db/engine.js';
+import { verifyPassword } from '../../lib/passwords.js';
+import { resetTokenAccount } from '../../accounts/passwords.js';
+import { createPanelSession as createSession } from '../../accounts/index.js';
 
 /** The built `mensajero accounts` commands of the ledger and of passwords, on a migrated database. */
 describeEngines('accounts ledger, credits --reason, set --password-stdin and password-reset', (engine) => {
