@@ -46,26 +46,9 @@ export interface AlertDeliveriesTable {
   delivered_at: number | null;
 }
 
-/** A condition seen but not yet an episode: `carrier:<name>` → not bound since. */
-export interface AlertWatchesTable {
-  key: string;
-  since: number;
-}
-
-/** The evaluator's lease: one process of the deployment checks the conditions at a time. */
-export interface AlertLeasesTable {
-  name: string;
-  holder: string;
-  expires_at: number;
-  /** When the holder last finished a check (a connector seen unbound was bound at most this long ago). */
-  checked_at: number | null;
-}
-
 export interface AlertTables {
   alert_episodes: AlertEpisodesTable;
   alert_deliveries: AlertDeliveriesTable;
-  alert_watches: AlertWatchesTable;
-  alert_leases: AlertLeasesTable;
 }
 
 declare module '../db/schema.js' {

@@ -22,7 +22,7 @@ import { optouts } from '../features/optouts/feature.js';
 import { carriers } from '../carriers/feature.js';
 import { panel } from '../panel/feature.js';
 import { housekeeping } from './housekeeping.js';
-import { alerts } from '../alerts/feature.js';
+import { alerts } from '../alert-checks/feature.js';
 import { operatorApi } from '../operator-api/feature.js';
 
 /** Every feature, registered in this order; housekeeping runs the `prune` of each. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, startHarness, type Harness } from '../../test/helpers/harness.js';
-import type { CarrierIds } from '../carriers/adapter.js';
+import type { CarrierIds } from './inbound-ports.js';
 import { carrierSink } from './carrier-sink.js';
 import { recordDurably } from './outcomes.js';
 import { applyDeliveryReports } from './delivery.js';

@@ -1,4 +1,4 @@
-import type { CarrierIds, CarrierInbox, CoreSink, ReplyPart, ScheduledReport } from '../carriers/adapter.js';
+import type { CarrierIds, CarrierInbox, CoreSink, ReplyPart, ScheduledReport } from './inbound-ports.js';
 import type { AppContext } from '../context.js';
 import type { Db } from '../db/engine.js';
 import { enqueue } from '../jobs/queue.js';

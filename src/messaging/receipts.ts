@@ -3,7 +3,7 @@ import type { QueryCreator } from 'kysely';
 import type { Db } from '../db/engine.js';
 import type { Database } from '../db/schema.js';
 import { randomToken } from '../lib/ids.js';
-import type { CarrierIds, Receipt } from '../carriers/adapter.js';
+import type { CarrierIds, Receipt } from './inbound-ports.js';
 import { applyDeliveryReports } from './delivery.js';
 import { storableText } from '../text/storable.js';
 import { carrierIdsUpdate, writeCarrierIds } from './carrier-ids.js';

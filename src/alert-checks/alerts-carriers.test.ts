@@ -5,7 +5,7 @@ import { runCommands } from '../../test/helpers/cli.js';
 import { TestSmsc } from '../../test/helpers/smsc.js';
 import { operatorEndpoint, operatorSecret, startSmtp } from '../../test/helpers/alerts.js';
 import { carrierCommands } from '../carriers/cli.js';
-import { alertCommands } from './cli.js';
+import { alertCommands } from '../alerts/cli.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 

@@ -3,7 +3,7 @@ import type { Db, Executor } from '../db/engine.js';
 import { STATUS_FRESH_MS, type ConnectorStats } from '../carriers/status.js';
 import { CLASS_ORDER } from '../carriers/traffic-line.js';
 import type { TrafficClass } from '../messaging/types.js';
-import { closeEpisode, isoTime, openEpisode } from './episodes.js';
+import { closeEpisode, isoTime, openEpisode } from '../alerts/episodes.js';
 
 /** What one check knows: the time, when the previous check finished, when this evaluator started. */
 export interface Check {

@@ -1,6 +1,6 @@
 import type { Feature } from '../feature.js';
-import { deliverAlert } from './deliver.js';
-import { ALERT_DELIVER_JOB } from './episodes.js';
+import { deliverAlert } from '../alerts/deliver.js';
+import { ALERT_DELIVER_JOB } from '../alerts/episodes.js';
 import { AlertEvaluator } from './evaluator.js';
 
 /** Operator alerts: the evaluator (in the process holding its lease) and the delivery of each alert. */

@@ -11,8 +11,8 @@ import { startService, type RunningService } from '../app/serve.js';
 import { carrierCommands } from '../carriers/cli.js';
 import { insertAccount } from '../accounts/store.js';
 import { toUnits } from '../accounts/credits.js';
-import { alertCommands } from './cli.js';
-import { closeEpisode, openEpisode } from './episodes.js';
+import { alertCommands } from '../alerts/cli.js';
+import { closeEpisode, openEpisode } from '../alerts/episodes.js';
 
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
