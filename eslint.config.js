@@ -39,15 +39,16 @@ const features = {
   regex: '(^|/)features/',
   message: 'Carriers are adapters: they import nothing from features/ (take what they need as a parameter).',
 };
-// Carriers implement messaging's ports (ports.ts) and import nothing else of it; messaging reaches carriers through
-// their ports (adapter.ts). smpp-protocol/encoding.js is the one exception: SMPP's encoding is shared with the send path.
+// Carriers implement messaging's ports (ports.ts: what a submit is and answers; inbound-ports.ts: what they hand
+// back) and import nothing else of it; messaging imports nothing of the carriers. smpp-protocol/encoding.js is the
+// one exception: SMPP's encoding is shared with the send path.
 const messagingInternals = {
-  regex: '(^|/)messaging/(?!ports\\.js$)',
-  message: 'Carriers implement messaging’s ports: import messaging/ports.js only.',
+  regex: '(^|/)messaging/(?!(inbound-)?ports\\.js$)',
+  message: 'Carriers implement messaging’s ports: import messaging/ports.js and inbound-ports.js only.',
 };
 const carrierInternals = {
-  regex: '(^|/)carriers/(?!adapter\\.js$)',
-  message: 'Messaging reaches the carriers through their ports: carriers/adapter.js only.',
+  regex: '(^|/)carriers/',
+  message: 'Messaging imports nothing of the carriers: what they hand back is declared in messaging/inbound-ports.ts.',
 };
 const paymentFeatures = {
   regex: '(^|/)features/',
