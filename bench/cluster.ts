@@ -44,10 +44,14 @@ async function stop(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-/** A fresh database of the engine with one funded account; the environment to serve it and its key. */
-async function prepare(
+/**
+ * A fresh database of the engine with one funded account, created by the `mensajero` of `main` (this checkout's by
+ * default, or another install's); the environment to serve it and its key.
+ */
+export async function prepare(
   engine: 'sqlite' | 'postgres',
   dir: string,
+  main = MAIN,
 ): Promise<{ env: NodeJS.ProcessEnv; apikey: string; drop: () => Promise<void> }> {
   let url = `sqlite:${join(dir, 'cluster.db')}`;
   let drop: () => Promise<void> = async () => {};
@@ -78,7 +82,7 @@ async function prepare(
   const r = spawnSync(
     process.execPath,
     [
-      MAIN,
+      main,
       'accounts',
       'create',
       '--email',
@@ -91,7 +95,7 @@ async function prepare(
     ],
     { env, encoding: 'utf8' },
   );
-  if (r.status !== 0) throw new Error(`cluster bench: accounts create failed: ${r.stderr}`);
+  if (r.status !== 0) throw new Error(`bench: accounts create (${main}) failed: ${r.stderr}`);
   return { env, apikey: JSON.parse(r.stdout).apikey, drop };
 }
 
