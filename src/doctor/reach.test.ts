@@ -1,13 +1,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { engines, eventually } from '../../test/helpers/harness.js';
-import { cliEnv, runMensajero, startServe, type CliEnv } from '../../test/helpers/cli.js';
+import { cliEnv, startServe, type CliEnv } from '../../test/helpers/cli.js';
 import { closedPort, doctor, holdPort } from '../../test/helpers/doctor.js';
 
 describe('mensajero doctor: what it reaches', () => {
   let cli: CliEnv;
   beforeEach(async () => {
-    cli = await cliEnv('sqlite');
-    expect((await runMensajero(['migrate', '--json'], cli.env)).code).toBe(0);
+    cli = await cliEnv('sqlite', {}, { migrated: true });
   });
   afterEach(() => cli.cleanup());
 
@@ -70,7 +69,7 @@ for (const engine of engines) {
   describe(`mensajero doctor beside a running service (${engine})`, () => {
     let cli: CliEnv;
     beforeEach(async () => {
-      cli = await cliEnv(engine);
+      cli = await cliEnv(engine, {}, { migrated: true });
     });
     afterEach(() => cli.cleanup());
 

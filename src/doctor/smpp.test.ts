@@ -2,7 +2,7 @@ import { join, resolve } from 'node:path';
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cliEnv, runMensajero, type CliEnv } from '../../test/helpers/cli.js';
+import { cliEnv, type CliEnv } from '../../test/helpers/cli.js';
 import { closedPort, doctor, holdPort } from '../../test/helpers/doctor.js';
 import { startSmppHarness } from '../../test/helpers/smpp-server.js';
 import type { Harness } from '../../test/helpers/harness.js';
@@ -62,8 +62,7 @@ describe('mensajero doctor: the SMPP listener', () => {
   });
   afterAll(() => h?.close());
   beforeEach(async () => {
-    cli = await cliEnv('sqlite');
-    expect((await runMensajero(['migrate', '--json'], cli.env)).code).toBe(0);
+    cli = await cliEnv('sqlite', {}, { migrated: true });
   });
   afterEach(() => cli.cleanup());
 

@@ -164,7 +164,7 @@ describeEngines('serve --workers 2', (engine) => {
     const port = await new Promise<number>((r) =>
       taken.listen(0, '127.0.0.1', () => r((taken.address() as AddressInfo).port)),
     );
-    const cli = await cliEnv(engine, { WEB_CONCURRENCY: '2' });
+    const cli = await cliEnv(engine, { WEB_CONCURRENCY: '2' }, { migrated: true });
     try {
       const child = spawn(process.execPath, [MAIN, 'serve'], {
         env: { ...cli.env, PORT: String(port), HOST: '127.0.0.1' },

@@ -33,12 +33,11 @@ function postOnNewConnection(url: string, apikey: string, body: unknown): Promis
  */
 async function singleSendsWithOneBind(engine: EngineName) {
   const smsc = await new TestSmsc({ systemId: 'acme', password: 'secret1' }).start();
-  const cli = await cliEnv(engine, {
-    WORKER_POLL_MS: '20',
-    CARRIER_POLL_MS: '100',
-    DISPATCH_RETRY_MS: '200',
-    RATE_LIMIT_PER_SECOND: '1000',
-  });
+  const cli = await cliEnv(
+    engine,
+    { WORKER_POLL_MS: '20', CARRIER_POLL_MS: '100', DISPATCH_RETRY_MS: '200', RATE_LIMIT_PER_SECOND: '1000' },
+    { migrated: true },
+  );
   const db = await openDatabase(cli.env.DATABASE_URL);
   let serve: Awaited<ReturnType<typeof startServe>> | undefined;
   try {

@@ -28,7 +28,7 @@ for (const engine of engines) {
     let cli: CliEnv;
     let secretKey: string;
     beforeEach(async () => {
-      cli = await cliEnv(engine);
+      cli = await cliEnv(engine, {}, { migrated: true });
       secretKey = join(cli.env.DATA_DIR, 'secret.key');
       // What an install holds sealed: an account's API key and a carrier's bind password.
       const created = await runMensajero(['accounts', 'create', '--email', 'a@example.com', '--json'], {
