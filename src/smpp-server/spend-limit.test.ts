@@ -2,11 +2,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, type Harness } from '../../test/helpers/harness.js';
 import { runCommands } from '../../test/helpers/cli.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { accountCommands } from '../account-admin/cli.js';
+import { accountCommands } from '../features/accounts/cli.js';
 import { toUnits } from '../accounts/credits.js';
 import { formatLocalDate } from '../lib/time.js';
-import { gsmSeptets } from '../smpp/encoding.js';
-import type { SmppSession } from '../smpp/pdu.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
+import type { SmppSession } from '../smpp-protocol/pdu.js';
 
 /**
  * The daily spending limit (`accounts set --daily-spend`) met by a customer bound over SMPP: the submit_sm within it

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, eventually, startHarness, type Harness } from '../../../test/helpers/harness.js';
 import { SMPP_ENV, smppTools } from '../../../test/helpers/smpp-suite.js';
-import { decodeMessage } from '../../smpp/encoding.js';
+import { decodeMessage } from '../../smpp-protocol/encoding.js';
 import { otpClient } from './testing.js';
 
 /** How long the carrier keeps its one window place with the first message: past the 5 s an OTP request waits. */
