@@ -1,6 +1,7 @@
 import pg from 'pg';
 
-const ACTIVITY = `SELECT coalesce(wait_event_type, 'CPU') || ' ' || coalesce(wait_event, '') || ': ' ||
+const ACTIVITY = `SELECT coalesce(wait_event_type, 'CPU') || ' ' || coalesce(wait_event, '') || ' (' || state || ', transaction ' ||
+    CASE WHEN now() - xact_start > interval '20 ms' THEN 'over' ELSE 'under' END || ' 20 ms): ' ||
     left(regexp_replace(query, '\\s+', ' ', 'g'), 60) AS what
   FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' AND pid <> pg_backend_pid()
   UNION ALL

@@ -32,7 +32,10 @@ interface Autocannon {
 }
 const autocannon = createRequire(import.meta.url)('autocannon') as Autocannon;
 
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return (s[Math.floor((s.length - 1) / 2)] + s[Math.ceil((s.length - 1) / 2)]) / 2;
+};
 const bulkNumbers = Array.from({ length: BULK_RECIPIENTS }, (_, i) => String(5510000000 + i)).join(',');
 
 /** POST /sms/send from `connections` connections for the duration, each request with the next account's key. */
