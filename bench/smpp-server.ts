@@ -20,7 +20,7 @@ const RECEIPTS = 2_000;
 const BODY_TEXT = 'Benchmark message from a customer gateway';
 const BODY = Buffer.from(gsmSeptets(BODY_TEXT));
 
-function connect(port: number): Promise<SmppSession> {
+export function connect(port: number): Promise<SmppSession> {
   return new Promise((resolve) => {
     const s = smpp.connect({ host: '127.0.0.1', port });
     s.on('connect', () => resolve(s));
@@ -28,7 +28,7 @@ function connect(port: number): Promise<SmppSession> {
   });
 }
 
-function bind(session: SmppSession, mode: string, systemId: string, password: string): Promise<number> {
+export function bind(session: SmppSession, mode: string, systemId: string, password: string): Promise<number> {
   return new Promise((r) =>
     session[`bind_${mode}`]({ system_id: systemId, password }, (p: Pdu) => r(p.command_status)),
   );
@@ -70,7 +70,7 @@ function windowed(count: number, window: number, request: () => Promise<boolean>
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))];
 
 /** submit_sm accepted per second from one bind with `window` unanswered at most. */
-function submitLoop(session: SmppSession, count: number, window: number): Promise<LoopResult> {
+export function submitLoop(session: SmppSession, count: number, window: number): Promise<LoopResult> {
   return windowed(
     count,
     window,
