@@ -20,6 +20,7 @@ import { benchWriteBudget } from './write-budget.js';
 import { benchPgFloor } from './pg-floor.js';
 import { benchMemory } from './memory.js';
 import { benchTraffic } from './traffic.js';
+import { benchRetention } from './retention.js';
 
 /**
  * `npm run bench`: every benchmark in one run, written to bench/RESULTS.md.
@@ -45,6 +46,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['cluster', benchCluster],
   ['prices', benchPrices],
   ['memory', benchMemory],
+  ['retention', benchRetention],
 ];
 
 const only = process.env.BENCH?.split(',');
