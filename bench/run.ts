@@ -23,6 +23,7 @@ import { benchMemory } from './memory.js';
 import { benchTraffic } from './traffic.js';
 import { benchCost } from './cost.js';
 import { benchQuota } from './quota.js';
+import { benchRetention } from './retention.js';
 import { mergeResults, stampSections } from './results-file.js';
 
 /**
@@ -51,6 +52,7 @@ const benches: Array<[string, () => Promise<string>]> = [
   ['prices', benchPrices],
   ['memory', benchMemory],
   ['cost', benchCost],
+  ['retention', benchRetention],
   // Only when asked for (BENCH=quota): it needs a writable cgroup and takes minutes.
   ['quota', benchQuota],
 ];

@@ -141,6 +141,10 @@ const schema = z.object({
   UNMATCHED_REPLIES_KEEP_ROWS: intFrom(100_000, 1),
   // Failed hand-off attempts shown by the message trace.
   MESSAGE_ATTEMPTS_KEEP_DAYS: intFrom(90, 1),
+  // Retention: final messages (and every row of theirs) older than this many days are pruned; 0 keeps them all.
+  MESSAGES_KEEP_DAYS: intFrom(0, 0),
+  // Audit log entries older than this many days are pruned; 0 keeps them all.
+  AUDIT_KEEP_DAYS: intFrom(0, 0),
   CARRIER_POLL_MS: intFrom(2000, 50),
   // alerts
   OPERATOR_WEBHOOK_URL: z.preprocess((v) => (v === '' ? undefined : v), z.url({ protocol: /^https?$/ }).optional()),

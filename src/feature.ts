@@ -1,4 +1,6 @@
 import type { FastifyInstance } from 'fastify';
+import type { Transaction } from 'kysely';
+import type { Database } from './db/schema.js';
 import type { AppContext } from './context.js';
 import type { Worker } from './jobs/worker.js';
 
@@ -15,4 +17,17 @@ export interface Feature {
    * name for the log line (`{ attempts: 3 }`).
    */
   prune?: (ctx: AppContext, now: number) => Promise<Record<string, number>>;
+  /**
+   * Message retention (MESSAGES_KEEP_DAYS, src/messaging/retention.ts): deletes the module's rows of a batch of pruned
+   * messages, in the batch's transaction, before the messages go. Answers how many rows it deleted.
+   */
+  forgetMessages?: (trx: Transaction<Database>, batch: PrunedMessages) => Promise<number>;
+}
+
+/** A batch of messages retention removes: their ids and references, and the campaigns left with no message. */
+export interface PrunedMessages {
+  ids: number[];
+  references: string[];
+  /** Campaigns created before the cutoff whose last messages are in this batch: removed with it. */
+  campaignIds: number[];
 }

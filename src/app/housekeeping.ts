@@ -3,6 +3,8 @@ import type { AppContext } from '../context.js';
 import type { Executor } from '../db/engine.js';
 import { pruneAttemptCounters } from '../auth/attempts.js';
 import { enqueue } from '../jobs/queue.js';
+import { pruneOldMessages } from '../messaging/retention.js';
+import { pruneAuditLog } from '../audit/store.js';
 
 export const HOUSEKEEPING_JOB = 'housekeeping';
 export const HOUSEKEEPING_EVERY_MS = 10 * 60_000;
@@ -20,7 +22,8 @@ export function scheduleHousekeeping(db: Executor, at: number): Promise<void> {
 
 /**
  * Rows written by anyone who knocks (throttle counters, refused webhooks) and failed hand-offs, removed once of no
- * use: the foundation's throttle counters (auth has no Feature), then what each feature's `prune` deletes.
+ * use: the foundation's throttle counters (auth has no Feature), then what each feature's `prune` deletes, then
+ * what retention removes: old final messages (batched, src/messaging/retention.ts) and old audit entries.
  */
 async function keepHouse(ctx: AppContext, features: readonly Feature[]): Promise<void> {
   const now = Date.now();
@@ -28,6 +31,10 @@ async function keepHouse(ctx: AppContext, features: readonly Feature[]): Promise
   await scheduleHousekeeping(ctx.db.kysely, now + HOUSEKEEPING_EVERY_MS);
   const pruned: Record<string, number> = { counters: await pruneAttemptCounters(ctx.db.kysely, now) };
   for (const feature of features) if (feature.prune) Object.assign(pruned, await feature.prune(ctx, now));
+  // Retention (MESSAGES_KEEP_DAYS, AUDIT_KEEP_DAYS; off when 0): each module deletes its rows of the pruned messages.
+  const forget = features.flatMap((f) => (f.forgetMessages ? [f.forgetMessages] : []));
+  Object.assign(pruned, await pruneOldMessages(ctx, now, forget));
+  pruned.audit = await pruneAuditLog(ctx, now);
   if (Object.values(pruned).some((rows) => rows > 0)) ctx.log.info(pruned, 'housekeeping pruned old rows');
 }
 

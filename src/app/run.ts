@@ -25,9 +25,8 @@ export function cliRunner(invoked: () => Command | undefined): CliRunner {
             (err: Error) => err,
           )
         : undefined;
-      process.stdout.write(
-        opts.json ? JSON.stringify(result) + '\n' : (human ? human(result) : JSON.stringify(result, null, 2)) + '\n',
-      );
+      const text = opts.json ? JSON.stringify(result) : human ? human(result) : JSON.stringify(result, null, 2);
+      if (text !== null) process.stdout.write(text + '\n');
       if (unrecorded) {
         // The change is made: say so rather than invite a second attempt.
         process.stderr.write(`warning: done, but not recorded in the audit log: ${unrecorded.message}\n`);

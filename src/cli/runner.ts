@@ -13,10 +13,11 @@ export class CliError extends Error {}
 /**
  * Runs one CLI action against the database named by DATABASE_URL (migrated
  * first), prints its result, and closes everything.
- * `human` renders the result for a terminal when --json is absent.
+ * `human` renders the result for a terminal when --json is absent; null prints nothing (a command whose output went
+ * to standard output already).
  */
 export type CliRunner = <T extends Record<string, unknown>>(
   opts: CliOptions,
   action: (ctx: BaseContext) => Promise<T>,
-  human?: (result: T) => string,
+  human?: (result: T) => string | null,
 ) => Promise<void>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { csvCell } from './csv.js';
+import { csvCell } from '../text/csv-cell.js';
 
 describe('CSV cells of the panel exports', () => {
   it.each([

@@ -1,5 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyReply } from 'fastify';
+import { csvCell } from '../text/csv-cell.js';
+
+/** A number as a spreadsheet reads it, sign included: not a formula. */
+const DECIMAL = /^-?\d{1,20}(\.\d{1,10})?$/;
 
 /**
  * Sends a CSV download streamed page by page: `page(after)` returns the rows
@@ -32,22 +36,4 @@ export function sendCsv<R extends { id: number | string }>(
     .type('text/csv; charset=utf-8')
     .header('content-disposition', `attachment; filename="${filename}"`)
     .send(Readable.from(lines()));
-}
-
-/**
- * A cell of the panel's CSV exports (campaign reports, contact lists).
- * A value a spreadsheet would run as a formula — its first character other
- * than whitespace is = + - @, or it starts with a tab or carriage return —
- * gets a leading apostrophe, so it is shown as text. A cell with a quote, a
- * comma, a semicolon (the separator of spreadsheets in locales such as
- * Colombia's), a tab or a line break is quoted.
- */
-const FORMULA = /^\s*[=+\-@\t\r]/;
-const NEEDS_QUOTES = /[",;\t\n\r]/;
-/** A number as a spreadsheet reads it, sign included: not a formula. */
-const DECIMAL = /^-?\d{1,20}(\.\d{1,10})?$/;
-
-export function csvCell(value: string): string {
-  const safe = FORMULA.test(value) ? `'${value}` : value;
-  return NEEDS_QUOTES.test(safe) ? `"${safe.replaceAll('"', '""')}"` : safe;
 }

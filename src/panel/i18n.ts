@@ -173,6 +173,8 @@ const es = {
   to: 'Hasta',
   export_csv: 'Exportar CSV',
   export_help: 'La exportación CSV necesita las dos fechas (un año como máximo) e incluye cada mensaje del periodo.',
+  covers_from:
+    'Se guardan los mensajes desde el {day}: los más antiguos ya finalizados se eliminan, así que un día anterior puede mostrar menos.',
   period_invalid: 'El periodo debe terminar después de empezar y durar un año como máximo.',
   effectiveness: 'Efectividad',
   messages: 'Mensajes',
@@ -471,6 +473,7 @@ const en: Words = {
   to: 'To',
   export_csv: 'Export CSV',
   export_help: 'The CSV export needs both dates (a year at most) and includes every message of the period.',
+  covers_from: 'Messages are kept from {day}: older finished ones are removed, so an earlier day may show fewer.',
   period_invalid: 'The period must end after it starts and last a year at most.',
   effectiveness: 'Effectiveness',
   messages: 'Messages',

@@ -13,7 +13,7 @@ import { cleanCountryCode, cleanNumber } from '../phone/numbers.js';
 import { toGsm7 } from './gsm7.js';
 import { isStorable } from './storable.js';
 import { findUrls } from './urls.js';
-import { csvCell } from '../panel/csv.js';
+import { csvCell } from './csv-cell.js';
 
 /**
  * Every regular expression that reads what a client, a carrier, a provider's

@@ -1,4 +1,5 @@
-import type { Kysely, Selectable } from 'kysely';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type { PrunedMessages } from '../feature.js';
 import type { Database } from '../db/schema.js';
 import { affected } from '../db/engine.js';
 import { cancelJobs, enqueue } from '../jobs/queue.js';
@@ -73,4 +74,23 @@ export async function failedEventIdsSince(db: Kysely<Database>, accountId: numbe
     .orderBy('id')
     .execute();
   return rows.map((r) => Number(r.id));
+}
+
+/**
+ * Message retention: the confirmation and response events of pruned messages, with their delivery log. Pending
+ * ones never reach here (retention leaves their message until they are delivered or given up).
+ */
+export async function forgetMessageEvents(trx: Transaction<Database>, batch: PrunedMessages): Promise<number> {
+  const events = await trx
+    .selectFrom('events')
+    .select('id')
+    .where('reference', 'in', batch.references)
+    .where('type', 'in', ['confirmation', 'response'])
+    .where('state', '!=', 'pending')
+    .execute();
+  if (events.length === 0) return 0;
+  const ids = events.map((e) => Number(e.id));
+  const log = await trx.deleteFrom('event_attempts').where('event_id', 'in', ids).executeTakeFirst();
+  const gone = await trx.deleteFrom('events').where('id', 'in', ids).executeTakeFirst();
+  return Number(log.numDeletedRows) + Number(gone.numDeletedRows);
 }

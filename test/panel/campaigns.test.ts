@@ -3,7 +3,7 @@ import type { Page } from 'playwright-core';
 import { eventually } from '../helpers/harness.js';
 import { DESKTOP, expectAccessible, PHONE, screenshot } from '../helpers/browser.js';
 import { describePanel, signIn, withPassword, cookieHeader } from '../helpers/panel.js';
-import { csvCell } from '../../src/panel/csv.js';
+import { csvCell } from '../../src/text/csv-cell.js';
 import { formatLocalDate } from '../../src/lib/time.js';
 
 /** The chart's numbers as its table shows them: status group → count, for one row. */

@@ -13,7 +13,9 @@ describeEngines('refused provider webhooks', (engine) => {
   const db = () => h.ctx.db.kysely;
 
   beforeAll(async () => {
-    h = await startHarness(engine, { env: { TRUST_PROXY: '127.0.0.1', REJECTIONS_KEEP_DAYS: '7' } });
+    h = await startHarness(engine, {
+      env: { TRUST_PROXY: '127.0.0.1', REJECTIONS_KEEP_DAYS: '7', AUDIT_KEEP_DAYS: '30' },
+    });
     await saveStripeSettings(h.ctx, {
       apiBase: 'http://127.0.0.1:9',
       secretKey: 'sk_test_unused',
@@ -70,7 +72,7 @@ describeEngines('refused provider webhooks', (engine) => {
     });
   });
 
-  it('housekeeping prunes refusals older than REJECTIONS_KEEP_DAYS, throttle counters whose window ended and old failed hand-offs', async () => {
+  it('housekeeping prunes refusals older than REJECTIONS_KEEP_DAYS, throttle counters whose window ended, old failed hand-offs and audit entries past AUDIT_KEEP_DAYS', async () => {
     const now = Date.now();
     const old = now - 8 * 86_400_000;
     const row = (remote: string, at: number) => ({
@@ -100,9 +102,33 @@ describeEngines('refused provider webhooks', (engine) => {
       .insertInto('message_attempts')
       .values([attempt(now - attemptsKept - 60_000), attempt(now)])
       .execute();
+    // Audit entries, pruned by retention past AUDIT_KEEP_DAYS: one old, one recent.
+    const audit = (action: string, at: number) => ({
+      at,
+      actor: 'cli',
+      action,
+      target: null,
+      detail: '{}',
+      address: null,
+    });
+    await db()
+      .insertInto('audit_log')
+      .values([audit('housekeeping.old', now - 31 * 86_400_000), audit('housekeeping.recent', now)])
+      .execute();
     await enqueue(db(), HOUSEKEEPING_JOB, null);
     h.ctx.worker.nudge(HOUSEKEEPING_JOB);
     await eventually(async () => (await rowsFrom('192.0.2.1')).length === 0);
+    await eventually(
+      async () =>
+        (await db().selectFrom('audit_log').select('id').where('action', '=', 'housekeeping.old').execute()).length ===
+        0,
+    );
+    const audited = await db()
+      .selectFrom('audit_log')
+      .select('action')
+      .where('action', 'like', 'housekeeping.%')
+      .execute();
+    expect(audited.map((a) => a.action)).toEqual(['housekeeping.recent']);
     expect(await rowsFrom('192.0.2.2')).toHaveLength(1);
     const counters = await db()
       .selectFrom('attempt_counters')

@@ -59,4 +59,5 @@ export const migrations: Record<string, Migration> = {
   '0050_traffic_classes': lazy(() => import('./0050_traffic_classes.js')),
   '0051_abuse_guards': lazy(() => import('./0051_abuse_guards.js')),
   '0052_abuse_controls': lazy(() => import('./0052_abuse_controls.js')),
+  '0053_message_retention': lazy(() => import('./0053_message_retention.js')),
 };

@@ -3,6 +3,7 @@ import { CliError, type CliRunner } from '../../cli/runner.js';
 import { parseLocal } from '../../lib/time.js';
 import { traceMessages, type TraceQuery } from './service.js';
 import { traceText } from './steps.js';
+import { exportCommand } from './export-cli.js';
 
 const DAY = 86_400_000;
 
@@ -31,11 +32,10 @@ function queryOf(o: Record<string, string | undefined>): TraceQuery {
   return { carrierId: o.carrierId! };
 }
 
-/** `messages trace`: a message's whole history, found across accounts (support). */
+/** `messages trace`: a message's whole history, found across accounts (support); `messages export` (retention). */
 export function messageCommands(program: Command, run: CliRunner): void {
-  program
-    .command('messages')
-    .description('messages across accounts')
+  const messages = program.command('messages').description('messages across accounts');
+  messages
     .command('trace')
     .description(
       'the whole history of a message: accepted (by which key or SMPP user), charged, routed, failed hand-offs, handed over, receipt, webhooks, refund',
@@ -47,4 +47,5 @@ export function messageCommands(program: Command, run: CliRunner): void {
     .option('--carrier-id <id>', "the carrier's message id")
     .option('--json', 'print one JSON object')
     .action((o) => run(o, (ctx) => traceMessages(ctx.db.kysely, ctx.secrets.keyEncryption, queryOf(o)), traceText));
+  exportCommand(messages, run);
 }

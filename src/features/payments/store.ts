@@ -1,6 +1,7 @@
 import type { Insertable, Selectable } from 'kysely';
 import type { Executor } from '../../db/engine.js';
 import type { PaymentRequestsTable } from './tables.js';
+import type { PrunedMessages } from '../../feature.js';
 
 export type PaymentRequest = Selectable<PaymentRequestsTable>;
 
@@ -69,4 +70,10 @@ export async function markPaid(
     .where('status', '=', 'pending')
     .returningAll()
     .executeTakeFirst();
+}
+
+/** Message retention: the requests whose SMS is pruned (the ledger keeps its own record of what was paid). */
+export async function forgetPaymentRequests(trx: Executor, batch: PrunedMessages): Promise<number> {
+  const r = await trx.deleteFrom('payment_requests').where('message_id', 'in', batch.ids).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

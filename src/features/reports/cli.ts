@@ -6,7 +6,7 @@ import { marginCsv, marginFields, marginReport, MarginError, type MarginBy, type
 
 const BY: MarginBy[] = ['account', 'carrier', 'prefix', 'day'];
 
-type Report = { currency: string; rows: MarginRow[]; totals: MarginRow };
+type Report = { currency: string; covers_from?: string; rows: MarginRow[]; totals: MarginRow };
 
 /**
  * The report without --json: its rows as a table with the totals last, in the
@@ -16,6 +16,7 @@ type Report = { currency: string; rows: MarginRow[]; totals: MarginRow };
 export function marginsText(r: Report, by: MarginBy = 'account'): string {
   const rows = [...r.rows, ...(r.rows.length > 0 ? [{ ...r.totals, [by]: 'total' }] : [])];
   const lines = [table(rows, marginFields(by)), `(${r.currency})`];
+  if (r.covers_from !== undefined) lines.push(coversNote(r.covers_from));
   const unknown = r.totals.cost_unknown;
   if (unknown > 0)
     lines.push(
@@ -23,6 +24,10 @@ export function marginsText(r: Report, by: MarginBy = 'account'): string {
     );
   return lines.join('\n');
 }
+
+/** What a report says when retention prunes old messages (MESSAGES_KEEP_DAYS). */
+const coversNote = (day: string) =>
+  `covers from ${day}: older messages are pruned (MESSAGES_KEEP_DAYS), so an earlier day may count fewer`;
 
 /** `reports margins`: revenue, carrier cost and margin of a period. */
 export function marginCommands(program: Command, run: CliRunner): void {
@@ -39,7 +44,7 @@ export function marginCommands(program: Command, run: CliRunner): void {
     .action((o) =>
       run(
         o,
-        async (ctx): Promise<Report | { currency: string; csv: string }> => {
+        async (ctx): Promise<Report | { currency: string; covers_from?: string; csv: string }> => {
           if (!BY.includes(o.by)) throw new CliError(`--by is one of ${BY.join(', ')}`);
           let accountIds: number[] | undefined;
           if (o.email !== undefined) {
@@ -48,13 +53,20 @@ export function marginCommands(program: Command, run: CliRunner): void {
           }
           try {
             const report = await marginReport(ctx, { from: o.from, to: o.to, accountIds, by: o.by });
-            return o.csv ? { currency: report.currency, csv: marginCsv(o.by, report.rows) } : report;
+            if (!o.csv) return report;
+            const { rows, totals: _totals, ...head } = report;
+            return { ...head, csv: marginCsv(o.by, rows) };
           } catch (err) {
             if (err instanceof MarginError) throw new CliError(err.message);
             throw err;
           }
         },
-        (r) => ('csv' in r ? r.csv : marginsText(r, o.by)),
+        (r) => {
+          if (!('csv' in r)) return marginsText(r, o.by);
+          // The CSV is the output: the coverage goes to standard error.
+          if (r.covers_from !== undefined) process.stderr.write(coversNote(r.covers_from) + '\n');
+          return r.csv;
+        },
       ),
     );
 }

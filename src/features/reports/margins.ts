@@ -2,6 +2,7 @@ import { shownEmail } from '../../accounts/subaccount-email.js';
 import type { BaseContext } from '../../context.js';
 import { formatCents } from '../../lib/money.js';
 import { formatLocalDate, parseLocal } from '../../lib/time.js';
+import { retentionCoversFrom } from '../../messaging/retention.js';
 import { sumMargins, type MarginQuery, type MarginSums } from './margins-store.js';
 
 export type MarginBy = 'account' | 'carrier' | 'prefix' | 'day';
@@ -127,7 +128,14 @@ export async function marginReport(ctx: BaseContext, req: MarginRequest) {
         )
       : null;
   const rows = sums.map((s) => shown({ [req.by]: names ? (names.get(Number(s.key)) ?? s.key) : s.key }, s));
-  return { currency: ctx.config.COST_CURRENCY, rows, totals: shown({}, total(sums)) };
+  // Only when retention prunes old messages: the first day still held in full (an older day may miss pruned messages).
+  const covers = retentionCoversFrom(ctx.config, Date.now());
+  return {
+    currency: ctx.config.COST_CURRENCY,
+    ...(covers === null ? {} : { covers_from: covers }),
+    rows,
+    totals: shown({}, total(sums)),
+  };
 }
 
 async function emailsOf(ctx: BaseContext, ids: number[]): Promise<Map<number, string>> {

@@ -6,6 +6,7 @@ import { ApiError, ok } from '../../http/errors.js';
 import { defineMessages } from '../../http/codes.js';
 import { flag, integer, integerForms, jsonSchema, text } from '../../http/fields.js';
 import { parse } from '../../http/validate.js';
+import { retentionCoversFrom } from '../../messaging/retention.js';
 import { campaignDetails, findCampaign, localDay, reportJson } from './service.js';
 
 defineMessages({
@@ -59,7 +60,15 @@ const ReportRow = z.object({
 });
 const Envelope = { success: z.boolean(), message: z.string(), status: z.number(), code: z.string() };
 const Failure = z.object(Envelope);
-const GenerateReply = z.object({ ...Envelope, report: z.array(ReportRow) });
+const GenerateReply = z.object({
+  ...Envelope,
+  covers_from: str
+    .optional()
+    .describe(
+      'only when the operator prunes old messages (MESSAGES_KEEP_DAYS): the first Mexico City day YYYY-MM-DD whose messages are all still held; the report has none older',
+    ),
+  report: z.array(ReportRow),
+});
 const DetailsReply = z.object({
   ...Envelope,
   details: z.object({
@@ -98,7 +107,8 @@ export function reportsRoutes(api: FastifyInstance, ctx: AppContext) {
         from: body.start_date.start,
         to: body.end_date.end,
       };
-      const stream = Readable.from(reportJson(ctx.db.kysely, query, ctx.config.REPORTS_PAGE_ROWS), {
+      const covers = retentionCoversFrom(ctx.config, Date.now());
+      const stream = Readable.from(reportJson(ctx.db.kysely, query, ctx.config.REPORTS_PAGE_ROWS, covers), {
         objectMode: true,
         highWaterMark: 1,
       });

@@ -114,8 +114,14 @@ export async function* reportPages(db: Executor, q: ReportQuery, pageRows: numbe
   }
 }
 
-export async function* reportJson(db: Executor, q: ReportQuery, pageRows: number): AsyncGenerator<string> {
-  yield '{"success":true,"message":"report_generated","status":200,"code":"report_04","report":[';
+export async function* reportJson(
+  db: Executor,
+  q: ReportQuery,
+  pageRows: number,
+  coversFrom: string | null = null,
+): AsyncGenerator<string> {
+  const covers = coversFrom === null ? '' : `"covers_from":${JSON.stringify(coversFrom)},`;
+  yield `{"success":true,"message":"report_generated","status":200,"code":"report_04",${covers}"report":[`;
   const time = new LocalTimeFormatter();
   let first = true;
   for await (const page of reportPages(db, q, pageRows)) {

@@ -2,6 +2,7 @@ import { sql } from 'kysely';
 import { isPostgres, type Executor } from '../../db/engine.js';
 import { perTurn } from '../../lib/per-turn.js';
 import { compiledOnce } from '../../db/prepared.js';
+import type { PrunedMessages } from '../../feature.js';
 
 /** Registers (or re-registers, updating its RCS link) a sender. */
 export async function upsertSender(db: Executor, accountId: number, name: string, rcs: boolean): Promise<void> {
@@ -129,4 +130,11 @@ export async function countLandlines(db: Executor): Promise<number> {
     .select((eb) => eb.fn.countAll<number>().as('n'))
     .executeTakeFirstOrThrow();
   return Number(row.n);
+}
+
+/** Message retention: the short links of campaigns whose messages are all pruned (the link answers 404 from then on). */
+export async function forgetShortLinks(db: Executor, batch: PrunedMessages): Promise<number> {
+  if (batch.campaignIds.length === 0) return 0;
+  const r = await db.deleteFrom('short_links').where('campaign_id', 'in', batch.campaignIds).executeTakeFirst();
+  return Number(r.numDeletedRows);
 }

@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import { reportPagesOf, toReportRow } from '../../../features/reports/service.js';
 import { LocalTimeFormatter } from '../../../features/reports/local-time.js';
-import { csvCell } from '../../csv.js';
+import { csvCell } from '../../../text/csv-cell.js';
 import { accountOf, makeView, type Section, type Shared } from '../../view.js';
 import { period } from './period.js';
 

@@ -19,6 +19,7 @@ import { statusChart } from '../../charts.js';
 import { campaignTable } from '../../campaign-table.js';
 import { period } from './period.js';
 import { registerCampaignActions } from './actions.js';
+import { coversFrom } from '../../covers-from.js';
 
 const PAGE = 50;
 
@@ -54,7 +55,7 @@ export function campaignsPage(scope: FastifyInstance, shared: Shared): Section {
           </button>
         </form>
         <p class="help">${v.t('export_help')}</p>
-        ${campaignTable(v, campaigns, 'campaigns')}
+        ${coversFrom(v)} ${campaignTable(v, campaigns, 'campaigns')}
       </section>`;
     },
   };

@@ -5,6 +5,7 @@ import { html } from '../../html.js';
 import { formatNumber, type Section, type Shared, type View } from '../../view.js';
 import { BY, filtersOf, report, type Filters } from './report.js';
 import { registerMarginActions } from './actions.js';
+import { coversFrom } from '../../covers-from.js';
 
 const MONEY = ['revenue', 'cost', 'margin'] as const;
 const COUNTS = ['parts', 'delivered', 'failed'] as const;
@@ -72,6 +73,7 @@ export function marginsPage(scope: FastifyInstance, shared: Shared): Section {
         </form>
         <p><a href="${csv}" data-testid="margins-csv" download>${v.t('export_csv')}</a></p>
         <p class="help">${v.t('margins_help')}</p>
+        ${coversFrom(v)}
         ${
           shown.totals.cost_unknown > 0
             ? html`<p class="warning" role="status" data-testid="margins-cost-unknown">
