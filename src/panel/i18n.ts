@@ -8,6 +8,7 @@ import { repliesWordsEn, repliesWordsEs } from './words-replies.js';
  */
 import { analyticsEn, analyticsEs } from './i18n-analytics.js';
 import { auditEn, auditEs } from './i18n-audit.js';
+import { operatorWordsEn, operatorWordsEs } from './words-operator.js';
 
 const es = {
   brand: 'Mensajero',
@@ -305,6 +306,7 @@ const es = {
   ...repliesWordsEs,
   ...analyticsEs,
   ...auditEs,
+  ...operatorWordsEs,
 } as const;
 
 export type Words = { [K in keyof typeof es]: string };
@@ -604,6 +606,7 @@ const en: Words = {
   ...repliesWordsEn,
   ...analyticsEn,
   ...auditEn,
+  ...operatorWordsEn,
 };
 
 export type Lang = 'es' | 'en';

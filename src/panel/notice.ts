@@ -28,6 +28,14 @@ const NOTICES = [
   'low_balance_saved',
   'smpp_password_set',
   'smpp_bind_closed',
+  'settings_saved',
+  'price_saved',
+  'price_removed',
+  'sender_added',
+  'sender_removed',
+  'carrier_saved',
+  'route_added',
+  'route_removed',
 ] as const satisfies readonly WordKey[];
 export type NoticeKey = (typeof NOTICES)[number];
 

@@ -39,6 +39,7 @@ import { overviewPage } from './pages/overview/view.js';
 import { integrationsPage } from './pages/integrations/view.js';
 import { accountPage } from './pages/account/view.js';
 import { operatorPage } from './pages/operator/view.js';
+import { operatorAccountPage } from './pages/operator-account/view.js';
 import { carrierAnalyticsPage } from './pages/carrier-analytics/view.js';
 import { marginsPage } from './pages/margins/view.js';
 import { messageTracePage } from './pages/message-trace/view.js';
@@ -96,6 +97,7 @@ const SECTIONS: Array<(scope: FastifyInstance, shared: Shared) => Section> = [
   programsPage,
   accountPage,
   operatorPage,
+  operatorAccountPage,
   carrierAnalyticsPage,
   marginsPage,
   messageTracePage,

@@ -204,8 +204,11 @@ export async function sendPage(
     .send(layout(v, { title: section.title, body, charts: section.charts, notice, error: o.error, balanceUnits }));
 }
 
-/** What a form action leads to: a notice after a redirect (POST/redirect/GET), or the page with something revealed. */
-export type ActionResult = Notice | { shown: Record<string, unknown> };
+/**
+ * What a form action leads to: a notice after a redirect (POST/redirect/GET), with the page's own query (`id` of the
+ * account an operator's page shows), or the page with something revealed.
+ */
+export type ActionResult = (Notice & { query?: Record<string, string> }) | { shown: Record<string, unknown> };
 
 export function registerSection(scope: FastifyInstance, shared: Shared, section: Section): void {
   scope.get(
@@ -233,8 +236,11 @@ export function registerAction(
     body: Record<string, string | undefined>,
     reply: FastifyReply,
   ) => Promise<ActionResult>,
-  /** The audit log's name of the change (`accounts.credits`); an operator's action without one is `operator.<name>`. */
-  auditAction?: string,
+  /**
+   * The audit log's name of the change (`accounts.credits`); an operator's action without one is `operator.<name>`;
+   * null when the service the action calls records the entry itself (the operator API's, with the panel as actor).
+   */
+  auditAction?: string | null,
 ): void {
   scope.post(
     `${section.path.replace(/^\/panel/, '')}/${name}`,
@@ -260,11 +266,13 @@ export function registerAction(
           shown: { typed },
         });
       }
-      const entry = section.who === 'operator' ? panelAuditEntry(request, name, auditAction) : undefined;
+      const entry =
+        section.who === 'operator' && auditAction !== null ? panelAuditEntry(request, name, auditAction) : undefined;
       if (entry) await recordAudit(shared.ctx.db.kysely, entry);
       if ('shown' in result) return sendPage(reply, { ...v, query: {} }, section, { shown: result.shown });
+      const own = result.query ? `${new URLSearchParams(result.query).toString()}&` : '';
       const query = noticeQuery(shared.ctx.secrets.panelNotice, request.panelSession!, result);
-      return reply.code(303).header('location', `${section.path}?${query}`).send();
+      return reply.code(303).header('location', `${section.path}?${own}${query}`).send();
     },
   );
 }
@@ -282,3 +290,9 @@ export const typed = (shown: Record<string, unknown> | undefined, name: string):
 /** A form field as trimmed text ('' when absent). */
 export const field = (body: Record<string, unknown>, name: string): string =>
   typeof body[name] === 'string' ? (body[name] as string).trim() : '';
+
+/** A name the service uses (a channel, a job's kind, an alert's type) in the panel's words; as it is when there are none. */
+export function wordOr(v: Pick<View, 't'>, prefix: string, name: string): string {
+  const key = `${prefix}${name}`;
+  return isWordKey(key) ? v.t(key) : name;
+}

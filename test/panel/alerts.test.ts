@@ -69,14 +69,10 @@ describePanel('panel: low balance and operator alerts', { freshCookies: true }, 
     const rows = await page.$$eval('[data-testid=alerts] tbody tr', (trs) =>
       trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent!.trim())),
     );
-    expect(rows).toContainEqual(['carrier_down', 'smsc-norte', 'Abierta', '2026-03-01 10:00:00', '']);
-    expect(rows).toContainEqual([
-      'queue_delayed',
-      'Cola de trabajos',
-      'Cerrada',
-      '2026-03-01 10:00:00',
-      expect.any(String),
-    ]);
+    // In the panel's words, at Mexico City time (UTC−6 in March), labelled.
+    const since = '2026-03-01 04:00:00 (hora de la Ciudad de México)';
+    expect(rows).toContainEqual(['operador caído', 'smsc-norte', 'Abierta', since, '']);
+    expect(rows).toContainEqual(['cola retrasada', 'Cola de trabajos', 'Cerrada', since, expect.any(String)]);
     await expectAccessible(page);
   });
 });

@@ -25,7 +25,7 @@ const bindRows = (body: string): ShownBind[] =>
     ([, systemId, slot, row]) => ({
       systemId,
       slot,
-      cells: [...row.matchAll(/<td>([^<]*)<\/td>/g)].map((m) => m[1].trim()),
+      cells: [...row.matchAll(/<td>([\s\S]*?)<\/td>/g)].map((m) => m[1].replace(/<[^>]*>/g, '').trim()),
       since: /name="since" value="(\d+)"/.exec(row)![1],
     }),
   );
@@ -68,10 +68,11 @@ describePanel('panel: customers’ SMPP binds in the operator view', { over: 'ht
       const shown = bindRows(await operatorPage()).filter((r) => r.systemId === c.systemId);
       return shown.length === 2 && shown.some((r) => r.cells[6] === '1') && shown;
     }, 10_000);
-    const cells = rows.map((r) => r.cells.slice(0, 5).concat(r.cells.slice(6)));
-    expect(cells).toContainEqual([c.systemId, c.email, 'transceiver', '127.0.0.1', h.smpp!.server.holder, '1', '0']);
-    expect(cells).toContainEqual([c.systemId, c.email, 'receiver', '127.0.0.1', other.holder, '0', '0']);
-    for (const r of rows) expect(r.cells[5]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    const cells = rows.map((r) => r.cells.slice(0, 5).concat(r.cells.slice(6, 8)));
+    expect(cells).toContainEqual([c.systemId, c.email, 'transceptor', '127.0.0.1', h.smpp!.server.holder, '1', '0']);
+    expect(cells).toContainEqual([c.systemId, c.email, 'receptor', '127.0.0.1', other.holder, '0', '0']);
+    for (const r of rows)
+      expect(r.cells[5]).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} \(hora de la Ciudad de México\)$/);
     for (const s of [here.session, there.session]) s.close();
   });
 
@@ -81,7 +82,7 @@ describePanel('panel: customers’ SMPP binds in the operator view', { over: 'ht
     const here = await bindClient(h.smpp!.port!, c.systemId, c.password, 'transmitter');
     const there = await bindClient(otherPort, c.systemId, c.password, 'receiver');
     const shown = bindRows(await operatorPage()).filter((r) => r.systemId === c.systemId);
-    const target = shown.find((r) => r.cells[2] === 'receiver')!;
+    const target = shown.find((r) => r.cells[2] === 'receptor')!;
     const form = { system_id: c.systemId, slot: target.slot, since: target.since };
 
     expect((await close(form, ops.cookie, 'forged')).status).toBe(403);
@@ -96,7 +97,7 @@ describePanel('panel: customers’ SMPP binds in the operator view', { over: 'ht
       bindRows(await operatorPage())
         .filter((r) => r.systemId === c.systemId)
         .map((r) => r.cells[2]),
-    ).toEqual(['transmitter']);
+    ).toEqual(['transmisor']);
 
     const again = await close(form);
     expect(again.status).toBe(404);

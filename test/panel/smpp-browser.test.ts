@@ -50,12 +50,12 @@ describePanel('panel: SMPP users and binds in a browser', { env, freshCookies: t
     expect(await rows.count()).toBe(2);
     await expectAccessible(page);
 
-    const receiverRow = rows.filter({ hasText: 'receiver' }).filter({ hasNotText: 'transceiver' });
+    const receiverRow = rows.filter({ hasText: 'receptor' }).filter({ hasNotText: 'transceptor' });
     await Promise.all([page.waitForLoadState('load'), receiverRow.locator('button[type=submit]').click()]);
     expect(await page.textContent('[role=status]')).toContain('Conexión cerrada');
     await closed(second.session);
     expect(await rows.count()).toBe(1);
-    expect(await rows.first().textContent()).toContain('transceiver');
+    expect(await rows.first().textContent()).toContain('transceptor');
     expect(first.session.socket.destroyed).toBe(false);
     expect(errors).toEqual([]);
     first.session.close();

@@ -1,6 +1,6 @@
 import type { WithDb } from '../../context.js';
 import { NUMERIC_SENDER } from '../../messaging/accept.js';
-import { deleteSender, upsertSender } from './store.js';
+import { deleteSender, sendersOf, upsertSender } from './store.js';
 
 /** An alphanumeric sender: 1 to 11 letters, digits or spaces, at least one letter. */
 const ALPHANUMERIC = /^(?=.*[A-Za-z])[A-Za-z0-9 ]{1,11}$/;
@@ -17,3 +17,6 @@ export async function registerSender(ctx: WithDb, accountId: number, name: strin
 export async function unregisterSender(ctx: WithDb, accountId: number, name: string): Promise<{ removed: boolean }> {
   return { removed: await deleteSender(ctx.db.kysely, accountId, name) };
 }
+
+/** The account's registered senders, by name. */
+export const accountSenders = (ctx: WithDb, accountId: number) => sendersOf(ctx.db.kysely, accountId);

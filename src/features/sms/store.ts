@@ -13,6 +13,17 @@ export async function upsertSender(db: Executor, accountId: number, name: string
     .execute();
 }
 
+/** The account's senders by name (`senders list`, the operator's account page). */
+export async function sendersOf(db: Executor, accountId: number): Promise<Array<{ name: string; rcs: boolean }>> {
+  const rows = await db
+    .selectFrom('senders')
+    .select(['name', 'rcs'])
+    .where('account_id', '=', accountId)
+    .orderBy('name')
+    .execute();
+  return rows.map((r) => ({ name: r.name, rcs: Number(r.rcs) === 1 }));
+}
+
 /** Removes one of the account's senders; whether it had it. */
 export async function deleteSender(db: Executor, accountId: number, name: string): Promise<boolean> {
   const gone = await db

@@ -1,7 +1,25 @@
 import type { FastifyInstance } from 'fastify';
 import { auditLog } from '../../../audit/service.js';
 import { html } from '../../html.js';
-import type { Section, Shared } from '../../view.js';
+import { shownTime } from '../../time.js';
+import { wordOr, type Section, type Shared, type View } from '../../view.js';
+
+/** An entry's detail as the panel's words for its fields and their values, one pair a line (snake_case or camelCase keys). */
+function detailPairs(v: View, detail: unknown) {
+  if (detail === null || detail === undefined) return '';
+  if (typeof detail !== 'object' || Array.isArray(detail)) return html`<span>${JSON.stringify(detail)}</span>`;
+  return html`<dl class="pairs">
+    ${Object.entries(detail as Record<string, unknown>).map(([key, value]) => {
+      const field = key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+      const label = wordOr(v, 'audit_key_', field).replaceAll('_', ' ');
+      const text = typeof value === 'string' ? value : JSON.stringify(value);
+      return html`<div>
+        <dt>${label}</dt>
+        <dd>${text}</dd>
+      </div>`;
+    })}
+  </dl>`;
+}
 
 /** Entries the page shows, newest first. */
 export const AUDIT_SHOWN = 200;
@@ -46,11 +64,11 @@ export function auditPage(_scope: FastifyInstance, shared: Shared): Section {
                     ${entries.map(
                       (e) =>
                         html`<tr data-action="${e.action}">
-                          <td>${e.at.slice(0, 19).replace('T', ' ')}</td>
+                          <td>${shownTime(v, e.at)}</td>
                           <td>${e.actor}</td>
                           <td>${e.action}</td>
                           <td>${e.target ?? ''}</td>
-                          <td><code>${JSON.stringify(e.detail)}</code></td>
+                          <td class="detail">${detailPairs(v, e.detail)}</td>
                           <td>${e.address ?? ''}</td>
                         </tr>`,
                     )}

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { campaignMessages, campaignOf, recentCampaigns } from '../../../features/campaigns/service.js';
 import { campaignDetailsOf, campaignStatusCountsOf, statusWord } from '../../../features/reports/service.js';
-import { formatLocal } from '../../../lib/time.js';
+import { shownTime } from '../../time.js';
 import type { MessageStatus } from '../../../messaging/tables.js';
 import { html } from '../../html.js';
 import { groupOf, STATUS_GROUPS, type StatusGroup } from '../../stats.js';
@@ -102,7 +102,7 @@ function campaignBody(v: View, id: number, { campaign, details, series, messages
     <section class="card" aria-labelledby="campaign-title">
       <h2 id="campaign-title">${campaign.name}</h2>
       <p>
-        ${v.t('created')}: ${formatLocal(Number(campaign.created_at))} · ${v.t('channel')}: ${campaign.channel} ·
+        ${v.t('created')}: ${shownTime(v, Number(campaign.created_at))} · ${v.t('channel')}: ${campaign.channel} ·
         ${v.t('total')}: ${formatNumber(v, details.totals)} · ${v.t('effectiveness')}: ${details.effectiveness} %
       </p>
       ${statusChart(v, 'campaign-title', [campaign.name], series, labels)}
@@ -124,7 +124,7 @@ function campaignBody(v: View, id: number, { campaign, details, series, messages
                 html`<tr>
                   <td>${m.number}</td>
                   <td>${statusWord(m.status as MessageStatus, m.dlr_code)}</td>
-                  <td>${m.sent_at === null ? '' : formatLocal(Number(m.sent_at))}</td>
+                  <td>${m.sent_at === null ? '' : shownTime(v, Number(m.sent_at))}</td>
                 </tr>`,
             )}
           </tbody>

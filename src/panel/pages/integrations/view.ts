@@ -3,7 +3,7 @@ import type { Account } from '../../../accounts/index.js';
 import { accountWebhook, deliveryLog, type LoggedEvent, type Webhook } from '../../../webhooks/service.js';
 import type { EventState } from '../../../webhooks/tables.js';
 import { ownSmppUsers } from '../../../features/smpp-users/service.js';
-import { formatLocal } from '../../../lib/time.js';
+import { shownTime } from '../../time.js';
 import { html } from '../../html.js';
 import { smppUsersCard } from './smpp.js';
 import { registerIntegrationsActions } from './actions.js';
@@ -202,7 +202,7 @@ function deliveryLogCard(
                 ${events.map(
                   ({ event: e }) =>
                     html`<tr data-event="${e.id}">
-                      <td>${formatLocal(Number(e.created_at))}</td>
+                      <td>${shownTime(v, Number(e.created_at))}</td>
                       <td>${e.type}</td>
                       <td>${e.reference}</td>
                       <td data-testid="event-state">${e.state}</td>

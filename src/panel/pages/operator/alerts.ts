@@ -1,6 +1,7 @@
 import type { ListedEpisode } from '../../../alerts/index.js';
 import { html } from '../../html.js';
-import type { View } from '../../view.js';
+import { wordOr, type View } from '../../view.js';
+import { shownTime } from '../../time.js';
 
 /** Episodes the operator view lists, newest first. */
 export const ALERTS_SHOWN = 20;
@@ -27,11 +28,11 @@ export function alertsCard(v: View, episodes: ListedEpisode[]) {
                 ${episodes.map(
                   (e) =>
                     html`<tr data-alert="${e.type}" data-state="${e.state}">
-                      <td>${e.type}</td>
+                      <td>${wordOr(v, 'alert_', e.type)}</td>
                       <td>${e.subject === '' ? v.t('alert_queue') : e.subject}</td>
                       <td>${e.state === 'open' ? v.t('alert_open') : v.t('alert_closed')}</td>
-                      <td>${utc(e.since)}</td>
-                      <td>${e.closed_at ? utc(e.closed_at) : ''}</td>
+                      <td>${shownTime(v, e.since)}</td>
+                      <td>${e.closed_at ? shownTime(v, e.closed_at) : ''}</td>
                     </tr>`,
                 )}
               </tbody>
@@ -40,5 +41,3 @@ export function alertsCard(v: View, episodes: ListedEpisode[]) {
     }
   </section>`;
 }
-
-const utc = (iso: string) => iso.slice(0, 19).replace('T', ' ');

@@ -3,6 +3,7 @@ import { shownEmail } from '../../../accounts/subaccount-email.js';
 import { systemId, SmppUserProblem } from '../../../features/smpp-users/schemas.js';
 import { closeBind, type BindRow } from '../../../features/smpp-users/service.js';
 import { html } from '../../html.js';
+import { shownTime } from '../../time.js';
 import {
   csrfField,
   field,
@@ -12,6 +13,7 @@ import {
   type Section,
   type Shared,
   type View,
+  wordOr,
 } from '../../view.js';
 
 /** Customers' live SMPP binds across the deployment, as `mensajero smpp-users binds` lists them, each with a close button. */
@@ -50,10 +52,10 @@ function bindRow(v: View, b: BindRow) {
   return html`<tr data-system-id="${b.system_id}" data-slot="${b.slot}">
     <td>${b.system_id}</td>
     <td>${shownEmail(b.email)}</td>
-    <td>${b.bind}</td>
+    <td>${wordOr(v, 'smpp_bind_', b.bind)}</td>
     <td>${b.address}</td>
     <td>${b.process}</td>
-    <td>${b.since}</td>
+    <td>${shownTime(v, b.since_ms)}</td>
     <td>${formatNumber(v, b.submitted)}</td>
     <td>${formatNumber(v, b.delivered)}</td>
     <td>

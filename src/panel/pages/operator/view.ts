@@ -1,7 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { accountsMatching, type AccountRow } from '../../../accounts/index.js';
 import { shownEmail } from '../../../accounts/subaccount-email.js';
-import { formatLocal } from '../../../lib/time.js';
 import { html } from '../../html.js';
 import { carrierStatus } from '../../../carriers/status.js';
 import type { PublicRoute } from '../../../carriers/index.js';
@@ -11,7 +10,11 @@ import { ALERTS_SHOWN, alertsCard } from './alerts.js';
 import { allBinds } from '../../../features/smpp-users/service.js';
 import { smppBindsCard } from './smpp.js';
 import { registerOperatorActions } from './actions.js';
-import { csrfField, formatCredits, formatNumber, type Section, type Shared, type View } from '../../view.js';
+import { carrierForm, carrierSettings, registerCarrierActions, routeForm } from './carriers-edit.js';
+import { pricesTable, priceForm, registerPriceActions, withAccounts, type ListedPrice } from './prices.js';
+import { accountEmails, prefixPrices } from '../../operator-data.js';
+import { shownTime } from '../../time.js';
+import { csrfField, formatCredits, formatNumber, wordOr, type Section, type Shared, type View } from '../../view.js';
 
 type CarrierRow = Awaited<ReturnType<typeof carrierStatus>>[number];
 type QueueRow = Awaited<ReturnType<typeof jobQueue>>[number];
@@ -23,11 +26,11 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
     path: '/panel/operator',
     title: 'operator',
     who: 'operator',
-    async render(v) {
+    async render(v, shown) {
       const search = (v.query.q ?? '').trim().slice(0, 100);
       const now = Date.now();
       // Carriers and routes from the same functions as `mensajero carriers status` and `routes list`.
-      const [accounts, queue, failing, carriers, routes, episodes, binds] = await Promise.all([
+      const [accounts, queue, failing, carriers, routes, episodes, binds, editable, prices] = await Promise.all([
         accountsMatching(ctx, search),
         jobQueue(ctx),
         failingWebhooks(ctx, now),
@@ -35,13 +38,19 @@ export function operatorPage(scope: FastifyInstance, shared: Shared): Section {
         publicRoutes(ctx),
         alertEpisodes(ctx, ALERTS_SHOWN),
         allBinds(ctx),
+        carrierSettings(ctx),
+        prefixPrices(ctx),
       ]);
+      const emails = await accountEmails(ctx, [...new Set(prices.map((p) => p.accountId))]);
       const waiting = queue.filter((q) => q.state === 'pending');
-      return html`${alertsCard(v, episodes)} ${accountsCard(v, search, accounts)} ${carriersCard(v, carriers, routes)}
+      return html`${alertsCard(v, episodes)} ${accountsCard(v, search, accounts)}
+      ${carriersCard(v, carriers, routes, editable)} ${pricesCard(v, withAccounts(prices, emails), shown)}
       ${smppBindsCard(v, binds)} ${queueCard(v, waiting, now)} ${failingCard(v, failing)}`;
     },
   };
   registerOperatorActions(scope, shared, section);
+  registerCarrierActions(scope, shared, section);
+  registerPriceActions(scope, shared, section, () => undefined);
   return section;
 }
 
@@ -69,7 +78,9 @@ function accountsCard(v: View, search: string, accounts: AccountRow[]) {
           ${accounts.map(
             (a) =>
               html`<tr data-account="${a.email}">
-                <td>${shownEmail(a.email)}</td>
+                <td>
+                  <a href="/panel/operator/account?id=${a.id}">${shownEmail(a.email)}</a>
+                </td>
                 <td>${formatCredits(v, a.credits)}</td>
                 <td>${a.status === 'active' ? v.t('active') : v.t('archived')}</td>
                 <td>${a.parent_email ?? ''}</td>
@@ -120,7 +131,12 @@ function accountsCard(v: View, search: string, accounts: AccountRow[]) {
 }
 
 /** The carriers (live state and counters) and the routes. */
-function carriersCard(v: View, carriers: CarrierRow[], routes: PublicRoute[]) {
+function carriersCard(
+  v: View,
+  carriers: CarrierRow[],
+  routes: PublicRoute[],
+  editable: Map<string, Record<string, string>>,
+) {
   return html`<section class="card" aria-labelledby="carriers-title">
     <h2 id="carriers-title">${v.t('carriers')}</h2>
     <div class="scroll">
@@ -138,14 +154,16 @@ function carriersCard(v: View, carriers: CarrierRow[], routes: PublicRoute[]) {
           ${carriers.map(
             (c) =>
               html`<tr data-carrier="${c.name}">
-                <td>${c.name} (${c.type})</td>
+                <td>
+                  ${c.name} (${wordOr(v, 'carrier_type_', c.type)}) ${carrierForm(v, c.name, editable.get(c.name))}
+                </td>
                 <td data-state="${c.state}">${v.t(`carrier_${c.state}`)}</td>
                 <td>${formatNumber(v, c.window_in_use)}</td>
                 <td>
                   ${v.t('carrier_counts', { submitted: c.submitted, refused: c.refused, throttled: c.throttled, errors: c.errors, receipts: c.receipts, replies: c.replies, binds: c.binds, processes: c.processes })}
                 </td>
                 <td>
-                  ${c.last_error ? html`${c.last_error_at ? formatLocal(c.last_error_at) : ''} ${c.last_error}` : v.t('none')}
+                  ${c.last_error ? html`${c.last_error_at ? shownTime(v, c.last_error_at) : ''} ${c.last_error}` : v.t('none')}
                 </td>
               </tr>`,
           )}
@@ -164,16 +182,30 @@ function carriersCard(v: View, carriers: CarrierRow[], routes: PublicRoute[]) {
                   <th scope="col">${v.t('prefix')}</th>
                   <th scope="col">${v.t('carriers')}</th>
                   <th scope="col">${v.t('route_account')}</th>
+                  <th scope="col">${v.t('route_strategy')}</th>
+                  <th scope="col">${v.t('actions')}</th>
                 </tr>
               </thead>
               <tbody>
                 ${routes.map(
                   (r) =>
-                    html`<tr>
-                      <td>${r.channel}</td>
+                    html`<tr data-route="${r.id}">
+                      <td>${wordOr(v, 'channel_', r.channel)}</td>
                       <td>${r.prefix === '' ? v.t('route_any_number') : `+${r.prefix}`}</td>
                       <td>${r.carriers.join(' → ')}</td>
                       <td>${r.account ?? v.t('route_every_account')}</td>
+                      <td>${wordOr(v, 'strategy_', r.strategy)}</td>
+                      <td>
+                        <form method="post" action="/panel/operator/remove-route">
+                          ${csrfField(v)}<input type="hidden" name="id" value="${r.id}" /><button
+                            type="submit"
+                            class="small danger"
+                            aria-label="${v.t('remove_of', { what: `${r.channel} ${r.prefix === '' ? v.t('route_any_number') : `+${r.prefix}`}` })}"
+                          >
+                            ${v.t('remove')}
+                          </button>
+                        </form>
+                      </td>
                     </tr>`,
                 )}
               </tbody>
@@ -181,6 +213,17 @@ function carriersCard(v: View, carriers: CarrierRow[], routes: PublicRoute[]) {
           </div>`
     }
     <p class="help">${v.t('routes_help')}</p>
+    <h3>${v.t('route_add')}</h3>
+    ${routeForm(v)}
+  </section>`;
+}
+
+/** Every prefix price, the deployment's and each account's, with the form that sets one. */
+function pricesCard(v: View, prices: ListedPrice[], shown?: Record<string, unknown>) {
+  return html`<section class="card" aria-labelledby="prices-title">
+    <h2 id="prices-title">${v.t('prices')}</h2>
+    <p class="help">${v.t('prices_help')}</p>
+    ${pricesTable(v, prices, '/panel/operator')} ${priceForm(v, '/panel/operator/price', shown)}
   </section>`;
 }
 
@@ -204,7 +247,7 @@ function queueCard(v: View, waiting: QueueRow[], now: number) {
                 ${waiting.map(
                   (q) =>
                     html`<tr>
-                      <td>${q.kind}</td>
+                      <td>${wordOr(v, 'job_', q.kind)}</td>
                       <td>${formatNumber(v, q.count)}</td>
                       <td>
                         ${q.oldest_run_at !== null && q.oldest_run_at < now ? v.t('seconds', { n: Math.round((now - q.oldest_run_at) / 1000) }) : v.t('none')}
@@ -242,7 +285,7 @@ function failingCard(v: View, failing: FailingEndpoint[]) {
                     html`<tr>
                       <td>${shownEmail(f.email)}</td>
                       <td>${f.url}</td>
-                      <td>${formatLocal(f.lastAt)} ${f.lastError}</td>
+                      <td>${shownTime(v, f.lastAt)} ${f.lastError}</td>
                       <td>${f.failuresLastHour}</td>
                       <td>${f.pending}</td>
                     </tr>`,

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { settingsOf, verificationsOf } from '../../../features/otp/settings.js';
-import { formatLocal } from '../../../lib/time.js';
+import { shownTime } from '../../time.js';
 import { html } from '../../html.js';
 import { accountOf, csrfField, typed, type Section, type Shared } from '../../view.js';
 import { registerOtpActions } from './actions.js';
@@ -61,12 +61,12 @@ export function otpPage(scope: FastifyInstance, shared: Shared): Section {
                       ${recent.map(
                         (r) =>
                           html`<tr>
-                            <td>${formatLocal(Number(r.created_at))}</td>
+                            <td>${shownTime(v, Number(r.created_at))}</td>
                             <td>+${r.country_code} ${r.phone_number}</td>
                             <td>${r.channel ?? ''}</td>
                             <td>${r.state}</td>
                             <td>${r.attempts_remaining}</td>
-                            <td>${r.verified_at === null ? '' : formatLocal(Number(r.verified_at))}</td>
+                            <td>${r.verified_at === null ? '' : shownTime(v, Number(r.verified_at))}</td>
                           </tr>`,
                       )}
                     </tbody>

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { accountReplies, type StoredReply } from '../../../features/mo-routes/service.js';
 
-import { formatLocal } from '../../../lib/time.js';
+import { shownTime } from '../../time.js';
 import { html } from '../../html.js';
 import { accountOf, type Section, type Shared, type View } from '../../view.js';
 
@@ -34,7 +34,7 @@ function replyTable(v: View, replies: StoredReply[]) {
         ${replies.map(
           (r) =>
             html`<tr data-reply="${r.id}">
-              <td>${formatLocal(Number(r.received_at))}</td>
+              <td>${shownTime(v, Number(r.received_at))}</td>
               <td>+${r.number}</td>
               <td>${r.destination ?? ''}</td>
               <td>${r.text}</td>
