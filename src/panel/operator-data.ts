@@ -1,5 +1,5 @@
-import { replaceKey } from '../account-admin/admin.js';
-import { accountSettings } from '../account-admin/settings.js';
+import { replaceKey } from '../features/accounts/admin.js';
+import { accountSettings } from '../features/accounts/settings.js';
 import { emailsByIds, findAccountById, ledgerPage } from '../accounts/index.js';
 import { listCarriers, publicCarrier } from '../carriers/index.js';
 import { qualityByCarrier } from '../carriers/quality-settings.js';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeEngines, type Harness } from '../../test/helpers/harness.js';
 import { ask, bindClient, smppCustomer, startSmppHarness } from '../../test/helpers/smpp-server.js';
-import { gsmSeptets } from '../smpp/encoding.js';
+import { gsmSeptets } from '../smpp-protocol/encoding.js';
 
 /** submit_sm's destination_addr in Mexico's old forms (044/045, 521) is the Mexican number, as /sms/send takes it. */
 describeEngines("SMPP server: Mexico's old number forms", (engine) => {

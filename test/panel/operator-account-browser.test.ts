@@ -1,12 +1,12 @@
 import { expect, it } from 'vitest';
-import { accountSettings } from '../../src/account-admin/settings.js';
+import { accountSettings } from '../../src/features/accounts/settings.js';
 import { findAccountById } from '../../src/accounts/index.js';
 import { listAudit } from '../../src/audit/service.js';
 import { findCarrier, insertCarrier, listPublicRoutes } from '../../src/carriers/index.js';
 import { parseSmppSettings } from '../../src/carriers/smpp/settings.js';
 import { listPrefixPrices } from '../../src/features/prices/service.js';
 import { accountSenders } from '../../src/features/sms/senders.js';
-import { addCredits } from '../../src/account-admin/admin.js';
+import { addCredits } from '../../src/features/accounts/admin.js';
 import { expectAccessible } from '../helpers/browser.js';
 import { createOperator, describePanel, signIn } from '../helpers/panel.js';
 

@@ -1,5 +1,5 @@
 /**
- * Carriers' delivery receipts (their text is read by src/smpp/receipt-text.ts):
+ * Carriers' delivery receipts (their text is read by src/smpp-protocol/receipt-text.ts):
  * the mapping of their stat and err to the spec's delivery status codes
  * (Events table), and the forms of the ids they carry.
  */

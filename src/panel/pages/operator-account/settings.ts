@@ -1,5 +1,5 @@
-import { accountSettingOptions } from '../../../account-admin/set-settings.js';
-import type { AccountSettingsView } from '../../../account-admin/settings.js';
+import { accountSettingOptions } from '../../../features/accounts/set-settings.js';
+import type { AccountSettingsView } from '../../../features/accounts/settings.js';
 import type { Channel } from '../../../messaging/types.js';
 import { fieldOf } from '../../../operator-api/write-schemas.js';
 import { html } from '../../html.js';

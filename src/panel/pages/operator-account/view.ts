@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import type { AccountSettingsView } from '../../../account-admin/settings.js';
+import type { AccountSettingsView } from '../../../features/accounts/settings.js';
 import type { LedgerEntryView } from '../../../accounts/index.js';
 import { accountById, newestLedger, prefixPrices, settingsOf } from '../../operator-data.js';
 import { accountSenders } from '../../../features/sms/senders.js';
