@@ -167,20 +167,21 @@ async function benchEngine(engine: 'sqlite' | 'postgres', baselineMain: string):
 
 /**
  * The cost of what was added since a baseline commit (traffic control, abuse controls, the acceptance step) on the
- * send path: messages delivered per second by this checkout's `mensajero serve` against the baseline's, each a process
+ * send path (one section per baseline: `## Cost of the send path against the baseline <commit>`): messages delivered per second by this checkout's `mensajero serve` against the baseline's, each a process
  * of its own on a fresh database, single-recipient and 500-recipient POST /sms/send, on SQLite and on PostgreSQL.
  */
 export async function benchCost(): Promise<string> {
   const ref = process.env.BENCH_BASELINE ?? DEFAULT_BASELINE;
   const { commit, main: baselineMain } = baselineBuild(ref);
   const head = git('rev-parse', '--short', 'HEAD');
+  const subject = git('log', '-1', '--format=%s', commit).slice(0, 120);
   const engines: Array<'sqlite' | 'postgres'> = benchPostgresUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
   const rows: string[] = [];
   for (const engine of engines) rows.push(...(await benchEngine(engine, baselineMain)));
   return [
-    '## Cost of the send path against a baseline commit',
+    `## Cost of the send path against the baseline ${commit.slice(0, 7)}`,
     '',
-    `This checkout (${head}, its \`dist/\`) against the baseline \`BENCH_BASELINE\`=${ref} (${commit.slice(0, 10)}: before traffic control, the abuse controls and the acceptance step), each \`dist/bundle/main.js serve\` in a process of its own on a fresh database with one funded account (both up for the whole engine), simulator with SIMULATOR_DLR_DELAY_MS=0, WORKER_POLL_MS=20, destination caps off. ${ROUNDS} interleaved rounds (after, before, after, …) of ${ROUND_SECONDS} s, autocannon ${CONNECTIONS} connections in its own process; a round counts from the start of the load until every message has its delivery report.`,
+    `This checkout (${head}, its \`dist/\`) against the baseline \`BENCH_BASELINE\`=${ref} (${commit.slice(0, 10)}, "${subject}"${ref === DEFAULT_BASELINE ? ': before traffic control, the abuse controls and the acceptance step' : ''}), each \`dist/bundle/main.js serve\` in a process of its own on a fresh database with one funded account (both up for the whole engine), simulator with SIMULATOR_DLR_DELAY_MS=0, WORKER_POLL_MS=20, destination caps off. ${ROUNDS} interleaved rounds (after, before, after, …) of ${ROUND_SECONDS} s, autocannon ${CONNECTIONS} connections in its own process; a round counts from the start of the load until every message has its delivery report.`,
     '',
     '| engine | POST /sms/send | after: delivered msg/s per round | before: delivered msg/s per round | after, median | before, median | after ÷ before, delivered | after ÷ before, accepted | p99 ms after / before |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
