@@ -12,10 +12,12 @@ import { closeExpired, closeUnsent, EXPIRED_ERROR, REFUSED_STATUS } from './clos
 import type { Channel, InlineClaim } from './types.js';
 import { recordAcceptedUnrecorded } from './accepted-unrecorded.js';
 import { Fence } from '../lib/fence.js';
-import { familiesOf } from './traffic.js';
 
 /** What a dispatch reads of the process: the carriers, the database and the worker that runs its jobs. */
-export type DispatchContext = Pick<AppContext, 'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics'>;
+export type DispatchContext = Pick<
+  AppContext,
+  'config' | 'db' | 'log' | 'worker' | 'carriers' | 'metrics' | 'sendRules'
+>;
 
 export const DISPATCH_JOB = 'messaging.dispatch';
 
@@ -189,7 +191,7 @@ export async function dispatchMessages(
         'handing over messages whose claim ran out: in flight, or about to be, when their dispatcher stopped',
       );
     const byId = new Map(candidates.map((c) => [c.id, c]));
-    const families = await familiesOf(ctx.db.kysely, [...new Set(candidates.map((c) => c.account_id))]);
+    const families = await ctx.sendRules.families(ctx.db.kysely, [...new Set(candidates.map((c) => c.account_id))]);
     for (const channel of new Set(candidates.map((c) => c.channel))) {
       const ids = candidates.filter((c) => c.channel === channel).map((c) => c.id);
       const route = ctx.carriers.route(channel);
@@ -467,7 +469,7 @@ async function submitBatch(
   driver: CarrierDriver,
   batch: Claimed['rows'],
   fence: Fence,
-  families: Awaited<ReturnType<typeof familiesOf>>,
+  families: Map<number, { family: number; weight: number }>,
 ): Promise<SubmitOutcome[]> {
   if (!fence.valid) return batch.map(() => ({ ok: false as const, permanent: false, error: FENCED_ERROR }));
   const outbound: OutboundMessage[] = batch.map((r) => ({

@@ -35,6 +35,8 @@ type RulesRow = Pick<SendRulesTable, 'countries' | 'max_per_number_hour' | 'max_
 
 interface Loaded {
   rules: Map<number, RulesRow>;
+  /** Each family's weight in a carrier's round-robin (traffic_settings), where set. */
+  weights: Map<number, number>;
   deployment: ContentMatcher<FilterAction>;
   byAccount: Map<number, ContentMatcher<FilterAction>>;
 }
@@ -49,6 +51,7 @@ async function loadRules(db: Executor): Promise<Loaded> {
     .select(['id', 'account_id', 'action', 'word', 'domain'])
     .orderBy('id')
     .execute();
+  const weights = await db.selectFrom('traffic_settings').select(['account_id', 'weight']).execute();
   const grouped = new Map<number, Array<ContentRule<FilterAction>>>();
   const deployment: Array<ContentRule<FilterAction>> = [];
   for (const f of filters) {
@@ -58,6 +61,7 @@ async function loadRules(db: Executor): Promise<Loaded> {
   }
   return {
     rules: new Map(rows.map((r) => [Number(r.account_id), r])),
+    weights: new Map(weights.map((w) => [Number(w.account_id), Number(w.weight)])),
     deployment: new ContentMatcher(deployment),
     byAccount: new Map([...grouped].map(([id, rules]) => [id, new ContentMatcher(rules)])),
   };
@@ -99,6 +103,22 @@ export class SendRulesBook {
       caps: perNumber === 0 && sameText === 0 ? null : { familyId, perNumber, sameText },
       filters,
     };
+  }
+
+  /**
+   * The family and weight in a carrier's round-robin of each of these accounts (a sub-account is its parent's), read
+   * by every dispatch: from the book, so a dispatch costs no query for them; a weight change applies within
+   * CARRIER_POLL_MS (setTrafficSettings bumps the revision).
+   */
+  async families(db: Executor, accountIds: number[]): Promise<Map<number, { family: number; weight: number }>> {
+    const out = new Map<number, { family: number; weight: number }>();
+    if (accountIds.length === 0) return out;
+    const loaded = await this.cache.current(db);
+    for (const id of accountIds) {
+      const family = (await this.parentOf(db, id)) ?? id;
+      out.set(id, { family, weight: loaded.weights.get(family) ?? 1 });
+    }
+    return out;
   }
 
   private async parentOf(db: Executor, accountId: number): Promise<number | null> {

@@ -1,5 +1,6 @@
 import type { Executor } from '../db/engine.js';
 import type { SendRequest, TrafficClass, TrafficSetting } from './types.js';
+import { sendRulesChanged } from './send-rules.js';
 
 /**
  * Traffic classes (docs/operators/traffic.md): a message's class decides the order in which a carrier's line hands it
@@ -68,26 +69,9 @@ export async function setTrafficSettings(
     .values({ account_id: familyId, ...next })
     .onConflict((oc) => oc.column('account_id').doUpdateSet(next))
     .execute();
+  // Dispatch reads the weights from the send rules' book (SendRulesBook.families): reloaded at this revision.
+  await sendRulesChanged(db);
   return next;
-}
-
-/** The family and weight in a carrier's round-robin of each of these accounts (a sub-account is its parent's). */
-export async function familiesOf(
-  db: Executor,
-  accountIds: number[],
-): Promise<Map<number, { family: number; weight: number }>> {
-  const out = new Map<number, { family: number; weight: number }>();
-  if (accountIds.length === 0) return out;
-  const rows = await db
-    .selectFrom('accounts')
-    .leftJoin('traffic_settings', (j) =>
-      j.on((eb) => eb('traffic_settings.account_id', '=', eb.fn.coalesce('accounts.parent_id', 'accounts.id'))),
-    )
-    .select(['accounts.id', 'accounts.parent_id', 'traffic_settings.weight'])
-    .where('accounts.id', 'in', accountIds)
-    .execute();
-  for (const r of rows) out.set(Number(r.id), { family: Number(r.parent_id ?? r.id), weight: Number(r.weight ?? 1) });
-  return out;
 }
 
 /** Whether `raw` names a class an operator may pin (`auto`, `transactional`, `bulk`). */
