@@ -21,13 +21,13 @@ const NAME = /^[a-z0-9][a-z0-9_-]{0,39}$/i;
 /** Settings whose CA file (an SMPP connector's tls_ca) exists on this machine. */
 function withCaFile(settings: Record<string, unknown>): Record<string, unknown> {
   if (typeof settings.tls_ca === 'string' && !existsSync(settings.tls_ca))
-    throw new CliError(`--tls-ca: no file ${settings.tls_ca}`);
+    throw new CliError(`--tls-ca: no file ${settings.tls_ca}`, { code: 'tls_ca', params: { file: settings.tls_ca } });
   return settings;
 }
 
 export async function requireCarrier(ctx: Pick<BaseContext, 'db'>, name: string) {
   const row = await findCarrier(ctx.db.kysely, name);
-  if (!row) throw new CliError(`no carrier named ${name}`);
+  if (!row) throw new CliError(`no carrier named ${name}`, { code: 'carrier_missing', params: { name } });
   return row;
 }
 
@@ -36,7 +36,12 @@ export function kindSettings(type: KindType, input: Record<string, unknown>): Re
   try {
     return parseSettings(KINDS[type], input) as Record<string, unknown>;
   } catch (err) {
-    throw new CliError((err as Error).message);
+    // The setting the first issue names, for a front end's own words (none when the issue is the whole object's).
+    const setting = KINDS[type].settings.safeParse(input).error?.issues[0]?.path.join('.') ?? '';
+    throw new CliError(
+      (err as Error).message,
+      setting === '' ? undefined : { code: 'carrier_setting', params: { setting } },
+    );
   }
 }
 
@@ -77,7 +82,8 @@ export async function changeCarrier(
 ) {
   const row = await requireCarrier(ctx, name);
   if (c.settings) {
-    if (!kindOf(row.type)) throw new CliError(`${name} has no settings to change`);
+    if (!kindOf(row.type))
+      throw new CliError(`${name} has no settings to change`, { code: 'carrier_fixed', params: { name } });
     const type = row.type as KindType;
     const settings = withCaFile(c.settings(type, JSON.parse(row.settings) as Record<string, unknown>));
     await updateCarrierSettings(ctx.db.kysely, row.id, settings, c.sealedSecret?.(type));

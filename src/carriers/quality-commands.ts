@@ -15,7 +15,10 @@ export function qualityOptions(cmd: Command): Command {
 
 function wholeNumber(value: string, option: string, max: number): number {
   if (!/^\d{1,7}$/.test(value) || Number(value) < 1 || Number(value) > max)
-    throw new CliError(`${option} is a whole number from 1 to ${max}`);
+    throw new CliError(`${option} is a whole number from 1 to ${max}`, {
+      code: option.slice(2).replaceAll('-', '_'),
+      params: { max },
+    });
   return Number(value);
 }
 
@@ -26,7 +29,9 @@ export function qualityRequest(o: Record<string, string | undefined>): QualityCh
   if (rate !== undefined) {
     if (rate === 'off') request.minDeliveryRate = null;
     else if (!/^(0(\.\d{1,4})?|1(\.0{1,4})?)$/.test(rate))
-      throw new CliError('--min-delivery-rate is a decimal from 0 to 1 (up to 4 decimals) or off');
+      throw new CliError('--min-delivery-rate is a decimal from 0 to 1 (up to 4 decimals) or off', {
+        code: 'min_delivery_rate',
+      });
     else request.minDeliveryRate = Math.round(Number(rate) * RATE_SCALE);
   }
   if (o.qualityWindowMinutes !== undefined)

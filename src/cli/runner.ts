@@ -7,8 +7,24 @@ export interface CliOptions {
   json?: boolean;
 }
 
-/** Thrown for an operator mistake: printed as a one-line error, exit code 2. */
-export class CliError extends Error {}
+/**
+ * What a refusal is, apart from its English line: a stable code and the values its sentence names, so a front end
+ * (the panel) can say it in its own words.
+ */
+export interface Refusal {
+  code: string;
+  params?: Record<string, string | number>;
+}
+
+/** Thrown for an operator mistake: printed as a one-line error, exit code 2 (`refusal` never changes that line). */
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly refusal?: Refusal,
+  ) {
+    super(message);
+  }
+}
 
 /**
  * Runs one CLI action against the database named by DATABASE_URL (migrated

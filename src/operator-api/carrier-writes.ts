@@ -78,7 +78,11 @@ export async function changeCarrierAs(ctx: Ctx, by: ApiActor, name: string, body
             settings: (type, stored) => {
               const known = Object.keys((KINDS[type].settings as unknown as { shape: object }).shape);
               const foreign = Object.keys(given).find((k) => !known.includes(k));
-              if (foreign) throw new CliError(`${foreign} is not a setting of a ${type} connector`);
+              if (foreign)
+                throw new CliError(`${foreign} is not a setting of a ${type} connector`, {
+                  code: 'carrier_foreign_setting',
+                  params: { setting: foreign },
+                });
               return kindSettings(type, { ...stored, ...given });
             },
             sealedSecret: (type) => sealedSecret(ctx, type, body),

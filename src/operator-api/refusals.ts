@@ -7,13 +7,15 @@ import type { ApiActor } from './schemas.js';
 
 /**
  * Runs a change through the service the CLI calls: what it refuses (a CliError, an SmppUserProblem: what the operator
- * typed) is a 400 with the endpoint's code and the service's own message, never a 500.
+ * typed) is a 400 with the endpoint's code and the service's own message, never a 500. The refusal stays the error's
+ * `cause` (never answered), for the panel to say it in its words.
  */
 export async function refusedAs<T>(code: string, work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof CliError || err instanceof SmppUserProblem) throw badRequest(code, err.message);
+    if (err instanceof CliError || err instanceof SmppUserProblem)
+      throw Object.assign(badRequest(code, err.message), { cause: err });
     throw err;
   }
 }

@@ -9,6 +9,7 @@ import { repliesWordsEn, repliesWordsEs } from './words-replies.js';
 import { analyticsEn, analyticsEs } from './i18n-analytics.js';
 import { auditEn, auditEs } from './i18n-audit.js';
 import { operatorWordsEn, operatorWordsEs } from './words-operator.js';
+import { refusalWordsEn, refusalWordsEs } from './words-refusals.js';
 
 const es = {
   brand: 'Mensajero',
@@ -307,6 +308,7 @@ const es = {
   ...analyticsEs,
   ...auditEs,
   ...operatorWordsEs,
+  ...refusalWordsEs,
 } as const;
 
 export type Words = { [K in keyof typeof es]: string };
@@ -607,6 +609,7 @@ const en: Words = {
   ...analyticsEn,
   ...auditEn,
   ...operatorWordsEn,
+  ...refusalWordsEn,
 };
 
 export type Lang = 'es' | 'en';

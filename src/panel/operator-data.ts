@@ -17,8 +17,8 @@ export const accountById = (ctx: WithDb, id: number) => findAccountById(ctx.db.k
 export const settingsOf = (ctx: Pick<AppContext, 'db' | 'config'>, account: Parameters<typeof accountSettings>[1]) =>
   accountSettings(ctx.db.kysely, account, ctx.config.CREDIT_VALUE);
 
-/** The newest page of the account's credit ledger (`accounts ledger`). */
-export const newestLedger = (ctx: WithDb, id: number) => ledgerPage(ctx.db.kysely, id, { page: 1 });
+/** One page of the account's credit ledger, newest first (`accounts ledger --page`): 1 is the newest. */
+export const ledgerOf = (ctx: WithDb, id: number, page: number) => ledgerPage(ctx.db.kysely, id, { page });
 
 /** Prefix prices (`prices list`): every one, or one account's own. */
 export const prefixPrices = (ctx: WithDb, accountId?: number): Promise<PrefixPrice[]> =>

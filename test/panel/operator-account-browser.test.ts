@@ -1,6 +1,7 @@
 import { expect, it } from 'vitest';
 import { accountSettings } from '../../src/features/accounts/settings.js';
-import { findAccountById } from '../../src/accounts/index.js';
+import { findAccountById, LEDGER_PAGE_SIZE } from '../../src/accounts/index.js';
+import { appendLedger } from '../../src/accounts/ledger.js';
 import { listAudit } from '../../src/audit/service.js';
 import { findCarrier, insertCarrier, listPublicRoutes } from '../../src/carriers/index.js';
 import { parseSmppSettings } from '../../src/carriers/smpp/settings.js';
@@ -54,11 +55,20 @@ describePanel('panel: an account for the operator, carriers, routes and prices',
         actor: `panel:${operator()}`,
         detail: { rate_limit: '7', senders: 'registered', price_sms: '0.5' },
       });
-      // A refused value: the form's message in Spanish with the service's reason, never a 500; nothing changes.
+      // A refused value: the service's reason in Spanish, never its English line nor a 500; nothing changes.
       await page.fill('#set-rate_limit', 'muchos');
       await page.click('[data-testid=account-settings] button');
-      expect(await page.textContent('[role=alert]')).toContain('No se guardó nada: not a number: muchos');
+      const refused = await page.textContent('[role=alert]');
+      expect(refused).toContain('No se guardó nada: «muchos» no es un número.');
+      expect(refused).not.toContain('not a number');
       expect(await page.inputValue('#set-rate_limit')).toBe('muchos');
+      // A refusal naming a bound: the number in the page's format, no option name nor English word.
+      await page.fill('#set-rate_limit', '');
+      await page.fill('#set-max_per_number_hour', '0');
+      await page.click('[data-testid=account-settings] button');
+      const bound = await page.textContent('[role=alert]');
+      expect(bound).toContain('los mensajes a un número por hora son un número entero de 1 a 1,000,000, o default.');
+      expect(bound).not.toMatch(/--|whole number|is a /);
       expect((await audit('accounts.set')).length).toBe(1);
 
       // Its own prefix price, then a sender registered and removed.
@@ -99,7 +109,34 @@ describePanel('panel: an account for the operator, carriers, routes and prices',
       expect(JSON.stringify(reset)).not.toContain(token);
       await page.goto(`${base}/panel/operator/account?id=${a.id}`);
       expect(await page.locator('[data-testid=reset-url], [data-testid=new-apikey]').count()).toBe(0);
+      expect(await page.locator('[data-testid=ledger-pages]').count()).toBe(0);
+
+      // A longer credit history pages: the newest 100, then the older ones (the operator's credit, the first, last).
+      const at = Date.now();
+      await appendLedger(
+        h.ctx.db.kysely,
+        Array.from({ length: LEDGER_PAGE_SIZE }, (_, i) => ({
+          kind: 'payment' as const,
+          actor: 'cli',
+          reason: `pago ${i + 1}`,
+          accountId: a.id,
+          units: 10_000,
+          balanceAfter: 40_000 + i * 10_000,
+        })),
+        at,
+      );
+      await page.reload();
+      const rows = page.locator('[data-testid=ledger] tbody tr');
+      expect(await rows.count()).toBe(LEDGER_PAGE_SIZE);
+      expect(await page.locator('[data-testid=ledger] tr[data-kind=credit]').count()).toBe(0);
+      expect(await page.textContent('[data-testid=ledger-pages]')).toContain('Página 1');
+      await Promise.all([page.waitForURL(/ledger_page=2/), page.click('text=Más antiguos')]);
+      expect(await rows.count()).toBe(1);
+      expect(await page.textContent('[data-testid=ledger] tr[data-kind=credit]')).toContain('bono de prueba');
+      expect(await page.locator('[data-testid=ledger-pages] a[rel=next]').count()).toBe(0);
       await expectAccessible(page);
+      await Promise.all([page.waitForURL(/ledger_page=1/), page.click('text=Más recientes')]);
+      expect(await rows.count()).toBe(LEDGER_PAGE_SIZE);
       expect(errors).toEqual([]);
     },
     LONG,
@@ -127,7 +164,15 @@ describePanel('panel: an account for the operator, carriers, routes and prices',
       await row.locator('summary').click();
       await row.locator('input[name=port]').fill('99999');
       await row.locator('form button').click();
-      expect(await page.textContent('[role=alert]')).toContain('No se guardó el operador');
+      const carrierRefused = await page.textContent('[role=alert]');
+      expect(carrierRefused).toContain('No se guardó el operador: el valor de «Puerto» no es válido.');
+      expect(carrierRefused).not.toMatch(/port:|Number must|too_big/i);
+      await row.locator('summary').click();
+      await row.locator('input[name=quality_window_minutes]').fill('0');
+      await row.locator('form button').click();
+      expect(await page.textContent('[role=alert]')).toContain(
+        'No se guardó el operador: la ventana de calidad es un número entero de minutos de 1 a 1,440.',
+      );
 
       await page.goto(`${base}/panel/operator`);
       await page.fill('#route-prefix', '5233');
@@ -138,7 +183,16 @@ describePanel('panel: an account for the operator, carriers, routes and prices',
       await page.fill('#route-prefix', '5234');
       await page.fill('#route-carriers', 'nadie');
       await page.click('[data-testid=route-form] button');
-      expect(await page.textContent('[role=alert]')).toContain('No se guardó la ruta: no carrier named nadie');
+      expect(await page.textContent('[role=alert]')).toContain(
+        'No se guardó la ruta: no hay un operador llamado nadie.',
+      );
+      await page.fill('#route-prefix', '5234');
+      await page.fill('#route-carriers', 'telco1, telco1');
+      await page.click('[data-testid=route-form] button');
+      expect(await page.textContent('[role=alert]')).toContain(
+        'No se guardó la ruta: la ruta nombra dos veces a un operador.',
+      );
+      expect(await page.textContent('[role=alert]')).not.toContain('connector');
       await page.goto(`${base}/panel/operator`);
       await Promise.all([
         page.waitForURL(/done=route_removed/),

@@ -19,7 +19,10 @@ function capOption(name: string, value: unknown): number | null {
   const text = String(value).trim();
   if (text === 'default') return null;
   if (!/^\d{1,7}$/.test(text) || Number(text) < 1 || Number(text) > MAX_CAP)
-    throw new CliError(`--${name} is a whole number from 1 to ${MAX_CAP}, or default`);
+    throw new CliError(`--${name} is a whole number from 1 to ${MAX_CAP}, or default`, {
+      code: name.replaceAll('-', '_'),
+      params: { max: MAX_CAP },
+    });
   return Number(text);
 }
 
@@ -32,12 +35,15 @@ export function abuseChanges(o: Record<string, unknown>): SendRulesChanges {
     else {
       const codes = value.split(',').map((c) => c.trim().replace(/^\+/, ''));
       if (!codes.every((c) => /^[1-9]\d{0,2}$/.test(c)))
-        throw new CliError('--countries is a comma-separated list of country codes (e.g. 52,1) or any');
+        throw new CliError('--countries is a comma-separated list of country codes (e.g. 52,1) or any', {
+          code: 'countries',
+        });
       changes.countries = [...new Set(codes)].join(',');
     }
   }
   if (o.senders !== undefined) {
-    if (o.senders !== 'registered' && o.senders !== 'any') throw new CliError('--senders is registered or any');
+    if (o.senders !== 'registered' && o.senders !== 'any')
+      throw new CliError('--senders is registered or any', { code: 'senders' });
     changes.senders_registered = o.senders === 'registered' ? 1 : 0;
   }
   if (o.maxPerNumberHour !== undefined)

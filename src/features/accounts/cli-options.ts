@@ -16,7 +16,7 @@ import { CliError } from '../../cli/runner.js';
 
 export const number = (v: string) => {
   const n = Number(v);
-  if (!Number.isFinite(n)) throw new CliError(`not a number: ${v}`);
+  if (!Number.isFinite(n)) throw new CliError(`not a number: ${v}`, { code: 'not_a_number', params: { value: v } });
   return n;
 };
 
@@ -34,7 +34,10 @@ export function priceOptions(o: Record<string, unknown>): Array<[Channel, number
     const value = o[key];
     if (value === undefined) continue;
     if (typeof value !== 'number' || value < 0 || value > 1_000_000 || toCredits(toUnits(value)) !== value) {
-      throw new CliError(`--price-${channel} is a number of credits from 0 to 1000000 with at most 4 decimals`);
+      throw new CliError(`--price-${channel} is a number of credits from 0 to 1000000 with at most 4 decimals`, {
+        code: 'price',
+        params: { channel },
+      });
     }
     prices.push([channel, value]);
   }
@@ -45,7 +48,10 @@ export function priceOptions(o: Record<string, unknown>): Array<[Channel, number
 function creditValueOption(value: string): number | null {
   if (value === 'default') return null;
   const amount = parseMoney(value);
-  if (amount === null) throw new CliError('--credit-value is an amount of money with at most 4 decimals, or default');
+  if (amount === null)
+    throw new CliError('--credit-value is an amount of money with at most 4 decimals, or default', {
+      code: 'credit_value',
+    });
   return amount;
 }
 
@@ -72,9 +78,20 @@ export async function passwordFrom(o: { passwordStdin?: boolean; password?: stri
 function lowBalanceSetting(value: string): { low_balance_units: number | null; low_balance_sent: number } {
   const units = value.trim() === '' ? undefined : thresholdUnits(value);
   if (units === undefined)
-    throw new CliError('--low-balance is a number of credits above 0 with at most 4 decimals, or off');
+    throw new CliError('--low-balance is a number of credits above 0 with at most 4 decimals, or off', {
+      code: 'low_balance',
+    });
   return { low_balance_units: units, low_balance_sent: 0 };
 }
+
+const isAllowEntry = (entry: string) => {
+  try {
+    normaliseAllowList([entry]);
+    return true;
+  } catch {
+    return false;
+  }
+};
 
 /** --allow-ip: CIDRs separated by commas (stored as JSON), or none. */
 function allowIpSetting(value: string): string | null {
@@ -88,7 +105,10 @@ function allowIpSetting(value: string): string | null {
       ),
     );
   } catch (err) {
-    throw new CliError((err as Error).message);
+    const entry = String(value)
+      .split(',')
+      .find((s) => s.trim() !== '' && !isAllowEntry(s.trim()));
+    throw new CliError((err as Error).message, { code: 'allow_ip', params: { value: entry ?? '' } });
   }
 }
 
@@ -98,7 +118,9 @@ export function dailySpendOption(o: Record<string, any>): number | null | undefi
   if (o.dailySpend === 'none') return null;
   const units = String(o.dailySpend).trim() === '' ? undefined : thresholdUnits(String(o.dailySpend));
   if (units === undefined || units === null)
-    throw new CliError('--daily-spend is a number of credits above 0 with at most 4 decimals, or none');
+    throw new CliError('--daily-spend is a number of credits above 0 with at most 4 decimals, or none', {
+      code: 'daily_spend',
+    });
   return units;
 }
 
@@ -109,22 +131,26 @@ export function settingChanges(o: Record<string, any>): AccountSettingChanges {
   if (o.creditValue !== undefined) changes.credit_value = creditValueOption(o.creditValue);
   if (o.webhookMethod !== undefined) {
     const m = String(o.webhookMethod).toUpperCase();
-    if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST');
+    if (m !== 'GET' && m !== 'POST') throw new CliError('--webhook-method is GET or POST', { code: 'webhook_method' });
     changes.webhook_method = m;
   }
   if (o.allowIp !== undefined) changes.allow_ips = allowIpSetting(o.allowIp);
   if (o.panelAllowIp !== undefined) {
-    if (o.panelAllowIp !== 'on' && o.panelAllowIp !== 'off') throw new CliError('--panel-allow-ip is on or off');
+    if (o.panelAllowIp !== 'on' && o.panelAllowIp !== 'off')
+      throw new CliError('--panel-allow-ip is on or off', { code: 'panel_allow_ip' });
     changes.panel_allow_ip = o.panelAllowIp === 'on' ? 1 : 0;
   }
   if (o.rateLimit !== undefined) {
-    if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1) throw new CliError('--rate-limit is a positive integer');
+    if (!Number.isInteger(o.rateLimit) || o.rateLimit < 1)
+      throw new CliError('--rate-limit is a positive integer', { code: 'rate_limit' });
     changes.rate_limit_per_sec = o.rateLimit;
   }
   if (o.maxSubaccounts !== undefined) {
     const n = o.maxSubaccounts === 'default' ? null : Number(o.maxSubaccounts);
     if (n !== null && (!Number.isInteger(n) || n < 0))
-      throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default');
+      throw new CliError('--max-subaccounts is a whole number (0 forbids sub-accounts) or default', {
+        code: 'max_subaccounts',
+      });
     changes.max_subaccounts = n;
   }
   return changes;

@@ -22,11 +22,13 @@ export function optoutChanges(
 ): { exemptOtp?: boolean; confirmation?: string | null } | null {
   if (o.optoutExemptOtp === undefined && o.optoutConfirmation === undefined) return null;
   if (account.parent_id !== null)
-    throw new CliError('opt-out settings belong to the top-level account: its sub-accounts share its list');
+    throw new CliError('opt-out settings belong to the top-level account: its sub-accounts share its list', {
+      code: 'optout_top_level',
+    });
   const changes: { exemptOtp?: boolean; confirmation?: string | null } = {};
   if (o.optoutExemptOtp !== undefined) {
     if (o.optoutExemptOtp !== 'on' && o.optoutExemptOtp !== 'off')
-      throw new CliError('--optout-exempt-otp is on or off');
+      throw new CliError('--optout-exempt-otp is on or off', { code: 'optout_exempt_otp' });
     changes.exemptOtp = o.optoutExemptOtp === 'on';
   }
   if (o.optoutConfirmation !== undefined) {
@@ -35,6 +37,7 @@ export function optoutChanges(
     else if ([...text].length > MAX_CONFIRMATION || !isStorable(text))
       throw new CliError(
         `--optout-confirmation is 1 to ${MAX_CONFIRMATION} characters without control characters, or none`,
+        { code: 'optout_confirmation', params: { max: MAX_CONFIRMATION } },
       );
     else changes.confirmation = text;
   }

@@ -19,7 +19,7 @@ function setting(value: string, option: string): number | null {
   if (value === 'on') return 1;
   if (value === 'off') return 0;
   if (value === 'default') return null;
-  throw new CliError(`${option} is on, off or default`);
+  throw new CliError(`${option} is on, off or default`, { code: option.slice(2).replaceAll('-', '_') });
 }
 
 /** The columns the options change, validated. */

@@ -26,7 +26,10 @@ export const TRAFFIC_OPTIONS = [
 const whole = (raw: string, max: number, option: string, hint = '') => {
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 1 || n > max)
-    throw new CliError(`${option} is a whole number from 1 to ${max}${hint}`);
+    throw new CliError(`${option} is a whole number from 1 to ${max}${hint}`, {
+      code: option.slice(2).replaceAll('-', '_'),
+      params: { max },
+    });
   return n;
 };
 
@@ -37,10 +40,13 @@ export function trafficChanges(
 ): Partial<TrafficSettings> | null {
   if (o.trafficClass === undefined && o.trafficWeight === undefined && o.validityMinutes === undefined) return null;
   if (account.parent_id !== null)
-    throw new CliError('traffic settings belong to the top-level account: its sub-accounts follow it');
+    throw new CliError('traffic settings belong to the top-level account: its sub-accounts follow it', {
+      code: 'traffic_top_level',
+    });
   const changes: Partial<TrafficSettings> = {};
   if (o.trafficClass !== undefined) {
-    if (!isTrafficSetting(o.trafficClass)) throw new CliError('--traffic-class is auto, transactional or bulk');
+    if (!isTrafficSetting(o.trafficClass))
+      throw new CliError('--traffic-class is auto, transactional or bulk', { code: 'traffic_class' });
     changes.traffic_class = o.trafficClass;
   }
   if (o.trafficWeight !== undefined) changes.weight = whole(o.trafficWeight, MAX_TRAFFIC_WEIGHT, '--traffic-weight');

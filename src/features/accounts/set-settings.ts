@@ -34,7 +34,9 @@ export async function applyAccountSettings(
   const units = priceOptions(o).map(([channel, credits]) => [channel, toUnits(credits)] as [Channel, number]);
   const dailySpend = dailySpendOption(o);
   if (dailySpend !== undefined && account.parent_id !== null)
-    throw new CliError('--daily-spend is set on the top-level account: it covers its sub-accounts');
+    throw new CliError('--daily-spend is set on the top-level account: it covers its sub-accounts', {
+      code: 'daily_spend_top_level',
+    });
   await changeSettings(ctx.db, account.id, changes, units, {
     optout,
     dailySpend,

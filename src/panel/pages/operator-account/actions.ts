@@ -1,10 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { Account } from '../../../accounts/index.js';
 import { accountById, rotateKey, settingsOf } from '../../operator-data.js';
-import { ApiError } from '../../../http/errors.js';
 import { addSenderAs, removeSenderAs, setAccountAs } from '../../../operator-api/account-writes.js';
 import { passwordResetAs } from '../../../operator-api/service.js';
-import { isWordKey } from '../../i18n.js';
+import { inPanelWords } from '../../refusals.js';
 import { field, refuse, registerAction, type Section, type Shared } from '../../view.js';
 import { panelBy, registerPriceActions } from '../operator/prices.js';
 import { changedSettings } from './settings.js';
@@ -15,19 +14,6 @@ async function formAccount(shared: Shared, body: Record<string, string | undefin
   const account = /^\d{1,15}$/.test(id) ? await accountById(shared.ctx, Number(id)) : undefined;
   if (!account) throw refuse(404, 'account_missing');
   return account;
-}
-
-/**
- * A refusal of the operator API's service in the panel's words: its code is a word of the panel (the service's own
- * line, naming the option or field, as `detail`).
- */
-export async function inPanelWords<T>(work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof ApiError && isWordKey(err.code)) throw refuse(err.status, err.code, { detail: err.message });
-    throw err;
-  }
 }
 
 /**
@@ -44,12 +30,12 @@ export function registerAccountActions(scope: FastifyInstance, shared: Shared, s
     shared,
     section,
     'settings',
-    async (request, _v, body) => {
+    async (request, v, body) => {
       const account = await formAccount(shared, body);
       const now = await settingsOf(ctx, account);
       const changed = changedSettings(now, body);
       if (Object.keys(changed).length > 0)
-        await inPanelWords(() => setAccountAs(ctx, panelBy(request), account.id, changed));
+        await inPanelWords(v, () => setAccountAs(ctx, panelBy(request), account.id, changed));
       return { done: 'settings_saved', query: back(account) };
     },
     null,
@@ -62,10 +48,10 @@ export function registerAccountActions(scope: FastifyInstance, shared: Shared, s
     shared,
     section,
     'add-sender',
-    async (request, _v, body) => {
+    async (request, v, body) => {
       const account = await formAccount(shared, body);
       const sender = { sender: field(body, 'sender'), rcs: body.rcs === '1' };
-      await inPanelWords(() => addSenderAs(ctx, panelBy(request), account.id, sender));
+      await inPanelWords(v, () => addSenderAs(ctx, panelBy(request), account.id, sender));
       return { done: 'sender_added', query: back(account) };
     },
     null,
@@ -103,9 +89,9 @@ export function registerAccountActions(scope: FastifyInstance, shared: Shared, s
     shared,
     section,
     'password-reset',
-    async (request, _v, body) => {
+    async (request, v, body) => {
       const account = await formAccount(shared, body);
-      const link = await inPanelWords(() => passwordResetAs(ctx, panelBy(request), account.id));
+      const link = await inPanelWords(v, () => passwordResetAs(ctx, panelBy(request), account.id));
       return { shown: { id: account.id, reset_url: link.reset_url, expires_at: link.expires_at } };
     },
     null,

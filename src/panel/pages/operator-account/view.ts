@@ -1,12 +1,21 @@
 import type { FastifyInstance } from 'fastify';
 import type { AccountSettingsView } from '../../../features/accounts/settings.js';
-import type { LedgerEntryView } from '../../../accounts/index.js';
-import { accountById, newestLedger, prefixPrices, settingsOf } from '../../operator-data.js';
+import type { LedgerPage } from '../../../accounts/index.js';
+import { accountById, ledgerOf, prefixPrices, settingsOf } from '../../operator-data.js';
 import { accountSenders } from '../../../features/sms/senders.js';
 import type { PrefixPrice } from '../../../features/prices/service.js';
 import { html } from '../../html.js';
 import { shownTime } from '../../time.js';
-import { csrfField, formatCredits, refuse, typed, type Section, type Shared, type View } from '../../view.js';
+import {
+  csrfField,
+  formatCredits,
+  formatNumber,
+  refuse,
+  typed,
+  type Section,
+  type Shared,
+  type View,
+} from '../../view.js';
 import { registerAccountActions } from './actions.js';
 import { pricesTable, priceForm } from '../operator/prices.js';
 import { settingsForm } from './settings.js';
@@ -17,6 +26,15 @@ export function accountIdOf(v: View, shown?: Record<string, unknown>): number {
   const text = v.query.id ?? (typeof shown?.id === 'number' ? String(shown.id) : typed(shown, 'id'));
   if (!/^\d{1,15}$/.test(text ?? '')) throw refuse(404, 'account_missing');
   return Number(text);
+}
+
+/** The most pages of the credit history one may ask for (the operator API's bound). */
+const MAX_LEDGER_PAGE = 10_000;
+
+/** `?ledger_page=N`: the page of the credit history shown (1, the newest, for anything else). */
+function ledgerPageOf(v: View): number {
+  const text = v.query.ledger_page ?? '';
+  return /^\d{1,5}$/.test(text) && Number(text) >= 1 && Number(text) <= MAX_LEDGER_PAGE ? Number(text) : 1;
 }
 
 /**
@@ -37,7 +55,7 @@ export function operatorAccountPage(scope: FastifyInstance, shared: Shared): Sec
         settingsOf(ctx, account),
         prefixPrices(ctx, id),
         accountSenders(ctx, id),
-        newestLedger(ctx, id),
+        ledgerOf(ctx, id, ledgerPageOf(v)),
       ]);
       return html`${summaryCard(v, settings)}
         <section class="card" aria-labelledby="settings-title">
@@ -46,7 +64,7 @@ export function operatorAccountPage(scope: FastifyInstance, shared: Shared): Sec
           ${settingsForm(v, id, settings, shown)}
         </section>
         ${pricesCard(v, id, prices, shown)} ${sendersCard(v, id, senders)} ${keyCard(v, id, shown)}
-        ${ledgerCard(v, ledger.entries)}`;
+        ${ledgerCard(v, id, ledger)}`;
     },
   };
   registerAccountActions(scope, shared, section);
@@ -151,7 +169,21 @@ function keyCard(v: View, id: number, shown?: Record<string, unknown>) {
   </section>`;
 }
 
-function ledgerCard(v: View, entries: LedgerEntryView[]) {
+/** Links to the newer and older pages of the credit history, when there are. */
+function ledgerPager(v: View, id: number, ledger: LedgerPage) {
+  const link = (page: number) => `/panel/operator/account?id=${id}&ledger_page=${page}#ledger-title`;
+  const newer = ledger.page > 1;
+  const older = ledger.has_more && ledger.page < MAX_LEDGER_PAGE;
+  if (!newer && !older) return '';
+  return html`<nav class="row" aria-label="${v.t('credit_history_pages')}" data-testid="ledger-pages">
+    ${newer ? html`<a href="${link(ledger.page - 1)}" rel="prev">← ${v.t('credit_history_newer')}</a>` : ''}
+    <span>${v.t('credit_history_page', { page: formatNumber(v, ledger.page) })}</span>
+    ${older ? html`<a href="${link(ledger.page + 1)}" rel="next">${v.t('credit_history_older')} →</a>` : ''}
+  </nav>`;
+}
+
+function ledgerCard(v: View, id: number, ledger: LedgerPage) {
+  const entries = ledger.entries;
   return html`<section class="card" aria-labelledby="ledger-title">
     <h2 id="ledger-title">${v.t('credit_history')}</h2>
     <p class="help">${v.t('credit_history_help')}</p>
@@ -188,5 +220,6 @@ function ledgerCard(v: View, entries: LedgerEntryView[]) {
             </table>
           </div>`
     }
+    ${ledgerPager(v, id, ledger)}
   </section>`;
 }

@@ -7,7 +7,7 @@ import type { WithDb } from '../../../context.js';
 import { addRouteAs, changeCarrierAs, removeRouteAs } from '../../../operator-api/carrier-writes.js';
 import { html } from '../../html.js';
 import { csrfField, field, refuse, registerAction, type Section, type Shared, type View } from '../../view.js';
-import { inPanelWords } from '../operator-account/actions.js';
+import { inPanelWords } from '../../refusals.js';
 import { panelBy } from './prices.js';
 
 // Carriers and routes edited from the operations page, through the operator API's services (`carriers set`,
@@ -86,10 +86,10 @@ export function registerCarrierActions(scope: FastifyInstance, shared: Shared, s
     shared,
     section,
     'carrier',
-    async (request, _v, body) => {
+    async (request, v, body) => {
       const name = field(body, 'name');
       const now = (await carrierSettings(ctx)).get(name);
-      if (!now) throw refuse(404, 'op_carrier_invalid', { detail: name });
+      if (!now) throw refuse(404, 'op_carrier_invalid', { detail: v.t('refused_carrier_missing', { name }) });
       // Only what changed goes to `carriers set` (a connector setting rebinds it); numbers as the kind's schema takes them.
       const changed: Record<string, unknown> = {};
       for (const [f, before] of Object.entries(now)) {
@@ -99,7 +99,7 @@ export function registerCarrierActions(scope: FastifyInstance, shared: Shared, s
         changed[f] = numeric && /^\d{1,9}$/.test(text) ? Number(text) : text;
       }
       if (Object.keys(changed).length > 0)
-        await inPanelWords(() => changeCarrierAs(ctx, panelBy(request), name, changed));
+        await inPanelWords(v, () => changeCarrierAs(ctx, panelBy(request), name, changed));
       return { done: 'carrier_saved' };
     },
     null,
@@ -110,12 +110,12 @@ export function registerCarrierActions(scope: FastifyInstance, shared: Shared, s
     shared,
     section,
     'route',
-    async (request, _v, body) => {
+    async (request, v, body) => {
       const email = field(body, 'email');
       const account = email === '' ? undefined : await accountByEmail(ctx, email);
       if (email !== '' && !account) throw refuse(400, 'email_invalid');
       const weights = list(field(body, 'weights'));
-      await inPanelWords(() =>
+      await inPanelWords(v, () =>
         addRouteAs(ctx, panelBy(request), {
           channel: field(body, 'channel'),
           prefix: field(body, 'prefix').replace(/^\+/, ''),
@@ -135,10 +135,10 @@ export function registerCarrierActions(scope: FastifyInstance, shared: Shared, s
     shared,
     section,
     'remove-route',
-    async (request, _v, body) => {
+    async (request, v, body) => {
       const id = field(body, 'id');
       if (!/^\d{1,15}$/.test(id)) throw refuse(404, 'op_route_missing');
-      await inPanelWords(() => removeRouteAs(ctx, panelBy(request), Number(id)));
+      await inPanelWords(v, () => removeRouteAs(ctx, panelBy(request), Number(id)));
       return { done: 'route_removed' };
     },
     null,
