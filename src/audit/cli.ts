@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { table } from '../cli/helpers.js';
+import { pageOf, table } from '../cli/helpers.js';
 import { CliError, type CliRunner } from '../cli/runner.js';
 import { AUDIT_LIST_MAX, AUDIT_MAX_PAGE, auditPage, sinceOf } from './service.js';
 
@@ -19,9 +19,7 @@ export function auditCommands(program: Command, run: CliRunner): void {
         async (ctx) => {
           const since = sinceOf(String(o.since));
           if (since === undefined) throw new CliError('--since is 30m, 24h, 7d (up to 6 digits) or an ISO 8601 moment');
-          const page = Number(o.page);
-          if (!/^\d{1,5}$/.test(String(o.page)) || page < 1 || page > AUDIT_MAX_PAGE)
-            throw new CliError(`--page is a whole number from 1 to ${AUDIT_MAX_PAGE}`);
+          const page = pageOf(o.page, AUDIT_MAX_PAGE);
           return auditPage(ctx.db.kysely, { since, actor: o.actor, page });
         },
         (r) =>

@@ -9,6 +9,14 @@ export const PARENT_OPTION = [
   'the account is the sub-account with this --email under the parent account with this email',
 ] as const;
 
+/** A `--page` option's page: a whole number from 1 to `max`, else a refusal that says so. */
+export function pageOf(raw: unknown, max: number): number {
+  const page = Number(raw);
+  if (!/^\d{1,7}$/.test(String(raw)) || page < 1 || page > max)
+    throw new CliError(`--page is a whole number from 1 to ${max}`);
+  return page;
+}
+
 /**
  * The account a command names: `--email` alone is a top-level account (or a
  * sub-account by its stored `<parent id> <email>`); with `--parent`, the

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { LEDGER_PAGE_SIZE, ledgerPage } from '../../accounts/index.js';
 import { sinceOf } from '../../audit/service.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
+import { pageOf, PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 
 const MAX_PAGE = 1_000_000;
 /** `accounts ledger --email E [--since 30d] [--page N]`: every movement of the balance, newest first. */
@@ -24,9 +24,7 @@ export function ledgerCommand(accounts: Command, run: CliRunner): void {
       run(
         o,
         async (ctx) => {
-          const page = Number(o.page);
-          if (!/^\d{1,7}$/.test(o.page) || page < 1 || page > MAX_PAGE)
-            throw new CliError(`--page is a whole number from 1 to ${MAX_PAGE}`);
+          const page = pageOf(o.page, MAX_PAGE);
           const from = o.since === undefined ? undefined : sinceOf(String(o.since));
           if (from === undefined && o.since !== undefined)
             throw new CliError('--since is 30m, 24h, 30d (up to 6 digits) or an ISO 8601 moment');

@@ -8,7 +8,7 @@ import { shownEmail } from '../../accounts/subaccount-email.js';
 import { AccountCreateError, createAccount } from '../../accounts/create.js';
 import type { BaseContext } from '../../context.js';
 import { CliError, type CliRunner } from '../../cli/runner.js';
-import { PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
+import { pageOf, PARENT_OPTION, requireAccount, table } from '../../cli/helpers.js';
 import { ledgerCommand } from './cli-ledger.js';
 import { passwordResetCommand, setPasswordFromStdin } from './cli-password.js';
 import { number, passwordFrom, settingOptions } from './cli-options.js';
@@ -104,9 +104,7 @@ function readCommands(accounts: Command, run: CliRunner): void {
       run(
         o,
         async (ctx) => {
-          const page = Number(o.page);
-          if (!/^\d{1,7}$/.test(o.page) || page < 1 || page > MAX_PAGE)
-            throw new CliError(`--page is a whole number from 1 to ${MAX_PAGE}`);
+          const page = pageOf(o.page, MAX_PAGE);
           if (o.search !== undefined && String(o.search).length > MAX_ACCOUNT_SEARCH)
             throw new CliError(`--search is at most ${MAX_ACCOUNT_SEARCH} characters`);
           return { ...(await listAccounts(ctx.db.kysely, { search: o.search, page })) };
