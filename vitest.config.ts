@@ -6,11 +6,13 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // Two cores: more workers only queue on the databases. Test files share their fork's module cache (isolate:
+    // Three forks on two cores: a fork waits most of its time (on a browser, a child process, a database, a timer), so
+    // a third keeps the cores busy (13.4 min to about 10 for `npm test`; a fourth gained nothing more, see
+    // docs/contributors/tests.md). Test files share their fork's module cache (isolate:
     // false): loading the service's modules once per fork rather than once per file took a third of the suite's time.
     // No test file may rely on a module's state being fresh; state lives in what each test builds (its harness).
     // As many forks kept as used: a fork above the minimum is ended when it idles, and ending a fork that shares its
     // modules can reject its pending teardown ("Terminating worker thread", vitest 3.2).
-    poolOptions: { forks: { maxForks: 2, minForks: 2, isolate: false } },
+    poolOptions: { forks: { maxForks: 3, minForks: 3, isolate: false } },
   },
 });

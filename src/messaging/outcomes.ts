@@ -122,6 +122,9 @@ async function recordTaken(
     if (o.carrierId && !o.idsRecorded) unrecorded.push({ messageId: r.id, carrierId: o.carrierId });
   });
   await writeCarrierIds(trx, unrecorded);
+  // Receipts that came first are counted once, after every message is written: counting per group took the count rows
+  // out of key order (and between message writes), and two hand-offs recorded at once on PostgreSQL deadlocked.
+  const early: Array<{ carrier: string | null; code: number; at: number }> = [];
   for (const { handedTo, named, ids } of groups.values()) {
     const sent = await trx
       .updateTable('messages')
@@ -132,20 +135,23 @@ async function recordTaken(
       .execute();
     if (sent.length === ids.length) continue;
     const done = new Set(sent.map((m) => Number(m.id)));
-    await recordOvertaken(
-      trx,
-      handedTo,
-      ids.filter((id) => !done.has(id)),
-      named,
-      now,
+    early.push(
+      ...(await recordOvertaken(
+        trx,
+        handedTo,
+        ids.filter((id) => !done.has(id)),
+        named,
+        now,
+      )),
     );
   }
+  await countReceipts(trx, early);
 }
 
 /**
  * Its receipt came first (a fast SMSC, a provider's webhook, the simulator's report job) and already closed it: the
  * hand-off is still recorded on it, and the receipt, applied before the message had a carrier (so not counted then),
- * counts for this one now. Only a message with no carrier yet: one another process recorded keeps that record, and
+ * is returned to be counted for this one now. Only a message with no carrier yet: one another process recorded keeps that record, and
  * its receipt was counted. A message the carrier did not name is recorded only if a receipt closed it (not an
  * expiry or a suspension that closed it unsent meanwhile).
  */
@@ -162,11 +168,10 @@ async function recordOvertaken(
     .where('id', 'in', ids)
     .where('carrier', 'is', null)
     .$if(!named, (q) => q.where('dlr_code', 'is not', null))
-    .returning(['carrier', 'dlr_code', 'dlr_at', 'error'])
+    .returning(['carrier', 'dlr_code', 'dlr_at'])
     .execute();
-  await countReceipts(
-    trx,
-    early.flatMap((e) => (e.dlr_code === null || e.dlr_at === null ? [] : [{ ...e, code: e.dlr_code, at: e.dlr_at }])),
+  return early.flatMap((e) =>
+    e.dlr_code === null || e.dlr_at === null ? [] : [{ carrier: e.carrier, code: e.dlr_code, at: e.dlr_at }],
   );
 }
 

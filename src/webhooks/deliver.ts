@@ -47,6 +47,12 @@ export interface Delivery {
   held: number;
 }
 
+/**
+ * A failing host's (or account's) first step back (HostSlots): 1 s, or a tenth of the retry base when that is shorter,
+ * so a service set to retry faster also tries a recovered receiver sooner.
+ */
+const failingStepMs = (ctx: DeliveryContext) => Math.min(1000, ctx.config.WEBHOOK_RETRY_BASE_MS / 10);
+
 /** The delivery state of a process: its slots, its writer, its metrics. */
 export function createDelivery(
   ctx: DeliveryContext,
@@ -54,8 +60,8 @@ export function createDelivery(
 ): Delivery {
   return {
     ctx,
-    slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY),
-    accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY),
+    slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY, failingStepMs(ctx)),
+    accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY, failingStepMs(ctx)),
     writer: new OutcomeWriter(ctx, metrics),
     held: 0,
   };

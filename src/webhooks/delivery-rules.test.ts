@@ -116,4 +116,15 @@ describe('per-destination delivery slots', () => {
     slots.release('dead.example');
     expect(await again).toBe(true);
   });
+
+  it("scales a failing host's steps back with the step it is given (a tenth of the retry base)", async () => {
+    const slots = new HostSlots(1, 10);
+    await slots.acquire('dead.example', 50);
+    slots.outcome('dead.example', false);
+    expect(slots.deferMs('dead.example')).toBeGreaterThanOrEqual(5);
+    expect(slots.deferMs('dead.example')).toBeLessThanOrEqual(15);
+    for (let i = 0; i < 20; i++) await slots.acquire('dead.example', 50);
+    expect(slots.deferMs('dead.example')).toBeGreaterThanOrEqual(5 * 64);
+    expect(slots.deferMs('dead.example')).toBeLessThanOrEqual(15 * 64);
+  });
 });

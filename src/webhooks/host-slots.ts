@@ -5,7 +5,8 @@
  *
  * A host whose last `limit` attempts all failed is "failing": its jobs no
  * longer wait for a slot but step back in the queue at once, further each
- * time (up to about a minute and a half), so a backlog for a dead receiver
+ * time (up to 64 steps of `stepMs`: about a minute and a half with the
+ * default retry base), so a backlog for a dead receiver
  * costs the lane almost nothing and the other destinations' events go first.
  * An HTTP 200 from the host clears it.
  */
@@ -15,7 +16,11 @@ export class HostSlots {
   private readonly failures = new Map<string, number>();
   private readonly refusals = new Map<string, number>();
 
-  constructor(private readonly limit: number) {}
+  /** `stepMs`: the middle of a failing host's first step back (deliveries pass 1 s, less for a fast retry base). */
+  constructor(
+    private readonly limit: number,
+    private readonly stepMs = 1000,
+  ) {}
 
   /** Takes a slot for `host`, waiting at most `waitMs` when allowed; false when none was free. */
   async acquire(host: string, waitMs: number): Promise<boolean> {
@@ -52,12 +57,12 @@ export class HostSlots {
    * 25–75 ms, enough to go behind every job already due (fairness comes from
    * the queue's order, not from the length of the wait); a longer step left
    * a backlog for one receiver waiting idle after the others were done. A
-   * failing host: 0.5–1.5 s, doubling per `limit` refusals up to ×64.
+   * failing host: 0.5–1.5 × `stepMs`, doubling per `limit` refusals up to ×64.
    */
   deferMs(host: string): number {
     if (!this.failing(host)) return Math.round(25 + Math.random() * 50);
     const factor = Math.min(2 ** Math.floor((this.refusals.get(host) ?? 0) / this.limit), 64);
-    return Math.round((500 + Math.random() * 1000) * factor);
+    return Math.round((0.5 + Math.random()) * this.stepMs * factor);
   }
 
   /** Records an attempt's outcome: an HTTP 200 clears the host's failures. */
