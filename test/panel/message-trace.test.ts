@@ -32,11 +32,12 @@ describeEngines('operator panel: the message trace in full', (engine) => {
     const keyId = (
       await h.ctx.db.kysely.selectFrom('api_keys').select('id').where('account_id', '=', a.id).executeTakeFirstOrThrow()
     ).id;
-    // A receipt can finalise the message before the hand-off's own record (its failed attempts) commits.
+    // A receipt can finalise the message before the hand-off's own record (its failed attempts, the connector that
+    // took it) commits: wait for both.
     const failedAttempt = new RegExp(`hand-off failed [^<]* at ${busy.name}: 0x08 ${busy.name}: ESME_RSYSERR`);
     const article = await eventually(async () => {
       const text = await traced(ref);
-      return failedAttempt.test(text) ? text : null;
+      return failedAttempt.test(text) && text.includes(`routed to ${spare.name}`) ? text : null;
     }, 10_000);
     expect(article).toContain(`by API key ${keyId} (${a.apikey.slice(0, 8)}…)`);
     expect(article).not.toContain(a.apikey);
