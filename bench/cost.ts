@@ -116,7 +116,7 @@ async function round(side: Side, recipients: string[]): Promise<Round> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** Both services on fresh databases of the engine, the same sizes in interleaved rounds (main, baseline, main, …). */
-async function benchEngine(engine: 'sqlite' | 'postgres', baselineMain: string): Promise<string[]> {
+async function benchEngine(engine: 'sqlite' | 'postgres', afterMain: string, baselineMain: string): Promise<string[]> {
   const started: Array<{ stop: () => Promise<void> }> = [];
   const start = async (main: string): Promise<Side> => {
     const dir = mkdtempSync(join(tmpdir(), 'mensajero-bench-cost-'));
@@ -138,7 +138,7 @@ async function benchEngine(engine: 'sqlite' | 'postgres', baselineMain: string):
   };
   const rows: string[] = [];
   try {
-    const after = await start(MAIN);
+    const after = await start(afterMain);
     const before = await start(baselineMain);
     for (const [label, recipients] of [
       ['1 recipient', [numbers[0]]],
@@ -167,21 +167,29 @@ async function benchEngine(engine: 'sqlite' | 'postgres', baselineMain: string):
 
 /**
  * The cost of what was added since a baseline commit (traffic control, abuse controls, the acceptance step) on the
- * send path (one section per baseline: `## Cost of the send path against the baseline <commit>`): messages delivered per second by this checkout's `mensajero serve` against the baseline's, each a process
- * of its own on a fresh database, single-recipient and 500-recipient POST /sms/send, on SQLite and on PostgreSQL.
+ * send path (one section per baseline: `## Cost of the send path against the baseline <commit>`): messages delivered
+ * per second by this checkout's `mensajero serve` against the baseline's, each a process of its own on a fresh
+ * database, single-recipient and 500-recipient POST /sms/send, on SQLite and on PostgreSQL. With `BENCH_AFTER` (a git
+ * ref, built as the baseline is) that commit stands for this checkout: the cost of one change between two commits
+ * (its section: `## Cost of the send path: <after> against the baseline <commit>`).
  */
 export async function benchCost(): Promise<string> {
   const ref = process.env.BENCH_BASELINE ?? DEFAULT_BASELINE;
   const { commit, main: baselineMain } = baselineBuild(ref);
-  const head = git('rev-parse', '--short', 'HEAD');
+  const afterRef = process.env.BENCH_AFTER;
+  const afterBuild = afterRef ? baselineBuild(afterRef) : undefined;
+  const head = afterBuild ? afterBuild.commit.slice(0, 7) : git('rev-parse', '--short', 'HEAD');
   const subject = git('log', '-1', '--format=%s', commit).slice(0, 120);
   const engines: Array<'sqlite' | 'postgres'> = benchPostgresUrl() ? ['sqlite', 'postgres'] : ['sqlite'];
   const rows: string[] = [];
-  for (const engine of engines) rows.push(...(await benchEngine(engine, baselineMain)));
+  for (const engine of engines) rows.push(...(await benchEngine(engine, afterBuild?.main ?? MAIN, baselineMain)));
+  const afterSubject = afterBuild ? git('log', '-1', '--format=%s', afterBuild.commit).slice(0, 120) : '';
   return [
-    `## Cost of the send path against the baseline ${commit.slice(0, 7)}`,
+    afterBuild
+      ? `## Cost of the send path: ${head} against the baseline ${commit.slice(0, 7)}`
+      : `## Cost of the send path against the baseline ${commit.slice(0, 7)}`,
     '',
-    `This checkout (${head}, its \`dist/\`) against the baseline \`BENCH_BASELINE\`=${ref} (${commit.slice(0, 10)}, "${subject}"${ref === DEFAULT_BASELINE ? ': before traffic control, the abuse controls and the acceptance step' : ''}), each \`dist/bundle/main.js serve\` in a process of its own on a fresh database with one funded account (both up for the whole engine), simulator with SIMULATOR_DLR_DELAY_MS=0, WORKER_POLL_MS=20, destination caps off. ${ROUNDS} interleaved rounds (after, before, after, …) of ${ROUND_SECONDS} s, autocannon ${CONNECTIONS} connections in its own process; a round counts from the start of the load until every message has its delivery report.`,
+    `${afterBuild ? `The commit \`BENCH_AFTER\`=${afterRef} (${afterBuild.commit.slice(0, 10)}, "${afterSubject}", built as the baseline is)` : `This checkout (${head}, its \`dist/\`)`} against the baseline \`BENCH_BASELINE\`=${ref} (${commit.slice(0, 10)}, "${subject}"${ref === DEFAULT_BASELINE ? ': before traffic control, the abuse controls and the acceptance step' : ''}), each \`dist/bundle/main.js serve\` in a process of its own on a fresh database with one funded account (both up for the whole engine), simulator with SIMULATOR_DLR_DELAY_MS=0, WORKER_POLL_MS=20, destination caps off. ${ROUNDS} interleaved rounds (after, before, after, …) of ${ROUND_SECONDS} s, autocannon ${CONNECTIONS} connections in its own process; a round counts from the start of the load until every message has its delivery report.`,
     '',
     '| engine | POST /sms/send | after: delivered msg/s per round | before: delivered msg/s per round | after, median | before, median | after ÷ before, delivered | after ÷ before, accepted | p99 ms after / before |',
     '|---|---|---:|---:|---:|---:|---:|---:|---:|',
