@@ -4,8 +4,9 @@
  * same amount of work done as `large / small` inputs of `small` characters.
  * Linear work gives about 1 (less when fixed costs dominate the short
  * inputs), quadratic work gives about `large / small`. Each side is the
- * fastest of a few trials, and is repeated until it lasts a few
- * milliseconds, so timer noise and a busy machine do not decide the answer.
+ * fastest of seven trials, each repeated until it lasts about 10 ms, so timer
+ * noise and a busy machine do not decide the answer (with 2 ms trials, one
+ * lost time slice on a loaded 2-core machine once made a linear pattern 3.5).
  */
 export async function growthRatio(
   run: (input: string) => unknown,
@@ -17,11 +18,11 @@ export async function growthRatio(
   const long = worst(large);
   const times = Math.round(large / small);
   const once = await timeOf(() => run(long), 1);
-  const repeats = Math.max(1, Math.ceil(2 / Math.max(once, 0.001)));
+  const repeats = Math.max(1, Math.ceil(10 / Math.max(once, 0.001)));
   let longMs = Infinity;
   let shortMs = Infinity;
   // A long input that takes 100 ms already tells: one trial then.
-  const trials = once > 100 ? 1 : 5;
+  const trials = once > 100 ? 1 : 7;
   for (let trial = 0; trial < trials; trial++) {
     longMs = Math.min(longMs, await timeOf(() => run(long), repeats));
     shortMs = Math.min(shortMs, await timeOf(() => run(short), repeats * times));
