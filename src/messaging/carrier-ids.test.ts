@@ -80,6 +80,22 @@ describeEngines('carrier ids recorded once', (engine) => {
     expect(await message(unsent.id)).toMatchObject({ stage: 2, status: 'undelivered', dlr_code: null, carrier: null });
   });
 
+  it('counts once every receipt that came first, across the groups of one record', async () => {
+    // One message the carrier named, one it did not: two groups of the record, both overtaken by their receipts.
+    const [named, plain] = [await sendOne('5512340006'), await sendOne('5512340007')];
+    await applyDeliveryReports(h.ctx, [
+      { messageId: named.id, code: 0, at: Date.now() },
+      { messageId: plain.id, code: 5, at: Date.now() },
+    ]);
+    expect(await counts('ids-groups')).toEqual([]);
+    await recordDurably(h.ctx, 'ids-groups', [named, plain], [{ ok: true, carrierId: 'g-1' }, { ok: true }], {
+      token: 'x',
+    });
+    expect(await message(named.id)).toMatchObject({ stage: 2, carrier: 'ids-groups' });
+    expect(await message(plain.id)).toMatchObject({ stage: 2, carrier: 'ids-groups' });
+    expect(await counts('ids-groups')).toEqual([{ delivered: 1, failed: 1 }]);
+  });
+
   it("records a driver's ids on the hand-off when no sink recorded them", async () => {
     const [one, two] = [await sendOne('5512340002'), await sendOne('5512340003')];
     await recordDurably(

@@ -151,8 +151,8 @@ async function recordTaken(
 /**
  * Its receipt came first (a fast SMSC, a provider's webhook, the simulator's report job) and already closed it: the
  * hand-off is still recorded on it, and the receipt, applied before the message had a carrier (so not counted then),
- * is returned to be counted for this one now. Only a message with no carrier yet: one another process recorded keeps that record, and
- * its receipt was counted. A message the carrier did not name is recorded only if a receipt closed it (not an
+ * is returned, to be counted for this one now. Only a message with no carrier yet: one another process recorded keeps
+ * that record, and its receipt was counted. A message the carrier did not name is recorded only if a receipt closed it (not an
  * expiry or a suspension that closed it unsent meanwhile).
  */
 async function recordOvertaken(

@@ -51,17 +51,19 @@ export interface Delivery {
  * A failing host's (or account's) first step back (HostSlots): 1 s, or a tenth of the retry base when that is shorter,
  * so a service set to retry faster also tries a recovered receiver sooner.
  */
-const failingStepMs = (ctx: DeliveryContext) => Math.min(1000, ctx.config.WEBHOOK_RETRY_BASE_MS / 10);
+export const failingStepMs = (config: Pick<DeliveryContext['config'], 'WEBHOOK_RETRY_BASE_MS'>) =>
+  Math.min(1000, config.WEBHOOK_RETRY_BASE_MS / 10);
 
 /** The delivery state of a process: its slots, its writer, its metrics. */
 export function createDelivery(
   ctx: DeliveryContext,
   metrics: WebhookMetrics | undefined = webhookMetrics(ctx),
 ): Delivery {
+  const stepMs = failingStepMs(ctx.config);
   return {
     ctx,
-    slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY, failingStepMs(ctx)),
-    accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY, failingStepMs(ctx)),
+    slots: new HostSlots(ctx.config.WEBHOOK_HOST_CONCURRENCY, stepMs),
+    accountSlots: new HostSlots(ctx.config.WEBHOOK_ACCOUNT_CONCURRENCY, stepMs),
     writer: new OutcomeWriter(ctx, metrics),
     held: 0,
   };

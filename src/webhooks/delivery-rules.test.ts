@@ -3,6 +3,7 @@ import { receiver } from '../../test/helpers/check-receiver.js';
 import { isForbiddenAddress } from '../outbound/addresses.js';
 import { MAX_RETRIES, retryDelayMs, scheduleWithoutJitter } from '../outbound/schedule.js';
 import { HostSlots } from './host-slots.js';
+import { failingStepMs } from './deliver.js';
 import { safeAgent, send } from '../outbound/http.js';
 
 describe('webhook address rules', () => {
@@ -126,5 +127,11 @@ describe('per-destination delivery slots', () => {
     for (let i = 0; i < 20; i++) await slots.acquire('dead.example', 50);
     expect(slots.deferMs('dead.example')).toBeGreaterThanOrEqual(5 * 64);
     expect(slots.deferMs('dead.example')).toBeLessThanOrEqual(15 * 64);
+  });
+
+  it('steps back from a failing receiver by 1 s, or a tenth of the retry base when that is shorter', () => {
+    expect(failingStepMs({ WEBHOOK_RETRY_BASE_MS: 10_000 })).toBe(1000);
+    expect(failingStepMs({ WEBHOOK_RETRY_BASE_MS: 600_000 })).toBe(1000);
+    expect(failingStepMs({ WEBHOOK_RETRY_BASE_MS: 50 })).toBe(5);
   });
 });
